@@ -1,0 +1,54 @@
+import { badRequest } from '../core/errors.js';
+import type { AnalyzeRequest, ListingFacts, ListingSource, Property } from '../core/types.js';
+import { validateAnalyzeRequest } from '../core/validate.js';
+import { mergeFacts } from './merge.js';
+import { fetchListingPage, parseListingPage, type FetchPageOptions } from './portals/index.js';
+import { buildProperty } from './property.js';
+import { extractFacts } from './text/extract.js';
+
+export interface AnalyzeDeps {
+  /** Fetches a listing page; the server passes a fetcher that refuses private addresses. */
+  fetchPage?: (url: string, options: FetchPageOptions) => Promise<string>;
+  signal?: AbortSignal;
+}
+
+/** Facts worth analysing: a text where none of these is found is refused as unrecognisable. */
+function statesSomething(facts: ListingFacts): boolean {
+  return (
+    facts.price_mad !== null ||
+    facts.surface_m2 !== null ||
+    facts.property_type !== null ||
+    facts.city !== null ||
+    facts.bedrooms !== null ||
+    facts.rooms !== null ||
+    facts.transaction !== null ||
+    facts.feature_keys.length > 0
+  );
+}
+
+/** The analysis engine's one entry point: request in, `property` out (DESIGN §2). */
+export async function analyzeListing(request: AnalyzeRequest, deps: AnalyzeDeps = {}): Promise<Property> {
+  const valid = validateAnalyzeRequest(request);
+  let facts: ListingFacts | null = null;
+  let source: ListingSource = { kind: 'text', portal: null, listing_id: null, url: null };
+
+  if (valid.html !== null || valid.url !== null) {
+    const html = valid.html ?? (await (deps.fetchPage ?? fetchListingPage)(valid.url as string, { signal: deps.signal }));
+    const page = parseListingPage(html, valid.url);
+    facts = page.facts;
+    source = { ...page.source, kind: valid.html !== null ? 'html' : 'url' };
+  }
+  if (valid.description !== null) {
+    const textFacts = extractFacts(valid.description);
+    if (facts === null && !statesSomething(textFacts)) {
+      throw badRequest(
+        'Nothing recognisable in the description: no price, surface, property type, city or rooms were found. ' +
+          'Paste the listing title and description as written on the portal.',
+        { reason: 'unrecognisable_text', details: [{ field: 'description', message: 'no listing facts found' }] },
+      );
+    }
+    facts = facts === null ? textFacts : mergeFacts(facts, textFacts);
+  }
+  if (facts === null) throw badRequest('Nothing to analyze.');
+  return buildProperty(facts, source, { language: valid.language, audience: valid.target_audience });
+}

@@ -1,0 +1,38 @@
+import type { Command } from 'commander';
+import type { Service } from '../core/types.js';
+import { Output } from './output.js';
+
+/** Options every command accepts (DESIGN §6), read with commander's optsWithGlobals(). */
+export interface GlobalOptions {
+  json?: boolean;
+  quiet?: boolean;
+  color?: boolean;
+  profile?: string;
+  baseUrl?: string;
+  dataDir?: string;
+}
+
+export interface CommandContext {
+  output: Output;
+  globals: GlobalOptions;
+  /** Opens the local or remote Service as the globals select; the caller closes it. */
+  openService(): Promise<Service>;
+}
+
+export function contextFor(command: Command): CommandContext {
+  const globals = command.optsWithGlobals<GlobalOptions>();
+  const output = new Output({
+    json: Boolean(globals.json),
+    quiet: Boolean(globals.quiet),
+    color: globals.color !== false,
+  });
+  return {
+    output,
+    globals,
+    async openService() {
+      // Lazy: the remote client and the job store are only loaded by the commands that need them.
+      const { openService } = await import('../service/open.js');
+      return openService(globals);
+    },
+  };
+}

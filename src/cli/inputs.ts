@@ -1,0 +1,61 @@
+import { readFile } from 'node:fs/promises';
+import { badRequest } from '../core/errors.js';
+import type { AnalyzeRequest } from '../core/types.js';
+
+/** The listing inputs shared by `analyze` and `render` (DESIGN §6). */
+export interface InputFlags {
+  url?: string;
+  htmlFile?: string;
+  description?: string;
+  descriptionFile?: string;
+  language?: string;
+  audience?: string;
+  demo?: boolean;
+}
+
+/** Bundled sample listing, shipped with the package for offline demos. */
+export const DEMO_DIR = new URL('../../assets/demo/', import.meta.url);
+
+async function readText(file: string, what: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw badRequest(`Cannot read ${what} ${file}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}.`);
+  }
+}
+
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) {
+    throw badRequest('"-" reads the description from standard input, but nothing is piped in. Pipe a text, or use --description.');
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Builds the analysis inputs from flags; only one description source may be given. */
+export async function readInputRequest(flags: InputFlags, stdinArg?: string): Promise<AnalyzeRequest> {
+  if (stdinArg !== undefined && stdinArg !== '-') {
+    throw badRequest(`Unexpected argument ${JSON.stringify(stdinArg)}: pass the text with --description, or "-" to read standard input.`);
+  }
+  const descriptionSources = [flags.description !== undefined, flags.descriptionFile !== undefined, stdinArg === '-'].filter(Boolean).length;
+  if (descriptionSources > 1) {
+    throw badRequest('Give the description once: --description, --description-file or "-" (stdin), not several.');
+  }
+  if (flags.demo) {
+    return { description: await readText(new URL('listing.txt', DEMO_DIR).pathname, 'the demo listing') };
+  }
+  const request: AnalyzeRequest = {};
+  if (flags.url !== undefined) request.url = flags.url;
+  if (flags.htmlFile !== undefined) request.html = await readText(flags.htmlFile, 'the saved page');
+  if (flags.description !== undefined) request.description = flags.description;
+  if (flags.descriptionFile !== undefined) request.description = await readText(flags.descriptionFile, 'the description file');
+  if (stdinArg === '-') request.description = await readStdin();
+  if (request.url === undefined && request.html === undefined && request.description === undefined) {
+    throw badRequest('Nothing to analyze: give --url, --html-file, --description, --description-file or "-" for stdin (or --demo).', {
+      details: [{ field: 'description', message: 'missing input' }],
+    });
+  }
+  return request;
+}

@@ -1,0 +1,35 @@
+import { readFileSync } from 'node:fs';
+import { Command, Option } from 'commander';
+import { analyzeCommand } from './commands/analyze.js';
+
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+export const EXIT_CODES_HELP = `
+Exit codes:
+  0  ok                      4  authentication or permission
+  1  unexpected error        5  rate limit or quota
+  2  invalid input or usage  6  service or portal unreachable
+  3  some batch rows failed  7  render job failed`;
+
+/** The commander tree. Commands only parse their options and call one function. */
+export function buildProgram(): Command {
+  const program = new Command('immoreel')
+    .description('Analyze Moroccan property listings and render marketing videos.')
+    .version(packageVersion(), '-V, --version')
+    .option('--json', 'machine output on stdout: one JSON document (NDJSON for batches)')
+    .option('-q, --quiet', 'no messages or progress on stderr (errors still shown)')
+    .option('--no-color', 'no colours (NO_COLOR is honoured too)')
+    .addOption(new Option('--profile <name>', 'use a saved remote server profile').env('IMMOREEL_PROFILE'))
+    .addOption(new Option('--base-url <url>', 'run against an immoreel server (remote mode)'))
+    .addOption(new Option('--data-dir <dir>', 'local data directory (jobs, cache)').env('IMMOREEL_DATA_DIR'))
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .addHelpText('after', EXIT_CODES_HELP);
+
+  program.addCommand(analyzeCommand());
+  for (const command of program.commands) command.exitOverride();
+  return program;
+}

@@ -1,0 +1,299 @@
+/**
+ * Domain types shared by analysis, rendering, jobs, the server and the CLI.
+ * Field names are snake_case because they are the wire format of the API (DESIGN §2.2, §4).
+ */
+
+export const LANGUAGES = ['fr', 'en', 'ar'] as const;
+export type Language = (typeof LANGUAGES)[number];
+
+export const AUDIENCES = [
+  'family',
+  'young_couple',
+  'investor',
+  'mre',
+  'expat',
+  'retiree',
+  'luxury',
+  'student',
+] as const;
+export type Audience = (typeof AUDIENCES)[number];
+/** What a caller may ask for: a fixed audience, or `auto` to infer it. */
+export type AudienceRequest = Audience | 'auto';
+
+export const TRANSACTIONS = ['sale', 'rent'] as const;
+export type Transaction = (typeof TRANSACTIONS)[number];
+
+export const PROPERTY_TYPES = [
+  'apartment',
+  'studio',
+  'duplex',
+  'penthouse',
+  'villa',
+  'house',
+  'riad',
+  'land',
+  'office',
+  'commercial',
+  'farm',
+  'building',
+] as const;
+export type PropertyType = (typeof PROPERTY_TYPES)[number];
+
+export const FEATURE_KEYS = [
+  'pool',
+  'garden',
+  'terrace',
+  'balcony',
+  'elevator',
+  'parking',
+  'garage',
+  'air_conditioning',
+  'heating',
+  'equipped_kitchen',
+  'furnished',
+  'concierge',
+  'security',
+  'gated_community',
+  'sea_view',
+  'mountain_view',
+  'moroccan_lounge',
+  'double_glazing',
+  'armored_door',
+  'storage',
+  'fireplace',
+  'duplex',
+  'title_deed',
+  'new_build',
+  'near_beach',
+  'near_tram',
+  'near_schools',
+] as const;
+export type FeatureKey = (typeof FEATURE_KEYS)[number];
+
+export interface Warning {
+  /** Stable, upper snake case, e.g. PRICE_PER_M2_IMPLAUSIBLE, KEY_MONEY_SCHEME, CONTRADICTION. */
+  code: string;
+  message: string;
+}
+
+export type PortalName = 'mubawab' | 'avito' | 'sarouty' | 'yakeey';
+
+export interface ListingSource {
+  kind: 'url' | 'html' | 'text';
+  portal: PortalName | null;
+  listing_id: string | null;
+  url: string | null;
+}
+
+export interface PriceOriginal {
+  amount: number;
+  currency: string;
+}
+
+/**
+ * Facts about one listing as read from a page and/or a text, before enrichment.
+ * Every field is null when the source does not state it: never guessed.
+ */
+export interface ListingFacts {
+  title: string | null;
+  transaction: Transaction | null;
+  property_type: PropertyType | null;
+  /** Always MAD; a rent is per month. */
+  price_mad: number | null;
+  price_original: PriceOriginal | null;
+  surface_m2: number | null;
+  surface_total_m2: number | null;
+  rooms: number | null;
+  bedrooms: number | null;
+  bathrooms: number | null;
+  /** 0 = ground floor (RDC); negative = basement. */
+  floor: number | null;
+  city: string | null;
+  district: string | null;
+  feature_keys: FeatureKey[];
+  photos: string[];
+  /** The free text the facts came from (title + description), kept for angles; never output. */
+  description: string | null;
+  warnings: Warning[];
+}
+
+export type MarketPosition = 'below' | 'in_line' | 'above';
+
+export interface MarketComparison {
+  area: string;
+  median_price_per_m2_mad: number;
+  q1_price_per_m2_mad: number | null;
+  q3_price_per_m2_mad: number | null;
+  sample_size: number | null;
+  as_of: string;
+  source: string;
+  position: MarketPosition | null;
+  delta_pct: number | null;
+  confidence: 'high' | 'medium' | 'low';
+}
+
+export interface AudienceSegment {
+  key: Audience;
+  label: string;
+  score: number;
+  reasons: string[];
+}
+
+export interface TargetBuyer {
+  primary: Audience;
+  segments: AudienceSegment[];
+  demographics: {
+    household: string;
+    age_range: string;
+    budget_mad: [number, number] | null;
+    financing: string;
+  };
+}
+
+/** The `property` object of an analysis (DESIGN §2.2). The first eight fields are the contract's. */
+export interface Property {
+  title: string;
+  city: string | null;
+  district: string | null;
+  price_mad: number | null;
+  currency: 'MAD';
+  features: string[];
+  marketing_angles: string[];
+
+  transaction: Transaction | null;
+  property_type: PropertyType | null;
+  surface_m2: number | null;
+  surface_total_m2: number | null;
+  rooms: number | null;
+  bedrooms: number | null;
+  bathrooms: number | null;
+  floor: number | null;
+  feature_keys: FeatureKey[];
+  price_per_m2_mad: number | null;
+  price_original: PriceOriginal | null;
+  market: MarketComparison | null;
+  target_buyer: TargetBuyer;
+  photos: string[];
+  source: ListingSource;
+  language: Language;
+  warnings: Warning[];
+}
+
+export interface AnalyzeRequest {
+  url?: string;
+  /** A saved page; with it nothing is fetched. */
+  html?: string;
+  description?: string;
+  language?: Language;
+  target_audience?: AudienceRequest;
+}
+
+export interface AnalyzeResponse {
+  ok: true;
+  status: 'success';
+  property: Property;
+}
+
+export const VIDEO_FORMATS = ['landscape', 'portrait', 'square'] as const;
+export type VideoFormat = (typeof VIDEO_FORMATS)[number];
+
+export interface Branding {
+  agency_name?: string;
+  agent_name?: string;
+  phone?: string;
+  email?: string;
+  logo_url?: string;
+  primary_color?: string;
+  unbranded?: boolean;
+}
+
+/** Body of POST /api/v1/render-video and what `immoreel render` builds from its flags. */
+export interface RenderRequest extends AnalyzeRequest {
+  /** An analysis `property` object, to skip analysis. */
+  listing?: Property;
+  /** URLs, `asset:<id>`, or (local mode only) file paths. Default: the page's photos. */
+  photos?: string[];
+  template?: string;
+  format?: VideoFormat;
+  duration_s?: number;
+  /** `auto`, `none`, a bundled track name, or (local mode only) an audio file path. */
+  music?: string;
+  branding?: Branding;
+  webhook_url?: string;
+  metadata?: Record<string, unknown>;
+}
+
+export const JOB_STATES = ['queued', 'running', 'succeeded', 'failed', 'canceled'] as const;
+export type JobState = (typeof JOB_STATES)[number];
+export const JOB_STAGES = ['fetching_assets', 'preparing', 'rendering', 'verifying'] as const;
+export type JobStage = (typeof JOB_STAGES)[number];
+
+/** What ffprobe verified about a finished video. */
+export interface VideoResult {
+  video_url: string;
+  width: number;
+  height: number;
+  fps: number;
+  duration_s: number;
+  size_bytes: number;
+  video_codec: string;
+  audio_codec: string;
+  audio_bitrate_kbps: number;
+  sha256: string;
+}
+
+/** The job record of DESIGN §4, as returned by GET /api/v1/jobs/{job_id} and `immoreel jobs show`. */
+export interface JobRecord {
+  job_id: string;
+  state: JobState;
+  stage: JobStage | null;
+  progress: number;
+  attempts: number;
+  created_at: string;
+  updated_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  template: string;
+  format: VideoFormat;
+  language: Language;
+  listing: { title: string; city: string | null; district: string | null; price_mad: number | null } | null;
+  result: VideoResult | null;
+  error: { code: string; message: string } | null;
+  warnings: Warning[];
+  metadata: Record<string, unknown> | null;
+  links: { self: string; video: string | null; cancel: string | null };
+}
+
+export interface JobList {
+  jobs: JobRecord[];
+  next_cursor: string | null;
+}
+
+export interface ListJobsOptions {
+  state?: JobState;
+  limit?: number;
+  cursor?: string;
+}
+
+export interface WaitOptions {
+  /** Called whenever the job record changes while waiting. */
+  onUpdate?: (job: JobRecord) => void;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * The one interface the CLI talks to (DESIGN §1). Implemented locally (engine + job store) and
+ * remotely (HTTP client), so every command behaves and prints the same in both modes.
+ */
+export interface Service {
+  analyze(request: AnalyzeRequest): Promise<AnalyzeResponse>;
+  renderVideo(request: RenderRequest, options?: { idempotencyKey?: string }): Promise<JobRecord>;
+  getJob(jobId: string): Promise<JobRecord>;
+  listJobs(options?: ListJobsOptions): Promise<JobList>;
+  cancelJob(jobId: string): Promise<JobRecord>;
+  waitForJob(jobId: string, options?: WaitOptions): Promise<JobRecord>;
+  /** Copies the verified video to `destination`; returns the bytes written. */
+  downloadVideo(jobId: string, destination: string): Promise<number>;
+  close(): Promise<void>;
+}

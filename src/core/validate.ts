@@ -1,0 +1,95 @@
+import { badRequest, type ErrorDetail } from './errors.js';
+import {
+  AUDIENCES,
+  LANGUAGES,
+  type AnalyzeRequest,
+  type AudienceRequest,
+  type Language,
+} from './types.js';
+
+/** Largest description accepted, in characters: listings are a few KB; this stops abuse. */
+export const MAX_DESCRIPTION_CHARS = 50_000;
+/** Largest saved page accepted, in bytes. Real portal pages are 0.2–1.5 MB. */
+export const MAX_HTML_BYTES = 5 * 1024 * 1024;
+
+export const AUDIENCE_CHOICES: readonly AudienceRequest[] = ['auto', ...AUDIENCES];
+
+export function parseLanguage(value: unknown, field = 'language'): Language {
+  if (value === undefined || value === null || value === '') return 'fr';
+  if (typeof value === 'string' && (LANGUAGES as readonly string[]).includes(value.toLowerCase())) {
+    return value.toLowerCase() as Language;
+  }
+  throw badRequest(`Unknown ${field} ${JSON.stringify(value)}: use one of ${LANGUAGES.join(', ')}.`, {
+    reason: 'invalid_field',
+    details: [{ field, message: `must be one of ${LANGUAGES.join(', ')}` }],
+  });
+}
+
+export function parseAudience(value: unknown, field = 'target_audience'): AudienceRequest {
+  if (value === undefined || value === null || value === '') return 'auto';
+  if (typeof value === 'string' && (AUDIENCE_CHOICES as readonly string[]).includes(value.toLowerCase())) {
+    return value.toLowerCase() as AudienceRequest;
+  }
+  throw badRequest(
+    `Unknown ${field} ${JSON.stringify(value)}: use one of ${AUDIENCE_CHOICES.join(', ')}.`,
+    { reason: 'invalid_field', details: [{ field, message: `must be one of ${AUDIENCE_CHOICES.join(', ')}` }] },
+  );
+}
+
+export interface ValidAnalyzeRequest {
+  url: string | null;
+  html: string | null;
+  description: string | null;
+  language: Language;
+  target_audience: AudienceRequest;
+}
+
+/**
+ * Checks an analysis request from any front door (CLI flags, CSV row, HTTP body) and reports
+ * every problem at once, each with its field.
+ */
+export function validateAnalyzeRequest(request: AnalyzeRequest): ValidAnalyzeRequest {
+  const details: ErrorDetail[] = [];
+  const text = (field: keyof AnalyzeRequest): string | null => {
+    const value = request[field];
+    if (value === undefined || value === null) return null;
+    if (typeof value !== 'string') {
+      details.push({ field, message: 'must be a string' });
+      return null;
+    }
+    return value;
+  };
+  const url = text('url')?.trim() || null;
+  const html = text('html') || null;
+  let description = text('description');
+  if (description !== null && description.trim() === '') {
+    details.push({ field: 'description', message: 'is empty: paste the listing text (title and description)' });
+    description = null;
+  }
+  if (description !== null && description.length > MAX_DESCRIPTION_CHARS) {
+    details.push({ field: 'description', message: `is longer than ${MAX_DESCRIPTION_CHARS} characters` });
+  }
+  if (html !== null && Buffer.byteLength(html) > MAX_HTML_BYTES) {
+    details.push({ field: 'html', message: `is larger than ${MAX_HTML_BYTES / 1024 / 1024} MB` });
+  }
+  if (url === null && html === null && description === null && details.length === 0) {
+    details.push({ field: 'url', message: 'give a listing url, a saved page (html) or a description' });
+  }
+  let language: Language = 'fr';
+  let audience: AudienceRequest = 'auto';
+  try {
+    language = parseLanguage(request.language);
+  } catch {
+    details.push({ field: 'language', message: `must be one of ${LANGUAGES.join(', ')}` });
+  }
+  try {
+    audience = parseAudience(request.target_audience);
+  } catch {
+    details.push({ field: 'target_audience', message: `must be one of ${AUDIENCE_CHOICES.join(', ')}` });
+  }
+  if (details.length > 0) {
+    const summary = details.map((d) => `${d.field} ${d.message}`).join('; ');
+    throw badRequest(`Invalid analysis request: ${summary}.`, { reason: 'invalid_request', details });
+  }
+  return { url, html, description, language, target_audience: audience };
+}

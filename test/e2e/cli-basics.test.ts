@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+
+describe('immoreel CLI conventions', () => {
+  it('prints its version and help with examples and exit codes', async () => {
+    const version = await runCli(['--version']);
+    expect(version.code).toBe(0);
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    const help = await runCli(['analyze', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Examples:');
+    const top = await runCli(['--help']);
+    expect(top.stdout).toContain('Exit codes:');
+  });
+
+  it('refuses an unknown option as a usage error (exit 2)', async () => {
+    const result = await runCli(['analyze', '--no-such-flag']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/unknown option/);
+  });
+
+  it('refuses an unknown language naming the allowed values (exit 2)', async () => {
+    const result = await runCli(['analyze', '--language', 'de', '--description', 'Villa à Marrakech']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/fr, en, ar/);
+  });
+
+  it('refuses an empty description with a JSON error envelope under --json', async () => {
+    const result = await runCli(['analyze', '--json', '--description', '   ']);
+    expect(result.code).toBe(2);
+    const body = JSON.parse(result.stdout) as { ok: boolean; error: { code: string; details: { field: string }[] } };
+    expect(body.ok).toBe(false);
+    expect(body.error.code).toBe('BAD_REQUEST');
+    expect(body.error.details[0]?.field).toBe('description');
+  });
+
+  it('refuses a missing input, naming the flags to use', async () => {
+    const result = await runCli(['analyze']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--description/);
+  });
+});
