@@ -1,0 +1,38 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+
+export type Db = Database.Database;
+
+/** Opens (creating if needed) the SQLite store of a data directory, in WAL mode. */
+export function openDatabase(dataDir: string): Db {
+  mkdirSync(dataDir, { recursive: true });
+  const db = new Database(join(dataDir, 'immoreel.db'));
+  db.pragma('journal_mode = WAL');
+  // Several CLI processes may share one data directory (cron + a manual run): wait for locks.
+  db.pragma('busy_timeout = 10000');
+  db.pragma('foreign_keys = ON');
+  db.pragma('synchronous = NORMAL');
+  return db;
+}
+
+/** One schema change: applied once, in order, inside a transaction. */
+export type Migration = (db: Db) => void;
+
+/**
+ * Applies the migrations of one component (`jobs`, `server`, …) not yet applied. Each component
+ * keeps its own version, so the job store and the server's tables evolve independently.
+ */
+export function migrate(db: Db, component: string, migrations: Migration[]): void {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (component TEXT PRIMARY KEY, version INTEGER NOT NULL)');
+  const apply = db.transaction(() => {
+    const row = db.prepare('SELECT version FROM schema_migrations WHERE component = ?').get(component) as { version: number } | undefined;
+    const current = row?.version ?? 0;
+    for (let v = current; v < migrations.length; v += 1) migrations[v]!(db);
+    if (migrations.length > current) {
+      db.prepare('INSERT INTO schema_migrations (component, version) VALUES (?, ?) ON CONFLICT(component) DO UPDATE SET version = excluded.version').run(component, migrations.length);
+    }
+  });
+  // IMMEDIATE: two processes starting at once must not both apply the same migration.
+  apply.immediate();
+}

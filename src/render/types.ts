@@ -1,0 +1,47 @@
+import type { Branding, JobStage, Language, Property, RenderRequest, VideoFormat, VideoResult, Warning } from '../core/types.js';
+
+/**
+ * A render request after validation (`validateRenderRequest`): every field checked and defaulted,
+ * safe to store in the job store as JSON and to run later, in another process.
+ */
+export interface ValidRenderRequest {
+  /** The listing inputs, analysed when the job runs (unless `listing` is given). */
+  input: Pick<RenderRequest, 'url' | 'html' | 'description' | 'language' | 'target_audience'>;
+  listing: Property | null;
+  /** URLs, `asset:<id>` references or local file paths; empty = the listing page's photos. */
+  photos: string[];
+  template: string;
+  format: VideoFormat;
+  /** null = the template's default duration. */
+  duration_s: number | null;
+  language: Language;
+  music: string;
+  branding: Branding;
+  webhook_url: string | null;
+  metadata: Record<string, unknown> | null;
+}
+
+export interface RenderContext {
+  /** The job's own directory: the engine reads and writes nothing outside it (and the shared photo cache). */
+  workDir: string;
+  /** Where the verified MP4 must end up; written under a temporary name, then renamed. */
+  outputPath: string;
+  signal: AbortSignal;
+  /** ffmpeg thread budget for this render (the pool divides the machine's cores). */
+  threads: number;
+  onProgress: (stage: JobStage, progress: number) => void;
+  /** Resolves `asset:<id>` references to local files (server mode). */
+  resolveAsset?: (assetId: string) => Promise<string>;
+  /** Wall-clock limit for the ffmpeg run; the render fails when it is exceeded. */
+  watchdogMs?: number;
+  /** Local mode may read photo/music/logo file paths; the server may not. */
+  allowLocalFiles: boolean;
+}
+
+export interface RenderOutcome {
+  /** ffprobe-verified properties of `outputPath` (video_url is filled in by the job layer). */
+  result: Omit<VideoResult, 'video_url'>;
+  /** The analysed listing (for the job record's `listing`). */
+  listing: Property;
+  warnings: Warning[];
+}
