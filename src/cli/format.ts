@@ -2,6 +2,10 @@ import type { ChalkInstance } from 'chalk';
 import type { Property } from '../core/types.js';
 
 const group = (n: number): string => Math.round(n).toLocaleString('fr-FR').replace(/\u202f|\u00a0/g, ' ');
+const signed = (n: number): string => `${n > 0 ? '+' : ''}${n.toFixed(1)}`;
+
+/** One labelled line of the summary: the label padded so values line up. */
+const row = (style: ChalkInstance, label: string, value: string): string => `${style.bold(label.padEnd(12))} ${value}`;
 
 /** The readable summary `analyze` prints without --json. */
 export function formatProperty(p: Property, style: ChalkInstance): string {
@@ -13,24 +17,46 @@ export function formatProperty(p: Property, style: ChalkInstance): string {
   if (p.transaction) facts.push(p.transaction === 'rent' ? 'for rent' : 'for sale');
   if (p.property_type) facts.push(p.property_type);
   if (p.surface_m2 !== null) facts.push(`${p.surface_m2} m²`);
+  if (p.surface_total_m2 !== null) facts.push(`${p.surface_total_m2} m² total`);
+  if (p.rooms !== null) facts.push(`${p.rooms} room${p.rooms === 1 ? '' : 's'}`);
   if (p.bedrooms !== null) facts.push(`${p.bedrooms} bedroom${p.bedrooms === 1 ? '' : 's'}`);
   if (p.bathrooms !== null) facts.push(`${p.bathrooms} bathroom${p.bathrooms === 1 ? '' : 's'}`);
   if (p.floor !== null) facts.push(p.floor === 0 ? 'ground floor' : `floor ${p.floor}`);
   if (facts.length > 0) lines.push(facts.join(' · '));
   lines.push('');
-  const price = p.price_mad === null ? 'not stated' : `${group(p.price_mad)} MAD${p.transaction === 'rent' ? '/month' : ''}`;
-  lines.push(`${style.bold('Price')}        ${price}`);
-  if (p.price_per_m2_mad !== null) lines.push(`${style.bold('Price / m²')}   ${group(p.price_per_m2_mad)} MAD`);
+
+  const perMonth = p.transaction === 'rent' ? '/month' : '';
+  const original = p.price_original === null ? '' : ` (stated ${group(p.price_original.amount)} ${p.price_original.currency})`;
+  lines.push(row(style, 'Price', p.price_mad === null ? 'not stated' : `${group(p.price_mad)} MAD${perMonth}${original}`));
+  if (p.price_per_m2_mad !== null) lines.push(row(style, 'Price / m²', `${group(p.price_per_m2_mad)} MAD${perMonth}`));
   if (p.market !== null) {
     const m = p.market;
-    const delta = m.delta_pct === null ? '' : ` (${m.delta_pct > 0 ? '+' : ''}${m.delta_pct.toFixed(1)} % vs median)`;
-    const position = m.position === null ? 'no position' : m.position.replace('_', ' ');
-    lines.push(`${style.bold('Market')}       ${position}${delta}: median ${group(m.median_price_per_m2_mad)} MAD/m² in ${m.area} (${m.source}, ${m.as_of}, confidence ${m.confidence})`);
+    const position = m.position === null ? 'no position (price or surface missing)' : m.position.replace('_', ' ');
+    const delta = m.delta_pct === null ? '' : ` (${signed(m.delta_pct)} % vs median)`;
+    const band =
+      m.q1_price_per_m2_mad !== null && m.q3_price_per_m2_mad !== null
+        ? `, Q1–Q3 ${group(m.q1_price_per_m2_mad)}–${group(m.q3_price_per_m2_mad)}`
+        : '';
+    const sample = m.sample_size === null ? '' : `, n=${m.sample_size}`;
+    lines.push(row(style, 'Market', `${position}${delta}`));
+    lines.push(row(style, '', `median ${group(m.median_price_per_m2_mad)} MAD/m²${perMonth} in ${m.area}${band}${sample}; confidence ${m.confidence}`));
+    lines.push(row(style, '', style.dim(`${m.source}, ${m.as_of}`)));
+  } else {
+    lines.push(row(style, 'Market', 'no comparable reference'));
   }
-  if (p.features.length > 0) lines.push(`${style.bold('Features')}     ${p.features.join(', ')}`);
+  if (p.features.length > 0) lines.push(row(style, 'Features', p.features.join(', ')));
+
   const buyer = p.target_buyer;
   const primary = buyer.segments.find((s) => s.key === buyer.primary);
-  lines.push(`${style.bold('Buyer')}        ${primary?.label ?? buyer.primary}${primary ? ` (${primary.reasons.join('; ')})` : ''}`);
+  const why = primary !== undefined && primary.reasons.length > 0 ? `: ${primary.reasons.join('; ')}` : '';
+  lines.push(row(style, 'Buyer', `${primary?.label ?? buyer.primary}${primary ? ` (${primary.score.toFixed(2)})` : ''}${why}`));
+  const others = buyer.segments.filter((s) => s.key !== buyer.primary).slice(0, 3);
+  if (others.length > 0) lines.push(row(style, '', `then ${others.map((s) => `${s.label} ${s.score.toFixed(2)}`).join(' · ')}`));
+  const d = buyer.demographics;
+  const budget = d.budget_mad === null ? '' : `, budget ${group(d.budget_mad[0])}–${group(d.budget_mad[1])} MAD${perMonth}`;
+  if (d.household) lines.push(row(style, 'Profile', `${d.household}, ${d.age_range}${budget}`));
+  if (d.financing) lines.push(row(style, 'Financing', d.financing));
+
   if (p.marketing_angles.length > 0) {
     lines.push('', style.bold('Marketing angles'));
     for (const angle of p.marketing_angles) lines.push(`  • ${angle}`);

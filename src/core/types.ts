@@ -240,6 +240,8 @@ export interface VideoResult {
   audio_codec: string;
   audio_bitrate_kbps: number;
   sha256: string;
+  /** Set once retention (`immoreel jobs purge`) removed the video; the other fields stay as verified. */
+  expired_at?: string;
 }
 
 /** The job record of DESIGN §4, as returned by GET /api/v1/jobs/{job_id} and `immoreel jobs show`. */

@@ -1,5 +1,25 @@
-import { badRequest } from '../../core/errors.js';
-import type { ListingFacts, ListingSource } from '../../core/types.js';
+import { AppError, badRequest } from '../../core/errors.js';
+import type { ListingFacts, ListingSource, PortalName } from '../../core/types.js';
+import { fetchBuffer, type FetchOptions, type FetchResult } from '../../net/fetch.js';
+import { mergeFacts } from '../merge.js';
+import { extractFacts } from '../text/extract.js';
+import type { FetchStep, PageParse, PortalAdapter, UrlVerdict } from './adapter.js';
+import { avito } from './avito.js';
+import { Page } from './html.js';
+import { mubawab } from './mubawab.js';
+import { scrubPrivate } from './privacy.js';
+import { eurToMadRate } from './values.js';
+import { sarouty } from './sarouty.js';
+import { yakeey } from './yakeey.js';
+
+/**
+ * Listing URLs and pages of the supported portals (DESIGN §2.1, issue 3): which URL is a
+ * listing, how to fetch it politely, and how to read it into ListingFacts. One adapter per
+ * portal; this module picks the adapter, maps portal failures to clear errors, scrubs seller
+ * details, and runs the text extractor over the page's own description.
+ */
+
+export type { UrlVerdict } from './adapter.js';
 
 export interface PageAnalysis {
   facts: ListingFacts;
@@ -8,21 +28,256 @@ export interface PageAnalysis {
 
 export interface FetchPageOptions {
   signal?: AbortSignal;
+  /** Server side: refuse private, loopback, link-local and metadata addresses (DESIGN §5). */
+  guardAddresses?: boolean;
+  /** With guardAddresses, still allow loopback (tests only). */
+  allowLoopback?: boolean;
+  /** Overrides of the HTTP client's settings (tests pass a MockAgent dispatcher, short backoffs). */
+  http?: Partial<FetchOptions>;
+}
+
+export const PORTALS: readonly PortalAdapter[] = [mubawab, avito, sarouty, yakeey];
+
+export const SUPPORTED_PORTALS = PORTALS.map((p) => `${p.label} (${p.domain})`).join(', ');
+
+type Listing = Extract<UrlVerdict, { kind: 'listing' }>;
+
+function adapterFor(portal: PortalName): PortalAdapter {
+  return PORTALS.find((p) => p.name === portal) as PortalAdapter;
+}
+
+function unsupported(message: string, detail: string): AppError {
+  return badRequest(message, { reason: 'unsupported_url', details: [{ field: 'url', message: detail }] });
+}
+
+function parseUserUrl(raw: string): URL | null {
+  const text = raw.trim();
+  // People paste "www.avito.ma/…" without a scheme.
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : /^[\w-]+(\.[\w-]+)+(\/|$)/.test(text) ? `https://${text}` : text;
+  try {
+    const url = new URL(withScheme);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What a URL is on the supported portals, or null when its host is not one of them. */
+export function recognizeUrl(raw: string): UrlVerdict | null {
+  const url = parseUserUrl(raw);
+  if (url === null) return null;
+  const host = url.hostname.toLowerCase().replace(/\.$/, '').replace(/^(www\d*|m|mobile)\./, '');
+  const adapter = PORTALS.find((p) => p.ownsHost(host));
+  return adapter === undefined ? null : adapter.recognize(url);
+}
+
+function notAListing(verdict: Extract<UrlVerdict, { kind: 'not_listing' }>, shownUrl: string, subject = shownUrl): AppError {
+  const label = adapterFor(verdict.portal).label;
+  return unsupported(
+    `${subject} is ${verdict.what} on ${label}, not a single listing. Open one listing and use its address. ` +
+      `Supported portals: ${SUPPORTED_PORTALS}.`,
+    `${verdict.what}, not a listing`,
+  );
+}
+
+/** The listing a URL points to; anything else is BAD_REQUEST `unsupported_url` naming the portals. */
+export function requireListingUrl(raw: string): Listing {
+  const verdict = recognizeUrl(raw);
+  if (verdict === null) {
+    if (parseUserUrl(raw) === null) {
+      throw badRequest(`${JSON.stringify(raw)} is not a web address (expected https://…).`, {
+        reason: 'unsupported_url',
+        details: [{ field: 'url', message: 'not a valid http(s) URL' }],
+      });
+    }
+    throw unsupported(
+      `${raw} is not on a supported portal. Supported portals: ${SUPPORTED_PORTALS}. ` +
+        'For another site, paste the listing text as the description instead.',
+      'not a supported portal',
+    );
+  }
+  if (verdict.kind === 'not_listing') throw notAListing(verdict, raw);
+  return verdict;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fetching
+
+function decodeBody(result: FetchResult): string {
+  const charset = /charset=["']?([\w-]+)/i.exec(result.headers['content-type'] ?? '')?.[1] ?? 'utf-8';
+  try {
+    return new TextDecoder(charset).decode(result.body);
+  } catch {
+    return new TextDecoder('utf-8').decode(result.body);
+  }
+}
+
+function upstream(message: string, reason: string, retryAfterS?: number): AppError {
+  return new AppError('UPSTREAM_ERROR', message, { reason, retryAfterS });
+}
+
+function removed(label: string, url: string, how: string): AppError {
+  return upstream(`This ${label} listing was removed: ${how} (${url}). It is no longer online.`, 'listing_removed');
+}
+
+/** Turns one HTTP answer into page text, or the error that says what the portal did. */
+function checkAnswer(adapter: PortalAdapter, listing: Listing, step: FetchStep, result: FetchResult): string {
+  const label = adapter.label;
+  const status = result.status;
+  if (status === 404 || status === 410) throw removed(label, listing.url, `${label} answers HTTP ${status} for it`);
+  if (status === 401 || status === 403) {
+    throw upstream(
+      `${label} refused to serve ${step.url} (HTTP ${status}): the portal is blocking automated requests. ` +
+        'Save the page from your browser and analyze it with --html-file (html in the API), or paste the listing text as the description.',
+      'blocked',
+    );
+  }
+  if (status === 429) {
+    const wait = Number(result.headers['retry-after']);
+    throw upstream(
+      `${label} is limiting requests (HTTP 429)${Number.isFinite(wait) && wait > 0 ? `; it asks to wait ${wait} s` : ''}. Try again later.`,
+      'rate_limited',
+      Number.isFinite(wait) && wait > 0 ? wait : undefined,
+    );
+  }
+  if (status >= 500) throw upstream(`${label} is failing (HTTP ${status}, after retries). Try again later.`, 'upstream_status');
+  if (status < 200 || status >= 300) throw upstream(`${label} answered HTTP ${status} for ${step.url}.`, 'upstream_status');
+
+  // A listing that moved to a non-listing page (Mubawab's /sd/ similar-ads page, a search page).
+  const landed = recognizeUrl(result.url);
+  if (step.accept === 'html' && landed !== null && landed.kind === 'not_listing') {
+    throw removed(label, listing.url, `${label} now redirects it to ${landed.what}`);
+  }
+  const text = decodeBody(result);
+  const page = new Page(text);
+  if (adapter.isRemovedPage?.(page)) throw removed(label, listing.url, `${label} shows its "not available" page`);
+  // An API answering 200 without the property (an error object): let the next step try the page.
+  if (step.accept === 'json' && !adapter.sniff(page)) throw upstream(`${label} answered ${step.url} without listing data.`, 'upstream_status');
+  return text;
 }
 
 /**
- * PLACEHOLDER until the portal adapters land (issue 3): every URL is refused cleanly.
+ * Fetches a listing the way a browser would, politely (per-portal pace, retries with backoff,
+ * Retry-After). Returns the page (or, for Sarouty, the API's JSON) for `parseListingPage`.
  */
-export async function fetchListingPage(url: string, _options: FetchPageOptions = {}): Promise<string> {
-  throw badRequest(`Listing URLs are not supported yet (${url}). Paste the listing text with --description.`, {
-    reason: 'unsupported_url',
-    details: [{ field: 'url', message: 'portal adapters are not available yet' }],
-  });
+export async function fetchListingPage(url: string, options: FetchPageOptions = {}): Promise<string> {
+  const listing = requireListingUrl(url);
+  const adapter = adapterFor(listing.portal);
+  const steps = adapter.fetchPlan?.(listing) ?? [{ url: listing.url, accept: 'html' as const }];
+  let firstFailure: AppError | null = null;
+  for (const step of steps) {
+    try {
+      const result = await fetchBuffer(step.url, {
+        browserHeaders: true,
+        headers: step.accept === 'json' ? { accept: 'application/json, text/plain, */*', 'sec-fetch-dest': 'empty', 'sec-fetch-mode': 'cors' } : {},
+        paceMs: adapter.paceMs,
+        maxBytes: 8 * 1024 * 1024,
+        signal: options.signal,
+        guardAddresses: options.guardAddresses,
+        allowLoopback: options.allowLoopback,
+        ...options.http,
+      });
+      return checkAnswer(adapter, listing, step, result);
+    } catch (error) {
+      if (!(error instanceof AppError) || error.code !== 'UPSTREAM_ERROR') throw error;
+      // A removed listing is the most telling answer of all the steps tried.
+      if (firstFailure === null || error.reason === 'listing_removed') firstFailure = error;
+    }
+  }
+  throw firstFailure ?? upstream(`Could not fetch ${url}.`, 'network_error');
 }
 
-export function parseListingPage(_html: string, url: string | null): PageAnalysis {
-  throw badRequest(`Saved pages are not supported yet${url ? ` (${url})` : ''}.`, {
-    reason: 'unsupported_url',
-    details: [{ field: 'html', message: 'portal adapters are not available yet' }],
-  });
+// ---------------------------------------------------------------------------------------------
+// Parsing
+
+/** The listing a saved page names as its own (canonical link), when it is on a supported portal. */
+function ownUrlVerdict(page: Page): UrlVerdict | null {
+  const canonical = page.link('canonical');
+  return canonical === null ? null : recognizeUrl(canonical);
+}
+
+function statesListingFacts(facts: ListingFacts): boolean {
+  return (
+    facts.price_mad !== null ||
+    facts.price_original !== null ||
+    facts.surface_m2 !== null ||
+    facts.bedrooms !== null ||
+    facts.rooms !== null ||
+    facts.photos.length > 0
+  );
+}
+
+function scrubbed(parse: PageParse): { title: string | null; description: string | null } {
+  const clean = (text: string | null): string | null => (text === null ? null : scrubPrivate(text, parse.privateStrings).trim() || null);
+  return { title: clean(parse.facts.title), description: clean(parse.descriptionText) };
+}
+
+/**
+ * Reads a listing page (fetched or saved by the user) into facts. The portal comes from `url`,
+ * else from the page's canonical link, else from its content. The page's own title and
+ * description then go through the text extractor: page fields win, the text fills gaps and adds
+ * features, contradictions become warnings (mergeFacts).
+ */
+export function parseListingPage(html: string, url: string | null): PageAnalysis {
+  const page = new Page(html);
+  const given = url === null ? null : requireListingUrl(url);
+  const own = ownUrlVerdict(page);
+  if (own !== null && own.kind === 'not_listing') {
+    const label = adapterFor(own.portal).label;
+    if (adapterFor(own.portal).isRemovedPage?.(page)) {
+      throw badRequest(`The page says this ${label} listing is no longer available: it was removed from ${label}.`, {
+        reason: 'listing_removed',
+        details: [{ field: 'html', message: 'the page of a removed listing' }],
+      });
+    }
+    throw notAListing(own, page.link('canonical') as string, 'The page given');
+  }
+  const listing = given ?? (own !== null && own.kind === 'listing' ? own : null);
+  const adapter = listing !== null ? adapterFor(listing.portal) : PORTALS.find((p) => p.sniff(page));
+  if (adapter === undefined) {
+    throw unsupported(
+      `Cannot tell which portal this page comes from: it has no link to a listing on ${SUPPORTED_PORTALS}. ` +
+        'Give the listing URL with it (--url, or url in the API).',
+      'unknown portal',
+    );
+  }
+  if (given !== null && own !== null && own.portal !== given.portal) {
+    throw badRequest(`The page is from ${adapterFor(own.portal).label} but the URL is a ${adapter.label} listing: give the page and the URL of the same listing.`, {
+      reason: 'unsupported_url',
+      details: [{ field: 'html', message: `page of ${own.portal}, URL of ${given.portal}` }],
+    });
+  }
+
+  const parse = adapter.parse(page, listing);
+  if (given !== null && parse.listingId !== null && parse.listingId.toUpperCase() !== given.listingId.toUpperCase()) {
+    throw badRequest(
+      `The page is ${adapter.label} listing ${parse.listingId} but the URL is listing ${given.listingId}: give the page and the URL of the same listing.`,
+      { reason: 'unsupported_url', details: [{ field: 'html', message: `page of listing ${parse.listingId}, URL of listing ${given.listingId}` }] },
+    );
+  }
+  if (!statesListingFacts(parse.facts)) {
+    throw unsupported(
+      `The page holds no ${adapter.label} listing data (no price, surface, rooms or photos): it may be a search page, ` +
+        'a removed listing or a page saved before it finished loading. Save the listing page again, or paste its text as the description.',
+      'no listing data in the page',
+    );
+  }
+
+  const { title, description } = scrubbed(parse);
+  const pageFacts: ListingFacts = { ...parse.facts, title };
+  const ownText = [title, description].filter((t): t is string => t !== null).join('\n\n');
+  const facts = ownText === '' ? pageFacts : mergeFacts(pageFacts, extractFacts(ownText, { eurToMad: eurToMadRate() }));
+  facts.description = ownText === '' ? null : ownText;
+  // Descriptions name nearby places ("à 3 min de Maarif"): when the page states its city, its
+  // district field (even empty) is the one to trust.
+  if (pageFacts.city !== null) facts.district = pageFacts.district;
+  // The text fills gaps: a page with an amenity list has no gap there (sellers' texts name
+  // neighbouring amenities and search keywords: "proche piscine", "neuf meknes").
+  if (pageFacts.feature_keys.length > 0) facts.feature_keys = pageFacts.feature_keys;
+
+  const listingUrl = listing?.url ?? parse.canonicalUrl;
+  return {
+    facts,
+    source: { kind: 'url', portal: adapter.name, listing_id: listing?.listingId ?? parse.listingId, url: listingUrl },
+  };
 }

@@ -1,0 +1,216 @@
+/**
+ * City and district from free text, through the gazetteer (gazetteer.ts).
+ *
+ * Every known name in the text is a mention; the city is the one with the most weight: a name in
+ * the title counts three times a name in the description, a district of a single city votes for
+ * that city, a name used as a street ("boulevard d'Anfa", "avenue Khouribga", "شارع"), a
+ * distance ("à 33 km d'El Jadida", "proche de Casablanca") or a road pair ("casa-rabat") weighs
+ * little or nothing. The district is the best mention that belongs to that city (or to every city:
+ * "centre ville", "médina"). A district found in several cities ("Agdal": Rabat, Marrakech, Fès)
+ * does not pick a city on its own: nothing is guessed.
+ */
+import { fuzzyCity, isAliasPrefix, textAliases, type Alias, type PlaceEntry } from './gazetteer.js';
+import { tokenize, type Token } from './normalize.js';
+
+export interface Location {
+  city: string | null;
+  district: string | null;
+}
+
+interface Mention {
+  entries: PlaceEntry[];
+  start: number;
+  end: number;
+  firstToken: number;
+  lastToken: number;
+  inTitle: boolean;
+  street: boolean;
+  weak: boolean;
+  placeWordBefore: boolean;
+}
+
+const MAX_WORDS = 6;
+const ARABIC_PREFIX = /^[وبلفك][\u0600-\u06ff]{3,}$/;
+/** Words after which a common word ("oasis", "palmier", "sale") is a place. */
+const PLACE_WORDS = new Set([
+  'a', 'au', 'aux', 'sur', 'quartier', 'qrt', 'quart', 'hay', 'secteur', 'l', 'la', 'les', 'in', 'at', 'ville', 'zone',
+  'cite', 'plein', 'pleine', 'coeur', 'situe', 'situee', 'en', 'vers', 'of', 'في', 'ب', 'حي', 'مدينه', 'بمدينه', 'بحي',
+  // "Appartement à vendre Oasis", "studio Palmier": titles put the place right after the deal or the type.
+  'vendre', 'louer', 'vente', 'location', 'appartement', 'appart', 'appt', 'studio', 'villa', 'riad', 'maison', 'duplex',
+  'terrain', 'bureau', 'bureaux', 'magasin', 'local',
+]);
+const STREET_WORDS = new Set([
+  'rue', 'avenue', 'av', 'ave', 'bd', 'boulevard', 'blvd', 'route', 'rte', 'autoroute', 'direction', 'sortie', 'entree',
+  'zankat', 'zenqat', 'angle', 'ecole', 'lycee', 'college', 'hotel', 'clinique', 'gare', 'aeroport', 'universite',
+  'faculte', 'stade', 'mosquee', 'street', 'road', 'shari3', 'شارع', 'طريق', 'زنقه', 'bvd', 'place', 'allee', 'impasse',
+  'carrefour', 'rond', 'station',
+]);
+/** Everyday words that collapse onto a place key ("salle" → "sale", the key of Salé). */
+const NEVER_A_PLACE = new Set(['salle', 'salles']);
+const ARTICLE_WORDS = new Set(['de', 'd', 'du', 'des', 'la', 'l']);
+const DISTANCE_BEFORE =
+  /(?:\d\s*(?:km|kilometres?|min|minutes?|mn|heures?|h)\s*(?:de|d'|du|from|of|to|من|عن)?\s*(?:[a-z\u00df-\u024f\u0600-\u06ff']+\s+)?|(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:proche|pres|cote|loin|direction|vers|entre|near|towards|between|from|قرب|بين|نحو|بجانب)\s*(?:de|d'|du|des|of|la|l')?)\s*$/;
+const PAIR_SEPARATOR = /^\s*[-/]\s*$/;
+
+function isLineStart(text: string, position: number): boolean {
+  const before = text.slice(Math.max(0, position - 3), position);
+  return position === 0 || /[\n:(]\s*$/.test(before);
+}
+
+function acceptedAliases(aliases: readonly Alias[], contextOk: boolean): PlaceEntry[] {
+  return aliases.filter((alias) => contextOk || !alias.needsContext).map((alias) => alias.entry);
+}
+
+/** Longest known name starting at token `index`, trying the word without an attached Arabic preposition too. */
+function matchAt(text: string, tokens: readonly Token[], index: number, titleEnd: number): Mention | null {
+  const first = tokens[index] as Token;
+  const arabic = first.key.charCodeAt(0) >= 0x0600;
+  const canStart = isAliasPrefix(first.key);
+  const withoutProclitic = arabic && ARABIC_PREFIX.test(first.key) ? first.key.slice(1) : null;
+  if (!canStart && (withoutProclitic === null || !isAliasPrefix(withoutProclitic))) {
+    return first.key.length >= 7 ? fuzzyMention(first, index, titleEnd) : null;
+  }
+  if (NEVER_A_PLACE.has(text.slice(first.start, first.end))) return null;
+  const variants = withoutProclitic === null ? [first.key] : [first.key, withoutProclitic];
+  for (const [variantIndex, variant] of variants.entries()) {
+    if (!isAliasPrefix(variant)) continue;
+    let key = variant;
+    let best: { aliases: readonly Alias[]; last: number } | null = null;
+    for (let last = index; last < tokens.length && last < index + MAX_WORDS; last += 1) {
+      if (last > index) key += ` ${(tokens[last] as Token).key}`;
+      if (!isAliasPrefix(key)) break;
+      const aliases = textAliases(key);
+      if (aliases !== undefined) best = { aliases, last };
+    }
+    if (best === null) continue;
+    const previous = tokens[index - 1]?.key;
+    const beforePrevious = tokens[index - 2]?.key;
+    const placeWordBefore =
+      variantIndex > 0 || (previous !== undefined && PLACE_WORDS.has(previous)) || isLineStart(text, first.start);
+    const entries = acceptedAliases(best.aliases, placeWordBefore);
+    if (entries.length === 0) continue;
+    const lastToken = tokens[best.last] as Token;
+    const street =
+      previous !== undefined &&
+      (STREET_WORDS.has(previous) || (ARTICLE_WORDS.has(previous) && beforePrevious !== undefined && STREET_WORDS.has(beforePrevious)));
+    return {
+      entries,
+      start: first.start,
+      end: lastToken.end,
+      firstToken: index,
+      lastToken: best.last,
+      inTitle: first.start < titleEnd,
+      street,
+      weak: DISTANCE_BEFORE.test(text.slice(Math.max(0, first.start - 24), first.start)),
+      placeWordBefore,
+    };
+  }
+  return fuzzyMention(first, index, titleEnd);
+}
+
+/** A long word one typo away from a city name ("Casablanta"). */
+function fuzzyMention(token: Token, index: number, titleEnd: number): Mention | null {
+  const city = fuzzyCity(token.key);
+  if (city === null) return null;
+  return {
+    entries: [{ kind: 'city', city }],
+    start: token.start,
+    end: token.end,
+    firstToken: index,
+    lastToken: index,
+    inTitle: token.start < titleEnd,
+    street: false,
+    weak: false,
+    placeWordBefore: false,
+  };
+}
+
+function findMentions(text: string, titleEnd: number): Mention[] {
+  const tokens = tokenize(text);
+  const mentions: Mention[] = [];
+  for (let index = 0; index < tokens.length; ) {
+    const mention = matchAt(text, tokens, index, titleEnd);
+    if (mention === null) {
+      index += 1;
+      continue;
+    }
+    mentions.push(mention);
+    index = mention.lastToken + 1;
+  }
+  // "casa-rabat", "Casablanca –Rabat": a road between two cities, not the listing's place.
+  for (let i = 1; i < mentions.length; i += 1) {
+    const previous = mentions[i - 1] as Mention;
+    const current = mentions[i] as Mention;
+    if (previous.lastToken + 1 === current.firstToken && PAIR_SEPARATOR.test(text.slice(previous.end, current.start))) {
+      previous.weak = true;
+      current.weak = true;
+    }
+  }
+  return mentions;
+}
+
+function citiesOf(mention: Mention): string[] {
+  const cities = new Set<string>();
+  for (const entry of mention.entries) if (entry.city !== null) cities.add(entry.city);
+  return [...cities];
+}
+
+function isCityMention(mention: Mention): boolean {
+  return mention.entries.some((entry) => entry.kind === 'city');
+}
+
+/** City and district the text states; null fields when it does not. */
+export function extractLocation(text: string, titleEnd: number): Location {
+  const mentions = findMentions(text, titleEnd);
+  if (mentions.length === 0) return { city: null, district: null };
+
+  const votes = new Map<string, { weight: number; first: number }>();
+  const vote = (city: string, weight: number, position: number): void => {
+    const current = votes.get(city);
+    if (current === undefined) votes.set(city, { weight, first: position });
+    else current.weight += weight;
+  };
+  for (const mention of mentions) {
+    const distance = mention.weak ? 0.3 : 1;
+    if (isCityMention(mention)) {
+      if (mention.street) continue;
+      for (const entry of mention.entries) {
+        if (entry.kind === 'city') vote(entry.city, (mention.inTitle ? 3 : 1) * distance, mention.start);
+      }
+      continue;
+    }
+    const cities = citiesOf(mention);
+    if (cities.length === 1) vote(cities[0] as string, mention.street ? 0.5 : (mention.inTitle ? 2 : 1) * distance, mention.start);
+  }
+  // A district found in several cities only breaks ties between cities the text names otherwise.
+  for (const mention of mentions) {
+    const cities = citiesOf(mention);
+    if (cities.length > 1 && !mention.street) for (const city of cities) if (votes.has(city)) vote(city, 0.2, mention.start);
+  }
+
+  let city: string | null = null;
+  let best = { weight: 0, first: Infinity };
+  for (const [name, tally] of votes) {
+    if (tally.weight > best.weight || (tally.weight === best.weight && tally.first < best.first)) {
+      city = name;
+      best = tally;
+    }
+  }
+
+  let district: string | null = null;
+  let districtScore = 0;
+  for (const mention of mentions) {
+    // A street or a landmark at a distance ("à 5 min de Maarif") is not where the home is.
+    if (mention.street || mention.weak) continue;
+    const entry = mention.entries.find(
+      (candidate) => candidate.kind === 'district' && (city === null || candidate.city === city || candidate.city === null),
+    );
+    if (entry?.kind !== 'district') continue;
+    const score = (mention.inTitle ? 2 : 1) + (mention.placeWordBefore ? 0.5 : 0);
+    if (score > districtScore) {
+      district = entry.district;
+      districtScore = score;
+    }
+  }
+  return { city, district };
+}

@@ -1,0 +1,241 @@
+/**
+ * Room counts (research/market.md §2.3, research/portals.md "Rooms vocabulary"):
+ *
+ * - rooms = pièces (total rooms, living rooms included): "4 pièces", "F4"/"T4", "Nombre de pièces 4";
+ * - bedrooms = chambres, suites, bedrooms, غرف/بيوت (Moroccan listings name the salon apart, so
+ *   "2بيوت صالون" is two bedrooms), Darija "byout"/"bit"; "une suite parentale et deux chambres" = 3;
+ *   staff/storage rooms (chambre de bonne, de service, de rangement) are not bedrooms;
+ * - bathrooms = salles de bain + salles d'eau / de douche, SDB, bathrooms, Arabic حمام and Darija
+ *   7mam/hmam (a bathroom); the French "hammam" is a steam room (a feature, not a bathroom) and
+ *   guest WCs / toilettes are not counted.
+ *
+ * English "rooms" is the total, except in a text that also counts "pieces" (Mubawab's English
+ * pages say "6 Pieces · 3 Rooms", where Rooms are bedrooms).
+ * Ranges and alternatives of a programme ("appartements de 2 et 3 chambres", "3 ch / 2 ch")
+ * are not one home's count and are ignored.
+ */
+import { COUNT_WORD_PATTERN, parseCount } from './numbers.js';
+
+export interface RoomCounts {
+  rooms: number | null;
+  bedrooms: number | null;
+  bathrooms: number | null;
+  /** The first bedroom count of the title and of the description (for CONTRADICTION warnings). */
+  bedroomValues: number[];
+}
+
+type Kind = 'bed' | 'suite' | 'bath' | 'shower' | 'piece' | 'room_en';
+
+interface CountMention {
+  kind: Kind;
+  count: number;
+  start: number;
+  end: number;
+}
+
+const ADJECTIVE = String.raw`(?:belles?|beaux|grandes?|grands|grand|spacieuses?|jolies?|petites?|vraies?|autres?|confortables?|lumineuses?|vastes?|magnifiques?|bonnes?|modernes?|large|big|spacious|double|nice|lovely|splendides?|superbes?)`;
+const NOUN = String.raw`(?:` +
+  String.raw`(?<suite>suites?(?:\s+parentales?)?|chambres?\s+parentales?|master\s+(?:bed)?rooms?|master\s+suites?)` +
+  String.raw`|(?<bed>chambres?(?:\s+a\s+coucher)?|chambes?|chmbres?|chbres?|chbr|ch|bedrooms?|bed\s?rooms?|beds?|br|bdr|غرف\s+نوم|غرفه\s+نوم|غرف|غرفه|بيوت|بيت|byout|biout|byot|bit|bitat)` +
+  String.raw`|(?<bath>salles?\s+de\s+bains?|salles?\s+de\s+bain|sdbs?|s\.d\.b|bathrooms?|baths?|حمامات|حمام|7mam|hmam|hemmam|7emmam|7mmam)` +
+  String.raw`|(?<shower>salles?\s+d\s?'?\s?eau|salles?\s+de\s+douches?|shower\s?rooms?)` +
+  String.raw`|(?<piece>pieces?|pcs)` +
+  String.raw`|(?<roomEn>rooms?)` +
+  String.raw`)`;
+const COUNTED = new RegExp(
+  String.raw`(?<![a-z\u00df-\u024f\u0600-\u06ff\d])(?<count>\d{1,2}|${COUNT_WORD_PATTERN})\s*(?:${ADJECTIVE}\s+)?${NOUN}(?![a-z\u00df-\u024f\u0600-\u06ff])`,
+  'g',
+);
+/** "Chambres : 3", "Nombre de pièces 4", "Nb. de salles de bains : 2", "عدد الغرف 3". */
+const LABEL_NOUN = String.raw`(?:(?<bed>chambres?|bedrooms?|الغرف)|(?<bath>salles? de bains?|sdb|bathrooms?|الحمامات)|(?<piece>pieces|rooms))`;
+const LABELLED = [
+  new RegExp(String.raw`(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:nombre de|nbre de|nb\.? de|nb|number of|no\.? of|عدد)\s+${LABEL_NOUN}\s*:?\s*(?<count>\d{1,2})(?![a-z\u00df-\u024f\u0600-\u06ff\d])`, 'g'),
+  new RegExp(String.raw`(?<![a-z\u00df-\u024f\u0600-\u06ff])${LABEL_NOUN}\s*:\s*(?<count>\d{1,2})(?![a-z\u00df-\u024f\u0600-\u06ff\d])`, 'g'),
+];
+const ARABIC_DUALS: ReadonlyArray<[RegExp, Kind]> = [
+  [/(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:غرفتين|غرفتان|بيتين|جوج بيوت|jouj byout|jouj bit)(?![a-z\u00df-\u024f\u0600-\u06ff])/g, 'bed'],
+  [/(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:حمامين|حمامان)(?![a-z\u00df-\u024f\u0600-\u06ff])/g, 'bath'],
+];
+const FRENCH_TYPE_CODE = /(?<![a-z\u00df-\u024f\u0600-\u06ff\d])[ft]([1-9])(?![a-z\u00df-\u024f\u0600-\u06ff\d])/g;
+/** "une pièce de vie / à vivre / de réception" is a room's name, not a count of rooms. */
+const NOT_A_ROOM_COUNT_AFTER = /^\s*(?:de |a |d'|d |principale|unique|supplementaire|maitresse)/;
+/** A master suite named without a count before the bedroom count ("Suite parentale …, 2 chambres d'enfants"). */
+const BARE_SUITE = /(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:suite parentale|suite parentalle|chambre parentale|chambre des parents|master (?:bed)?room|master suite)(?![a-z\u00df-\u024f\u0600-\u06ff])/g;
+const NOT_A_BEDROOM_AFTER =
+  /^\s*(?:de |d'|d )?(?:bonne|service|rangement|personnel|domestique|froide|hotes?|bureau|dyaf|diaf|ldiaf|الضياف|الضيوف)/;
+/** "2 et 3 chambres", "3 ch / 2 ch", "3 chambres ou 4 chambres": a range of layouts. */
+const ALTERNATIVE_BEFORE = [
+  new RegExp(String.raw`(?<![a-z\u00df-\u024f\u0600-\u06ff\d])(?:\d{1,2}|${COUNT_WORD_PATTERN})\s*(?:et|ou|\/|a|-|to|or|and)\s*$`),
+  /(?<![a-z\u00df-\u024f\u0600-\u06ff\d])\d{1,2}\s*(?:chambres?|ch|pieces?|bedrooms?)\s*(?:ou|\/|or)\s*$/,
+];
+const ALTERNATIVE_AFTER = /^\s*(?:ou|\/|or)\s*(?:\d|un|une|deux|trois|quatre|cinq)/;
+const INCLUDED_BEFORE = /(?:dont|including|incl\.?|y compris|parmi lesquelles|من بينها)\s*$/;
+const CHAIN_GAP = /^\s*(?:\+|et|and|w|و|,\s*(?:et|\+))\s*$/;
+const ORDINAL_MENTION = new RegExp(
+  String.raw`(?<![a-z\u00df-\u024f\u0600-\u06ff])(?<ordinal>deuxieme|2eme|2e|2 eme|second|seconde|troisieme|3eme|3e|3 eme|third|quatrieme|4eme|4e|fourth)\s+(?:${NOUN})(?![a-z\u00df-\u024f\u0600-\u06ff])`,
+  'g',
+);
+const ORDINAL_VALUE: Record<string, number> = {
+  deuxieme: 2, '2eme': 2, '2e': 2, '2 eme': 2, second: 2, seconde: 2,
+  troisieme: 3, '3eme': 3, '3e': 3, '3 eme': 3, third: 3,
+  quatrieme: 4, '4eme': 4, '4e': 4, fourth: 4,
+};
+const BARE_BATHROOM =
+  /(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:salles?\s+de\s+bains?|salle\s+d\s?'?\s?eau|salle\s+de\s+douche|sdb|bathroom|shower room|حمام|الحمام|7mam|hmam|hemmam)(?![a-z\u00df-\u024f\u0600-\u06ff])/g;
+
+function kindOf(groups: Record<string, string | undefined>): Kind {
+  if (groups.suite) return 'suite';
+  if (groups.bed) return 'bed';
+  if (groups.bath) return 'bath';
+  if (groups.shower) return 'shower';
+  if (groups.piece) return 'piece';
+  return 'room_en';
+}
+
+function findCounted(text: string): CountMention[] {
+  const mentions: CountMention[] = [];
+  for (const match of text.matchAll(COUNTED)) {
+    const groups = match.groups ?? {};
+    const written = parseCount(groups.count ?? '');
+    // "suite parentale … 2 autres chambres": the other bedrooms come on top of one already named.
+    const count = written !== null && /^autres\s/.test(match[0].slice((groups.count ?? '').length).trimStart()) ? written + 1 : written;
+    if (count === null || count === 0 || count > 30) continue;
+    const start = match.index;
+    const end = start + match[0].length;
+    const kind = kindOf(groups);
+    if ((kind === 'bed' || kind === 'suite') && NOT_A_BEDROOM_AFTER.test(text.slice(end, end + 16))) continue;
+    if (kind === 'piece' && NOT_A_ROOM_COUNT_AFTER.test(text.slice(end, end + 16))) continue;
+    // "2 et 3 chambres", "3 chambres / 2 chambres": a programme's range, not one home.
+    const before = text.slice(Math.max(0, start - 24), start);
+    if (ALTERNATIVE_BEFORE.some((pattern) => pattern.test(before))) continue;
+    if (ALTERNATIVE_AFTER.test(text.slice(end, end + 12))) continue;
+    mentions.push({ kind, count, start, end });
+  }
+  for (const pattern of LABELLED) {
+    for (const match of text.matchAll(pattern)) {
+      const groups = match.groups ?? {};
+      const count = Number(groups.count);
+      if (count === 0 || count > 30 || mentions.some((m) => m.start <= match.index && m.end > match.index)) continue;
+      const kind: Kind = groups.bed ? 'bed' : groups.bath ? 'bath' : 'piece';
+      mentions.push({ kind, count, start: match.index, end: match.index + match[0].length });
+    }
+  }
+  for (const [pattern, kind] of ARABIC_DUALS) {
+    for (const match of text.matchAll(pattern)) {
+      mentions.push({ kind, count: 2, start: match.index, end: match.index + match[0].length });
+    }
+  }
+  return mentions.sort((a, b) => a.start - b.start);
+}
+
+/** The first count of a family, with directly joined mentions of another kind summed ("une suite et deux chambres"). */
+function firstChainTotal(text: string, mentions: readonly CountMention[], family: ReadonlySet<Kind>): number | null {
+  const members = mentions.filter((m) => family.has(m.kind));
+  const first = members[0];
+  if (first === undefined) return null;
+  let total = first.count;
+  let previous = first;
+  for (const next of members.slice(1)) {
+    const gap = text.slice(previous.end, next.start);
+    if (gap.length > 12 || !CHAIN_GAP.test(gap) || (next.kind === previous.kind && !gap.includes('+'))) break;
+    total += next.count;
+    previous = next;
+  }
+  return total;
+}
+
+interface OrdinalMention {
+  kind: Kind;
+  value: number;
+}
+
+function findOrdinals(text: string): OrdinalMention[] {
+  const found: OrdinalMention[] = [];
+  for (const match of text.matchAll(ORDINAL_MENTION)) {
+    const groups = match.groups ?? {};
+    const value = ORDINAL_VALUE[groups.ordinal ?? ''];
+    if (value !== undefined) found.push({ kind: kindOf(groups), value });
+  }
+  return found;
+}
+
+function ordinalAtLeast(ordinals: readonly OrdinalMention[], family: ReadonlySet<Kind>): number | null {
+  let highest: number | null = null;
+  for (const ordinal of ordinals) {
+    if (family.has(ordinal.kind) && (highest === null || ordinal.value > highest)) highest = ordinal.value;
+  }
+  return highest;
+}
+
+/**
+ * Bedrooms: the first count (chained counts summed). A count that starts with suites
+ * ("une suite parentale, 2 chambres d'enfants") adds the next plain bedroom count, unless that
+ * one is introduced as including the suite ("dont", "y compris").
+ */
+function countBedrooms(text: string, mentions: readonly CountMention[], family: ReadonlySet<Kind>): number | null {
+  const total = firstChainTotal(text, mentions, family);
+  const members = mentions.filter((m) => family.has(m.kind));
+  const first = members[0];
+  if (total === null || first === undefined) return total;
+  if (first.kind !== 'suite') {
+    // "Suite parentale avec dressing, 2 chambres d'enfants": the suite comes on top of the count.
+    BARE_SUITE.lastIndex = 0;
+    const window = text.slice(Math.max(0, first.start - 150), first.start);
+    const suiteBefore = [...window.matchAll(BARE_SUITE)].length > 0;
+    const included = INCLUDED_BEFORE.test(text.slice(Math.max(0, first.start - 20), first.start));
+    const counted = members.some((m) => m.kind === 'suite' && m.start < first.start);
+    return suiteBefore && !included && !counted && !/autres/.test(text.slice(first.start, first.end)) ? total + 1 : total;
+  }
+  if (total !== first.count) return total;
+  const nextBedroom = members.find((m) => m.kind !== 'suite' && m.start > first.end);
+  if (nextBedroom === undefined || nextBedroom.start - first.end > 120) return total;
+  if (INCLUDED_BEFORE.test(text.slice(Math.max(0, nextBedroom.start - 20), nextBedroom.start))) return nextBedroom.count;
+  return total + nextBedroom.count;
+}
+
+function atLeast(count: number | null, minimum: number | null): number | null {
+  if (count === null) return minimum;
+  return minimum === null ? count : Math.max(count, minimum);
+}
+
+const BEDROOM_FAMILY: ReadonlySet<Kind> = new Set(['bed', 'suite']);
+const BATH_FAMILY: ReadonlySet<Kind> = new Set(['bath']);
+const SHOWER_FAMILY: ReadonlySet<Kind> = new Set(['shower']);
+const BATHROOM_FAMILY: ReadonlySet<Kind> = new Set(['bath', 'shower']);
+const PIECE_FAMILY: ReadonlySet<Kind> = new Set(['piece']);
+const ROOM_EN_FAMILY: ReadonlySet<Kind> = new Set(['room_en']);
+
+export function extractRoomCounts(text: string, titleEnd: number): RoomCounts {
+  const mentions = findCounted(text);
+  const ordinals = findOrdinals(text);
+  const hasPieces = mentions.some((m) => m.kind === 'piece');
+  // English "rooms" are bedrooms beside "pieces" (Mubawab EN), total rooms otherwise.
+  const bedroomFamily: ReadonlySet<Kind> = hasPieces ? new Set(['bed', 'suite', 'room_en']) : BEDROOM_FAMILY;
+
+  let rooms = firstChainTotal(text, mentions, PIECE_FAMILY) ?? (hasPieces ? null : firstChainTotal(text, mentions, ROOM_EN_FAMILY));
+  if (rooms === null) {
+    const code = FRENCH_TYPE_CODE.exec(text);
+    FRENCH_TYPE_CODE.lastIndex = 0;
+    if (code?.[1] !== undefined) rooms = Number(code[1]);
+  }
+
+  // "une deuxième chambre" says there are at least two.
+  const bedrooms = atLeast(countBedrooms(text, mentions, bedroomFamily), ordinalAtLeast(ordinals, BEDROOM_FAMILY));
+
+  const baths = firstChainTotal(text, mentions, BATH_FAMILY);
+  const showers = firstChainTotal(text, mentions, SHOWER_FAMILY);
+  let bathrooms: number | null =
+    baths !== null || showers !== null ? atLeast((baths ?? 0) + (showers ?? 0), ordinalAtLeast(ordinals, BATHROOM_FAMILY)) : null;
+  if (bathrooms === null) {
+    const bare = text.match(BARE_BATHROOM)?.length ?? 0;
+    const ordinal = ordinalAtLeast(ordinals, BATHROOM_FAMILY);
+    if (bare > 0 || ordinal !== null) bathrooms = Math.max(Math.min(bare, 4), ordinal ?? 0);
+  }
+
+  // A title that counts other bedrooms than the description is a contradiction worth flagging.
+  const plainBedrooms = mentions.filter((m) => bedroomFamily.has(m.kind) && m.kind !== 'suite');
+  const inTitle = plainBedrooms.find((m) => m.start < titleEnd);
+  const inBody = plainBedrooms.find((m) => m.start >= titleEnd);
+  const bedroomValues = [inTitle, inBody].filter((m): m is CountMention => m !== undefined).map((m) => m.count);
+  return { rooms, bedrooms, bathrooms, bedroomValues };
+}

@@ -1,0 +1,277 @@
+/**
+ * Surfaces in listing text: m², m2, mètres carrés, sqm, متر مربع, م2, and the loose "m", "mètres",
+ * "mitre", "متر" that sellers also write (research/market.md §2.4, research/portals.md).
+ *
+ * Each mention gets a role from the words around it: living ("habitable"), total ("surface
+ * totale", "au total"), plot ("terrain de 300 m²", "m² de terrain"), a part of the home
+ * ("terrasse de 12 m²", "25 m² pour 2 places de parking"), a distance ("à 20 m de la plage"),
+ * or the main surface ("superficie 90 m²", "appartement de 120 m²", a bare "94m2" in a title).
+ */
+import { COUNT_WORDS, type NumberToken } from './numbers.js';
+
+export type SurfaceRole = 'living' | 'total' | 'plot' | 'main' | 'part' | 'distance';
+
+export interface SurfaceMention {
+  value: number;
+  role: SurfaceRole;
+  /** For main mentions: 4 = after "superficie/surface", 3 = after a property type, 2.5/2/1 = bare. */
+  score: number;
+  /** One end of a range of sizes ("de 68 à 122 m²", "à partir de 46 m²"): a programme, not one home. */
+  range: boolean;
+  start: number;
+  end: number;
+  inTitle: boolean;
+  /** A terrace or balcony: outdoor floor area that the portals count in a flat's total surface. */
+  outdoor: boolean;
+}
+
+export interface SurfaceFacts {
+  surface_m2: number | null;
+  surface_total_m2: number | null;
+  mentions: SurfaceMention[];
+}
+
+const STRONG_UNIT = String.raw`m\s?2|mq|sqm|sq\s?m|sq\.\s?m|square\s+met(?:er|re)s?|met(?:re|er)s?\s+carres?|متر\s+مربع|مترا\s+مربعا|م\s?2`;
+const WEAK_UNIT = String.raw`metres?|meters?|mettres?|mitres?|mtrs?|mt|m|مترا|متر|امتار`;
+const SURFACE_UNIT = new RegExp(String.raw`\s?(?:(?<strong>${STRONG_UNIT})|(?<weak>${WEAK_UNIT})|(?<hectare>hectares?|ha|هكتار|هكتارات))(?![a-z\u00df-\u024f\u0600-\u06ff\d])`, 'y');
+const BARE_HABITABLE = /\s?habitables?(?![a-z\u00df-\u024f\u0600-\u06ff])/uy;
+const HECTARE_WORDS = new RegExp(String.raw`(?<![a-z\u00df-\u024f\u0600-\u06ff])(${[...COUNT_WORDS.keys()].join('|')})\s+(?:hectares?|هكتارات?)(?![a-z\u00df-\u024f\u0600-\u06ff])`, 'g');
+
+/** The nouns that decide what a number is the surface of, when one of them governs it. */
+const GOVERNING_NOUN = new RegExp(
+  String.raw`(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:` +
+    String.raw`(?<plot>terrains?|parcelles?|plot|land|assiette|ارض|الارض|بقعه|البقعه|lots?)` +
+    String.raw`|(?<part>terrasses?|balcons?|jardins?|garages?|parkings?|salons?|sejours?|chambres?|cuisines?|cour|piscines?|sous[- ]sol|caves?|box|patio|veranda|mezzanine|buanderie|hall|loggia|rooftop|solarium|suites?|dressing|douche|sdb|garden|terrace|balcony)` +
+    String.raw`|(?<living>habitables?|hab|utiles?|couverte|construite?|batie?|living|interieure|مغطاه)` +
+    String.raw`|(?<total>totale?|globale?|total|brute|الاجماليه|الكليه)` +
+    String.raw`|(?<type>appartements?|apparts?|appt|apt|studios?|duplex|villas?|maisons?|bureaux?|plateaux?|locaux|local|magasins?|riads?|penthouse|entrepot|immeuble|شقه|فيلا|منزل|محل|apartment|flat|house|office|shop|warehouse)` +
+    String.raw`|(?<keyword>surface|superficie|superfice|surf|area|size|taille|contenance|مساحه|مساحتها|المساحه|بمساحه|misaha|mesaha)` +
+    String.raw`)(?![a-z\u00df-\u024f\u0600-\u06ff])`,
+  'g',
+);
+const TYPE_NOUN_AT_END = /(?:appartements?|apparts?|appt|apt|studios?|duplex|villas?|maisons?|penthouse|riads?|شقه|فيلا|apartment|flat|house)\s*$/;
+/** What may stand between a governing noun and its number: a few short words, no other number. */
+const GOVERNED_TAIL = /^[^\d.;!?\n]{0,30}$/;
+const WORDS_IN_TAIL = /[a-z\u00df-\u024f\u0600-\u06ff']+/g;
+/** A conjunction or a list separator between the noun and the number: the noun governs something else. */
+const BROKEN_TAIL = /(?:^|\s)(?:et|and|dont|plus|ou|or|w|و)(?:\s|$)|[,+]/;
+
+const AFTER_ROLE = new RegExp(
+  String.raw`^\s*(?:` +
+    String.raw`(?<plot>(?:de |d'|du |of )?(?:terrain|parcelle|plot|land)|(?:de |d')?ارض)` +
+    String.raw`|(?<part>(?:de |d'|of |a la |a l'|pour la |pour le )?(?:terrasses?|balcons?|jardins?|garages?|parkings?|cour|piscine|patio|veranda|rooftop|sous-sol|terrace|garden|balcony)|pour\s+(?:[a-z\u00df-\u024f\u0600-\u06ff\d]+\s+)?(?:terrasses?|places?|parkings?|garages?))` +
+    String.raw`|(?<living>(?:de |d')?(?:surface |superficie )?(?:habitables?|hab|utiles?|couverts?|construits?|batis?|baties?|int|interieurs?|living|built))` +
+    String.raw`|(?<total>au total|en tout|totale?s?|globale?|in total)` +
+    String.raw`)(?![a-z\u00df-\u024f\u0600-\u06ff])`,
+);
+const DISTANCE_BEFORE = /(?:(?:^|\s)(?:a|moins de|plus de|environ|seulement)\s*:?\s*|(?:hauteur|profondeur|largeur|longueur|distance|facade|hight|height)[^\d.;\n]{0,22})$/;
+const DISTANCE_AFTER =
+  /^\s?(?:de |d'|du |des |from |of |من |عن )(?:la |l'|le |les |chez )?(?:plage|mer|tram|tramway|gare|mosquee|ecole|centre|autoroute|route|station|ville|marjane|corniche|boulevard|bd|avenue|faculte|hopital|clinique|mall|parc|golf|aeroport|universite|lycee|commerces?|piscine|beach|sea|البحر|الشاطئ)/;
+const RANGE_AFTER = /^\s*(?:a|au|et|-|to|jusqu'a|ou|\/)\s*\d/;
+const RANGE_BEFORE = /(?:(?<lower>\d+)\s*(?:m2|m)?\s*(?:a|au|et|-|to|ou|\/)|entre|between|a partir de|des|from|starting)\s*$/;
+const LIST_AFTER = /^\s*\d+\s?m(?:2)?(?![a-z\u00df-\u024f\u0600-\u06ff])/;
+const CLAUSE_START = /[.;!?\n•|]/g;
+
+function clauseBefore(text: string, position: number): string {
+  const window = text.slice(Math.max(0, position - 60), position);
+  let cut = 0;
+  for (const match of window.matchAll(CLAUSE_START)) {
+    // A decimal point ("57.0 m²") is not a clause boundary.
+    const next = window[match.index + 1];
+    if (match[0] === '.' && next !== undefined && /\d/.test(next)) continue;
+    cut = match.index + 1;
+  }
+  return window.slice(cut);
+}
+
+interface Governing {
+  role: 'plot' | 'part' | 'living' | 'total' | 'type' | 'keyword';
+}
+
+function governingNoun(before: string): Governing | null {
+  let last: RegExpExecArray | null = null;
+  GOVERNING_NOUN.lastIndex = 0;
+  for (let match = GOVERNING_NOUN.exec(before); match !== null; match = GOVERNING_NOUN.exec(before)) last = match;
+  if (last?.groups === undefined) return null;
+  const tail = before.slice(last.index + last[0].length);
+  if (!GOVERNED_TAIL.test(tail) || BROKEN_TAIL.test(tail) || (tail.match(WORDS_IN_TAIL)?.length ?? 0) > 4) return null;
+  const groups = last.groups;
+  if (groups.plot) return { role: 'plot' };
+  if (groups.part) {
+    // "Appartement terrasse 120m2": the terrace qualifies the flat, the number is the flat's.
+    if (tail.trim() === '' && TYPE_NOUN_AT_END.test(before.slice(0, last.index).trimEnd())) return { role: 'type' };
+    return { role: 'part' };
+  }
+  if (groups.living) return { role: 'living' };
+  if (groups.total) return { role: 'total' };
+  if (groups.type) return { role: 'type' };
+  return { role: 'keyword' };
+}
+
+const OUTDOOR_AFTER = /^\s*(?:de |d'|of |a la |a l'|pour (?:[a-z\d]+ )?)?(?:terrasses?|balcons?|terraces?|balcony|balconies)/;
+const OUTDOOR_BEFORE = /(?:terrasses?|balcons?|terraces?|balcony)\s*(?:de|d'|:|of)?\s*$/;
+
+function classify(text: string, start: number, end: number, weak: boolean): { role: SurfaceRole; score: number } {
+  const before = clauseBefore(text, start);
+  const after = text.slice(end, end + 40);
+  if (weak && (DISTANCE_BEFORE.test(before) || DISTANCE_AFTER.test(after))) return { role: 'distance', score: 0 };
+  const afterRole = AFTER_ROLE.exec(after)?.groups;
+  if (afterRole?.plot) return { role: 'plot', score: 4 };
+  if (afterRole?.part) return { role: 'part', score: 0 };
+  if (afterRole?.living) return { role: 'living', score: 5 };
+  if (afterRole?.total) return { role: 'total', score: 4 };
+  const governing = governingNoun(before);
+  switch (governing?.role) {
+    case 'plot':
+      return { role: 'plot', score: 4 };
+    case 'part':
+      return { role: 'part', score: 0 };
+    case 'living':
+      return { role: 'living', score: 5 };
+    case 'total':
+      return { role: 'total', score: 4 };
+    case 'keyword':
+      return { role: 'main', score: 4 };
+    case 'type':
+      return { role: 'main', score: 3 };
+    default:
+      return { role: 'main', score: weak ? 1 : 2 };
+  }
+}
+
+function isRange(text: string, start: number, end: number): { range: boolean; lower: number | null } {
+  const before = text.slice(Math.max(0, start - 24), start);
+  const rangeBefore = RANGE_BEFORE.exec(before);
+  if (rangeBefore) {
+    const lower = rangeBefore.groups?.lower;
+    return { range: true, lower: lower !== undefined ? Number(lower) : null };
+  }
+  const after = text.slice(end, end + 16);
+  if (RANGE_AFTER.test(after)) return { range: true, lower: null };
+  // "42m 50m 68m 80m" lists a programme's sizes; "98 m2 14 m2 de terrasse" does not.
+  const listed = LIST_AFTER.exec(after);
+  if (listed === null) return { range: false, lower: null };
+  const next = end + listed[0].length;
+  return { range: !AFTER_ROLE.test(text.slice(next, next + 40)), lower: null };
+}
+
+/** Every surface mention, in text order. */
+export function findSurfaceMentions(text: string, numbers: readonly NumberToken[], titleEnd: number): SurfaceMention[] {
+  const mentions: SurfaceMention[] = [];
+  for (const token of numbers) {
+    SURFACE_UNIT.lastIndex = token.end;
+    const unit = SURFACE_UNIT.exec(text);
+    let end: number;
+    let value = token.value;
+    let role: SurfaceRole;
+    let score: number;
+    if (unit?.groups) {
+      end = SURFACE_UNIT.lastIndex;
+      if (unit.groups.hectare !== undefined) {
+        value = token.value * 10_000;
+        role = 'plot';
+        score = 4;
+      } else {
+        const weak = unit.groups.weak !== undefined;
+        if (weak && (token.value < 12 || token.value > 50_000 || token.hasDecimal)) continue;
+        if (!weak && token.value < 5) continue;
+        ({ role, score } = classify(text, token.start, end, weak));
+      }
+    } else {
+      BARE_HABITABLE.lastIndex = token.end;
+      if (!BARE_HABITABLE.test(text) || token.value < 12) continue;
+      end = BARE_HABITABLE.lastIndex;
+      role = 'living';
+      score = 5;
+    }
+    if (value > 10_000_000) continue;
+    const outdoor =
+      role === 'part' && (OUTDOOR_AFTER.test(text.slice(end, end + 40)) || OUTDOOR_BEFORE.test(clauseBefore(text, token.start)));
+    const { range, lower } = role === 'main' || role === 'living' ? isRange(text, token.start, end) : { range: false, lower: null };
+    mentions.push({
+      value: range && lower !== null && lower < value && lower >= 12 ? lower : value,
+      role,
+      score: range ? 0.5 : score,
+      range,
+      start: token.start,
+      end,
+      inTitle: token.start < titleEnd,
+      outdoor,
+    });
+  }
+  for (const match of text.matchAll(HECTARE_WORDS)) {
+    const count = COUNT_WORDS.get(match[1] ?? '');
+    if (count === undefined) continue;
+    mentions.push({
+      value: count * 10_000,
+      role: 'plot',
+      score: 4,
+      range: false,
+      start: match.index,
+      end: match.index + match[0].length,
+      inTitle: match.index < titleEnd,
+      outdoor: false,
+    });
+  }
+  return mentions.sort((a, b) => a.start - b.start);
+}
+
+function best(mentions: readonly SurfaceMention[]): SurfaceMention | null {
+  let chosen: SurfaceMention | null = null;
+  for (const mention of mentions) {
+    const score = mention.score + (mention.inTitle ? 0.5 : 0);
+    const chosenScore = chosen === null ? -1 : chosen.score + (chosen.inTitle ? 0.5 : 0);
+    if (score > chosenScore) chosen = mention;
+  }
+  return chosen;
+}
+
+/** What may stand between a home's surface and the terrace added to it: "46 m² habitables, 41 m² de terrasse". */
+const ADDED_OUTDOOR_GAP = /^[^.;!?\n\d]{0,24}$/;
+const INCLUDED_GAP = /(?:dont|inclus|incluse|including|included|y compris|comprenant)/;
+
+/**
+ * Terraces and balconies stated next to the home's surface, as added to it ("45 m² int et 17 m²
+ * de terrasse", "98 m² + 14 m² de terrasse"), not as included in it ("82 m² dont 12 de terrasse").
+ */
+function outdoorAddedTo(text: string, surface: SurfaceMention, mentions: readonly SurfaceMention[]): number {
+  let added = 0;
+  let previousEnd = surface.end;
+  for (const mention of mentions) {
+    if (mention.start < previousEnd) continue;
+    const gap = text.slice(previousEnd, mention.start);
+    if (!ADDED_OUTDOOR_GAP.test(gap) || INCLUDED_GAP.test(gap)) break;
+    if (!mention.outdoor) break;
+    added += mention.value;
+    previousEnd = mention.end;
+  }
+  return added;
+}
+
+/**
+ * Living and total surfaces from the mentions. Land has only a total (plot) surface; a living
+ * surface stated next to a larger main one makes the larger one the total ("105 m² (78 m² habitables)");
+ * terraces stated on top of the living surface make the total the sum (research/market.md §2.4:
+ * portals count terraces in a flat's surface).
+ */
+export function chooseSurfaces(mentions: readonly SurfaceMention[], isLand: boolean, text = ''): SurfaceFacts {
+  const living = best(mentions.filter((m) => m.role === 'living'));
+  const main = best(mentions.filter((m) => m.role === 'main'));
+  const total = best(mentions.filter((m) => m.role === 'total' || m.role === 'plot'));
+  let surface: SurfaceMention | null = living ?? main;
+  let totalValue = total?.value ?? null;
+  if (isLand && living === null) {
+    totalValue = totalValue ?? main?.value ?? null;
+    surface = null;
+  } else if (living !== null && main !== null && main.value > living.value && totalValue === null && !main.range) {
+    totalValue = main.value;
+  }
+  if (surface !== null && totalValue === null && !surface.range) {
+    const outdoor = outdoorAddedTo(text, surface, mentions);
+    if (outdoor > 0) totalValue = surface.value + outdoor;
+  }
+  if (surface !== null && totalValue !== null && totalValue === surface.value && (total === null || total.role !== 'plot')) {
+    totalValue = null;
+  }
+  return { surface_m2: surface?.value ?? null, surface_total_m2: totalValue, mentions: [...mentions] };
+}

@@ -1,0 +1,144 @@
+import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOptions } from 'node:dns';
+import { BlockList, isIP } from 'node:net';
+
+/**
+ * Server-side fetches (listing pages, photos, logos, webhooks) may only reach public addresses
+ * (DESIGN §5): a URL given by an API caller must not let it probe the server's own network.
+ * The check runs on every hop of a redirect chain and on the addresses DNS actually returned,
+ * so a public name that resolves to 127.0.0.1 or 169.254.169.254 is refused too.
+ */
+
+/** Thrown (or passed to a socket's lookup callback) when an address is refused. */
+export class ForbiddenAddressError extends Error {
+  readonly code = 'IMMOREEL_FORBIDDEN_ADDRESS';
+  constructor(
+    readonly host: string,
+    readonly address: string,
+    readonly kind: string,
+  ) {
+    super(`${host} resolves to ${address}, a ${kind} address`);
+    this.name = 'ForbiddenAddressError';
+  }
+}
+
+export interface AddressPolicy {
+  /** Tests run servers on 127.0.0.1: they opt in explicitly; nothing else is ever allowed. */
+  allowLoopback?: boolean;
+}
+
+const loopback = new BlockList();
+loopback.addSubnet('127.0.0.0', 8, 'ipv4');
+loopback.addAddress('::1', 'ipv6');
+
+/** Non-public ranges (RFC 6890 special-purpose registries), metadata endpoints included. */
+const nonPublic: [BlockList, string][] = [];
+function ranges(kind: string, subnets: [string, number, 'ipv4' | 'ipv6'][]): void {
+  const list = new BlockList();
+  for (const [network, prefix, family] of subnets) list.addSubnet(network, prefix, family);
+  nonPublic.push([list, kind]);
+}
+ranges('private', [
+  ['10.0.0.0', 8, 'ipv4'],
+  ['172.16.0.0', 12, 'ipv4'],
+  ['192.168.0.0', 16, 'ipv4'],
+  ['100.64.0.0', 10, 'ipv4'], // carrier-grade NAT
+  ['fc00::', 7, 'ipv6'], // unique local, includes AWS's fd00:ec2::254 metadata address
+]);
+ranges('link-local (cloud metadata)', [
+  ['169.254.0.0', 16, 'ipv4'],
+  ['fe80::', 10, 'ipv6'],
+]);
+ranges('reserved', [
+  ['0.0.0.0', 8, 'ipv4'],
+  ['192.0.0.0', 24, 'ipv4'],
+  ['192.0.2.0', 24, 'ipv4'],
+  ['198.18.0.0', 15, 'ipv4'],
+  ['198.51.100.0', 24, 'ipv4'],
+  ['203.0.113.0', 24, 'ipv4'],
+  ['224.0.0.0', 4, 'ipv4'], // multicast
+  ['240.0.0.0', 4, 'ipv4'], // reserved + broadcast
+  ['::', 128, 'ipv6'],
+  ['ff00::', 8, 'ipv6'],
+  ['2001:db8::', 32, 'ipv6'],
+]);
+
+/** An IPv4 address hidden in an IPv6 one (::ffff:a.b.c.d, NAT64 64:ff9b::/96), or null. */
+function embeddedIpv4(address: string): string | null {
+  const dotted = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (dotted) return dotted[1];
+  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
+  if (!hex) return null;
+  const high = parseInt(hex[1], 16);
+  const low = parseInt(hex[2], 16);
+  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+}
+
+/** Why `address` (an IP literal) may not be fetched, or null when it is public. */
+export function forbiddenAddressKind(address: string, policy: AddressPolicy = {}): string | null {
+  const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  const inner = embeddedIpv4(bare);
+  if (inner !== null) return forbiddenAddressKind(inner, policy);
+  const family = isIP(bare);
+  if (family === 0) return null;
+  const type = family === 4 ? 'ipv4' : 'ipv6';
+  if (loopback.check(bare, type)) return policy.allowLoopback ? null : 'loopback';
+  for (const [list, kind] of nonPublic) if (list.check(bare, type)) return kind;
+  return null;
+}
+
+/** Checks a URL's host before any connection: IP literals and names that are local by definition. */
+export function assertPublicHost(url: URL, policy: AddressPolicy = {}): void {
+  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost')) {
+    if (!policy.allowLoopback) throw new ForbiddenAddressError(host, host, 'loopback');
+    return;
+  }
+  if (host === 'metadata.google.internal' || host.endsWith('.internal') || host.endsWith('.local')) {
+    throw new ForbiddenAddressError(host, host, 'private');
+  }
+  const kind = forbiddenAddressKind(host, policy);
+  if (kind !== null) throw new ForbiddenAddressError(host, host, kind);
+}
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * A `lookup` for net/tls.connect that refuses the connection when any address the name
+ * resolves to is not public. The socket connects to the address checked here, so a DNS
+ * answer cannot change between the check and the connection.
+ */
+export function guardedLookup(policy: AddressPolicy = {}) {
+  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    const all: LookupAllOptions = { ...options, all: true };
+    dnsLookup(hostname, all, (error, addresses) => {
+      if (error) {
+        callback(error, []);
+        return;
+      }
+      for (const entry of addresses) {
+        const kind = forbiddenAddressKind(entry.address, policy);
+        if (kind !== null) {
+          callback(new ForbiddenAddressError(hostname, entry.address, kind) as unknown as NodeJS.ErrnoException, []);
+          return;
+        }
+      }
+      if (addresses.length === 0) {
+        callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), []);
+      } else if (options.all) {
+        callback(null, addresses);
+      } else {
+        callback(null, addresses[0].address, addresses[0].family);
+      }
+    });
+  };
+}
+
+/** The ForbiddenAddressError somewhere in an error's cause chain, if any. */
+export function findForbiddenAddress(error: unknown): ForbiddenAddressError | null {
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && current instanceof Error; depth += 1) {
+    if (current instanceof ForbiddenAddressError) return current;
+    current = (current as Error & { cause?: unknown }).cause;
+  }
+  return null;
+}
