@@ -1,6 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { analyzeCommand } from './commands/analyze.js';
+import { doctorCommand } from './commands/doctor.js';
+import { renderCommand } from './commands/render.js';
+import { templatesCommand } from './commands/templates.js';
+import { authCommand } from './commands/auth.js';
+import { keysCommand } from './commands/keys.js';
+import { serveCommand } from './commands/serve.js';
+import { jobsCommand } from './commands/jobs.js';
+import { workerCommand } from './commands/worker.js';
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -30,6 +38,19 @@ export function buildProgram(): Command {
     .addHelpText('after', EXIT_CODES_HELP);
 
   program.addCommand(analyzeCommand());
-  for (const command of program.commands) command.exitOverride();
+  program.addCommand(renderCommand());
+  program.addCommand(templatesCommand());
+  program.addCommand(doctorCommand());
+  program.addCommand(serveCommand());
+  program.addCommand(keysCommand());
+  program.addCommand(jobsCommand());
+  program.addCommand(workerCommand());
+  program.addCommand(authCommand());
+  // Usage errors anywhere in the tree must reach main() as exceptions (exit 2), never exit(1).
+  const overrideAll = (command: Command): void => {
+    command.exitOverride();
+    command.commands.forEach(overrideAll);
+  };
+  overrideAll(program);
   return program;
 }

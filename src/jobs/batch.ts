@@ -115,5 +115,6 @@ export function failedFileFor(csvFile: string): string {
 }
 
 export function csvLine(values: (string | number | boolean | null | undefined)[]): string {
-  return stringify([values.map((v) => (v === null || v === undefined ? '' : v))]);
+  // csv-stringify writes booleans as 1/'' by default; result files say true/false.
+  return stringify([values.map((v) => (v === null || v === undefined ? '' : v))], { cast: { boolean: (v) => String(v) } });
 }

@@ -34,8 +34,18 @@ export interface RenderContext {
   resolveAsset?: (assetId: string) => Promise<string>;
   /** Wall-clock limit for the ffmpeg run; the render fails when it is exceeded. */
   watchdogMs?: number;
-  /** Local mode may read photo/music/logo file paths; the server may not. */
+  /**
+   * Local mode may read photo/music/logo file paths; the server may not, and its outgoing fetches
+   * (listing page, photos, logo) refuse loopback, private, link-local and metadata addresses.
+   */
   allowLocalFiles: boolean;
+  /** Server mode: let those fetches reach 127.0.0.1/::1 (`serve --allow-loopback-fetch`, tests only). */
+  allowLoopbackFetch?: boolean;
+  /**
+   * The cache shared by all jobs (normalised photos, shot stills, logos), keyed by content hash.
+   * Default: `<data dir>/cache/render`, derived from workDir = `<data dir>/jobs/<job id>`.
+   */
+  cacheDir?: string;
 }
 
 export interface RenderOutcome {

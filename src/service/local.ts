@@ -1,54 +1,193 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { rename, rm, stat } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { analyzeListing } from '../analysis/analyze.js';
-import { AppError } from '../core/errors.js';
+import { resolveDataDir } from '../core/paths.js';
+import { AppError, badRequest } from '../core/errors.js';
 import type {
   AnalyzeRequest,
   AnalyzeResponse,
   JobList,
   JobRecord,
+  ListJobsOptions,
   RenderRequest,
   Service,
+  WaitOptions,
 } from '../core/types.js';
+import { validateRequest, type RenderEngine } from '../jobs/engine.js';
+import { assertJobId } from '../jobs/ids.js';
+import { JobManager } from '../jobs/manager.js';
+import { isTerminal } from '../jobs/state.js';
 
 export interface LocalServiceOptions {
   dataDir?: string;
+  /** Renders at once in this process (1–30). */
+  concurrency?: number;
+  /** The render engine; default the real one (tests pass a fake). */
+  engine?: RenderEngine;
+  /** How often waitForJob reads the store (default 250 ms). */
+  pollMs?: number;
 }
 
-function notYet(what: string): never {
-  throw new AppError('INTERNAL_SERVER_ERROR', `${what} is not available in this version yet.`);
-}
+/** Local jobs all belong to one tenant; the server's tenants never see them, nor they the server's. */
+export const LOCAL_TENANT = 'local';
 
-/** The engine in this process: analysis now; renders and the job store join it (issues 4, 5). */
+const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+
+/**
+ * The engine in this process (DESIGN §1): analysis, and renders as jobs in the data directory's
+ * store. A job is rendered by the process that waits for it (`render`, `jobs wait`, a batch) or by
+ * `immoreel worker`; a job nobody waits for stays queued for the worker (`render --no-wait`).
+ */
 export class LocalService implements Service {
-  constructor(readonly options: LocalServiceOptions = {}) {}
+  readonly dataDir: string;
+  private manager: JobManager | null = null;
+
+  constructor(readonly options: LocalServiceOptions = {}) {
+    this.dataDir = resolveDataDir(options.dataDir);
+  }
+
+  /** The job manager, opened on first use so that `analyze` never touches the store. */
+  jobs(): JobManager {
+    this.manager ??= JobManager.open({
+      dataDir: this.dataDir,
+      concurrency: this.options.concurrency,
+      engine: this.options.engine,
+      runWorkers: false,
+      allowLocalFiles: true,
+      pollMs: this.options.pollMs,
+    });
+    return this.manager;
+  }
+
+  /** Renders at once in this process (batches raise it with --concurrency). */
+  setConcurrency(value: number): void {
+    this.jobs().setConcurrency(value);
+  }
 
   async analyze(request: AnalyzeRequest): Promise<AnalyzeResponse> {
     const property = await analyzeListing(request);
     return { ok: true, status: 'success', property };
   }
 
-  async renderVideo(_request: RenderRequest): Promise<JobRecord> {
-    return notYet('Rendering');
+  async renderVideo(request: RenderRequest): Promise<JobRecord> {
+    // A bad request is refused here and never becomes a job.
+    const valid = await validateRequest(request, 'local');
+    return this.jobs().submit(valid, { tenant: LOCAL_TENANT });
   }
 
-  async getJob(_jobId: string): Promise<JobRecord> {
-    return notYet('The job store');
+  async getJob(jobId: string): Promise<JobRecord> {
+    const id = assertJobId(jobId);
+    const found = this.jobs().get(id);
+    if (found === null || found.tenant !== LOCAL_TENANT) {
+      throw new AppError('NOT_FOUND', `No job ${id} in ${this.dataDir}. List jobs with \`immoreel jobs list\`.`);
+    }
+    return found.job;
   }
 
-  async listJobs(): Promise<JobList> {
-    return notYet('The job store');
+  async listJobs(options: ListJobsOptions = {}): Promise<JobList> {
+    return this.jobs().list(LOCAL_TENANT, options);
   }
 
-  async cancelJob(_jobId: string): Promise<JobRecord> {
-    return notYet('The job store');
+  async cancelJob(jobId: string): Promise<JobRecord> {
+    await this.getJob(jobId);
+    return this.jobs().cancel(jobId);
   }
 
-  async waitForJob(_jobId: string): Promise<JobRecord> {
-    return notYet('The job store');
+  /** Renders the job here if it is still queued, and follows it until it finishes. */
+  async waitForJob(jobId: string, options: WaitOptions = {}): Promise<JobRecord> {
+    let job = await this.getJob(jobId);
+    const manager = this.jobs();
+    const deadline = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
+    let seen = '';
+    manager.work(job.job_id);
+    try {
+      for (;;) {
+        const key = `${job.state}|${job.stage}|${job.progress}|${job.updated_at}`;
+        if (key !== seen) {
+          seen = key;
+          options.onUpdate?.(job);
+        }
+        if (isTerminal(job.state)) return job;
+        if (options.signal?.aborted) throw new AppError('INTERNAL_SERVER_ERROR', 'Waiting was interrupted.', { cause: options.signal.reason });
+        if (Date.now() >= deadline) {
+          throw new AppError('SERVICE_UNAVAILABLE', `Job ${job.job_id} is still ${job.state} after ${Math.round((options.timeoutMs ?? 0) / 1000)} s; follow it with \`immoreel jobs wait ${job.job_id}\`.`, {
+            reason: 'wait_timeout',
+          });
+        }
+        // A job put back in the queue (its worker died) is taken again by this process.
+        if (job.state === 'queued') manager.work(job.job_id);
+        await sleep(Math.min(this.options.pollMs ?? 250, Math.max(0, deadline - Date.now())), options.signal);
+        job = await this.getJob(jobId);
+      }
+    } finally {
+      manager.release(job.job_id);
+    }
   }
 
-  async downloadVideo(_jobId: string, _destination: string): Promise<number> {
-    return notYet('The job store');
+  /** Copies the verified video (checked against its recorded sha256), atomically. */
+  async downloadVideo(jobId: string, destination: string): Promise<number> {
+    const job = await this.getJob(jobId);
+    const path = this.videoOf(job);
+    const target = (await stat(destination).catch(() => null))?.isDirectory() ? join(destination, `${job.job_id}.mp4`) : destination;
+    const partial = `${target}.${randomBytes(4).toString('hex')}.part`;
+    const hash = createHash('sha256');
+    let bytes = 0;
+    const counter = new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        hash.update(chunk);
+        bytes += chunk.length;
+        callback(null, chunk);
+      },
+    });
+    try {
+      await pipeline(createReadStream(path), counter, createWriteStream(partial));
+      const digest = hash.digest('hex');
+      const expected = job.result?.sha256.replace(/^sha256:/, '');
+      if (expected !== undefined && expected !== digest) {
+        throw new AppError('INTERNAL_SERVER_ERROR', `The stored video of ${job.job_id} does not match its recorded checksum; render it again.`);
+      }
+      await rename(partial, target);
+      return bytes;
+    } catch (error) {
+      await rm(partial, { force: true });
+      if (error instanceof AppError) throw error;
+      throw badRequest(`Cannot write ${target}: ${(error as Error).message}`);
+    }
   }
 
-  async close(): Promise<void> {}
+  private videoOf(job: JobRecord): string {
+    const id = job.job_id;
+    if (job.state === 'failed') {
+      throw new AppError('RENDER_FAILED', `Job ${id} failed, so it has no video: ${job.error?.message ?? 'unknown error'}`);
+    }
+    if (job.state === 'canceled') throw badRequest(`Job ${id} was canceled, so it has no video.`, { reason: 'job_canceled' });
+    if (job.state !== 'succeeded') {
+      throw badRequest(`Job ${id} is ${job.state}; its video is not ready. Wait for it with \`immoreel jobs wait ${id}\`.`, { reason: 'job_not_finished' });
+    }
+    if (job.result?.expired_at !== undefined) {
+      throw new AppError('GONE', `The video of ${id} was removed by \`immoreel jobs purge\` on ${job.result.expired_at}; render it again.`);
+    }
+    const path = this.jobs().videoPath(id);
+    if (path === null) throw new AppError('NOT_FOUND', `The video of ${id} is missing from ${this.dataDir}; render it again.`);
+    return path;
+  }
+
+  async close(): Promise<void> {
+    const manager = this.manager;
+    this.manager = null;
+    await manager?.close({ drainMs: 0 });
+  }
 }

@@ -1,4 +1,3 @@
-import { AppError } from '../core/errors.js';
 import type { Service } from '../core/types.js';
 import { LocalService } from './local.js';
 
@@ -12,7 +11,8 @@ export interface ServiceSelection {
 export async function openService(selection: ServiceSelection): Promise<Service> {
   const baseUrl = selection.baseUrl ?? process.env.IMMOREEL_BASE_URL;
   if (selection.profile !== undefined || (baseUrl !== undefined && baseUrl !== '')) {
-    throw new AppError('SERVICE_UNAVAILABLE', 'Remote mode (--profile / --base-url) is not available in this version yet.');
+    const { openRemoteService } = await import('../client/open.js');
+    return openRemoteService(selection);
   }
   return new LocalService({ dataDir: selection.dataDir });
 }

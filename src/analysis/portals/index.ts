@@ -8,7 +8,6 @@ import { avito } from './avito.js';
 import { Page } from './html.js';
 import { mubawab } from './mubawab.js';
 import { scrubPrivate } from './privacy.js';
-import { eurToMadRate } from './values.js';
 import { sarouty } from './sarouty.js';
 import { yakeey } from './yakeey.js';
 
@@ -266,7 +265,7 @@ export function parseListingPage(html: string, url: string | null): PageAnalysis
   const { title, description } = scrubbed(parse);
   const pageFacts: ListingFacts = { ...parse.facts, title };
   const ownText = [title, description].filter((t): t is string => t !== null).join('\n\n');
-  const facts = ownText === '' ? pageFacts : mergeFacts(pageFacts, extractFacts(ownText, { eurToMad: eurToMadRate() }));
+  const facts = ownText === '' ? pageFacts : mergeFacts(pageFacts, extractFacts(ownText));
   facts.description = ownText === '' ? null : ownText;
   // Descriptions name nearby places ("à 3 min de Maarif"): when the page states its city, its
   // district field (even empty) is the one to trust.

@@ -1,5 +1,5 @@
 import type { PriceOriginal, PropertyType, Transaction } from '../../core/types.js';
-import { DEFAULT_EUR_TO_MAD } from '../text/extract.js';
+import { DEFAULT_EUR_TO_MAD, eurToMadRate } from '../text/extract.js';
 
 /**
  * Readers for the values portals print: amounts with every kind of thousands separator,
@@ -95,16 +95,7 @@ export function parseCurrency(value: unknown): CurrencyCode | null {
   return null;
 }
 
-export { DEFAULT_EUR_TO_MAD };
-
-/**
- * MAD per EUR: the text extractor's default (research/market.md "1 € ≈ 10–11 DH", [EURO]),
- * overridden by IMMOREEL_EUR_TO_MAD so a user can apply the day's rate.
- */
-export function eurToMadRate(): number {
-  const configured = Number(process.env.IMMOREEL_EUR_TO_MAD);
-  return Number.isFinite(configured) && configured > 0 ? configured : DEFAULT_EUR_TO_MAD;
-}
+export { DEFAULT_EUR_TO_MAD, eurToMadRate };
 
 export interface Price {
   price_mad: number | null;

@@ -6,7 +6,7 @@ import { extractFloor } from './floor.js';
 import { extractLocation } from './location.js';
 import { normalizeText } from './normalize.js';
 import { findNumbers } from './numbers.js';
-import { choosePrice, findPriceMentions, statesNoPrice } from './price.js';
+import { chargesAfter, choosePrice, findPriceMentions, statesNoPrice } from './price.js';
 import { extractRoomCounts } from './rooms.js';
 import { chooseSurfaces, findSurfaceMentions } from './surface.js';
 import { extractTitle, titleEndIn } from './title.js';
@@ -20,8 +20,14 @@ import { contradictionWarnings, keyMoneyWarnings } from './warnings.js';
  */
 export const DEFAULT_EUR_TO_MAD = 10.8;
 
+/** MAD per EUR in force: IMMOREEL_EUR_TO_MAD (so a user can apply the day's rate), else the default. */
+export function eurToMadRate(): number {
+  const configured = Number(process.env.IMMOREEL_EUR_TO_MAD);
+  return Number.isFinite(configured) && configured > 0 ? configured : DEFAULT_EUR_TO_MAD;
+}
+
 export interface ExtractOptions {
-  /** MAD per EUR used to convert prices stated in euros (default DEFAULT_EUR_TO_MAD). */
+  /** MAD per EUR used to convert prices stated in euros (default: eurToMadRate()). */
   eurToMad?: number;
 }
 
@@ -49,11 +55,12 @@ export function extractFacts(text: string, options: ExtractOptions = {}): Listin
   facts.property_type = extractPropertyType(normalized, titleEnd);
   facts.transaction = extractTransaction(normalized, titleEnd);
 
-  const eurToMad = options.eurToMad ?? DEFAULT_EUR_TO_MAD;
+  const eurToMad = options.eurToMad ?? eurToMadRate();
   const prices = findPriceMentions(normalized, numbers, titleEnd, { eurToMad });
   const price = statesNoPrice(normalized) && !prices.some((p) => p.labelled) ? null : choosePrice(prices, facts.transaction, normalized);
   if (price !== null) {
-    facts.price_mad = Math.round(price.mad);
+    const charges = facts.transaction === 'rent' || price.perMonth ? chargesAfter(normalized, price, numbers) : 0;
+    facts.price_mad = Math.round(price.mad + charges);
     facts.price_original = price.currency === 'MAD' ? null : { amount: price.amount, currency: price.currency };
     // "12 000 DH/mois" says rent even when no rent word does; no home rents for 200 000 DH a
     // month (research/market.md §1.6: the dearest villas let for 25–65 k DH), so such a price is a sale.

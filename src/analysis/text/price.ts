@@ -198,6 +198,27 @@ export function choosePrice(
   return best;
 }
 
+/** "7 500 DH plus 500 DH de frais de syndic": charges stated on top of a rent. */
+const CHARGES_AFTER = new RegExp(
+  String.raw`^\s*(?:\+|plus|et|and|avec|\u0648)\s*$`,
+);
+const CHARGES_WORDS = new RegExp(
+  String.raw`^\s*(?:${MAD_UNIT})?\s*(?:de |des |d')?(?:frais (?:de |du )?)?(?:syndic|charges?|service charges?|مصاريف السنديك|السنديك)`,
+);
+
+/**
+ * Monthly charges stated right after a rent ("7 500 DH plus 500 DH de frais de syndic"), in MAD,
+ * else 0. The portals file the monthly amount the tenant pays, charges included.
+ */
+export function chargesAfter(text: string, price: PriceMention, numbers: readonly NumberToken[]): number {
+  const next = numbers.find((token) => token.start >= price.end);
+  if (next === undefined || next.start - price.end > 12) return 0;
+  if (!CHARGES_AFTER.test(text.slice(price.end, next.start))) return 0;
+  if (!CHARGES_WORDS.test(text.slice(next.end, next.end + 40))) return 0;
+  // Charges are a small share of the rent; anything else is another figure.
+  return next.value > 0 && next.value < price.mad / 2 ? next.value : 0;
+}
+
 const NO_PRICE =
   /prix a consulter|prix sur demande|price on request|demander le prix|prix non (?:specifie|communique)|الثمن عند الاتصال|السعر عند الطلب/;
 

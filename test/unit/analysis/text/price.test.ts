@@ -49,6 +49,14 @@ describe('price_mad', () => {
     expect(price('شقة للكراء 3500 درهم شهريا')).toBe(3_500);
   });
 
+  it('adds the charges stated on top of a rent, as the portals file the monthly amount', () => {
+    expect(price('Studio meublé à louer : 7500 Dh plus 500 Dh frais de syndic, 1 mois de caution')).toBe(8_000);
+    expect(price('Appartement à louer 6 000 DH + 400 DH de charges, Maarif')).toBe(6_400);
+    // Not charges: another figure, or a sale.
+    expect(price('Appartement à louer 6 000 DH et 3 chambres')).toBe(6_000);
+    expect(price('Villa à vendre 2 500 000 DH plus 100 000 DH de frais de notaire')).toBe(2_500_000);
+  });
+
   it('keeps fees, deposits, aid and per-unit prices out of the price', () => {
     expect(price('Bureaux à louer. 4200dh 300dh syndic')).toBe(4_200);
     expect(price('Frais de syndic: 300 DH. Appartement à vendre 900 000 DH')).toBe(900_000);

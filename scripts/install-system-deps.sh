@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what a fresh Debian/Ubuntu machine lacks to build and run immoreel: ffmpeg/ffprobe for
+# rendering, and make/g++/python3 for better-sqlite3's from-source build. Does nothing when all
+# are present. Needs root (or sudo) only when something is missing.
+set -euo pipefail
+
+need=()
+command -v ffmpeg >/dev/null 2>&1 || need+=(ffmpeg)
+command -v ffprobe >/dev/null 2>&1 || need+=(ffmpeg)
+command -v make >/dev/null 2>&1 || need+=(make)
+command -v g++ >/dev/null 2>&1 || need+=(g++)
+command -v python3 >/dev/null 2>&1 || need+=(python3)
+[ ${#need[@]} -eq 0 ] && exit 0
+
+packages=$(printf '%s\n' "${need[@]}" | sort -u | tr '\n' ' ')
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "immoreel needs: ${packages}— install them with your package manager." >&2
+  exit 1
+fi
+echo "Installing ${packages}(apt-get)" >&2
+SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $packages >/dev/null

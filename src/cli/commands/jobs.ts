@@ -1,0 +1,211 @@
+import { stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
+import type { ChalkInstance } from 'chalk';
+import { Command, Option } from 'commander';
+import { AppError, badRequest } from '../../core/errors.js';
+import { resolveDataDir } from '../../core/paths.js';
+import { JOB_STATES, type JobRecord, type JobState } from '../../core/types.js';
+import { parseAge } from '../../jobs/age.js';
+import { JobManager } from '../../jobs/manager.js';
+import { MAX_LIST_LIMIT } from '../../jobs/store.js';
+import { contextFor, type CommandContext } from '../context.js';
+
+/*
+ * `immoreel jobs …` (DESIGN §4, §6). Every subcommand except `purge` goes through the Service, so
+ * it works the same in local and remote mode, and `--json` prints exactly the HTTP API's bodies:
+ *   show, wait, cancel → { ok: true, status: 'success', job }
+ *   list               → { ok: true, status: 'success', jobs, next_cursor }
+ */
+
+const EXAMPLES = `
+Examples:
+  $ immoreel jobs list --state running
+  $ immoreel jobs show job_01jd9x3m6k8b2q4r5s7t9v0w1y
+  $ immoreel jobs wait job_01jd9x3m6k8b2q4r5s7t9v0w1y && immoreel jobs download job_01jd9x3m6k8b2q4r5s7t9v0w1y --out villa.mp4
+  $ immoreel jobs cancel job_01jd9x3m6k8b2q4r5s7t9v0w1y
+  $ immoreel jobs purge --older-than 30d`;
+
+const percent = (progress: number): string => `${Math.round(progress * 100)}%`;
+
+function when(iso: string | null): string {
+  return iso === null ? '-' : iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+}
+
+function stateLabel(job: JobRecord, style: ChalkInstance): string {
+  const colour = { queued: style.gray, running: style.cyan, succeeded: style.green, failed: style.red, canceled: style.yellow }[job.state];
+  const detail = job.state === 'running' ? ` ${job.stage ?? ''} ${percent(job.progress)}` : '';
+  return colour(`${job.state}${detail}`);
+}
+
+/** The readable form of one job (`jobs show` without --json). */
+export function formatJob(job: JobRecord, style: ChalkInstance): string {
+  const lines = [`${style.bold(job.job_id)}  ${stateLabel(job, style)}`];
+  if (job.listing !== null) {
+    const where = [job.listing.district, job.listing.city].filter(Boolean).join(', ');
+    // Titles often name the place already ("… — Maârif, Casablanca"): do not say it twice.
+    const said = where === '' || job.listing.title.includes(job.listing.city ?? where);
+    lines.push(`${job.listing.title}${said ? '' : ` — ${where}`}`);
+  }
+  lines.push(`template ${job.template} · ${job.format} · ${job.language} · attempts ${job.attempts}`);
+  lines.push(`created ${when(job.created_at)} · started ${when(job.started_at)} · finished ${when(job.finished_at)}`);
+  if (job.result !== null) {
+    const r = job.result;
+    lines.push(`video ${r.width}x${r.height} ${r.fps} fps, ${r.duration_s.toFixed(1)} s, ${(r.size_bytes / 1e6).toFixed(1)} MB, ${r.video_codec}/${r.audio_codec}`);
+    lines.push(r.expired_at === undefined ? `  ${r.video_url}` : style.yellow(`  removed by jobs purge on ${when(r.expired_at)}`));
+  }
+  if (job.error !== null) lines.push(style.red(`error ${job.error.code}: ${job.error.message}`));
+  for (const w of job.warnings) lines.push(style.yellow(`  ! ${w.message} [${w.code}]`));
+  return lines.join('\n');
+}
+
+function formatJobTable(jobs: JobRecord[], style: ChalkInstance): string {
+  if (jobs.length === 0) return 'No jobs.';
+  const rows = jobs.map((job) => [job.job_id, stateLabel(job, style), when(job.created_at), job.template, job.listing?.title ?? '']);
+  const header = ['JOB', 'STATE', 'CREATED', 'TEMPLATE', 'LISTING'];
+  // Widths from the uncoloured text so that colours do not misalign the columns.
+  const plain = (s: string): string => stripVTControlCharacters(s);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => plain(r[i]!).length)));
+  const line = (cells: string[]): string => cells.map((c, i) => (i === cells.length - 1 ? c : c + ' '.repeat(widths[i]! - plain(c).length))).join('  ');
+  return [style.bold(line(header)), ...rows.map(line)].join('\n');
+}
+
+function printJob(ctx: CommandContext, job: JobRecord): void {
+  if (ctx.output.json) ctx.output.data({ ok: true, status: 'success', job });
+  else ctx.output.text(formatJob(job, ctx.output.style));
+}
+
+async function withService<T>(command: Command, run: (ctx: CommandContext, service: Awaited<ReturnType<CommandContext['openService']>>) => Promise<T>): Promise<T> {
+  const ctx = contextFor(command);
+  const service = await ctx.openService();
+  try {
+    return await run(ctx, service);
+  } finally {
+    await service.close();
+  }
+}
+
+function parseLimit(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_LIST_LIMIT) {
+    throw badRequest(`--limit must be a whole number from 1 to ${MAX_LIST_LIMIT}, not ${JSON.stringify(value)}.`);
+  }
+  return n;
+}
+
+/** The exit status of `jobs wait`: a job that ended without a video is exit 7. */
+export function assertSucceeded(job: JobRecord): JobRecord {
+  if (job.state === 'failed') {
+    throw new AppError('RENDER_FAILED', `Job ${job.job_id} failed: ${job.error?.message ?? 'unknown error'} [${job.error?.code ?? 'RENDER_FAILED'}]`);
+  }
+  if (job.state === 'canceled') throw new AppError('RENDER_FAILED', `Job ${job.job_id} was canceled; it has no video.`, { reason: 'canceled' });
+  return job;
+}
+
+export function jobsCommand(): Command {
+  const jobs = new Command('jobs').description('Follow, cancel and download render jobs.').addHelpText('after', EXAMPLES);
+
+  jobs
+    .command('list')
+    .description('List jobs, newest first.')
+    .addOption(new Option('--state <state>', 'only jobs in this state').choices([...JOB_STATES]))
+    .option('--limit <n>', `at most N jobs (1–${MAX_LIST_LIMIT})`, '20')
+    .option('--cursor <cursor>', 'the next page: the next_cursor of the previous one')
+    .action(async (flags: { state?: JobState; limit: string; cursor?: string }, command: Command) =>
+      withService(command, async (ctx, service) => {
+        const page = await service.listJobs({ state: flags.state, limit: parseLimit(flags.limit), cursor: flags.cursor });
+        if (ctx.output.json) {
+          ctx.output.data({ ok: true, status: 'success', jobs: page.jobs, next_cursor: page.next_cursor });
+          return;
+        }
+        ctx.output.text(formatJobTable(page.jobs, ctx.output.style));
+        if (page.next_cursor !== null) ctx.output.info(`More: immoreel jobs list --cursor ${page.next_cursor}`);
+      }),
+    );
+
+  jobs
+    .command('show')
+    .description('Show one job.')
+    .argument('<job_id>')
+    .action(async (jobId: string, _flags: unknown, command: Command) =>
+      withService(command, async (ctx, service) => printJob(ctx, await service.getJob(jobId))),
+    );
+
+  jobs
+    .command('wait')
+    .description('Wait for a job to finish (renders it here if nothing else is). Exit 7 if it failed.')
+    .argument('<job_id>')
+    .option('--timeout <seconds>', 'give up after this many seconds (exit 6)')
+    .action(async (jobId: string, flags: { timeout?: string }, command: Command) =>
+      withService(command, async (ctx, service) => {
+        const timeoutMs = flags.timeout === undefined ? undefined : Number(flags.timeout) * 1000;
+        if (timeoutMs !== undefined && !(timeoutMs > 0)) throw badRequest(`--timeout must be a number of seconds, not ${JSON.stringify(flags.timeout)}.`);
+        const progress = ctx.output.progress(`Waiting for ${jobId}…`);
+        let job: JobRecord;
+        try {
+          job = await service.waitForJob(jobId, {
+            timeoutMs,
+            onUpdate: (update) => progress.update(`${update.job_id} ${update.state}${update.state === 'running' ? ` · ${update.stage ?? ''} ${percent(update.progress)}` : ''}`),
+          });
+        } catch (error) {
+          progress.stop();
+          throw error;
+        }
+        if (job.state === 'succeeded') progress.succeed(`${job.job_id} succeeded`);
+        else progress.fail(`${job.job_id} ${job.state}`);
+        printJob(ctx, assertSucceeded(job));
+      }),
+    );
+
+  jobs
+    .command('cancel')
+    .description('Cancel a queued or running job (a finished job is left as it is).')
+    .argument('<job_id>')
+    .action(async (jobId: string, _flags: unknown, command: Command) =>
+      withService(command, async (ctx, service) => {
+        const job = await service.cancelJob(jobId);
+        if (job.state !== 'canceled') ctx.output.info(`${job.job_id} had already ${job.state === 'succeeded' ? 'succeeded' : 'failed'}; nothing to cancel.`);
+        printJob(ctx, job);
+      }),
+    );
+
+  jobs
+    .command('download')
+    .description('Copy the verified video of a succeeded job.')
+    .argument('<job_id>')
+    .option('--out <file>', 'where to write the MP4 (a directory: DIR/JOB_ID.mp4)', '.')
+    .action(async (jobId: string, flags: { out: string }, command: Command) =>
+      withService(command, async (ctx, service) => {
+        // A directory receives DIR/JOB_ID.mp4 (decided here, so local and remote services agree).
+        const isDir = (await stat(flags.out).catch(() => null))?.isDirectory() === true;
+        const path = resolve(isDir ? join(flags.out, `${jobId}.mp4`) : flags.out);
+        const bytes = await service.downloadVideo(jobId, path);
+        if (ctx.output.json) ctx.output.data({ ok: true, status: 'success', job_id: jobId, path, size_bytes: bytes });
+        else ctx.output.text(`Saved ${path} (${(bytes / 1e6).toFixed(1)} MB)`);
+      }),
+    );
+
+  jobs
+    .command('purge')
+    .description('Delete the videos and work files of finished jobs (records stay, marked expired). Local data directory only.')
+    .option('--older-than <age>', 'jobs finished more than this long ago (e.g. 30d, 12h, 0s for all)', '30d')
+    .action(async (flags: { olderThan: string }, command: Command) => {
+      const ctx = contextFor(command);
+      if (ctx.globals.profile !== undefined || (ctx.globals.baseUrl ?? process.env.IMMOREEL_BASE_URL ?? '') !== '') {
+        throw badRequest('jobs purge works on a local data directory; run it where the jobs are stored (the server keeps its own retention).');
+      }
+      const olderThanMs = parseAge(flags.olderThan);
+      const manager = JobManager.open({ dataDir: resolveDataDir(ctx.globals.dataDir), runWorkers: false });
+      try {
+        const summary = await manager.purge(olderThanMs);
+        if (ctx.output.json) ctx.output.data({ ok: true, status: 'success', purged_jobs: summary.jobs, freed_bytes: summary.bytes });
+        else ctx.output.text(`Purged ${summary.jobs} finished job${summary.jobs === 1 ? '' : 's'}, freed ${(summary.bytes / 1e6).toFixed(1)} MB.`);
+      } finally {
+        await manager.close();
+      }
+    });
+
+  // Subcommands were made before the program's exitOverride: usage errors must reach main() too.
+  for (const sub of jobs.commands) sub.exitOverride().showHelpAfterError('(run with --help for usage)');
+  return jobs;
+}

@@ -1,0 +1,42 @@
+import { Command } from 'commander';
+import { listTemplates, loadTemplate, type Template } from '../../render/templates.js';
+import { contextFor } from '../context.js';
+
+function summary(template: Template): string {
+  const scenes = template.scenes.map((s) => s.kind).join(' → ');
+  return [
+    `${template.name}: ${template.description}`,
+    `  default ${template.default_duration_s} s, made for ${template.recommended_format}; ${template.transition.kind} transitions (${template.transition.duration_s} s); music mood ${template.music.mood}`,
+    `  fonts ${template.fonts.heading} / ${template.fonts.arabic_heading}; accent ${template.colors.accent}`,
+    `  scenes ${scenes}`,
+  ].join('\n');
+}
+
+export function templatesCommand(): Command {
+  const templates = new Command('templates').description('List and inspect the video templates.');
+  templates
+    .command('list')
+    .description('The templates shipped with immoreel.')
+    .action((_flags: unknown, command: Command) => {
+      const ctx = contextFor(command);
+      const loaded = listTemplates().map((name) => loadTemplate(name));
+      if (ctx.output.json) {
+        ctx.output.data({
+          ok: true,
+          status: 'success',
+          templates: loaded.map((t) => ({ name: t.name, description: t.description, default_duration_s: t.default_duration_s, recommended_format: t.recommended_format })),
+        });
+      } else ctx.output.text(loaded.map(summary).join('\n\n'));
+    });
+  templates
+    .command('show')
+    .description('Everything a template defines (validated).')
+    .argument('<name>', 'template name')
+    .action((name: string, _flags: unknown, command: Command) => {
+      const ctx = contextFor(command);
+      const template = loadTemplate(name);
+      if (ctx.output.json) ctx.output.data({ ok: true, status: 'success', template });
+      else ctx.output.text(`${summary(template)}\n\n${JSON.stringify(template, null, 2)}`);
+    });
+  return templates;
+}

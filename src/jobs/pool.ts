@@ -1,0 +1,380 @@
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { mkdir, rm, stat } from 'node:fs/promises';
+import { availableParallelism, hostname, totalmem } from 'node:os';
+import pLimit, { type LimitFunction } from 'p-limit';
+import { isAppError } from '../core/errors.js';
+import type { JobStage } from '../core/types.js';
+import type { RenderContext } from '../render/types.js';
+import type { RenderEngine } from './engine.js';
+import { listingSummary, MAX_ATTEMPTS, type JobRow, type JobStore, type Owner } from './store.js';
+
+/** The most renders one pool runs at once (DESIGN §4). */
+export const MAX_CONCURRENCY = 30;
+
+/**
+ * ffmpeg threads per render. Each render gets a share of the machine's logical cores, rounded
+ * down, with 1.5× oversubscription because a render is not CPU-bound all the time (photo
+ * preparation, PNG cards, muxing, disk waits): enough to keep every core busy when a few renders
+ * run, and 1 thread each when many run, so 30 renders on a 2-core machine do not fight over
+ * 30 × (cores + 2) encoder threads (x264's default) and the memory of their frame buffers.
+ */
+export function threadBudget(concurrency: number, cores: number = availableParallelism()): number {
+  return Math.max(1, Math.floor((cores * 1.5) / Math.max(1, concurrency)));
+}
+
+/** Memory one render may take at peak (measured ~170 MB at 720p60, see docs/jobs.md), with headroom. */
+const MEMORY_PER_RENDER = 512 * 1024 * 1024;
+
+/**
+ * Default pool size: two renders per logical core (a render has phases that leave the CPU idle:
+ * measured +25 % videos/min at 4 than at 2 on 2 cores, docs/jobs.md), no more than memory allows
+ * at 512 MB each, at most 30.
+ */
+export function defaultConcurrency(cores: number = availableParallelism(), memory: number = totalmem()): number {
+  return Math.max(1, Math.min(MAX_CONCURRENCY, 2 * cores, Math.floor(memory / MEMORY_PER_RENDER)));
+}
+
+/** Owners alive in this process: a running job owned by this pid but by none of these is abandoned. */
+const liveOwners = new Set<string>();
+const HOST = hostname();
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** True when the worker holding a running job is certainly gone, or stopped renewing its lease. */
+function abandoned(row: JobRow, now: number): boolean {
+  if (row.lease_expires_at === null || row.lease_expires_at < now) return true;
+  if (row.owner_host !== HOST || row.owner_pid === null || row.owner === null) return false;
+  if (row.owner_pid === process.pid) return !liveOwners.has(row.owner);
+  return !pidAlive(row.owner_pid);
+}
+
+/**
+ * Crash recovery (DESIGN §4): a job found `running` whose worker is dead (same machine, process
+ * gone) or whose lease expired goes back to `queued`, or to `failed` once it has been tried
+ * MAX_ATTEMPTS times. Returns the jobs that became `failed`.
+ */
+export function recoverAbandoned(store: JobStore): JobRow[] {
+  const failed: JobRow[] = [];
+  const now = Date.now();
+  for (const row of store.runningJobs()) {
+    if (!abandoned(row, now)) continue;
+    const sameHolder = (current: JobRow): boolean => current.state === 'running' && current.owner === row.owner && abandoned(current, Date.now());
+    if (row.attempts >= MAX_ATTEMPTS) {
+      const done = store.transition(
+        row.job_id,
+        'failed',
+        {
+          stage: null,
+          finished_at: new Date().toISOString(),
+          lease_expires_at: null,
+          error_code: 'RENDER_FAILED',
+          error_message:
+            `The render was interrupted ${row.attempts} times because its worker process stopped before finishing ` +
+            '(crash, kill, out of memory or power loss); it will not be retried. Check free memory and disk space, then submit it again.',
+        },
+        sameHolder,
+      );
+      if (done !== null) failed.push(done);
+      if (done !== null) rmSync(store.outputPath(row.job_id), { force: true });
+    } else {
+      const requeued = store.transition(row.job_id, 'queued', { stage: null, progress: 0, owner: null, owner_host: null, owner_pid: null, lease_expires_at: null }, sameHolder);
+      // A video renamed into place just before the kill was never recorded: it must not linger.
+      if (requeued !== null) rmSync(store.outputPath(row.job_id), { force: true });
+    }
+  }
+  return failed;
+}
+
+export interface PoolOptions {
+  store: JobStore;
+  engine: RenderEngine;
+  concurrency: number;
+  /** true: take any queued job (worker, server); false: only jobs asked for with `want`. */
+  claimAny: boolean;
+  leaseMs: number;
+  pollMs: number;
+  watchdogMs: number;
+  resolveAsset?: (tenant: string, assetId: string) => Promise<string>;
+  allowLoopbackFetch: boolean;
+  onTerminal: (row: JobRow) => void;
+}
+
+interface ActiveRender {
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+class WatchdogTimeout extends Error {
+  constructor(ms: number) {
+    super(`watchdog: the render exceeded ${ms} ms`);
+    this.name = 'WatchdogTimeout';
+  }
+}
+
+function jobError(error: unknown, watchdogMs: number, timedOut: boolean): { code: string; message: string } {
+  if (timedOut) {
+    const minutes = Math.round(watchdogMs / 6000) / 10;
+    return {
+      code: 'RENDER_FAILED',
+      message: `The render took longer than ${minutes} min and was stopped by the watchdog. Try a shorter duration, or fewer renders at once (--concurrency).`,
+    };
+  }
+  if (isAppError(error)) return { code: error.code, message: error.message };
+  const first = (error instanceof Error ? `${error.name}: ${error.message}` : String(error)).split('\n')[0]!.slice(0, 300);
+  return { code: 'RENDER_FAILED', message: `The render failed unexpectedly (${first}).` };
+}
+
+/** Progress writes per job are throttled: a render reports many times a second. */
+const PROGRESS_WRITE_MS = 300;
+
+/**
+ * The worker pool of one process: claims queued jobs atomically from the store, runs at most
+ * `concurrency` renders through p-limit, renews their leases, notices cancels made by any process,
+ * enforces a wall-clock watchdog per render, and records the outcome.
+ */
+export class WorkerPool {
+  readonly owner: Owner;
+  private readonly limit: LimitFunction;
+  private readonly active = new Map<string, ActiveRender>();
+  private readonly wanted = new Set<string>();
+  private timer: NodeJS.Timeout | null = null;
+  private accepting = true;
+  private lastRenewal = 0;
+  private lastRecovery = 0;
+  private idleWaiters: (() => void)[] = [];
+
+  constructor(private readonly options: PoolOptions) {
+    this.owner = { id: `${HOST}/${process.pid}/${randomBytes(4).toString('hex')}`, host: HOST, pid: process.pid };
+    this.limit = pLimit(options.concurrency);
+  }
+
+  get concurrency(): number {
+    return this.limit.concurrency;
+  }
+
+  set concurrency(value: number) {
+    this.limit.concurrency = value;
+    this.kick();
+  }
+
+  /**
+   * The budget for a render starting now: shared among the renders running at that moment (not
+   * the pool's maximum), so a lone foreground render gets every core.
+   */
+  get threads(): number {
+    return threadBudget(Math.max(1, Math.min(this.limit.concurrency, this.active.size)));
+  }
+
+  get activeCount(): number {
+    return this.active.size;
+  }
+
+  start(): void {
+    if (this.timer !== null) return;
+    liveOwners.add(this.owner.id);
+    this.timer = setInterval(() => this.tick(), this.options.pollMs);
+    this.kick();
+  }
+
+  /** Asks this pool to render `jobId` when it is queued (scoped pools only take jobs asked for). */
+  want(jobId: string): void {
+    this.wanted.add(jobId);
+    this.kick();
+  }
+
+  unwant(jobId: string): void {
+    this.wanted.delete(jobId);
+  }
+
+  /** Runs a tick soon (after a submit or a finished render) instead of waiting for the timer. */
+  kick(): void {
+    if (this.timer !== null) setImmediate(() => this.tick());
+  }
+
+  /** Aborts a render of this process at once (a cancel made here; others see it on their next tick). */
+  abort(jobId: string): void {
+    this.active.get(jobId)?.controller.abort(new Error('canceled'));
+  }
+
+  /** Resolves when this pool runs nothing and nothing it may take is queued. */
+  whenIdle(): Promise<void> {
+    return new Promise((resolve) => {
+      this.idleWaiters.push(resolve);
+      this.kick();
+    });
+  }
+
+  private tick(): void {
+    if (this.timer === null) return;
+    try {
+      const now = Date.now();
+      if (this.active.size > 0) {
+        if (now - this.lastRenewal >= this.options.leaseMs / 4) {
+          this.options.store.renewLeases(this.owner, this.options.leaseMs);
+          this.lastRenewal = now;
+        }
+        // A job canceled (or taken back) by any process is no longer running under our name.
+        const mine = this.options.store.stillOwned(this.owner, [...this.active.keys()]);
+        for (const [jobId, render] of this.active) if (!mine.has(jobId)) render.controller.abort(new Error('canceled'));
+      }
+      if (now - this.lastRecovery >= Math.min(5000, this.options.leaseMs)) {
+        this.lastRecovery = now;
+        for (const row of recoverAbandoned(this.options.store)) this.options.onTerminal(row);
+      }
+      while (this.accepting && this.limit.activeCount + this.limit.pendingCount < this.limit.concurrency) {
+        const scope = this.options.claimAny ? undefined : [...this.wanted];
+        const row = this.options.store.claimNext(this.owner, this.options.leaseMs, scope);
+        if (row === null) break;
+        this.wanted.delete(row.job_id);
+        this.launch(row);
+      }
+      if (this.idleWaiters.length > 0 && this.active.size === 0) {
+        const scope = this.options.claimAny ? null : [...this.wanted];
+        const queued = scope === null ? this.options.store.count(null, ['queued']) : scope.filter((id) => this.options.store.row(id)?.state === 'queued').length;
+        if (queued === 0 || !this.accepting) {
+          const waiters = this.idleWaiters;
+          this.idleWaiters = [];
+          for (const resolve of waiters) resolve();
+        }
+      }
+    } catch {
+      // SQLITE_BUSY past the busy timeout, or the store closed under us: try again on the next tick.
+    }
+  }
+
+  private launch(row: JobRow): void {
+    const controller = new AbortController();
+    const render: ActiveRender = { controller, done: Promise.resolve() };
+    this.active.set(row.job_id, render);
+    render.done = this.limit(() => this.run(row, controller)).finally(() => {
+      this.active.delete(row.job_id);
+      this.kick();
+    });
+  }
+
+  private async run(row: JobRow, controller: AbortController): Promise<void> {
+    const { store, engine, watchdogMs } = this.options;
+    const jobId = row.job_id;
+    const workDir = store.jobDir(jobId);
+    const outputPath = store.outputPath(jobId);
+    const isMine = (current: JobRow): boolean => current.state === 'running' && current.owner === this.owner.id;
+    let timedOut = false;
+    const watchdog = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new WatchdogTimeout(watchdogMs));
+    }, watchdogMs);
+    let lastWrite = 0;
+    let lastStage: JobStage | null = null;
+    const onProgress = (stage: JobStage, progress: number): void => {
+      const now = Date.now();
+      if (stage === lastStage && now - lastWrite < PROGRESS_WRITE_MS) return;
+      lastStage = stage;
+      lastWrite = now;
+      try {
+        store.setProgress(jobId, this.owner, stage, progress);
+      } catch {
+        // A busy store must not fail the render; the next report will get through.
+      }
+    };
+    const resolveAsset = this.options.resolveAsset;
+    let finished: JobRow | null = null;
+    try {
+      // Every attempt starts from an empty directory: nothing of a killed attempt is reused.
+      await rm(workDir, { recursive: true, force: true });
+      await mkdir(workDir, { recursive: true });
+      const ctx: RenderContext = {
+        workDir,
+        outputPath,
+        signal: controller.signal,
+        threads: this.threads,
+        onProgress,
+        watchdogMs,
+        allowLocalFiles: row.allow_local_files === 1,
+        allowLoopbackFetch: this.options.allowLoopbackFetch,
+        ...(resolveAsset === undefined ? {} : { resolveAsset: (assetId: string) => resolveAsset(row.tenant, assetId) }),
+      };
+      // Canceled while the directory was being prepared: an abort event would never reach the engine.
+      if (controller.signal.aborted) throw controller.signal.reason;
+      const outcome = await engine(store.requestOf(jobId), ctx);
+      const file = await stat(outputPath).catch(() => null);
+      if (file === null || file.size !== outcome.result.size_bytes) {
+        throw new Error(`the engine reported a video of ${outcome.result.size_bytes} bytes but ${file === null ? 'none exists' : `${file.size} bytes exist`}`);
+      }
+      if (controller.signal.aborted) throw controller.signal.reason;
+      finished = store.transition(
+        jobId,
+        'succeeded',
+        {
+          stage: null,
+          progress: 1,
+          finished_at: new Date().toISOString(),
+          lease_expires_at: null,
+          result_json: JSON.stringify(outcome.result),
+          listing_json: JSON.stringify(listingSummary(outcome.listing)),
+          warnings_json: JSON.stringify(outcome.warnings),
+        },
+        isMine,
+      );
+    } catch (error) {
+      const failure = jobError(error, watchdogMs, timedOut);
+      // Gone before the job is recorded failed, so no reader ever sees a failed job with a video.
+      await rm(outputPath, { force: true }).catch(() => undefined);
+      try {
+        finished = store.transition(
+          jobId,
+          'failed',
+          { stage: null, finished_at: new Date().toISOString(), lease_expires_at: null, error_code: failure.code, error_message: failure.message },
+          isMine,
+        );
+      } catch {
+        finished = null;
+      }
+    } finally {
+      clearTimeout(watchdog);
+    }
+    if (finished === null || finished.state !== 'succeeded') {
+      // Canceled, re-queued or failed: no video may stay where a result is expected.
+      await rm(outputPath, { force: true });
+    }
+    if (finished !== null) this.options.onTerminal(finished);
+  }
+
+  /**
+   * Stops taking jobs; lets running renders finish for up to `drainMs`, then puts the rest back
+   * in the queue (without counting the attempt: this was a clean shutdown, not a crash).
+   */
+  async close(drainMs: number): Promise<void> {
+    this.accepting = false;
+    this.wanted.clear();
+    for (const resolve of this.idleWaiters.splice(0)) resolve();
+    const deadline = Date.now() + Math.max(0, drainMs);
+    while (this.active.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, Math.min(100, this.options.pollMs)));
+    const leftovers = [...this.active.entries()];
+    for (const [jobId, render] of leftovers) {
+      try {
+        this.options.store.transition(
+          jobId,
+          'queued',
+          { stage: null, progress: 0, owner: null, owner_host: null, owner_pid: null, lease_expires_at: null, attempts: Math.max(0, (this.options.store.row(jobId)?.attempts ?? 1) - 1) },
+          (current) => current.state === 'running' && current.owner === this.owner.id,
+        );
+      } catch {
+        // The store may be busy or closing; the lease expiry will re-queue the job instead.
+      }
+      render.controller.abort(new Error('shutting down'));
+    }
+    // Give aborted renders a moment to stop their ffmpeg processes and clean up.
+    await Promise.race([Promise.allSettled(leftovers.map(([, r]) => r.done)), new Promise((r) => setTimeout(r, 5000).unref())]);
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+    liveOwners.delete(this.owner.id);
+  }
+}

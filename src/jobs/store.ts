@@ -1,0 +1,402 @@
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { badRequest } from '../core/errors.js';
+import {
+  JOB_STAGES,
+  JOB_STATES,
+  type JobList,
+  type JobRecord,
+  type JobStage,
+  type JobState,
+  type ListJobsOptions,
+  type Property,
+  type VideoResult,
+  type Warning,
+} from '../core/types.js';
+import type { ValidRenderRequest } from '../render/types.js';
+import { migrate, openDatabase, type Db, type Migration } from './db.js';
+import { assertJobId, isJobId } from './ids.js';
+import { assertTransition, isTerminal } from './state.js';
+
+/** A render is tried at most this many times when its worker keeps dying (DESIGN §4). */
+export const MAX_ATTEMPTS = 3;
+export const DEFAULT_LIST_LIMIT = 20;
+export const MAX_LIST_LIMIT = 100;
+
+/**
+ * Versioned schema of the `jobs` component (src/jobs/db.ts applies what a data directory lacks).
+ * Append new migrations; never edit one that has shipped.
+ */
+const MIGRATIONS: Migration[] = [
+  (db) => {
+    db.exec(`
+      CREATE TABLE jobs (
+        job_id TEXT PRIMARY KEY,
+        tenant TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('queued', 'running', 'succeeded', 'failed', 'canceled')),
+        stage TEXT,
+        progress REAL NOT NULL DEFAULT 0,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        started_at TEXT,
+        finished_at TEXT,
+        template TEXT NOT NULL,
+        format TEXT NOT NULL,
+        language TEXT NOT NULL,
+        request_json TEXT NOT NULL,
+        input_hash TEXT NOT NULL,
+        allow_local_files INTEGER NOT NULL DEFAULT 0,
+        link_base TEXT,
+        listing_json TEXT,
+        result_json TEXT,
+        error_code TEXT,
+        error_message TEXT,
+        warnings_json TEXT NOT NULL DEFAULT '[]',
+        metadata_json TEXT,
+        owner TEXT,
+        owner_host TEXT,
+        owner_pid INTEGER,
+        lease_expires_at INTEGER,
+        expired_at TEXT
+      );
+      CREATE INDEX jobs_by_tenant ON jobs (tenant, job_id);
+      CREATE INDEX jobs_by_state ON jobs (state, job_id);
+      CREATE INDEX jobs_by_input_hash ON jobs (input_hash);
+    `);
+  },
+];
+
+/**
+ * One row of the `jobs` table, without the stored request: that can hold a saved page of several
+ * MB, so it is only read when a job runs (`requestOf`), never when jobs are listed.
+ */
+export interface JobRow {
+  job_id: string;
+  tenant: string;
+  state: JobState;
+  stage: JobStage | null;
+  progress: number;
+  attempts: number;
+  created_at: string;
+  updated_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  template: string;
+  format: string;
+  language: string;
+  input_hash: string;
+  allow_local_files: number;
+  link_base: string | null;
+  listing_json: string | null;
+  result_json: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  warnings_json: string;
+  metadata_json: string | null;
+  owner: string | null;
+  owner_host: string | null;
+  owner_pid: number | null;
+  lease_expires_at: number | null;
+  expired_at: string | null;
+}
+
+/** Columns a state transition may set besides `state` and `updated_at`. */
+export type JobPatch = Partial<
+  Pick<
+    JobRow,
+    | 'stage'
+    | 'progress'
+    | 'attempts'
+    | 'started_at'
+    | 'finished_at'
+    | 'listing_json'
+    | 'result_json'
+    | 'error_code'
+    | 'error_message'
+    | 'warnings_json'
+    | 'owner'
+    | 'owner_host'
+    | 'owner_pid'
+    | 'lease_expires_at'
+  >
+>;
+
+/** Who holds a running job: one worker pool in one process. */
+export interface Owner {
+  id: string;
+  host: string;
+  pid: number;
+}
+
+export interface NewJob {
+  jobId: string;
+  tenant: string;
+  request: ValidRenderRequest;
+  inputHash: string;
+  allowLocalFiles: boolean;
+  linkBase: string | null;
+}
+
+export type ListingSummary = NonNullable<JobRecord['listing']>;
+
+export function listingSummary(property: Pick<Property, 'title' | 'city' | 'district' | 'price_mad'>): ListingSummary {
+  return { title: property.title, city: property.city, district: property.district, price_mad: property.price_mad };
+}
+
+const nowIso = (): string => new Date().toISOString();
+
+const ROW_COLUMNS = [
+  'job_id', 'tenant', 'state', 'stage', 'progress', 'attempts', 'created_at', 'updated_at', 'started_at', 'finished_at',
+  'template', 'format', 'language', 'input_hash', 'allow_local_files', 'link_base', 'listing_json', 'result_json',
+  'error_code', 'error_message', 'warnings_json', 'metadata_json', 'owner', 'owner_host', 'owner_pid', 'lease_expires_at', 'expired_at',
+].join(', ');
+
+/** The SQLite job store of one data directory (DESIGN §4). Every state change goes through `transition`. */
+export class JobStore {
+  readonly jobsDir: string;
+
+  private constructor(
+    readonly db: Db,
+    readonly dataDir: string,
+  ) {
+    this.jobsDir = join(dataDir, 'jobs');
+  }
+
+  static open(dataDir: string): JobStore {
+    const db = openDatabase(dataDir);
+    migrate(db, 'jobs', MIGRATIONS);
+    return new JobStore(db, dataDir);
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  /** The job's own directory; the id is validated first so nothing else can be addressed. */
+  jobDir(jobId: string): string {
+    return join(this.jobsDir, assertJobId(jobId));
+  }
+
+  outputPath(jobId: string): string {
+    return join(this.jobDir(jobId), 'output.mp4');
+  }
+
+  insert(job: NewJob): JobRow {
+    const now = nowIso();
+    const listing = job.request.listing === null ? null : JSON.stringify(listingSummary(job.request.listing));
+    this.db
+      .prepare(
+        `INSERT INTO jobs (job_id, tenant, state, progress, attempts, created_at, updated_at, template, format, language,
+           request_json, input_hash, allow_local_files, link_base, listing_json, warnings_json, metadata_json)
+         VALUES (?, ?, 'queued', 0, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', ?)`,
+      )
+      .run(
+        assertJobId(job.jobId),
+        job.tenant,
+        now,
+        now,
+        job.request.template,
+        job.request.format,
+        job.request.language,
+        JSON.stringify(job.request),
+        job.inputHash,
+        job.allowLocalFiles ? 1 : 0,
+        job.linkBase,
+        listing,
+        job.request.metadata === null ? null : JSON.stringify(job.request.metadata),
+      );
+    return this.row(job.jobId) as JobRow;
+  }
+
+  row(jobId: string): JobRow | undefined {
+    return this.db.prepare(`SELECT ${ROW_COLUMNS} FROM jobs WHERE job_id = ?`).get(assertJobId(jobId)) as JobRow | undefined;
+  }
+
+  /** The validated request a job was submitted with. */
+  requestOf(jobId: string): ValidRenderRequest {
+    const row = this.db.prepare('SELECT request_json FROM jobs WHERE job_id = ?').get(assertJobId(jobId)) as { request_json: string } | undefined;
+    if (row === undefined) throw new Error(`job ${jobId} vanished from the store`);
+    return JSON.parse(row.request_json) as ValidRenderRequest;
+  }
+
+  /** The job record of DESIGN §4 as the API and the CLI print it. */
+  toRecord(row: JobRow): JobRecord {
+    const dir = join(this.jobsDir, row.job_id);
+    const expired = row.expired_at !== null;
+    const stored = row.result_json === null ? null : (JSON.parse(row.result_json) as Omit<VideoResult, 'video_url'>);
+    let links: JobRecord['links'];
+    if (row.link_base === null) {
+      // Local mode: the job lives in the data directory; the video is a file you can open.
+      links = {
+        self: pathToFileURL(`${dir}/`).href,
+        video: stored === null ? null : pathToFileURL(join(dir, 'output.mp4')).href,
+        cancel: null,
+      };
+    } else {
+      const self = `${row.link_base}/jobs/${row.job_id}`;
+      links = { self, video: stored === null ? null : `${self}/video`, cancel: isTerminal(row.state) ? null : `${self}/cancel` };
+    }
+    const result: VideoResult | null =
+      stored === null ? null : { video_url: links.video as string, ...stored, ...(expired ? { expired_at: row.expired_at as string } : {}) };
+    if (expired) links = { ...links, video: null };
+    return {
+      job_id: row.job_id,
+      state: row.state,
+      stage: row.state === 'running' ? row.stage : null,
+      progress: row.progress,
+      attempts: row.attempts,
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+      started_at: row.started_at,
+      finished_at: row.finished_at,
+      template: row.template,
+      format: row.format as JobRecord['format'],
+      language: row.language as JobRecord['language'],
+      listing: row.listing_json === null ? null : (JSON.parse(row.listing_json) as ListingSummary),
+      result: row.state === 'succeeded' ? result : null,
+      error: row.state === 'failed' && row.error_code !== null ? { code: row.error_code, message: row.error_message ?? '' } : null,
+      warnings: JSON.parse(row.warnings_json) as Warning[],
+      metadata: row.metadata_json === null ? null : (JSON.parse(row.metadata_json) as Record<string, unknown>),
+      links,
+    };
+  }
+
+  /** Newest first; `next_cursor` is the last id of the page (ids sort by creation time). */
+  list(tenant: string, options: ListJobsOptions = {}): JobList {
+    const limit = options.limit ?? DEFAULT_LIST_LIMIT;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
+      throw badRequest(`limit must be a whole number from 1 to ${MAX_LIST_LIMIT}, not ${String(options.limit)}.`, {
+        reason: 'invalid_field',
+        details: [{ field: 'limit', message: `must be an integer from 1 to ${MAX_LIST_LIMIT}` }],
+      });
+    }
+    if (options.state !== undefined && !(JOB_STATES as readonly string[]).includes(options.state)) {
+      throw badRequest(`Unknown state ${JSON.stringify(options.state)}: use one of ${JOB_STATES.join(', ')}.`, {
+        reason: 'invalid_field',
+        details: [{ field: 'state', message: `must be one of ${JOB_STATES.join(', ')}` }],
+      });
+    }
+    if (options.cursor !== undefined && !isJobId(options.cursor)) {
+      throw badRequest('Invalid cursor: pass the next_cursor value of the previous page unchanged.', {
+        reason: 'invalid_field',
+        details: [{ field: 'cursor', message: 'not a cursor returned by this API' }],
+      });
+    }
+    const where = ['tenant = ?'];
+    const params: (string | number)[] = [tenant];
+    if (options.state !== undefined) {
+      where.push('state = ?');
+      params.push(options.state);
+    }
+    if (options.cursor !== undefined) {
+      where.push('job_id < ?');
+      params.push(options.cursor);
+    }
+    const rows = this.db
+      .prepare(`SELECT ${ROW_COLUMNS} FROM jobs WHERE ${where.join(' AND ')} ORDER BY job_id DESC LIMIT ?`)
+      .all(...params, limit + 1) as JobRow[];
+    const page = rows.slice(0, limit);
+    return { jobs: page.map((r) => this.toRecord(r)), next_cursor: rows.length > limit ? page[page.length - 1]!.job_id : null };
+  }
+
+  count(tenant: string | null, states: readonly JobState[]): number {
+    if (states.length === 0) return 0;
+    const marks = states.map(() => '?').join(', ');
+    const sql = `SELECT COUNT(*) AS n FROM jobs WHERE state IN (${marks})${tenant === null ? '' : ' AND tenant = ?'}`;
+    const row = this.db.prepare(sql).get(...states, ...(tenant === null ? [] : [tenant])) as { n: number };
+    return row.n;
+  }
+
+  /**
+   * The one place a job changes state: read, check the edge (state.ts), write — in one IMMEDIATE
+   * transaction, so two processes can never both move the same job. `guard` lets a caller give up
+   * without error when the job is no longer what it expected (e.g. a worker finishing a job that
+   * was canceled meanwhile); it returns null then.
+   */
+  transition(jobId: string, to: JobState, patch: JobPatch = {}, guard?: (row: JobRow) => boolean): JobRow | null {
+    const run = this.db.transaction((): JobRow | null => {
+      const row = this.row(jobId);
+      if (row === undefined) return null;
+      if (guard !== undefined && !guard(row)) return null;
+      assertTransition(row.job_id, row.state, to);
+      this.write(row.job_id, { ...patch, state: to });
+      return this.row(row.job_id) as JobRow;
+    });
+    return run.immediate();
+  }
+
+  private write(jobId: string, columns: JobPatch & { state?: JobState }): void {
+    const entries = Object.entries({ ...columns, updated_at: nowIso() });
+    const sets = entries.map(([column]) => `${column} = ?`).join(', ');
+    this.db.prepare(`UPDATE jobs SET ${sets} WHERE job_id = ?`).run(...entries.map(([, v]) => v as string | number | null), jobId);
+  }
+
+  /**
+   * Atomically takes the oldest queued job (optionally only among `onlyIds`) for `owner`: the
+   * IMMEDIATE transaction holds SQLite's write lock from the read to the update, so two processes
+   * can never claim the same job.
+   */
+  claimNext(owner: Owner, leaseMs: number, onlyIds?: readonly string[]): JobRow | null {
+    if (onlyIds !== undefined && onlyIds.length === 0) return null;
+    const claim = this.db.transaction((): JobRow | null => {
+      const filter = onlyIds === undefined ? '' : ` AND job_id IN (${onlyIds.map(() => '?').join(', ')})`;
+      const next = this.db
+        .prepare(`SELECT job_id, state FROM jobs WHERE state = 'queued'${filter} ORDER BY job_id LIMIT 1`)
+        .get(...(onlyIds ?? [])) as { job_id: string; state: JobState } | undefined;
+      if (next === undefined) return null;
+      assertTransition(next.job_id, next.state, 'running');
+      const now = nowIso();
+      this.db
+        .prepare(
+          `UPDATE jobs SET state = 'running', stage = 'fetching_assets', progress = 0, attempts = attempts + 1,
+             owner = ?, owner_host = ?, owner_pid = ?, lease_expires_at = ?, started_at = ?, updated_at = ?
+           WHERE job_id = ? AND state = 'queued'`,
+        )
+        .run(owner.id, owner.host, owner.pid, Date.now() + leaseMs, now, now, next.job_id);
+      return this.row(next.job_id) as JobRow;
+    });
+    return claim.immediate();
+  }
+
+  /** Extends the lease of every job `owner` runs: the heartbeat that says "this worker is alive". */
+  renewLeases(owner: Owner, leaseMs: number): void {
+    this.db.prepare(`UPDATE jobs SET lease_expires_at = ? WHERE owner = ? AND state = 'running'`).run(Date.now() + leaseMs, owner.id);
+  }
+
+  /** Of `jobIds`, those still running under `owner`; the others were canceled or taken away. */
+  stillOwned(owner: Owner, jobIds: readonly string[]): Set<string> {
+    if (jobIds.length === 0) return new Set();
+    const rows = this.db
+      .prepare(`SELECT job_id FROM jobs WHERE owner = ? AND state = 'running' AND job_id IN (${jobIds.map(() => '?').join(', ')})`)
+      .all(owner.id, ...jobIds) as { job_id: string }[];
+    return new Set(rows.map((r) => r.job_id));
+  }
+
+  setProgress(jobId: string, owner: Owner, stage: JobStage, progress: number): void {
+    if (!(JOB_STAGES as readonly string[]).includes(stage)) return;
+    const clamped = Math.min(1, Math.max(0, Number.isFinite(progress) ? progress : 0));
+    this.db
+      .prepare(`UPDATE jobs SET stage = ?, progress = ?, updated_at = ? WHERE job_id = ? AND state = 'running' AND owner = ?`)
+      .run(stage, Math.round(clamped * 1000) / 1000, nowIso(), jobId, owner.id);
+  }
+
+  /** Running jobs, for crash recovery. */
+  runningJobs(): JobRow[] {
+    return this.db.prepare(`SELECT ${ROW_COLUMNS} FROM jobs WHERE state = 'running'`).all() as JobRow[];
+  }
+
+  /** Finished jobs older than `cutoffIso` whose files are still on disk. */
+  purgeable(cutoffIso: string): JobRow[] {
+    return this.db
+      .prepare(`SELECT ${ROW_COLUMNS} FROM jobs WHERE state IN ('succeeded', 'failed', 'canceled') AND expired_at IS NULL AND finished_at < ? ORDER BY job_id`)
+      .all(cutoffIso) as JobRow[];
+  }
+
+  /** Records that a finished job's files were removed; the record itself stays. */
+  markExpired(jobId: string): void {
+    this.db
+      .prepare(`UPDATE jobs SET expired_at = ?, updated_at = ? WHERE job_id = ? AND state IN ('succeeded', 'failed', 'canceled')`)
+      .run(nowIso(), nowIso(), assertJobId(jobId));
+  }
+}

@@ -1,0 +1,130 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../core/errors.js';
+import { policyLimit, type ServerLimits } from './config.js';
+import { withExtras, withHeaders } from './errors.js';
+import type { ApiKeyRecord, KeyStore } from './keys.js';
+import type { Reservation, UsageStore } from './quota.js';
+import { rateLimitHeaders, type SlidingWindowLimiter } from './rate-limit.js';
+import type { RouteAccess } from './route-spec.js';
+
+/**
+ * Who is calling and may they (DESIGN §5), in the order a client can act on:
+ * 401 (no or bad key) → 403 (scope) → 429 (rate) → 403 (monthly quota). Runs in `onRequest`,
+ * before the body is read, so an unauthenticated client cannot make the server parse anything.
+ */
+
+export interface AuthContext {
+  key: ApiKeyRecord;
+  /** Set when the request took a unit of monthly quota; handed back if the request fails. */
+  reservation: Reservation | null;
+  /** A replayed idempotent answer costs nothing either. */
+  refund: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth: AuthContext | null;
+  }
+}
+
+const REALM = 'Bearer realm="immoreel"';
+
+function unauthorized(message: string, reason: string, header: string): AppError {
+  return withHeaders(new AppError('UNAUTHORIZED', message, { reason }), { 'WWW-Authenticate': header });
+}
+
+/** The API key of an `Authorization: Bearer <key>` header (RFC 6750 §2.1), or an error. */
+export function bearerToken(header: string | string[] | undefined): string {
+  if (header === undefined || header === '') {
+    throw unauthorized('Missing API key: send the header `Authorization: Bearer <API_KEY>`.', 'missing_key', REALM);
+  }
+  const value = Array.isArray(header) ? header[0]! : header;
+  const match = /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/i.exec(value);
+  if (match === null) {
+    throw unauthorized('Malformed Authorization header: the form is `Authorization: Bearer <API_KEY>`.', 'malformed_header', `${REALM}, error="invalid_request"`);
+  }
+  return match[1]!;
+}
+
+export interface AuthorizerOptions {
+  keys: KeyStore;
+  usage: UsageStore;
+  limiter: SlidingWindowLimiter;
+  limits: ServerLimits;
+  now: () => number;
+}
+
+export function createAuthorizer(options: AuthorizerOptions) {
+  const lastTouched = new Map<string, number>();
+
+  return async function authorize(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const access: RouteAccess | undefined = request.routeOptions.config?.access;
+    if (access === undefined || access.scope === null) return;
+
+    const key = options.keys.authenticate(bearerToken(request.headers.authorization));
+    if (key === null) {
+      throw unauthorized('Invalid API key: it is unknown or was revoked. Create one with `immoreel keys create`.', 'invalid_key', `${REALM}, error="invalid_token"`);
+    }
+    request.auth = { key, reservation: null, refund: false };
+    const now = options.now();
+    if ((lastTouched.get(key.key_id) ?? 0) < now - 60_000) {
+      lastTouched.set(key.key_id, now);
+      options.keys.touch(key.key_id);
+    }
+
+    if (!key.scopes.includes(access.scope)) {
+      if (access.scope === 'billing:read' && key.plan === 'preview') {
+        throw withHeaders(
+          new AppError('INSUFFICIENT_SCOPE', 'Preview keys cannot read billing: use a standard key holding billing:read.', { reason: 'billing_scope' }),
+          { 'WWW-Authenticate': `${REALM}, error="insufficient_scope", scope="${access.scope}"` },
+        );
+      }
+      throw new AppError('QUOTA_EXCEEDED', `This API key does not permit this route: it needs the ${access.scope} scope.`, {
+        reason: 'route_not_permitted',
+        details: [{ field: 'scope', message: `requires ${access.scope}` }],
+      });
+    }
+
+    if (access.policy !== null) {
+      const policy = { name: access.policy, limit: policyLimit(options.limits, access.policy), windowMs: options.limits.windowMs };
+      const decision = options.limiter.take(policy, key.key_id);
+      const headers = rateLimitHeaders(policy, decision);
+      for (const [name, value] of Object.entries(headers)) reply.header(name, value);
+      if (!decision.allowed) {
+        const perWindow = options.limits.windowMs === 60_000 ? 'per minute' : `per ${options.limits.windowMs / 1000} s`;
+        throw withHeaders(
+          new AppError('RATE_LIMIT_EXCEEDED', `Rate limit of ${policy.limit} ${access.policy.replace('_', ' ')} requests ${perWindow} exceeded: retry in ${decision.retryAfterS} s.`, {
+            reason: `${access.policy}_rate`,
+            retryAfterS: decision.retryAfterS,
+          }),
+          headers,
+        );
+      }
+    }
+
+    if (access.billable !== null) {
+      const reservation = options.usage.reserve(key.key_id, key.monthly_quota, access.billable);
+      if (reservation === null) {
+        const state = options.usage.state(key.key_id, key.monthly_quota);
+        throw withExtras(
+          new AppError('QUOTA_EXCEEDED', `Monthly quota of ${key.monthly_quota} requests used up for ${state.period}; it resets at ${state.resets_at}.`, {
+            reason: 'monthly_quota',
+          }),
+          { resets_at: state.resets_at },
+        );
+      }
+      request.auth.reservation = reservation;
+    }
+  };
+}
+
+/** `onResponse`: a failed or replayed request gives its quota unit back. */
+export function refundHook(usage: UsageStore) {
+  return async function refund(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const auth = request.auth;
+    if (auth?.reservation && (reply.statusCode >= 400 || auth.refund)) {
+      usage.refund(auth.reservation);
+      auth.reservation = null;
+    }
+  };
+}

@@ -1,0 +1,71 @@
+/**
+ * Scopes, plans and limits of API v1 (DESIGN §5). Every number here is a default that
+ * `immoreel serve` options can change; docs/api.md explains each.
+ */
+
+export const API_VERSION = '1.0.0';
+export const API_PREFIX = '/api/v1';
+
+export const SCOPES = ['preview:read', 'preview:dispatch', 'billing:read'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const PLANS = ['preview', 'standard'] as const;
+export type Plan = (typeof PLANS)[number];
+
+/** Preview keys hold exactly these (interface spec §5.3); standard keys hold all three by default. */
+export const PREVIEW_SCOPES: readonly Scope[] = ['preview:read', 'preview:dispatch'];
+export const STANDARD_SCOPES: readonly Scope[] = SCOPES;
+
+/** Requests per month counted against a key: analyses and render dispatches. */
+export const DEFAULT_MONTHLY_QUOTA: Record<Plan, number> = { preview: 1000, standard: 100_000 };
+
+/** The rate-limit policies, one per family of routes. */
+export type LimitPolicyName = 'analyze' | 'render' | 'job_reads' | 'account';
+
+export interface ServerLimits {
+  /** Length of every rate-limit window; 60 000 in production, shorter in tests. */
+  windowMs: number;
+  /**
+   * Analyze requests per key and window. The contract states both 100/min and 60/min; 60
+   * satisfies both statements, so a client that obeys either is never refused wrongly.
+   */
+  analyzePerWindow: number;
+  renderPerWindow: number;
+  /** GET /jobs/{id}, GET /jobs, GET /jobs/{id}/video: polling faster than this is a 429. */
+  jobReadsPerWindow: number;
+  /** /me, /usage, /assets, cancel. */
+  accountPerWindow: number;
+  /** Jobs queued or running at once for a preview tenant (contract §8: 30 concurrent renders). */
+  previewConcurrentRenders: number;
+  /** Jobs waiting in the queue at once for any tenant. */
+  maxQueuedJobs: number;
+  /** Largest JSON body (analyze, render-video): a saved page may be 5 MB. */
+  jsonBodyLimitBytes: number;
+  /** Largest asset upload. */
+  assetBodyLimitBytes: number;
+}
+
+export const DEFAULT_LIMITS: ServerLimits = {
+  windowMs: 60_000,
+  analyzePerWindow: 60,
+  renderPerWindow: 30,
+  jobReadsPerWindow: 120,
+  accountPerWindow: 120,
+  previewConcurrentRenders: 30,
+  maxQueuedJobs: 100,
+  jsonBodyLimitBytes: 6 * 1024 * 1024,
+  assetBodyLimitBytes: 15 * 1024 * 1024,
+};
+
+export function policyLimit(limits: ServerLimits, policy: LimitPolicyName): number {
+  switch (policy) {
+    case 'analyze':
+      return limits.analyzePerWindow;
+    case 'render':
+      return limits.renderPerWindow;
+    case 'job_reads':
+      return limits.jobReadsPerWindow;
+    case 'account':
+      return limits.accountPerWindow;
+  }
+}

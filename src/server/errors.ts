@@ -1,0 +1,176 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, isAppError, type ErrorCode, type ErrorDetail } from '../core/errors.js';
+
+/**
+ * The one error envelope of API v1 (DESIGN §5) and the one place that produces it. Every failure
+ * (our AppErrors, fastify's own parsing/validation errors, unknown routes, bugs) ends here.
+ * Messages of 500s are generic; what went wrong is in the log, under the same request id.
+ */
+
+export interface ErrorEnvelope {
+  ok: false;
+  status: 'error';
+  error: {
+    code: ErrorCode;
+    message: string;
+    reason?: string;
+    details: ErrorDetail[];
+    request_id: string;
+    [extra: string]: unknown;
+  };
+}
+
+const GENERIC_500 = 'An unexpected error occurred on the server. It has been logged; retry later, and quote the request_id if it persists.';
+
+/** Response headers an error must carry (WWW-Authenticate, Link, Sunset…), keyed by the error object. */
+const errorHeaders = new WeakMap<AppError, Record<string, string>>();
+/** Extra members of the envelope's `error` object (e.g. `successor` of a retired route). */
+const errorExtras = new WeakMap<AppError, Record<string, unknown>>();
+
+export function withHeaders(error: AppError, headers: Record<string, string>): AppError {
+  errorHeaders.set(error, { ...(errorHeaders.get(error) ?? {}), ...headers });
+  return error;
+}
+
+export function withExtras(error: AppError, extras: Record<string, unknown>): AppError {
+  errorExtras.set(error, { ...(errorExtras.get(error) ?? {}), ...extras });
+  return error;
+}
+
+export function envelope(error: AppError, requestId: string): ErrorEnvelope {
+  const safe = error.httpStatus >= 500 && (error.code === 'INTERNAL_SERVER_ERROR' || error.code === 'DEPENDENCY_MISSING' || error.code === 'RENDER_FAILED');
+  return {
+    ok: false,
+    status: 'error',
+    error: {
+      ...(safe ? { code: 'INTERNAL_SERVER_ERROR' as ErrorCode, message: GENERIC_500, details: [] } : error.toJSON()),
+      ...(safe ? {} : errorExtras.get(error) ?? {}),
+      request_id: requestId,
+    },
+  };
+}
+
+interface AjvLikeError {
+  keyword: string;
+  instancePath: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+const HEADER_NAMES: Record<string, string> = { 'idempotency-key': 'Idempotency-Key', 'content-type': 'Content-Type' };
+
+/** `body /branding/phone` → `branding.phone`; array indexes as `photos[2]`. */
+function fieldOf(context: string | undefined, error: AjvLikeError): string {
+  const segments = error.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (error.keyword === 'required' && typeof error.params.missingProperty === 'string') segments.push(error.params.missingProperty);
+  if (error.keyword === 'additionalProperties' && typeof error.params.additionalProperty === 'string') segments.push(error.params.additionalProperty);
+  let field = '';
+  for (const segment of segments) field += /^\d+$/.test(segment) ? `[${segment}]` : field === '' ? segment : `.${segment}`;
+  if (context === 'headers') return HEADER_NAMES[field.toLowerCase()] ?? field;
+  return field === '' ? (context === 'body' || context === undefined ? 'body' : context) : field;
+}
+
+function messageOf(error: AjvLikeError): string {
+  switch (error.keyword) {
+    case 'required':
+      return 'is required';
+    case 'additionalProperties':
+      return 'is not an accepted field';
+    case 'enum':
+      return `must be one of ${(error.params.allowedValues as unknown[]).map(String).join(', ')}`;
+    case 'type':
+      return `must be ${String(error.params.type).replace(/,/g, ' or ')}`;
+    default:
+      return error.message ?? 'is invalid';
+  }
+}
+
+/** The `details` of a schema validation failure: one entry per field, each once. */
+export function validationDetails(errors: AjvLikeError[], context: string | undefined): ErrorDetail[] {
+  const seen = new Set<string>();
+  const details: ErrorDetail[] = [];
+  for (const error of errors) {
+    // `if/then` and `anyOf` wrappers repeat what their inner errors already say.
+    if (error.keyword === 'if' || error.keyword === 'anyOf' || error.keyword === 'oneOf') continue;
+    const detail = { field: fieldOf(context, error), message: messageOf(error) };
+    const key = `${detail.field}\u0000${detail.message}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      details.push(detail);
+    }
+  }
+  return details;
+}
+
+/** Turns whatever was thrown into an AppError; fastify's own errors get their contract code. */
+export function toHttpError(error: unknown): AppError {
+  if (isAppError(error)) return error;
+  const fastifyError = error as Partial<FastifyError> & { validation?: AjvLikeError[]; validationContext?: string };
+  if (Array.isArray(fastifyError.validation)) {
+    const details = validationDetails(fastifyError.validation, fastifyError.validationContext);
+    const summary = details.map((d) => `${d.field} ${d.message}`).join('; ');
+    return new AppError('BAD_REQUEST', `Invalid request: ${summary}.`, { reason: 'invalid_request', details });
+  }
+  const status = typeof fastifyError.statusCode === 'number' ? fastifyError.statusCode : 500;
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('BAD_REQUEST', 'Unsupported Content-Type: send the body as application/json (images to POST /api/v1/assets as image/*).', {
+        reason: 'unsupported_media_type',
+        details: [{ field: 'Content-Type', message: 'must be application/json' }],
+      });
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('PAYLOAD_TOO_LARGE', 'The request body is larger than this route accepts.', {
+        reason: 'body_too_large',
+        details: [{ field: 'body', message: 'is too large' }],
+      });
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('BAD_REQUEST', 'The body is empty: send a JSON object.', { reason: 'invalid_json', details: [{ field: 'body', message: 'is empty' }] });
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new AppError('BAD_REQUEST', 'The body is not valid JSON.', { reason: 'invalid_json', details: [{ field: 'body', message: 'is not valid JSON' }] });
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('BAD_REQUEST', 'Content-Length does not match the body sent.', {
+        reason: 'invalid_content_length',
+        details: [{ field: 'Content-Length', message: 'does not match the body' }],
+      });
+    default:
+      break;
+  }
+  if (error instanceof SyntaxError && status === 400) {
+    return new AppError('BAD_REQUEST', `The body is not valid JSON: ${error.message}.`, { reason: 'invalid_json', details: [{ field: 'body', message: 'is not valid JSON' }] });
+  }
+  if (status === 413) return new AppError('PAYLOAD_TOO_LARGE', 'The request body is too large.', { details: [{ field: 'body', message: 'is too large' }] });
+  if (status === 404) return new AppError('NOT_FOUND', 'Not found.');
+  if (status >= 400 && status < 500) {
+    return new AppError('BAD_REQUEST', fastifyError.message ?? 'Bad request.', { reason: 'bad_request' });
+  }
+  return new AppError('INTERNAL_SERVER_ERROR', GENERIC_500, { cause: error });
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+  for (const [name, value] of Object.entries(errorHeaders.get(error) ?? {})) reply.header(name, value);
+  if (error.retryAfterS !== undefined) reply.header('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterS))));
+  if (error.code === 'UNAUTHORIZED' && !reply.hasHeader('WWW-Authenticate')) reply.header('WWW-Authenticate', 'Bearer realm="immoreel"');
+  const status = error.code === 'INTERNAL_SERVER_ERROR' || error.code === 'DEPENDENCY_MISSING' || error.code === 'RENDER_FAILED' ? 500 : error.httpStatus;
+  return reply.code(status).type('application/json; charset=utf-8').send(envelope(error, request.id));
+}
+
+/** fastify's setErrorHandler: log what matters, answer the envelope. */
+export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const appError = toHttpError(error);
+  if (appError.httpStatus >= 500) {
+    // The cause chain goes to the log only; the client gets the generic message and the request id.
+    const cause = appError.code === 'INTERNAL_SERVER_ERROR' && !isAppError(error) ? error : (appError.cause ?? appError);
+    request.log.error({ err: cause, code: appError.code }, 'request failed');
+  }
+  return sendError(request, reply, appError);
+}
+
+export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return sendError(
+    request,
+    reply,
+    new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]!.slice(0, 200)}: see GET /api/v1/openapi.json for the routes of API v1.`, {
+      reason: 'unknown_route',
+    }),
+  );
+}

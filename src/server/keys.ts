@@ -1,0 +1,186 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { AppError, badRequest } from '../core/errors.js';
+import type { Db } from '../jobs/db.js';
+import { DEFAULT_MONTHLY_QUOTA, PREVIEW_SCOPES, SCOPES, STANDARD_SCOPES, type Plan, type Scope } from './config.js';
+import { randomId } from './ids.js';
+
+/**
+ * API keys (DESIGN §5): random, shown once at creation, stored only as a SHA-256 hash.
+ *
+ * A key is `imk_` + 43 base64url characters (256 random bits). With that much entropy a plain
+ * SHA-256 is the right hash (a slow password hash protects low-entropy secrets; it would only
+ * slow every request). Lookup goes by hash; the stored hash is then compared again with
+ * `timingSafeEqual`, so no code path compares secret material with an early-exit comparison.
+ */
+
+export const API_KEY_PREFIX = 'imk_';
+const API_KEY_PATTERN = /^imk_[A-Za-z0-9_-]{43}$/;
+const TENANT_PATTERN = /^[a-z0-9][a-z0-9._-]{0,62}$/i;
+
+export interface ApiKeyRecord {
+  key_id: string;
+  tenant: string;
+  /** The key masked for display: prefix, four characters, an ellipsis, the last four. */
+  masked_key: string;
+  scopes: Scope[];
+  plan: Plan;
+  monthly_quota: number;
+  created_at: string;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+export interface CreatedKey {
+  record: ApiKeyRecord;
+  /** The only time the key exists in clear: print it and forget it. */
+  apiKey: string;
+  /** The tenant's Standard Webhooks secret (`whsec_` + base64), the same for all its keys. */
+  webhookSecret: string;
+}
+
+export interface CreateKeyOptions {
+  tenant: string;
+  preview?: boolean;
+  scopes?: string[];
+  monthlyQuota?: number;
+}
+
+interface KeyRow {
+  key_id: string;
+  tenant: string;
+  key_hash: string;
+  hint: string;
+  scopes: string;
+  plan: string;
+  monthly_quota: number;
+  created_at: string;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+export function hashApiKey(apiKey: string): string {
+  return createHash('sha256').update(apiKey).digest('hex');
+}
+
+function toRecord(row: KeyRow): ApiKeyRecord {
+  return {
+    key_id: row.key_id,
+    tenant: row.tenant,
+    masked_key: row.hint,
+    scopes: JSON.parse(row.scopes) as Scope[],
+    plan: row.plan as Plan,
+    monthly_quota: row.monthly_quota,
+    created_at: row.created_at,
+    revoked_at: row.revoked_at,
+    last_used_at: row.last_used_at,
+  };
+}
+
+/** Checks `--scopes` against the plan: preview keys hold exactly the two preview scopes. */
+export function resolveScopes(preview: boolean, requested: string[] | undefined): Scope[] {
+  const wanted = requested?.map((s) => s.trim()).filter((s) => s !== '');
+  if (wanted === undefined || wanted.length === 0) return [...(preview ? PREVIEW_SCOPES : STANDARD_SCOPES)];
+  const unknown = wanted.filter((s) => !(SCOPES as readonly string[]).includes(s));
+  if (unknown.length > 0) {
+    throw badRequest(`Unknown scope ${unknown.join(', ')}: use ${SCOPES.join(', ')}.`, {
+      details: [{ field: 'scopes', message: `must be among ${SCOPES.join(', ')}` }],
+    });
+  }
+  const unique = [...new Set(wanted)] as Scope[];
+  if (preview && (unique.length !== PREVIEW_SCOPES.length || !PREVIEW_SCOPES.every((s) => unique.includes(s)))) {
+    throw badRequest(`Preview keys hold exactly ${PREVIEW_SCOPES.join(' and ')}: drop --scopes, or drop --preview for a standard key.`, {
+      details: [{ field: 'scopes', message: `preview keys hold exactly ${PREVIEW_SCOPES.join(', ')}` }],
+    });
+  }
+  return SCOPES.filter((s) => unique.includes(s));
+}
+
+export class KeyStore {
+  constructor(
+    private readonly db: Db,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  create(options: CreateKeyOptions): CreatedKey {
+    const tenant = options.tenant.trim();
+    if (!TENANT_PATTERN.test(tenant)) {
+      throw badRequest(`Invalid tenant ${JSON.stringify(options.tenant)}: use 1–63 letters, digits, dots, dashes or underscores.`, {
+        details: [{ field: 'tenant', message: 'must be 1–63 letters, digits, ".", "-" or "_", starting with a letter or digit' }],
+      });
+    }
+    const preview = options.preview === true;
+    const plan: Plan = preview ? 'preview' : 'standard';
+    const scopes = resolveScopes(preview, options.scopes);
+    const quota = options.monthlyQuota ?? DEFAULT_MONTHLY_QUOTA[plan];
+    if (!Number.isSafeInteger(quota) || quota < 1) {
+      throw badRequest(`Invalid monthly quota ${String(options.monthlyQuota)}: give a whole number of requests, at least 1.`, {
+        details: [{ field: 'monthly_quota', message: 'must be a whole number ≥ 1' }],
+      });
+    }
+    const secret = randomBytes(32).toString('base64url');
+    const apiKey = `${API_KEY_PREFIX}${secret}`;
+    const keyId = randomId('key', 16);
+    const createdAt = new Date(this.now()).toISOString();
+    const hint = `${API_KEY_PREFIX}${secret.slice(0, 4)}…${secret.slice(-4)}`;
+    const insert = this.db.transaction(() => {
+      this.db
+        .prepare('INSERT INTO server_tenants (tenant, webhook_secret, created_at) VALUES (?, ?, ?) ON CONFLICT(tenant) DO NOTHING')
+        .run(tenant, `whsec_${randomBytes(32).toString('base64')}`, createdAt);
+      this.db
+        .prepare(
+          `INSERT INTO server_api_keys (key_id, tenant, key_hash, hint, scopes, plan, monthly_quota, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(keyId, tenant, hashApiKey(apiKey), hint, JSON.stringify(scopes), plan, quota, createdAt);
+    });
+    insert.immediate();
+    return { record: this.get(keyId)!, apiKey, webhookSecret: this.webhookSecret(tenant)! };
+  }
+
+  get(keyId: string): ApiKeyRecord | null {
+    const row = this.db.prepare('SELECT * FROM server_api_keys WHERE key_id = ?').get(keyId) as KeyRow | undefined;
+    return row === undefined ? null : toRecord(row);
+  }
+
+  list(): ApiKeyRecord[] {
+    const rows = this.db.prepare('SELECT * FROM server_api_keys ORDER BY created_at, key_id').all() as KeyRow[];
+    return rows.map(toRecord);
+  }
+
+  listForTenant(tenant: string): ApiKeyRecord[] {
+    const rows = this.db.prepare('SELECT * FROM server_api_keys WHERE tenant = ? ORDER BY created_at, key_id').all(tenant) as KeyRow[];
+    return rows.map(toRecord);
+  }
+
+  /** Revoked keys fail from the next request on: authentication reads the store every time. */
+  revoke(keyId: string): ApiKeyRecord {
+    const existing = this.get(keyId);
+    if (existing === null) {
+      throw new AppError('NOT_FOUND', `No API key ${JSON.stringify(keyId)}: run \`immoreel keys list\` to see the key ids.`);
+    }
+    if (existing.revoked_at === null) {
+      this.db.prepare('UPDATE server_api_keys SET revoked_at = ? WHERE key_id = ?').run(new Date(this.now()).toISOString(), keyId);
+    }
+    return this.get(keyId)!;
+  }
+
+  /** The active key for a presented secret, or null (unknown, malformed or revoked). */
+  authenticate(presented: string): ApiKeyRecord | null {
+    if (!API_KEY_PATTERN.test(presented)) return null;
+    const hash = hashApiKey(presented);
+    const row = this.db.prepare('SELECT * FROM server_api_keys WHERE key_hash = ?').get(hash) as KeyRow | undefined;
+    if (row === undefined) return null;
+    if (!timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hash, 'hex'))) return null;
+    if (row.revoked_at !== null) return null;
+    return toRecord(row);
+  }
+
+  touch(keyId: string): void {
+    this.db.prepare('UPDATE server_api_keys SET last_used_at = ? WHERE key_id = ?').run(new Date(this.now()).toISOString(), keyId);
+  }
+
+  webhookSecret(tenant: string): string | null {
+    const row = this.db.prepare('SELECT webhook_secret FROM server_tenants WHERE tenant = ?').get(tenant) as { webhook_secret: string } | undefined;
+    return row?.webhook_secret ?? null;
+  }
+}

@@ -1,0 +1,86 @@
+import type { Db } from '../jobs/db.js';
+
+/**
+ * Monthly quotas (DESIGN §5): each key may make `monthly_quota` billable requests (analyses and
+ * render dispatches) per calendar month, UTC. A request reserves its unit before it runs; one
+ * that ends in an error gets it back, so a client is billed for answers, not for its mistakes.
+ */
+
+export type BillableRoute = 'analyze' | 'render_video';
+
+/** `YYYY-MM` of a timestamp, UTC. */
+export function periodOf(timeMs: number): string {
+  return new Date(timeMs).toISOString().slice(0, 7);
+}
+
+/** First instant of the month after `timeMs`, UTC, as ISO 8601. */
+export function periodResetAt(timeMs: number): string {
+  const d = new Date(timeMs);
+  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1)).toISOString();
+}
+
+export interface QuotaState {
+  period: string;
+  used: number;
+  limit: number;
+  remaining: number;
+  resets_at: string;
+}
+
+export interface Reservation {
+  keyId: string;
+  period: string;
+  route: BillableRoute;
+}
+
+export interface UsageRow {
+  key_id: string;
+  route: BillableRoute;
+  count: number;
+}
+
+export class UsageStore {
+  constructor(
+    private readonly db: Db,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  used(keyId: string, period = periodOf(this.now())): number {
+    const row = this.db.prepare('SELECT COALESCE(SUM(count), 0) AS used FROM server_usage WHERE key_id = ? AND period = ?').get(keyId, period) as { used: number };
+    return row.used;
+  }
+
+  state(keyId: string, limit: number): QuotaState {
+    const now = this.now();
+    const used = this.used(keyId, periodOf(now));
+    return { period: periodOf(now), used, limit, remaining: Math.max(0, limit - used), resets_at: periodResetAt(now) };
+  }
+
+  /** Takes one unit if the key has one left this month; null when the quota is spent. */
+  reserve(keyId: string, limit: number, route: BillableRoute): Reservation | null {
+    const period = periodOf(this.now());
+    const take = this.db.transaction((): Reservation | null => {
+      if (this.used(keyId, period) >= limit) return null;
+      this.db
+        .prepare('INSERT INTO server_usage (key_id, period, route, count) VALUES (?, ?, ?, 1) ON CONFLICT(key_id, period, route) DO UPDATE SET count = count + 1')
+        .run(keyId, period, route);
+      return { keyId, period, route };
+    });
+    return take.immediate();
+  }
+
+  refund(reservation: Reservation): void {
+    this.db
+      .prepare('UPDATE server_usage SET count = MAX(0, count - 1) WHERE key_id = ? AND period = ? AND route = ?')
+      .run(reservation.keyId, reservation.period, reservation.route);
+  }
+
+  /** Every key's billable counts in a period, for `GET /usage`. */
+  byKey(keyIds: string[], period: string): UsageRow[] {
+    if (keyIds.length === 0) return [];
+    const marks = keyIds.map(() => '?').join(', ');
+    return this.db
+      .prepare(`SELECT key_id, route, count FROM server_usage WHERE period = ? AND key_id IN (${marks}) ORDER BY key_id, route`)
+      .all(period, ...keyIds) as UsageRow[];
+  }
+}

@@ -1,0 +1,75 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { LimitPolicyName, Scope } from './config.js';
+import type { BillableRoute } from './quota.js';
+import type { JsonSchema } from './schemas/common.js';
+
+/**
+ * One declaration per route: fastify validates requests with its schemas, the auth hook reads
+ * its access rules, and the OpenAPI document is generated from the same objects, so the
+ * published contract and the enforced one cannot drift apart.
+ */
+
+export interface RouteAccess {
+  /** null: no authentication (health, openapi, retired routes). */
+  scope: Scope | null;
+  policy: LimitPolicyName | null;
+  /** Counted against the key's monthly quota. */
+  billable: BillableRoute | null;
+}
+
+export interface ResponseSpec {
+  description: string;
+  schema?: JsonSchema;
+  /** Default application/json. */
+  contentType?: string;
+  headers?: Record<string, { description: string; schema: JsonSchema }>;
+}
+
+export interface RouteSpec {
+  method: 'GET' | 'POST';
+  /** fastify syntax: /api/v1/jobs/:job_id */
+  url: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  access: RouteAccess;
+  body?: JsonSchema;
+  /** Default application/json. */
+  bodyContentType?: string;
+  bodyLimit?: number;
+  params?: JsonSchema;
+  querystring?: JsonSchema;
+  headers?: JsonSchema;
+  responses: Record<string, ResponseSpec>;
+  deprecated?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: RouteAccess;
+  }
+}
+
+export type RouteHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+
+export class RouteRegistry {
+  readonly specs: RouteSpec[] = [];
+
+  add(app: FastifyInstance, spec: RouteSpec, handler: RouteHandler): void {
+    this.specs.push(spec);
+    app.route({
+      method: spec.method,
+      url: spec.url,
+      bodyLimit: spec.bodyLimit,
+      schema: {
+        ...(spec.body ? { body: spec.body } : {}),
+        ...(spec.params ? { params: spec.params } : {}),
+        ...(spec.querystring ? { querystring: spec.querystring } : {}),
+        ...(spec.headers ? { headers: spec.headers } : {}),
+      },
+      config: { access: spec.access },
+      handler,
+    });
+  }
+}

@@ -1,0 +1,53 @@
+import type { FastifyInstance } from 'fastify';
+import type { AnalyzeRequest, AnalyzeResponse } from '../../core/types.js';
+import { API_PREFIX } from '../config.js';
+import type { ServerContext } from '../app.js';
+import { IdempotencyHeadersSchema, ErrorEnvelopeSchema } from '../schemas/common.js';
+import { AnalyzeBodySchema, AnalyzeResponseSchema } from '../schemas/requests.js';
+import { abortOnDisconnect, AUTH_ERRORS, caller, idempotencyKeyOf, RATE_HEADERS } from './common.js';
+
+export function analyzeRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  ctx.registry.add(
+    app,
+    {
+      method: 'POST',
+      url: `${API_PREFIX}/analyze`,
+      operationId: 'analyzeListing',
+      summary: 'Analyze a listing URL, saved page or raw text',
+      description:
+        'Returns features, price per m², market position, target buyer profile and marketing angles. ' +
+        'Rate limit: 60 requests per minute per key by default (the contract states 100 and 60; 60 satisfies both). ' +
+        'Counted against the monthly quota. `Idempotency-Key` replays the first answer for 24 h.',
+      tag: 'analysis',
+      access: { scope: 'preview:dispatch', policy: 'analyze', billable: 'analyze' },
+      body: AnalyzeBodySchema,
+      bodyLimit: ctx.limits.jsonBodyLimitBytes,
+      headers: IdempotencyHeadersSchema,
+      responses: {
+        '200': { description: 'The analysis.', schema: AnalyzeResponseSchema, headers: RATE_HEADERS },
+        ...AUTH_ERRORS,
+        '413': { description: 'PAYLOAD_TOO_LARGE: body over the limit.', schema: ErrorEnvelopeSchema },
+        '502': { description: 'UPSTREAM_ERROR: the portal could not be fetched.', schema: ErrorEnvelopeSchema },
+      },
+    },
+    async (request, reply) => {
+      const auth = caller(request);
+      const body = request.body as AnalyzeRequest;
+      const compute = async () => {
+        const property = await ctx.deps.analyze(body, abortOnDisconnect(reply));
+        const answer: AnalyzeResponse = { ok: true, status: 'success', property };
+        return { value: answer, store: { statusCode: 200, body: JSON.stringify(answer), jobId: null } };
+      };
+      const idempotencyKey = idempotencyKeyOf(request);
+      if (idempotencyKey === null) return (await compute()).value;
+      const outcome = await ctx.deps.store.idempotency.run(auth.key.key_id, idempotencyKey, 'POST /analyze', body, compute);
+      if (!outcome.replayed) return outcome.value;
+      auth.refund = true;
+      return reply
+        .code(outcome.stored.statusCode)
+        .header('Idempotent-Replayed', 'true')
+        .type('application/json; charset=utf-8')
+        .send(outcome.stored.body);
+    },
+  );
+}

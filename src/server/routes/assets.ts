@@ -1,0 +1,67 @@
+import type { FastifyInstance } from 'fastify';
+import { badRequest } from '../../core/errors.js';
+import type { ServerContext } from '../app.js';
+import { API_PREFIX } from '../config.js';
+import { ErrorEnvelopeSchema } from '../schemas/common.js';
+import { AUTH_ERRORS, caller } from './common.js';
+
+const IMAGE_TYPE = /^image\/[a-z0-9.+-]+$/i;
+
+const AssetSchema = {
+  type: 'object',
+  required: ['asset_id', 'ref', 'expires_at'],
+  properties: {
+    asset_id: { type: 'string' },
+    ref: { type: 'string', description: 'Put this in `photos` or `branding.logo_url`: `asset:<asset_id>`.' },
+    content_type: { type: 'string' },
+    format: { type: 'string' },
+    width: { type: 'integer' },
+    height: { type: 'integer' },
+    size_bytes: { type: 'integer' },
+    sha256: { type: 'string' },
+    created_at: { type: 'string', format: 'date-time' },
+    expires_at: { type: 'string', format: 'date-time' },
+  },
+};
+
+export function assetRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  // Raw image bodies are accepted on this route only: the parser lives in this plugin's scope.
+  void app.register(async (scope) => {
+    scope.addContentTypeParser(IMAGE_TYPE, { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+    ctx.registry.add(
+      scope,
+      {
+        method: 'POST',
+        url: `${API_PREFIX}/assets`,
+        operationId: 'uploadAsset',
+        summary: 'Upload one photo or logo',
+        description:
+          'The raw image is the body (Content-Type image/jpeg, image/png, image/webp, image/avif, image/heic, image/tiff or image/gif; at most 15 MB). ' +
+          'The asset is private to your tenant and kept 24 h; use its `ref` (`asset:<asset_id>`) in `photos` or `branding.logo_url`.',
+        tag: 'assets',
+        access: { scope: 'preview:dispatch', policy: 'account', billable: null },
+        bodyContentType: 'image/*',
+        bodyLimit: ctx.limits.assetBodyLimitBytes,
+        responses: {
+          '201': {
+            description: 'The stored asset.',
+            schema: { type: 'object', required: ['ok', 'status', 'asset'], properties: { ok: { const: true }, status: { const: 'success' }, asset: AssetSchema } },
+          },
+          ...AUTH_ERRORS,
+          '413': { description: 'PAYLOAD_TOO_LARGE: over 15 MB.', schema: ErrorEnvelopeSchema },
+        },
+      },
+      async (request, reply) => {
+        const contentType = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+        if (!IMAGE_TYPE.test(contentType) || !Buffer.isBuffer(request.body)) {
+          throw badRequest('Send the image itself as the body, with an image/* Content-Type (e.g. image/jpeg).', {
+            reason: 'unsupported_media_type',
+            details: [{ field: 'Content-Type', message: 'must be image/*' }],
+          });
+        }
+        const asset = await ctx.deps.store.assets.save(caller(request).key.tenant, request.body, contentType);
+        return reply.code(201).send({ ok: true, status: 'success', asset });
+      },
+    );
+  });
+}

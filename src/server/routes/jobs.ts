@@ -1,0 +1,176 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../core/errors.js';
+import type { JobRecord, ListJobsOptions } from '../../core/types.js';
+import type { ServerContext } from '../app.js';
+import { API_PREFIX } from '../config.js';
+import { envelope, withHeaders } from '../errors.js';
+import { parseRange } from '../http-range.js';
+import { ErrorEnvelopeSchema, JobEnvelopeSchema, JobIdParamsSchema, JobSchema } from '../schemas/common.js';
+import { JobListQuerySchema } from '../schemas/requests.js';
+import { AUTH_ERRORS, caller, RATE_HEADERS } from './common.js';
+
+/** How soon to poll again (Retry-After on job reads, research/conventions.md §1.2). */
+const POLL_AFTER_S: Partial<Record<JobRecord['state'], number>> = { queued: 5, running: 2 };
+
+const NOT_FOUND = { description: 'NOT_FOUND: no such job.', schema: ErrorEnvelopeSchema };
+
+/** The job if it exists and belongs to the caller's tenant; another tenant's job is a 403 (DESIGN §5). */
+function ownJob(ctx: ServerContext, request: FastifyRequest): JobRecord {
+  const { job_id: jobId } = request.params as { job_id: string };
+  const found = ctx.deps.jobs.get(jobId);
+  if (found === null) throw new AppError('NOT_FOUND', `No job ${jobId}.`, { reason: 'unknown_job' });
+  if (found.tenant !== caller(request).key.tenant) {
+    throw withHeaders(
+      new AppError('INSUFFICIENT_SCOPE', 'This job belongs to another tenant: keys only reach their own tenant\'s jobs and videos.', { reason: 'other_tenant' }),
+      { 'WWW-Authenticate': 'Bearer realm="immoreel", error="insufficient_scope"' },
+    );
+  }
+  return found.job;
+}
+
+function pollHint(reply: FastifyReply, job: JobRecord): void {
+  const after = POLL_AFTER_S[job.state];
+  if (after !== undefined) reply.header('Retry-After', String(after));
+}
+
+export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  const readAccess = { scope: 'preview:read', policy: 'job_reads', billable: null } as const;
+
+  ctx.registry.add(
+    app,
+    {
+      method: 'GET',
+      url: `${API_PREFIX}/jobs/:job_id`,
+      operationId: 'getJob',
+      summary: 'A render job (replaces the retired GET /api/v1/tasks/{id})',
+      description: 'While the job is queued or running, `Retry-After` says when to poll again. Job reads: 120 per minute per key; faster polling is a 429.',
+      tag: 'jobs',
+      access: readAccess,
+      params: JobIdParamsSchema,
+      responses: {
+        '200': {
+          description: 'The job, whatever its state (a failed job is a 200 with `error`).',
+          schema: JobEnvelopeSchema,
+          headers: { 'Retry-After': { description: 'Seconds before polling again (queued or running jobs).', schema: { type: 'integer' } }, ...RATE_HEADERS },
+        },
+        ...AUTH_ERRORS,
+        '404': NOT_FOUND,
+      },
+    },
+    async (request, reply) => {
+      const job = ownJob(ctx, request);
+      pollHint(reply, job);
+      return { ok: true, status: 'success', job };
+    },
+  );
+
+  ctx.registry.add(
+    app,
+    {
+      method: 'GET',
+      url: `${API_PREFIX}/jobs`,
+      operationId: 'listJobs',
+      summary: "The caller's tenant's jobs, newest first, paginated",
+      tag: 'jobs',
+      access: readAccess,
+      querystring: JobListQuerySchema,
+      responses: {
+        '200': {
+          description: 'One page of jobs; pass `next_cursor` as `cursor` for the next (null on the last page).',
+          schema: {
+            type: 'object',
+            required: ['ok', 'status', 'jobs', 'next_cursor'],
+            properties: { ok: { const: true }, status: { const: 'success' }, jobs: { type: 'array', items: JobSchema }, next_cursor: { type: ['string', 'null'] } },
+          },
+          headers: RATE_HEADERS,
+        },
+        ...AUTH_ERRORS,
+      },
+    },
+    async (request) => {
+      const query = request.query as ListJobsOptions;
+      const page = ctx.deps.jobs.list(caller(request).key.tenant, { state: query.state, limit: query.limit ?? 20, cursor: query.cursor });
+      return { ok: true, status: 'success', jobs: page.jobs, next_cursor: page.next_cursor };
+    },
+  );
+
+  ctx.registry.add(
+    app,
+    {
+      method: 'POST',
+      url: `${API_PREFIX}/jobs/:job_id/cancel`,
+      operationId: 'cancelJob',
+      summary: 'Cancel a queued or running job',
+      description: 'A running render is stopped. A job already finished is returned unchanged.',
+      tag: 'jobs',
+      access: { scope: 'preview:dispatch', policy: 'account', billable: null },
+      params: JobIdParamsSchema,
+      responses: { '200': { description: 'The job after cancellation.', schema: JobEnvelopeSchema }, ...AUTH_ERRORS, '404': NOT_FOUND },
+    },
+    async (request) => {
+      const job = ownJob(ctx, request);
+      return { ok: true, status: 'success', job: ctx.deps.jobs.cancel(job.job_id) };
+    },
+  );
+
+  ctx.registry.add(
+    app,
+    {
+      method: 'GET',
+      url: `${API_PREFIX}/jobs/:job_id/video`,
+      operationId: 'downloadVideo',
+      summary: 'The MP4 of a succeeded job (Range requests supported)',
+      tag: 'jobs',
+      access: readAccess,
+      params: JobIdParamsSchema,
+      responses: {
+        '200': { description: 'The whole MP4.', contentType: 'video/mp4', schema: { type: 'string', contentMediaType: 'video/mp4' } },
+        '206': {
+          description: 'The requested byte range.',
+          contentType: 'video/mp4',
+          schema: { type: 'string', contentMediaType: 'video/mp4' },
+          headers: { 'Content-Range': { description: 'bytes start-end/size', schema: { type: 'string' } } },
+        },
+        ...AUTH_ERRORS,
+        '404': { description: 'NOT_FOUND: no such job, or its video is not ready (`reason: video_not_ready`) or was purged.', schema: ErrorEnvelopeSchema },
+        '416': { description: 'The range starts past the end of the file (`Content-Range: bytes */size`).', schema: ErrorEnvelopeSchema },
+      },
+    },
+    async (request, reply) => {
+      const job = ownJob(ctx, request);
+      const path = ctx.deps.jobs.videoPath(job.job_id);
+      if (path === null) {
+        const pending = job.state === 'queued' || job.state === 'running';
+        throw new AppError(
+          'NOT_FOUND',
+          pending ? `Job ${job.job_id} is ${job.state}: its video is not ready yet.` : `Job ${job.job_id} has no video (state ${job.state}, or the file was purged).`,
+          { reason: pending ? 'video_not_ready' : 'no_video', ...(pending ? { retryAfterS: POLL_AFTER_S[job.state] } : {}) },
+        );
+      }
+      const info = await stat(path);
+      const size = info.size;
+      reply
+        .header('Accept-Ranges', 'bytes')
+        .header('Content-Type', 'video/mp4')
+        .header('Content-Disposition', `attachment; filename="${job.job_id}.mp4"`)
+        .header('Last-Modified', info.mtime.toUTCString());
+      if (job.result?.sha256) reply.header('ETag', `"${job.result.sha256}"`);
+      const range = parseRange(request.headers.range, size);
+      if (range.kind === 'unsatisfiable') {
+        const problem = new AppError('BAD_REQUEST', `The requested range is outside the video (${size} bytes).`, {
+          reason: 'range_not_satisfiable',
+          details: [{ field: 'Range', message: `must start below ${size}` }],
+        });
+        return reply.code(416).header('Content-Range', `bytes */${size}`).type('application/json; charset=utf-8').send(envelope(problem, request.id));
+      }
+      if (range.kind === 'partial') {
+        reply.code(206).header('Content-Range', `bytes ${range.start}-${range.end}/${size}`).header('Content-Length', String(range.end - range.start + 1));
+        return reply.send(createReadStream(path, { start: range.start, end: range.end }));
+      }
+      reply.header('Content-Length', String(size));
+      return reply.send(createReadStream(path));
+    },
+  );
+}

@@ -1,0 +1,144 @@
+import type { FastifyInstance } from 'fastify';
+import { AppError, badRequest, type ErrorDetail } from '../../core/errors.js';
+import type { JobRecord, RenderRequest } from '../../core/types.js';
+import { assertPublicHost, ForbiddenAddressError } from '../../net/address-guard.js';
+import type { ValidRenderRequest } from '../../render/types.js';
+import type { ServerContext } from '../app.js';
+import type { AuthContext } from '../auth.js';
+import { API_PREFIX } from '../config.js';
+import { ErrorEnvelopeSchema, IdempotencyHeadersSchema, JobEnvelopeSchema } from '../schemas/common.js';
+import { RenderBodySchema } from '../schemas/requests.js';
+import { AUTH_ERRORS, caller, idempotencyKeyOf, RATE_HEADERS } from './common.js';
+
+/** When a tenant is at its job limit, a slot usually frees within a render's length. */
+const BUSY_RETRY_AFTER_S = 30;
+
+function assetIdOf(reference: string): string | null {
+  return reference.startsWith('asset:') ? reference.slice('asset:'.length) : null;
+}
+
+/** Asset references must name the caller's own, unexpired uploads: say so now, not when the job fails. */
+function checkAssets(ctx: ServerContext, tenant: string, request: ValidRenderRequest): void {
+  const details: ErrorDetail[] = [];
+  const check = (reference: string | undefined, field: string): void => {
+    const assetId = reference === undefined ? null : assetIdOf(reference);
+    if (assetId === null) return;
+    try {
+      ctx.deps.store.assets.resolve(tenant, assetId, field);
+    } catch (error) {
+      if (error instanceof AppError) details.push(...error.details);
+      else throw error;
+    }
+  };
+  request.photos.forEach((photo, index) => check(photo, `photos[${index}]`));
+  check(request.branding.logo_url, 'branding.logo_url');
+  if (details.length > 0) {
+    throw badRequest('Unknown or expired assets (assets are kept 24 h and are private to the tenant that uploaded them): upload them again with POST /api/v1/assets.', {
+      reason: 'unknown_asset',
+      details,
+    });
+  }
+}
+
+/** The webhook target gets the full check (DNS included) at delivery; refuse the obvious now. */
+function checkWebhookUrl(ctx: ServerContext, url: string | null): void {
+  if (url === null) return;
+  const invalid = (message: string): AppError => badRequest(`webhook_url ${message}.`, { reason: 'invalid_webhook_url', details: [{ field: 'webhook_url', message }] });
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw invalid('is not a valid URL');
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw invalid('must be an http(s) URL');
+  try {
+    assertPublicHost(parsed, { allowLoopback: ctx.deps.allowLoopbackFetch === true });
+  } catch (error) {
+    if (error instanceof ForbiddenAddressError) throw invalid(`points to a ${error.kind} address; only public addresses are called`);
+    throw error;
+  }
+}
+
+function tooBusy(message: string, reason: string): AppError {
+  return new AppError('RATE_LIMIT_EXCEEDED', message, { reason, retryAfterS: BUSY_RETRY_AFTER_S });
+}
+
+/** At most N jobs in flight for a preview tenant, and at most M waiting for any tenant (DESIGN §5). */
+function checkJobLimits(ctx: ServerContext, auth: AuthContext): void {
+  const { tenant, plan } = auth.key;
+  if (plan === 'preview') {
+    const active = ctx.deps.jobs.countJobs(tenant, ['queued', 'running']);
+    if (active >= ctx.limits.previewConcurrentRenders) {
+      throw tooBusy(
+        `Preview tenants may have at most ${ctx.limits.previewConcurrentRenders} render jobs queued or running at once; ${active} are. Retry when one finishes.`,
+        'concurrent_renders',
+      );
+    }
+  }
+  const queued = ctx.deps.jobs.countJobs(tenant, ['queued']);
+  if (queued >= ctx.limits.maxQueuedJobs) {
+    throw tooBusy(`At most ${ctx.limits.maxQueuedJobs} jobs may wait in the queue per tenant; ${queued} are. Retry when some have started.`, 'queued_jobs');
+  }
+}
+
+export function renderRoutes(app: FastifyInstance, ctx: ServerContext): void {
+  ctx.registry.add(
+    app,
+    {
+      method: 'POST',
+      url: `${API_PREFIX}/render-video`,
+      operationId: 'renderVideo',
+      summary: 'Start a render job (replaces the retired POST /api/v1/campaigns/generate)',
+      description:
+        'Answers 202 with the job and its `Location`; poll GET /api/v1/jobs/{job_id} (honour `Retry-After`) or give a `webhook_url`. ' +
+        'Rate limit: 30 per minute per key. Preview tenants: at most 30 jobs queued or running; any tenant: at most 100 queued. ' +
+        '`Idempotency-Key`: a retry with the same key and body returns the same job.',
+      tag: 'render',
+      access: { scope: 'preview:dispatch', policy: 'render', billable: 'render_video' },
+      body: RenderBodySchema,
+      bodyLimit: ctx.limits.jsonBodyLimitBytes,
+      headers: IdempotencyHeadersSchema,
+      responses: {
+        '202': {
+          description: 'The job, queued.',
+          schema: JobEnvelopeSchema,
+          headers: { Location: { description: 'The job: /api/v1/jobs/{job_id}.', schema: { type: 'string' } }, ...RATE_HEADERS },
+        },
+        ...AUTH_ERRORS,
+        '413': { description: 'PAYLOAD_TOO_LARGE: body over the limit.', schema: ErrorEnvelopeSchema },
+      },
+    },
+    async (request, reply) => {
+      const auth = caller(request);
+      const tenant = auth.key.tenant;
+      const body = request.body as RenderRequest;
+      const submit = async () => {
+        const valid = await ctx.deps.validateRender(body);
+        checkAssets(ctx, tenant, valid);
+        checkWebhookUrl(ctx, valid.webhook_url);
+        checkJobLimits(ctx, auth);
+        const job = ctx.deps.jobs.submit(valid, { tenant });
+        if (valid.webhook_url !== null) ctx.deps.store.webhooks.register(job.job_id, tenant, valid.webhook_url);
+        return { value: job, store: { statusCode: 202, body: null, jobId: job.job_id } };
+      };
+      let job: JobRecord;
+      const idempotencyKey = idempotencyKeyOf(request);
+      if (idempotencyKey === null) {
+        job = (await submit()).value;
+      } else {
+        const outcome = await ctx.deps.store.idempotency.run(auth.key.key_id, idempotencyKey, 'POST /render-video', body, submit);
+        if (outcome.replayed) {
+          auth.refund = true;
+          reply.header('Idempotent-Replayed', 'true');
+          // The same job, as it is now: a client retrying late learns its progress at once.
+          const found = outcome.stored.jobId === null ? null : ctx.deps.jobs.get(outcome.stored.jobId);
+          if (found === null) throw new AppError('INTERNAL_SERVER_ERROR', `Idempotent job ${String(outcome.stored.jobId)} is missing from the store.`);
+          job = found.job;
+        } else {
+          job = outcome.value;
+        }
+      }
+      return reply.code(202).header('Location', job.links.self).send({ ok: true, status: 'success', job });
+    },
+  );
+}

@@ -1,0 +1,214 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { isAppError, type AppError } from '../../../src/core/errors.js';
+import { loadPhotos } from '../../../src/render/assets/photos.js';
+import { renderListing } from '../../../src/render/index.js';
+import { demoProperty } from '../../unit/render/fixtures.js';
+import { ffprobe, makePhotos, meanVolume, processesMentioning, renderContext, renderRequest, type PhotoSet } from './helpers.js';
+
+let photos: PhotoSet;
+const cacheDir = mkdtempSync(join(tmpdir(), 'immoreel-render-cache-'));
+
+beforeAll(async () => {
+  photos = await makePhotos();
+});
+
+const savedFfmpeg = process.env.FFMPEG_PATH;
+afterEach(() => {
+  if (savedFfmpeg === undefined) delete process.env.FFMPEG_PATH;
+  else process.env.FFMPEG_PATH = savedFfmpeg;
+});
+
+async function rejection(promise: Promise<unknown>): Promise<AppError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (isAppError(error)) return error;
+    throw error;
+  }
+  throw new Error('expected the render to fail');
+}
+
+function video(file: string): { width?: number; height?: number; profile?: string; pix_fmt?: string; r_frame_rate?: string } {
+  return ffprobe(file).streams.find((s) => s.codec_type === 'video') ?? {};
+}
+
+// Real renders on a shared 2-core machine: generous time limits, short videos.
+describe('render engine (real ffmpeg)', { timeout: 180_000 }, () => {
+  it('leaves out corrupt, truncated and tiny photos with warnings, and renders the huge, portrait and EXIF-rotated ones', async () => {
+    const ctx = renderContext(cacheDir);
+    const request = renderRequest({
+      photos: [photos.corrupt, photos.huge, photos.truncated, photos.portrait, photos.tiny, photos.exifRotated, photos.good],
+      duration_s: 4,
+    });
+    const outcome = await renderListing(request, ctx);
+    const dropped = outcome.warnings.filter((w) => w.code === 'PHOTO_DROPPED').map((w) => w.message);
+    expect(dropped).toHaveLength(3);
+    expect(dropped.join('\n')).toMatch(/Photo 1 \(corrupt\.jpg\) was left out: it is not an image/);
+    expect(dropped.join('\n')).toMatch(/Photo 3 \(truncated\.jpg\) was left out: the file is truncated or corrupt/);
+    expect(dropped.join('\n')).toMatch(/Photo 5 \(tiny\.jpg\) was left out: it is too small \(120x80\)/);
+    // The verified output contract (DESIGN §3), checked again here independently.
+    expect(outcome.result).toMatchObject({ width: 1280, height: 720, fps: 60, video_codec: 'h264', audio_codec: 'aac' });
+    expect(video(ctx.outputPath)).toMatchObject({ profile: 'High', pix_fmt: 'yuv420p', width: 1280, height: 720, r_frame_rate: '60/1' });
+    expect(Number(ffprobe(ctx.outputPath).format.duration)).toBeCloseTo(4, 1);
+    // Stages in order, progress never going back, ending at 1.
+    const stages = [...new Set(ctx.stages.map((s) => s.stage))];
+    expect(stages).toEqual(['fetching_assets', 'preparing', 'rendering', 'verifying']);
+    const progress = ctx.stages.map((s) => s.progress);
+    expect(progress).toEqual([...progress].sort((a, b) => a - b));
+    expect(progress[progress.length - 1]).toBe(1);
+    // Nothing half-written is left behind.
+    expect(readdirSync(ctx.workDir).filter((f) => f.endsWith('.tmp.mp4'))).toEqual([]);
+  });
+
+  it('turns EXIF-rotated photos upright and bounds huge ones before ffmpeg sees them', async () => {
+    const loaded = await loadPhotos([photos.exifRotated, photos.huge], { cacheDir, allowLocalFiles: true }, () => {});
+    const [rotated, huge] = loaded.photos;
+    expect(rotated).toMatchObject({ width: 800, height: 1200 });
+    expect(Math.max(huge!.width, huge!.height)).toBe(2048);
+    const stored = await sharp(rotated!.file).metadata();
+    expect(stored.orientation ?? 1).toBe(1);
+    expect([stored.width, stored.height]).toEqual([800, 1200]);
+  });
+
+  it('renders a single photo without a price in portrait, 720x1280', async () => {
+    const ctx = renderContext(cacheDir);
+    const request = renderRequest({ photos: [photos.good], format: 'portrait', duration_s: 3, listing: demoProperty({ price_mad: null, price_per_m2_mad: null }) });
+    const outcome = await renderListing(request, ctx);
+    expect(outcome.result).toMatchObject({ width: 720, height: 1280, fps: 60 });
+    expect(video(ctx.outputPath)).toMatchObject({ width: 720, height: 1280, profile: 'High' });
+    const cards = readdirSync(join(ctx.workDir, 'cards'));
+    expect(cards.some((f) => f.includes('price'))).toBe(false);
+  });
+
+  it('draws Arabic cards and renders them (RTL, shaped by Pango)', async () => {
+    const ctx = renderContext(cacheDir);
+    const request = renderRequest({ photos: [photos.good, photos.second], language: 'ar', duration_s: 4, listing: demoProperty({ language: 'ar', marketing_angles: [] }) });
+    const outcome = await renderListing(request, ctx);
+    expect(outcome.result.width).toBe(1280);
+    const intro = join(ctx.workDir, 'cards', 'card-intro-0.png');
+    expect(existsSync(intro)).toBe(true);
+    const meta = await sharp(intro).metadata();
+    expect(meta.hasAlpha).toBe(true);
+    // Right to left: the dark title panel sits in the lower right of the frame, not the lower left.
+    const frame = join(ctx.workDir, 'frame.png');
+    execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', '-ss', '2', '-i', ctx.outputPath, '-frames:v', '1', frame]);
+    const brightness = async (left: number): Promise<number> => {
+      // stats() reads its input, so the region is cut out first.
+      const region = await sharp(frame).extract({ left, top: 500, width: 260, height: 130 }).greyscale().png().toBuffer();
+      const stats = await sharp(region).stats();
+      return stats.channels[0]!.mean;
+    };
+    expect(await brightness(1280 - 80 - 260)).toBeLessThan((await brightness(80)) - 25);
+  });
+
+  it('moves the camera smoothly: zooms stay centred and sub-pixel, pans step one pixel at a time, never backwards', async () => {
+    // Two black bars on white, high in the frame where no card goes: their edges show every wobble.
+    const bars = join(photos.dir, 'bars.jpg');
+    const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="2000" height="1125"><rect width="2000" height="1125" fill="#fff"/><rect x="400" width="100" height="500"/><rect x="1500" width="100" height="500"/></svg>';
+    await sharp(Buffer.from(svg)).jpeg({ quality: 95 }).toFile(bars);
+    const ctx = renderContext(cacheDir);
+    let shots: { start: number; frames: number; transitionFrames: number; motion: { kind: string } }[] = [];
+    let fadeOutStart = 0;
+    await renderListing(renderRequest({ photos: [bars], duration_s: 5, music: 'none', branding: { unbranded: true } }), ctx, {
+      onDebug: (d) => {
+        shots = d.timeline.shots;
+        fadeOutStart = d.timeline.frames - d.timeline.fadeOutFrames;
+      },
+    });
+    const raw = execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-i', ctx.outputPath, '-vf', 'crop=1280:2:0:60,format=gray', '-f', 'rawvideo', '-'], { maxBuffer: 64 * 1024 * 1024 });
+    /** Sub-pixel x of each white-to-black crossing on row 60 of frame f. */
+    const edgesAt = (f: number): number[] => {
+      const row = raw.subarray(f * 2560, f * 2560 + 1280);
+      const found: number[] = [];
+      for (let x = 1; x < 1280; x += 1) if (row[x - 1]! >= 128 && row[x]! < 128) found.push(x - 1 + (row[x - 1]! - 128) / (row[x - 1]! - row[x]!));
+      return found;
+    };
+    expect(shots.map((s) => s.motion.kind).slice(0, 2)).toEqual(['zoom_in', 'pan_right']);
+    for (const shot of shots.slice(0, 2)) {
+      // Steady part of the shot: after the fade or transition in, before the transition or fade out.
+      const end = Math.min(shot.start + shot.frames - 32, fadeOutStart - 2);
+      const frames = Array.from({ length: end - shot.start - 32 }, (_, i) => shot.start + 32 + i);
+      const left = frames.map((f) => edgesAt(f)[0]!);
+      const right = frames.map((f) => edgesAt(f)[1]!);
+      if (shot.motion.kind === 'zoom_in') {
+        // Centred zoom: the bars move apart.
+        expect(left[left.length - 1]!).toBeLessThan(left[0]! - 5);
+        expect(right[right.length - 1]!).toBeGreaterThan(right[0]! + 5);
+      }
+      for (const track of [left, right]) {
+        const direction = Math.sign(track[track.length - 1]! - track[0]!);
+        const steps = track.slice(1).map((x, i) => x - track[i]!);
+        expect(Math.min(...steps.map((d) => d * direction))).toBeGreaterThan(-0.05);
+        expect(Math.max(...steps.map(Math.abs))).toBeLessThan(2);
+        // Within about half a pixel of a straight path (least squares): no shaking.
+        const meanI = (track.length - 1) / 2;
+        const meanX = track.reduce((a, b) => a + b, 0) / track.length;
+        const slope = track.reduce((sum, x, i) => sum + (i - meanI) * (x - meanX), 0) / track.reduce((sum, _x, i) => sum + (i - meanI) ** 2, 0);
+        const worst = Math.max(...track.map((x, i) => Math.abs(x - (meanX + slope * (i - meanI)))));
+        expect(worst).toBeLessThan(0.6);
+      }
+    }
+  });
+
+  it('fails clearly before ffmpeg when no photo is usable', async () => {
+    const ctx = renderContext(cacheDir);
+    const error = await rejection(renderListing(renderRequest({ photos: [photos.corrupt, photos.truncated], music: 'none' }), ctx));
+    expect(error.code).toBe('BAD_REQUEST');
+    expect(error.message).toMatch(/None of the 2 photos could be used/);
+    expect(error.details.map((d) => d.field)).toEqual(['photos[0]', 'photos[1]']);
+    expect(existsSync(ctx.outputPath)).toBe(false);
+    expect(readdirSync(ctx.workDir).filter((f) => f.endsWith('.mp4'))).toEqual([]);
+  });
+
+  it('cancels a render: ffmpeg is killed at once and no video is left', async () => {
+    const ctx = renderContext(cacheDir);
+    const request = renderRequest({ photos: [photos.good, photos.second], duration_s: 12 });
+    let abortedAt = 0;
+    const onProgress = ctx.onProgress;
+    ctx.onProgress = (stage, progress) => {
+      onProgress(stage, progress);
+      if (stage === 'rendering' && progress > 0.3 && abortedAt === 0) {
+        abortedAt = Date.now();
+        ctx.controller.abort(new Error('canceled by the user'));
+      }
+    };
+    await expect(renderListing(request, ctx)).rejects.toThrow(/canceled by the user/);
+    expect(abortedAt).toBeGreaterThan(0);
+    expect(Date.now() - abortedAt).toBeLessThan(3000);
+    expect(processesMentioning(ctx.workDir)).toEqual([]);
+    expect(existsSync(ctx.outputPath)).toBe(false);
+    expect(readdirSync(ctx.workDir).filter((f) => f.endsWith('.mp4'))).toEqual([]);
+  });
+
+  it('writes a silent AAC track with --music none, and loops a short user audio file to the end', async () => {
+    const silent = renderContext(cacheDir);
+    await renderListing(renderRequest({ photos: [photos.good], music: 'none', duration_s: 3 }), silent);
+    const audio = ffprobe(silent.outputPath).streams.find((s) => s.codec_type === 'audio');
+    expect(audio).toMatchObject({ codec_name: 'aac', profile: 'LC', sample_rate: '48000', channels: 2 });
+    expect(meanVolume(silent.outputPath, 1, 1)).toBeLessThan(-80);
+
+    const tone = join(mkdtempSync(join(tmpdir(), 'immoreel-audio-')), 'tone.wav');
+    execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=1.2', '-ac', '1', '-ar', '44100', tone]);
+    const music = renderContext(cacheDir);
+    const outcome = await renderListing(renderRequest({ photos: [photos.good], music: tone, duration_s: 4 }), music);
+    expect(outcome.result.audio_bitrate_kbps).toBeGreaterThan(150);
+    // Still sounding at 2.5 s, after the 1.2 s file ran out: it loops; faded out at the very end.
+    expect(meanVolume(music.outputPath, 2.3, 0.5)).toBeGreaterThan(-30);
+    expect(meanVolume(music.outputPath, 3.93, 0.06)).toBeLessThan(meanVolume(music.outputPath, 2.3, 0.5) - 6);
+  });
+
+  it('reports a missing ffmpeg as DEPENDENCY_MISSING before fetching anything', async () => {
+    process.env.FFMPEG_PATH = '/nonexistent';
+    const ctx = renderContext(cacheDir);
+    const error = await rejection(renderListing(renderRequest({ photos: [photos.good] }), ctx));
+    expect(error.code).toBe('DEPENDENCY_MISSING');
+    expect(error.exitCode).toBe(1);
+    expect(error.message).toMatch(/install/i);
+    expect(ctx.stages).toEqual([]);
+  });
+});

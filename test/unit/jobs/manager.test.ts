@@ -1,0 +1,326 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AppError } from '../../../src/core/errors.js';
+import type { JobRecord } from '../../../src/core/types.js';
+import { JobManager, type JobManagerOptions } from '../../../src/jobs/manager.js';
+import { defaultConcurrency, threadBudget } from '../../../src/jobs/pool.js';
+import { IllegalTransitionError } from '../../../src/jobs/state.js';
+import { LocalService } from '../../../src/service/local.js';
+import type { RenderContext } from '../../../src/render/types.js';
+import { fakeEngine, fakeRequest } from './fake-engine.js';
+
+const opened: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  for (const o of opened.splice(0)) await o.close();
+});
+
+function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), 'immoreel-jobs-'));
+}
+
+function manager(options: Partial<JobManagerOptions> & { dataDir?: string } = {}): JobManager {
+  const m = JobManager.open({ dataDir: options.dataDir ?? tempDir(), pollMs: 20, engine: fakeEngine(), ...options });
+  opened.push(m);
+  return m;
+}
+
+async function until<T>(read: () => T, ok: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = read();
+    if (ok(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out; last value ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 15));
+  }
+}
+
+const stateOf = (m: JobManager, id: string): JobRecord => m.get(id)!.job;
+const terminal = (job: JobRecord): boolean => ['succeeded', 'failed', 'canceled'].includes(job.state);
+
+/** Puts a job in `running` as if a worker on this machine had claimed it and then died. */
+function strandAsRunning(m: JobManager, jobId: string, attempts: number, owner: { host: string; pid: number; leaseMs: number }): void {
+  m.store.db
+    .prepare(`UPDATE jobs SET state = 'running', attempts = ?, owner = ?, owner_host = ?, owner_pid = ?, lease_expires_at = ? WHERE job_id = ?`)
+    .run(attempts, `${owner.host}/${owner.pid}/dead`, owner.host, owner.pid, Date.now() + owner.leaseMs, jobId);
+}
+
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+  return Number(child.stdout.toString());
+}
+
+describe('JobManager', () => {
+  it('stores a queued job with the record of DESIGN §4, with local or API links', () => {
+    const local = manager({ runWorkers: false });
+    const job = local.submit(fakeRequest({ metadata: { crm_id: 'A-17' } }), { tenant: 'local' });
+    expect(job).toMatchObject({ state: 'queued', stage: null, progress: 0, attempts: 0, template: 'classic', format: 'landscape', language: 'fr', result: null, error: null, metadata: { crm_id: 'A-17' } });
+    expect(job.links.self).toMatch(/^file:\/\/.*\/jobs\/job_[0-9a-z]{26}\/$/);
+    const api = manager({ runWorkers: false, linkBase: '/api/v1' });
+    const remote = api.submit(fakeRequest(), { tenant: 'acme' });
+    expect(remote.links).toEqual({ self: `/api/v1/jobs/${remote.job_id}`, video: null, cancel: `/api/v1/jobs/${remote.job_id}/cancel` });
+    expect(api.get(remote.job_id)?.tenant).toBe('acme');
+    expect(api.countJobs('acme', ['queued'])).toBe(1);
+    expect(api.countJobs('other', ['queued'])).toBe(0);
+  });
+
+  it('runs at most `concurrency` renders at once, each in its own directory with its thread budget', async () => {
+    const seen: RenderContext[] = [];
+    let active = 0;
+    let peak = 0;
+    const inner = fakeEngine({ ms: 120, seen });
+    const m = manager({
+      concurrency: 3,
+      engine: async (request, ctx) => {
+        active += 1;
+        peak = Math.max(peak, active);
+        try {
+          return await inner(request, ctx);
+        } finally {
+          active -= 1;
+        }
+      },
+    });
+    const ids = Array.from({ length: 10 }, () => m.submit(fakeRequest(), { tenant: 't' }).job_id);
+    await until(() => ids.map((id) => stateOf(m, id).state), (states) => states.every((s) => s === 'succeeded'));
+    expect(peak).toBe(3);
+    // Each render's ffmpeg threads are shared among the renders running when it starts.
+    expect(seen.every((c) => c.threads >= threadBudget(3) && c.threads <= threadBudget(1))).toBe(true);
+    for (const ctx of seen) {
+      const id = ids.find((i) => ctx.workDir.endsWith(i))!;
+      expect(ctx.workDir).toBe(join(m.store.jobsDir, id));
+      expect(ctx.outputPath).toBe(join(m.store.jobsDir, id, 'output.mp4'));
+    }
+    const done = stateOf(m, ids[0]!);
+    expect(done).toMatchObject({ stage: null, progress: 1, attempts: 1, listing: { city: 'Casablanca' } });
+    expect(done.result?.video_url).toMatch(/^file:\/\/.*output\.mp4$/);
+    expect(m.videoPath(ids[0]!)).toBe(join(m.store.jobsDir, ids[0]!, 'output.mp4'));
+  });
+
+  it('budgets ffmpeg threads from the cores and the concurrency', () => {
+    expect(threadBudget(1, 2)).toBe(3);
+    expect(threadBudget(2, 2)).toBe(1);
+    expect(threadBudget(30, 2)).toBe(1);
+    expect(threadBudget(4, 16)).toBe(6);
+    expect(threadBudget(30, 64)).toBe(3);
+  });
+
+  it('sizes the default pool from cores and memory, never above 30', () => {
+    const GB = 1024 ** 3;
+    expect(defaultConcurrency(2, 24 * GB)).toBe(4);
+    expect(defaultConcurrency(2, 1 * GB)).toBe(2);
+    expect(defaultConcurrency(64, 256 * GB)).toBe(30);
+    expect(defaultConcurrency(1, 0.25 * GB)).toBe(1);
+  });
+
+  it('records stage and progress while running', async () => {
+    const m = manager({ engine: fakeEngine({ ms: 1500 }) });
+    const id = m.submit(fakeRequest(), { tenant: 't' }).job_id;
+    const running = await until(() => stateOf(m, id), (j) => j.state === 'running' && j.stage === 'rendering' && j.progress > 0);
+    expect(running.started_at).not.toBeNull();
+    expect(running.progress).toBeLessThan(1);
+  });
+
+  it('cancels a queued job: it never runs', async () => {
+    const seen: RenderContext[] = [];
+    const m = manager({ runWorkers: false, engine: fakeEngine({ seen }) });
+    const id = m.submit(fakeRequest(), { tenant: 't' }).job_id;
+    const canceled = m.cancel(id);
+    expect(canceled).toMatchObject({ state: 'canceled', stage: null });
+    expect(canceled.finished_at).not.toBeNull();
+    m.work(id);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(seen).toEqual([]);
+    expect(stateOf(m, id).state).toBe('canceled');
+  });
+
+  it('cancels a running job: the render is aborted and no video is left', async () => {
+    let aborted = false;
+    const inner = fakeEngine({ ms: 5000 });
+    const m = manager({
+      engine: (request, ctx) => {
+        ctx.signal.addEventListener('abort', () => (aborted = true));
+        return inner(request, ctx);
+      },
+    });
+    const id = m.submit(fakeRequest(), { tenant: 't' }).job_id;
+    await until(() => stateOf(m, id).stage, (s) => s === 'rendering');
+    expect(m.cancel(id).state).toBe('canceled');
+    await until(() => aborted, Boolean);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(stateOf(m, id)).toMatchObject({ state: 'canceled', result: null });
+    expect(existsSync(m.store.outputPath(id))).toBe(false);
+    expect(m.videoPath(id)).toBeNull();
+  });
+
+  it('never turns a canceled job into succeeded, even when the engine ignores the abort and finishes', async () => {
+    const m = manager({ engine: fakeEngine({ ms: 400, ignoreAbort: true }) });
+    const finished: JobRecord[] = [];
+    m.onTerminal((job) => finished.push(job));
+    const id = m.submit(fakeRequest(), { tenant: 't' }).job_id;
+    await until(() => stateOf(m, id).stage, (s) => s === 'rendering');
+    m.cancel(id);
+    await new Promise((r) => setTimeout(r, 800)); // the engine completes its "video" meanwhile
+    expect(stateOf(m, id).state).toBe('canceled');
+    expect(existsSync(m.store.outputPath(id))).toBe(false);
+    expect(finished.map((j) => j.state)).toEqual(['canceled']);
+    // A finished job is returned unchanged by cancel.
+    expect(m.cancel(id).state).toBe('canceled');
+  });
+
+  it('notices a cancel made by another process on the same data directory', async () => {
+    const dataDir = tempDir();
+    let aborted = false;
+    const inner = fakeEngine({ ms: 5000 });
+    const worker = manager({
+      dataDir,
+      engine: (request, ctx) => {
+        ctx.signal.addEventListener('abort', () => (aborted = true));
+        return inner(request, ctx);
+      },
+    });
+    const other = manager({ dataDir, runWorkers: false });
+    const id = other.submit(fakeRequest(), { tenant: 't' }).job_id;
+    await until(() => stateOf(other, id).stage, (s) => s === 'rendering');
+    other.cancel(id);
+    await until(() => aborted, Boolean, 2000);
+    expect(stateOf(worker, id).state).toBe('canceled');
+  });
+
+  it('records a failed render with its error code and message', async () => {
+    const m = manager({ engine: fakeEngine({ ms: 20, fail: new AppError('UPSTREAM_ERROR', 'The listing page answered 404.') }) });
+    const id = m.submit(fakeRequest(), { tenant: 't' }).job_id;
+    const job = await until(() => stateOf(m, id), terminal);
+    expect(job).toMatchObject({ state: 'failed', stage: null, result: null, error: { code: 'UPSTREAM_ERROR', message: 'The listing page answered 404.' } });
+    const crash = manager({ engine: fakeEngine({ ms: 20, fail: new TypeError('x is undefined') }) });
+    const other = crash.submit(fakeRequest(), { tenant: 't' }).job_id;
+    expect((await until(() => stateOf(crash, other), terminal)).error).toEqual({ code: 'RENDER_FAILED', message: 'The render failed unexpectedly (TypeError: x is undefined).' });
+  });
+
+  it('fails a render that exceeds the watchdog', async () => {
+    const m = manager({ watchdogMs: 150, engine: fakeEngine({ ms: 5000 }) });
+    const id = m.submit(fakeRequest(), { tenant: 't' }).job_id;
+    const job = await until(() => stateOf(m, id), terminal);
+    expect(job.state).toBe('failed');
+    expect(job.error?.message).toMatch(/stopped by the watchdog/);
+  });
+
+  it('fails a render whose engine claims a video that is not there', async () => {
+    const m = manager({
+      engine: async (request, ctx) => {
+        const outcome = await fakeEngine({ ms: 10 })(request, ctx);
+        return { ...outcome, result: { ...outcome.result, size_bytes: outcome.result.size_bytes + 1 } };
+      },
+    });
+    const id = m.submit(fakeRequest(), { tenant: 't' }).job_id;
+    const job = await until(() => stateOf(m, id), terminal);
+    expect(job.state).toBe('failed');
+    expect(existsSync(m.store.outputPath(id))).toBe(false);
+  });
+
+  it('throws on an illegal transition: it is a bug, not a state', async () => {
+    const m = manager();
+    const id = m.submit(fakeRequest(), { tenant: 't' }).job_id;
+    await until(() => stateOf(m, id).state, (s) => s === 'succeeded');
+    expect(() => m.store.transition(id, 'running')).toThrow(IllegalTransitionError);
+    expect(() => m.store.transition(id, 'canceled')).toThrow(IllegalTransitionError);
+    expect(stateOf(m, id).state).toBe('succeeded');
+  });
+
+  it('re-queues a job whose worker process died, then renders it', async () => {
+    const dataDir = tempDir();
+    const setup = manager({ dataDir, runWorkers: false });
+    const id = setup.submit(fakeRequest(), { tenant: 't' }).job_id;
+    strandAsRunning(setup, id, 1, { host: hostname(), pid: deadPid(), leaseMs: 600_000 });
+    const m = manager({ dataDir });
+    const job = await until(() => stateOf(m, id), terminal);
+    expect(job).toMatchObject({ state: 'succeeded', attempts: 2 });
+  });
+
+  it('re-queues a job whose lease expired (a worker on another machine stopped)', async () => {
+    const dataDir = tempDir();
+    const setup = manager({ dataDir, runWorkers: false });
+    const id = setup.submit(fakeRequest(), { tenant: 't' }).job_id;
+    strandAsRunning(setup, id, 1, { host: 'elsewhere', pid: 1, leaseMs: -1 });
+    const m = manager({ dataDir, runWorkers: false });
+    expect(stateOf(m, id)).toMatchObject({ state: 'queued', attempts: 1, stage: null });
+  });
+
+  it('leaves a live worker\'s job alone', () => {
+    const dataDir = tempDir();
+    const setup = manager({ dataDir, runWorkers: false });
+    const id = setup.submit(fakeRequest(), { tenant: 't' }).job_id;
+    strandAsRunning(setup, id, 1, { host: 'elsewhere', pid: 1, leaseMs: 600_000 });
+    const m = manager({ dataDir, runWorkers: false });
+    expect(stateOf(m, id).state).toBe('running');
+  });
+
+  it('fails a job after its third interrupted attempt, saying why', async () => {
+    const dataDir = tempDir();
+    const setup = manager({ dataDir, runWorkers: false });
+    const id = setup.submit(fakeRequest(), { tenant: 't' }).job_id;
+    strandAsRunning(setup, id, 3, { host: hostname(), pid: deadPid(), leaseMs: 600_000 });
+    const m = manager({ dataDir, runWorkers: false });
+    const job = stateOf(m, id);
+    expect(job.state).toBe('failed');
+    expect(job.error?.message).toMatch(/interrupted 3 times because its worker process stopped/);
+  });
+
+  it('puts running renders back in the queue on shutdown, without counting the attempt', async () => {
+    const dataDir = tempDir();
+    const m = JobManager.open({ dataDir, pollMs: 20, engine: fakeEngine({ ms: 5000 }) });
+    const id = m.submit(fakeRequest(), { tenant: 't' }).job_id;
+    await until(() => stateOf(m, id).state, (s) => s === 'running');
+    await m.close({ drainMs: 50 });
+    const after = manager({ dataDir, runWorkers: false });
+    expect(stateOf(after, id)).toMatchObject({ state: 'queued', attempts: 0 });
+  });
+
+  it('lists newest first with cursor pagination and a state filter', async () => {
+    const m = manager({ runWorkers: false });
+    const ids = Array.from({ length: 25 }, () => m.submit(fakeRequest(), { tenant: 't' }).job_id);
+    m.submit(fakeRequest(), { tenant: 'someone-else' });
+    m.cancel(ids[3]!);
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (;;) {
+      const page = m.list('t', { limit: 10, cursor });
+      seen.push(...page.jobs.map((j) => j.job_id));
+      if (page.next_cursor === null) break;
+      cursor = page.next_cursor;
+    }
+    expect(seen).toEqual([...ids].reverse());
+    expect(m.list('t', { state: 'canceled' }).jobs.map((j) => j.job_id)).toEqual([ids[3]]);
+    expect(() => m.list('t', { cursor: 'DROP TABLE jobs' })).toThrow(/Invalid cursor/);
+    expect(() => m.list('t', { limit: 1000 })).toThrow(/limit must be/);
+  });
+
+  it('purges finished jobs\' files and keeps their records marked expired', async () => {
+    const dataDir = tempDir();
+    const service = new LocalService({ dataDir, engine: fakeEngine({ ms: 20 }), pollMs: 20 });
+    opened.push(service);
+    const m = service.jobs();
+    const done = m.submit(fakeRequest(), { tenant: 'local' }).job_id;
+    await service.waitForJob(done);
+    const waiting = m.submit(fakeRequest(), { tenant: 'local' }).job_id;
+    expect((await m.purge(3_600_000)).jobs).toBe(0);
+    const summary = await m.purge(0);
+    expect(summary.jobs).toBe(1);
+    expect(summary.bytes).toBeGreaterThan(0);
+    expect(existsSync(m.store.jobDir(done))).toBe(false);
+    const job = await service.getJob(done);
+    expect(job.state).toBe('succeeded');
+    expect(job.result?.expired_at).toMatch(/^\d{4}-/);
+    expect(job.result?.width).toBe(1280);
+    expect(job.links.video).toBeNull();
+    expect(m.videoPath(done)).toBeNull();
+    await expect(service.downloadVideo(done, join(dataDir, 'x.mp4'))).rejects.toMatchObject({ code: 'GONE' });
+    expect(stateOf(m, waiting).state).toBe('queued');
+  });
+
+  it('refuses a concurrency above 30', () => {
+    expect(() => manager({ concurrency: 31 })).toThrow(/from 1 to 30/);
+  });
+});

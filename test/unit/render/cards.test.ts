@@ -1,0 +1,97 @@
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { drawCard, drawText, prepareText, readableOn, textOn, type CardStyle } from '../../../src/render/cards.js';
+import { loadTemplate } from '../../../src/render/templates.js';
+
+const template = loadTemplate('classic');
+const ltr: CardStyle = { template, accent: template.colors.accent, direction: 'ltr', width: 1280, height: 720 };
+const rtl: CardStyle = { ...ltr, direction: 'rtl' };
+
+/** Columns of the image that hold visible ink, as [first, last]. */
+async function inkColumns(buffer: Buffer): Promise<[number, number]> {
+  const { data, info } = await sharp(buffer).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  let first = info.width;
+  let last = -1;
+  for (let x = 0; x < info.width; x += 1) {
+    for (let y = 0; y < info.height; y += 1) {
+      if ((data[(y * info.width + x) * 4 + 3] as number) > 128) {
+        first = Math.min(first, x);
+        last = Math.max(last, x);
+        break;
+      }
+    }
+  }
+  return [first, last];
+}
+
+/** Opaque pixels in each column of a text image. */
+async function columnInk(buffer: Buffer): Promise<number[]> {
+  const { data, info } = await sharp(buffer).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  const ink = new Array<number>(info.width).fill(0);
+  for (let y = 0; y < info.height; y += 1) for (let x = 0; x < info.width; x += 1) if ((data[(y * info.width + x) * 4 + 3] as number) > 128) ink[x] = (ink[x] as number) + 1;
+  return ink;
+}
+
+describe('text cards', () => {
+  it('keeps digit groups together and never lets user text break the markup', () => {
+    expect(prepareText('1 850 000 درهم')).toBe('1\u202F850\u202F000\u00A0درهم');
+    expect(prepareText('Terrasse de 15 m², au 3e étage')).toBe('Terrasse de 15\u00A0m², au 3e étage');
+    expect(prepareText('  Villa\n<b>"Rêve"</b> & co  ')).toBe('Villa <b>"Rêve"</b> & co');
+  });
+
+  it('shapes Arabic: joined letters are narrower than the same letters kept apart', async () => {
+    const joined = await drawText(rtl, { text: 'مطبخ مجهز', size: 40, color: '#FFFFFF', maxWidth: 800 });
+    // U+200C (zero-width non-joiner) between letters forbids joining: isolated forms, wider.
+    const apart = await drawText(rtl, { text: 'م\u200Cط\u200Cب\u200Cخ م\u200Cج\u200Cه\u200Cز', size: 40, color: '#FFFFFF', maxWidth: 800 });
+    expect(joined.width).toBeGreaterThan(60);
+    expect(joined.width).toBeLessThan(apart.width * 0.92);
+  });
+
+  it('draws an Arabic price line right to left with the number kept left to right', async () => {
+    // "1 850 000 درهم" read right to left: the number first (rightmost, its digits still left to
+    // right), then the currency word on its left. Without U+202F the groups would come out as "000 850 1".
+    const line = await drawText(rtl, { text: '1 850 000 درهم', size: 40, color: '#FFFFFF', maxWidth: 800 });
+    const digits = await drawText(rtl, { text: '1 850 000', size: 40, color: '#FFFFFF', maxWidth: 800 });
+    const word = await drawText(rtl, { text: 'درهم', size: 40, color: '#FFFFFF', maxWidth: 800 });
+    // Width of the whole ≈ parts + a space: nothing dropped or duplicated.
+    expect(Math.abs(line.width - (digits.width + word.width))).toBeLessThan(40);
+    // Ink per column: the line's right part looks like the number, its left part like the word.
+    const [lineInk, digitsInk, wordInk] = await Promise.all([line, digits, word].map((t) => columnInk(t.buffer)));
+    const distance = (a: number[], b: number[]): number => a.reduce((sum, v, i) => sum + Math.abs(v - (b[i] ?? 0)), 0) / Math.max(1, b.reduce((x, y) => x + y, 0));
+    const numberRight = distance(lineInk.slice(lineInk.length - digitsInk.length), digitsInk);
+    const numberLeft = distance(lineInk.slice(0, digitsInk.length), digitsInk);
+    const wordLeft = distance(lineInk.slice(0, wordInk.length), wordInk);
+    expect(numberRight).toBeLessThan(0.2);
+    expect(wordLeft).toBeLessThan(0.2);
+    expect(numberLeft).toBeGreaterThan(0.3);
+    // The digit groups stay in order: the line's number part matches "1 850 000", not "000 850 1".
+    const reversed = await drawText(ltr, { text: '000 850 1', size: 40, color: '#FFFFFF', maxWidth: 800 });
+    expect(distance(lineInk.slice(lineInk.length - digitsInk.length), await columnInk(reversed.buffer))).toBeGreaterThan(0.3);
+  });
+
+  it('keeps a very long title inside the frame by shrinking it, then shortening it', async () => {
+    const title = 'Magnifique appartement de standing entièrement rénové avec grande terrasse, vue mer, piscine, garage, jardin privatif et concierge 24h/24 — Anfa, Casablanca';
+    const card = await drawCard(ltr, { kind: 'title', badge: 'À VENDRE', heading: title, subheading: 'Anfa, Casablanca' }, null);
+    expect(card.x).toBeGreaterThanOrEqual(0);
+    expect(card.y).toBeGreaterThanOrEqual(0);
+    expect(card.x + card.width).toBeLessThanOrEqual(1280 + 40);
+    expect(card.y + card.height).toBeLessThanOrEqual(720 + 40);
+    expect(card.height).toBeLessThan(360);
+    const [first] = await inkColumns(card.buffer);
+    expect(first).toBeGreaterThanOrEqual(0);
+  });
+
+  it('mirrors the layout right to left for Arabic', async () => {
+    const fr = await drawCard(ltr, { kind: 'callout', text: 'Terrasse' }, null);
+    const ar = await drawCard(rtl, { kind: 'callout', text: 'تراس' }, null);
+    expect(fr.x).toBeLessThan(640);
+    expect(ar.x + ar.width / 2).toBeGreaterThan(640);
+  });
+
+  it('picks readable colours on the panel and on accent badges', () => {
+    expect(textOn('#FFE14D')).toBe('#111111');
+    expect(textOn('#1F3A93')).toBe('#FFFFFF');
+    expect(readableOn('#2F80ED', '#0D1B2A')).not.toBe('#2F80ED');
+    expect(readableOn('#FFFFFF', '#0D1B2A')).toBe('#FFFFFF');
+  });
+});

@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import { buildRenderPlan, type PlacedImage } from '../../../src/render/ffmpeg/plan.js';
+import { buildStoryboard, type Timeline } from '../../../src/render/storyboard.js';
+import { loadTemplate, validateTemplate, type Template } from '../../../src/render/templates.js';
+import { demoProperty, photos } from './fixtures.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { TEMPLATES_DIR } from '../../../src/render/paths.js';
+
+function templateWith(change: (raw: Record<string, unknown>) => void): Template {
+  const raw = JSON.parse(readFileSync(join(TEMPLATES_DIR, 'classic', 'template.json'), 'utf8')) as Record<string, unknown>;
+  change(raw);
+  return validateTemplate(raw, 'classic');
+}
+
+function timelineFor(template: Template, listingTitle = 'Villa "Les Palmiers"; vue mer [RARE] — 50% off: call now, \'quick\''): Timeline {
+  return buildStoryboard({
+    template,
+    listing: demoProperty({ title: listingTitle }),
+    photos: photos(3),
+    format: 'landscape',
+    durationS: 12,
+    language: 'fr',
+    branding: { agency_name: 'Agence; "Test" [x]' },
+    hasLogo: false,
+  });
+}
+
+function planFor(timeline: Timeline, audioFile: string | null = null): ReturnType<typeof buildRenderPlan> {
+  const cards = new Map<string, PlacedImage>();
+  for (const shot of timeline.shots) for (const card of shot.cards) cards.set(card.id, { file: `/work/cards/${card.id}.png`, x: 40, y: 500, width: 600, height: 180, rise: 20 });
+  return buildRenderPlan({
+    timeline,
+    shotFiles: timeline.shots.map((s) => `/cache/shots/photo-${s.photo}-${s.source.width}x${s.source.height}.jpg`),
+    cards,
+    brandBug: timeline.brandBug === null ? null : { file: '/work/cards/bug.png', x: 1000, y: 40, width: 200, height: 60 },
+    audioFile,
+    output: '/work/render.tmp.mp4',
+    threads: 2,
+  });
+}
+
+/** Frames of every part, by label (h = shared with the previous shot, b = own, t = shared with the next). */
+function partFrames(graph: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const match of graph.matchAll(/\[src_([htb]\d+)\]loop=loop=(\d+):size=1/g)) counts.set(match[1]!, Number(match[2]) + 1);
+  return counts;
+}
+
+describe('ffmpeg plan', () => {
+  const timeline = timelineFor(loadTemplate('classic'));
+  const plan = planFor(timeline);
+
+  it('never puts listing or agency text into the filtergraph', () => {
+    expect(plan.filterGraph).not.toContain('Palmiers');
+    expect(plan.filterGraph).not.toContain('Agence');
+    expect(plan.args.join(' ')).not.toContain('Palmiers');
+    // Only numbers, our labels, filter names and file-free expressions.
+    expect(plan.filterGraph).not.toMatch(/drawtext|subtitles|ass=/);
+  });
+
+  it('renders every frame of the timeline exactly once: bodies and transitions add up', () => {
+    // Each shot's still is looped once per part: the bodies and the transitions they share tile the timeline.
+    const parts = partFrames(plan.filterGraph);
+    const bodies = [...parts].filter(([label]) => label.startsWith('b')).reduce((sum, [, n]) => sum + n, 0);
+    const transitions = timeline.shots.reduce((sum, s) => sum + s.transitionFrames, 0);
+    expect(bodies + transitions).toBe(timeline.frames);
+    timeline.shots.forEach((shot, i) => {
+      if (i > 0) expect(parts.get(`h${i}`)).toBe(shot.transitionFrames);
+      if (i < timeline.shots.length - 1) expect(parts.get(`t${i}`)).toBe(timeline.shots[i + 1]!.transitionFrames);
+    });
+    const concat = /concat=n=(\d+):v=1:a=0,settb=1\/60,setpts=N/.exec(plan.filterGraph);
+    expect(Number(concat?.[1])).toBe(timeline.shots.length * 2 - 1);
+  });
+
+  it('decodes each photo once and repeats it, moving a crop window or re-scaling for zooms', () => {
+    const stills = plan.inputs.filter((file) => file.startsWith('/cache/shots/'));
+    expect(new Set(stills).size).toBe(stills.length);
+    expect(plan.filterGraph).toMatch(/scale=w='2\*trunc\(1280\*\(1\+0\.1\*\(\(n\+\d+\)\/\d+\)\)\/2\+0\.5\)'/);
+    // The zoom crop is centred from the same size expression (crop reads iw only once).
+    expect(plan.filterGraph).toMatch(/crop=1280:720:x='\(2\*trunc\(1280\*/);
+    expect(plan.filterGraph).toMatch(/crop=1280:720:x='floor\(\(iw-1280\)\*/);
+    expect(plan.filterGraph).not.toContain('zoompan');
+    expect(plan.filterGraph.match(/setsar=1/g)!.length).toBeGreaterThan(timeline.shots.length);
+  });
+
+  it('crossfades with an alpha fade over the previous shot and overlays cards in their window only', () => {
+    expect(plan.filterGraph).toMatch(/format=yuva420p,fade=t=in:st=0:d=0\.5:alpha=1\[fi\d+\]/);
+    expect(plan.filterGraph).toMatch(/overlay=x=40:y='500\+20\*pow\(1-min\(1,max\(0,\(t-[\d.]+\)\/[\d.]+\)\),3\)':eof_action=pass:format=yuv420/);
+    expect(plan.filterGraph).not.toContain('xfade');
+  });
+
+  it('asks for the output contract: H.264 High yuv420p 60 fps, 1 s GOP, AAC-LC 160 kbps 48 kHz stereo, faststart', () => {
+    const args = plan.args.join(' ');
+    for (const expected of ['-c:v libx264', '-profile:v high', '-pix_fmt yuv420p', '-r 60', '-g 60', '-c:a aac', '-b:a 160k', '-ar 48000', '-ac 2', '-movflags +faststart', '-threads 2', '-progress pipe:1']) {
+      expect(args).toContain(expected);
+    }
+    expect(plan.args[plan.args.length - 1]).toBe('/work/render.tmp.mp4');
+    expect(args).toContain(`-t ${timeline.frames / 60}`);
+  });
+
+  it('writes a silent AAC track without music, and maps the prepared soundtrack with it', () => {
+    expect(plan.filterGraph).toContain(`anullsrc=r=48000:cl=stereo,atrim=end_sample=${(timeline.frames / 60) * 48000}[aout]`);
+    expect(plan.args).toContain('[aout]');
+    const withMusic = planFor(timeline, '/work/soundtrack.wav');
+    expect(withMusic.filterGraph).not.toContain('anullsrc');
+    const audioIndex = withMusic.inputs.indexOf('/work/soundtrack.wav');
+    expect(withMusic.args).toContain(`${audioIndex}:a`);
+    // Photos and cards are read at 60 fps; the soundtrack is a plain input.
+    const audioArg = withMusic.args.indexOf('/work/soundtrack.wav');
+    expect(withMusic.args[audioArg - 2]).not.toBe('-framerate');
+  });
+
+  it('builds each template transition: cut, slide, dip to black, and xfade names', () => {
+    const cut = planFor(timelineFor(templateWith((t) => (t.transition = { kind: 'cut', duration_s: 0 }))));
+    expect([...partFrames(cut.filterGraph).keys()].every((label) => label.startsWith('b'))).toBe(true);
+    expect(cut.filterGraph).not.toContain('overlay=x=0:y=0');
+
+    const slide = planFor(timelineFor(templateWith((t) => (t.transition = { kind: 'slide_left', duration_s: 0.4 }))));
+    expect(slide.filterGraph).toMatch(/overlay=x='1280\*\(1-\(\(\(n\+1\)\/24\)/);
+
+    const dip = planFor(timelineFor(templateWith((t) => (t.transition = { kind: 'fade_black', duration_s: 0.5 }))));
+    expect(dip.filterGraph).toMatch(/trim=end_frame=15,fade=t=out:st=0:d=0\.25:color=black/);
+
+    const circle = planFor(timelineFor(templateWith((t) => (t.transition = { kind: 'xfade:circleopen', duration_s: 0.5 }))));
+    expect(circle.filterGraph).toMatch(/xfade=transition=circleopen:duration=0\.5:offset=0/);
+  });
+});

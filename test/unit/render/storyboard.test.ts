@@ -1,0 +1,178 @@
+import { describe, expect, it } from 'vitest';
+import { apportion, buildStoryboard, shotGeometry, titleFitsLanguage, type StoryboardInput, type Timeline } from '../../../src/render/storyboard.js';
+import { loadTemplate } from '../../../src/render/templates.js';
+import { demoProperty, LANDSCAPE_PHOTO, photos, PORTRAIT_PHOTO } from './fixtures.js';
+
+const classic = loadTemplate('classic');
+const branding = { agency_name: 'Atlas Immobilier', agent_name: 'Salma Bennani', phone: '+212 6 00 00 00 00', email: 'contact@atlas.example' };
+
+function board(overrides: Partial<StoryboardInput> = {}): Timeline {
+  return buildStoryboard({
+    template: classic,
+    listing: demoProperty(),
+    photos: photos(8),
+    format: 'landscape',
+    durationS: 30,
+    language: 'fr',
+    branding,
+    hasLogo: false,
+    ...overrides,
+  });
+}
+
+/** Frames the timeline really lasts: shots minus the frames they share in transitions. */
+function timelineFrames(timeline: Timeline): number {
+  return timeline.shots.reduce((sum, s) => sum + s.frames - s.transitionFrames, 0);
+}
+
+function allTexts(timeline: Timeline): string {
+  return JSON.stringify(timeline.shots.flatMap((s) => s.cards.map((c) => c.content)));
+}
+
+describe('storyboard', () => {
+  it('lays the demo listing out as a 30 s timeline of exactly 1800 frames, one photo per shot', () => {
+    const timeline = board();
+    expect(timeline.frames).toBe(1800);
+    expect(timelineFrames(timeline)).toBe(1800);
+    const last = timeline.shots[timeline.shots.length - 1]!;
+    expect(last.start + last.frames).toBe(1800);
+    expect(timeline.shots.map((s) => s.scene)).toEqual(['intro', 'photos', 'stats', 'features', 'photos', 'price', 'angles', 'outro']);
+    // Eight photos, eight shots: each photo once, the hero first.
+    expect(timeline.shots.map((s) => s.photo)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    // Shots follow each other, overlapping by the transition.
+    for (let i = 1; i < timeline.shots.length; i += 1) {
+      const previous = timeline.shots[i - 1]!;
+      const shot = timeline.shots[i]!;
+      expect(shot.transitionFrames).toBe(30);
+      expect(shot.start).toBe(previous.start + previous.frames - shot.transitionFrames);
+    }
+    expect(timeline.shots[0]!.transitionIn).toBe('cut');
+  });
+
+  it('keeps every card inside its shot, clear of the transitions', () => {
+    for (const shot of board().shots) {
+      const tail = shot.index === 7 ? 0 : 30;
+      for (const card of shot.cards) {
+        expect(card.from).toBeGreaterThanOrEqual(shot.transitionFrames);
+        expect(card.to).toBeLessThanOrEqual(shot.frames - tail);
+        expect(card.to - card.from).toBeGreaterThan(60);
+      }
+    }
+  });
+
+  it('writes the texts of the listing in French: title, badge, stats, price, contact', () => {
+    const texts = allTexts(board());
+    expect(texts).toContain('Appartement 3 chambres avec terrasse à vendre — Maârif, Casablanca');
+    expect(texts).toContain('À VENDRE');
+    expect(texts).toContain('120 m²');
+    expect(texts).toContain('1 850 000 DH');
+    expect(texts).toContain('15 417 DH/m²');
+    expect(texts).toContain('Salma Bennani');
+    expect(texts).toContain('+212 6 00 00 00 00');
+  });
+
+  it('adapts to a single photo: every shot reuses it with another motion', () => {
+    const timeline = board({ photos: photos(1) });
+    expect(timelineFrames(timeline)).toBe(1800);
+    expect(new Set(timeline.shots.map((s) => s.photo))).toEqual(new Set([0]));
+    const motions = timeline.shots.map((s) => s.motion.kind);
+    for (let i = 1; i < motions.length; i += 1) expect(motions[i]).not.toBe(motions[i - 1]);
+  });
+
+  it('drops the price card when the price is missing, and the stats card without figures', () => {
+    const noPrice = board({ listing: demoProperty({ price_mad: null, price_per_m2_mad: null }) });
+    expect(noPrice.shots.some((s) => s.scene === 'price')).toBe(false);
+    expect(allTexts(noPrice)).not.toContain('DH');
+    expect(noPrice.dropped).toContainEqual({ scene: 'price', reason: 'no price' });
+    expect(timelineFrames(noPrice)).toBe(1800);
+
+    const bare = board({ listing: demoProperty({ surface_m2: null, bedrooms: null, rooms: null, bathrooms: null, price_per_m2_mad: null, feature_keys: [] }) });
+    expect(bare.shots.map((s) => s.scene)).not.toContain('stats');
+    expect(bare.shots.map((s) => s.scene)).not.toContain('features');
+    expect(timelineFrames(bare)).toBe(1800);
+  });
+
+  it('fits a 10 s video by dropping the least important scenes, keeping intro, price and outro', () => {
+    const timeline = board({ durationS: 10 });
+    expect(timelineFrames(timeline)).toBe(600);
+    const scenes = timeline.shots.map((s) => s.scene);
+    expect(scenes).toContain('intro');
+    expect(scenes).toContain('price');
+    expect(scenes).toContain('outro');
+    expect(scenes).not.toContain('angles');
+    for (const shot of timeline.shots) expect(shot.frames).toBeGreaterThan(2 * shot.transitionFrames);
+  });
+
+  it('removes agent and agency when unbranded: a closing card instead of the contact, no corner mark', () => {
+    const timeline = board({ branding: { ...branding, unbranded: true }, hasLogo: true });
+    const outro = timeline.shots.find((s) => s.scene === 'outro')!;
+    expect(outro.cards[0]!.content.kind).toBe('closing');
+    expect(allTexts(timeline)).not.toContain('Salma');
+    expect(allTexts(timeline)).not.toContain('Atlas');
+    expect(timeline.brandBug).toBeNull();
+    expect(board().brandBug).not.toBeNull();
+  });
+
+  it('speaks Arabic right to left, composing an Arabic title for a French listing', () => {
+    const timeline = board({ language: 'ar', listing: demoProperty({ language: 'ar', marketing_angles: [] }) });
+    expect(timeline.direction).toBe('rtl');
+    const intro = timeline.shots[0]!.cards[0]!.content;
+    expect(intro.kind).toBe('title');
+    if (intro.kind === 'title') {
+      expect(intro.heading).toMatch(/\p{Script=Arabic}/u);
+      expect(intro.heading).not.toMatch(/Appartement/);
+      expect(intro.badge).toBe('للبيع');
+    }
+    expect(allTexts(timeline)).toContain('درهم');
+    // Angles written in French are not shown in an Arabic video.
+    expect(timeline.shots.map((s) => s.scene)).not.toContain('angles');
+  });
+
+  it('sweeps across landscape photos in a portrait video and shows portrait photos whole in a wide one', () => {
+    const portrait = board({ format: 'portrait', photos: photos(8, LANDSCAPE_PHOTO) });
+    expect(portrait.width).toBe(720);
+    expect(portrait.height).toBe(1280);
+    for (const shot of portrait.shots) {
+      expect(shot.motion.type).toBe('pan');
+      if (shot.motion.type === 'pan') expect(shot.motion.axis).toBe('x');
+      expect(shot.source.width).toBeGreaterThan(720);
+      expect(shot.source.height).toBe(1280);
+    }
+    const wide = board({ photos: [PORTRAIT_PHOTO] });
+    expect(wide.shots.every((s) => s.source.fit === 'contain_blur')).toBe(true);
+  });
+});
+
+describe('shot geometry', () => {
+  const frame = { width: 1280, height: 720 };
+  it('zooms over a source exactly (1 + zoom) times the frame, in even sizes', () => {
+    const { source, motion } = shotGeometry(LANDSCAPE_PHOTO, frame, 'zoom_in', classic, 4, 0);
+    expect(source).toEqual({ width: 1408, height: 792, fit: 'cover' });
+    expect(motion).toEqual({ type: 'zoom', kind: 'zoom_in', from: 1, to: 1.1 });
+  });
+
+  it('keeps pans under the template speed limit', () => {
+    const { source, motion } = shotGeometry(LANDSCAPE_PHOTO, frame, 'pan_left', classic, 2, 1);
+    // 110 px/s × 2 s = 220 px of travel, below 10 % of 1280.
+    expect(source.width - frame.width).toBeLessThanOrEqual(220);
+    expect(source.height).toBe(720);
+    expect(motion).toMatchObject({ type: 'pan', axis: 'x', from: 1, to: 0 });
+  });
+});
+
+describe('helpers', () => {
+  it('apportions shots between photo groups by share', () => {
+    expect(apportion(5, [1, 1])).toEqual([3, 2]);
+    expect(apportion(3, [2, 1])).toEqual([2, 1]);
+    expect(apportion(0, [1, 1])).toEqual([0, 0]);
+  });
+
+  it('tells the language a title is written in', () => {
+    expect(titleFitsLanguage('Appartement 3 chambres à vendre', 'fr')).toBe(true);
+    expect(titleFitsLanguage('Appartement 3 chambres à vendre', 'en')).toBe(false);
+    expect(titleFitsLanguage('Sea-view apartment with 3 bedrooms', 'en')).toBe(true);
+    expect(titleFitsLanguage('Sea-view apartment with 3 bedrooms', 'fr')).toBe(false);
+    expect(titleFitsLanguage('شقة للبيع في المعاريف', 'ar')).toBe(true);
+    expect(titleFitsLanguage('شقة للبيع في المعاريف', 'fr')).toBe(false);
+  });
+});

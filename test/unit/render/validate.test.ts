@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { isAppError, type AppError } from '../../../src/core/errors.js';
+import type { RenderRequest } from '../../../src/core/types.js';
+import { validateRenderRequest } from '../../../src/render/validate.js';
+import { demoProperty } from './fixtures.js';
+
+function refusal(request: unknown, mode: 'local' | 'server' = 'local'): AppError {
+  try {
+    validateRenderRequest(request as RenderRequest, mode);
+  } catch (error) {
+    if (isAppError(error)) return error;
+    throw error;
+  }
+  throw new Error('expected a BAD_REQUEST');
+}
+
+const fields = (error: AppError): string[] => error.details.map((d) => d.field);
+
+describe('validateRenderRequest', () => {
+  it('fills the defaults of a minimal request', () => {
+    const valid = validateRenderRequest({ description: 'Appartement 120 m² à Maarif, 1 850 000 DH' }, 'local');
+    expect(valid).toMatchObject({ template: 'classic', format: 'landscape', duration_s: null, language: 'fr', music: 'auto', photos: [], listing: null, webhook_url: null, metadata: null });
+    expect(valid.input).toEqual({ description: 'Appartement 120 m² à Maarif, 1 850 000 DH', language: 'fr', target_audience: 'auto' });
+  });
+
+  it('reports every bad field at once, each by name', () => {
+    const error = refusal({
+      description: 'Villa',
+      template: 'fancy',
+      format: 'vertical',
+      duration_s: 5,
+      language: 'de',
+      target_audience: 'aliens',
+      music: 'jazz',
+      photos: ['ftp://example.com/a.jpg', 42],
+      branding: { primary_color: 'red', email: 'not-an-email', phone: 'call me', unbranded: 'yes', logo_url: 'ftp://x', slogan: 'hi' },
+      webhook_url: 'javascript:alert(1)',
+      metadata: { blob: 'x'.repeat(5000) },
+      colour: 'blue',
+    });
+    expect(error.code).toBe('BAD_REQUEST');
+    expect(error.exitCode).toBe(2);
+    expect(fields(error).sort()).toEqual(
+      [
+        'colour', 'language', 'target_audience', 'photos[0]', 'photos[1]', 'template', 'format', 'duration_s', 'music',
+        'branding.slogan', 'branding.phone', 'branding.email', 'branding.logo_url', 'branding.primary_color', 'branding.unbranded',
+        'webhook_url', 'metadata',
+      ].sort(),
+    );
+    expect(error.message).toMatch(/duration_s must be a number of seconds from 10 to 90/);
+    expect(error.message).toMatch(/template must be one of classic, luxury, social/);
+  });
+
+  it('needs exactly one kind of listing input: a listing object alone, or url/html/description', () => {
+    expect(fields(refusal({ template: 'classic' }))).toEqual(['url']);
+    expect(fields(refusal({ listing: demoProperty(), description: 'Villa à Marrakech' }))).toEqual(['listing']);
+    const combined = validateRenderRequest({ url: 'https://www.mubawab.ma/fr/a/8418668/appartement-a-vendre', description: 'Terrasse 15 m²' }, 'local');
+    expect(combined.input.url).toContain('mubawab.ma');
+    expect(combined.input.description).toBe('Terrasse 15 m²');
+    expect(fields(refusal({ url: 'https://www.example.com/villa' }))).toEqual(['url']);
+  });
+
+  it('checks a listing object field by field and keeps what it needs', () => {
+    const valid = validateRenderRequest({ listing: { title: 'Villa', city: 'Marrakech', price_mad: 4_500_000, features: ['Piscine'], marketing_angles: [] } } as unknown as RenderRequest, 'local');
+    expect(valid.listing).toMatchObject({ title: 'Villa', city: 'Marrakech', price_mad: 4_500_000, surface_m2: null, feature_keys: [], currency: 'MAD' });
+    const error = refusal({ listing: { title: 3, price_mad: -1, feature_keys: ['jacuzzi'], transaction: 'swap' } });
+    expect(fields(error).sort()).toEqual(['listing.feature_keys', 'listing.price_mad', 'listing.title', 'listing.transaction']);
+  });
+
+  it('lets local mode use file paths, made absolute, and refuses them on the server', () => {
+    const local = validateRenderRequest({ description: 'Villa à Marrakech', photos: ['photos/a.jpg', 'https://cdn.example.com/b.jpg', 'asset:ast_01'], music: 'song.mp3', branding: { logo_url: 'logo.png' } }, 'local');
+    expect(local.photos[0]).toBe(`${process.cwd()}/photos/a.jpg`);
+    expect(local.photos.slice(1)).toEqual(['https://cdn.example.com/b.jpg', 'asset:ast_01']);
+    expect(local.music).toBe(`${process.cwd()}/song.mp3`);
+    expect(local.branding.logo_url).toBe(`${process.cwd()}/logo.png`);
+    const server = refusal({ description: 'Villa à Marrakech', photos: ['/etc/passwd'], music: '/tmp/song.mp3', branding: { logo_url: 'logo.png' } }, 'server');
+    expect(fields(server).sort()).toEqual(['branding.logo_url', 'music', 'photos[0]']);
+  });
+
+  it('accepts bundled music names, branding in range, and metadata up to 4 KB', () => {
+    const valid = validateRenderRequest(
+      {
+        description: 'Villa à Marrakech',
+        music: 'marble-hall',
+        branding: { agency_name: '  Atlas   Immobilier ', phone: '+212 6 00 00 00 00', email: 'salma@atlas.example', primary_color: '#1f6fb2', unbranded: false },
+        metadata: { crm_id: 'A-42', tags: ['villa'] },
+        webhook_url: 'https://crm.example.com/hooks/immoreel',
+        duration_s: 45,
+      },
+      'server',
+    );
+    expect(valid.music).toBe('marble-hall');
+    expect(valid.branding).toEqual({ agency_name: 'Atlas Immobilier', phone: '+212 6 00 00 00 00', email: 'salma@atlas.example', primary_color: '#1F6FB2', unbranded: false });
+    expect(valid.metadata).toEqual({ crm_id: 'A-42', tags: ['villa'] });
+    expect(valid.duration_s).toBe(45);
+  });
+});

@@ -1,0 +1,57 @@
+import { readFileSync } from 'node:fs';
+import sharp from 'sharp';
+import { afterEach, describe, expect, it } from 'vitest';
+import { makeHarness, type Harness } from './harness.js';
+
+let h: Harness;
+afterEach(async () => h?.close());
+
+const png = (): Promise<Buffer> => sharp({ create: { width: 64, height: 48, channels: 3, background: '#336699' } }).png().toBuffer();
+
+interface AssetAnswer {
+  asset: { asset_id: string; ref: string; width: number; height: number; format: string; size_bytes: number; expires_at: string };
+}
+
+describe('POST /api/v1/assets', () => {
+  it('stores an uploaded image for the tenant, 24 h, usable as asset:<id> by that tenant only', async () => {
+    h = makeHarness();
+    const { auth } = h.key({ tenant: 'atlas' });
+    const image = await png();
+    const res = await h.app.inject({ method: 'POST', url: '/api/v1/assets', headers: { ...auth, 'content-type': 'image/png' }, payload: image });
+    expect(res.statusCode).toBe(201);
+    const { asset } = JSON.parse(res.body) as AssetAnswer;
+    expect(asset).toMatchObject({ width: 64, height: 48, format: 'png', size_bytes: image.length, ref: `asset:${asset.asset_id}` });
+    const hours = (Date.parse(asset.expires_at) - Date.now()) / 3_600_000;
+    expect(hours).toBeGreaterThan(23.9);
+    expect(hours).toBeLessThanOrEqual(24);
+    const file = h.store.assets.resolve('atlas', asset.asset_id);
+    expect(readFileSync(file).equals(image)).toBe(true);
+    expect(() => h.store.assets.resolve('someone-else', asset.asset_id)).toThrow(/does not exist or has expired/);
+  });
+
+  it('refuses what is not a raster image, a non-image Content-Type, and uploads over the limit', async () => {
+    h = makeHarness({ limits: { assetBodyLimitBytes: 2000 } });
+    const { auth } = h.key();
+    const upload = (payload: Buffer | string, type: string) => h.app.inject({ method: 'POST', url: '/api/v1/assets', headers: { ...auth, 'content-type': type }, payload });
+    const garbage = await upload(Buffer.from('definitely not a jpeg'), 'image/jpeg');
+    expect(garbage.statusCode).toBe(400);
+    expect(JSON.parse(garbage.body).error).toMatchObject({ code: 'BAD_REQUEST', reason: 'invalid_image' });
+    const svg = await upload('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>', 'image/svg+xml');
+    expect(svg.statusCode).toBe(400);
+    expect(JSON.parse(svg.body).error.reason).toBe('invalid_image');
+    const json = await upload('{"photo":"x"}', 'application/json');
+    expect(json.statusCode).toBe(400);
+    expect(JSON.parse(json.body).error).toMatchObject({ reason: 'unsupported_media_type', details: [{ field: 'Content-Type' }] });
+    const big = await upload(Buffer.alloc(5000, 1), 'image/png');
+    expect(big.statusCode).toBe(413);
+    expect(JSON.parse(big.body).error.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  it('needs the preview:dispatch scope', async () => {
+    h = makeHarness();
+    const { auth } = h.key({ scopes: ['preview:read'] });
+    const res = await h.app.inject({ method: 'POST', url: '/api/v1/assets', headers: { ...auth, 'content-type': 'image/png' }, payload: await png() });
+    expect(res.statusCode).toBe(403);
+    expect(JSON.parse(res.body).error.reason).toBe('route_not_permitted');
+  });
+});

@@ -1,0 +1,95 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { analyzeListing } from '../../../src/analysis/analyze.js';
+import type { RenderRequest } from '../../../src/core/types.js';
+import { JobManager, type RenderEngine } from '../../../src/jobs/manager.js';
+import type { ValidRenderRequest } from '../../../src/render/types.js';
+import { buildApp, type ServerDeps } from '../../../src/server/app.js';
+import type { ServerLimits } from '../../../src/server/config.js';
+import { openServerStore, type ServerStore } from '../../../src/server/store.js';
+
+export interface Harness {
+  app: FastifyInstance;
+  store: ServerStore;
+  jobs: JobManager;
+  dataDir: string;
+  logs: string[];
+  key(options?: { tenant?: string; preview?: boolean; scopes?: string[]; monthlyQuota?: number }): { apiKey: string; keyId: string; auth: Record<string, string> };
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  limits?: Partial<ServerLimits>;
+  engine?: RenderEngine;
+  now?: () => number;
+  validateRender?: (request: RenderRequest) => ValidRenderRequest | Promise<ValidRenderRequest>;
+  analyze?: ServerDeps['analyze'];
+  runWorkers?: boolean;
+}
+
+/** A finished-looking render that writes a few bytes where the video belongs (route tests only; e2e renders for real). */
+export const fileEngine: RenderEngine = async (request, ctx) => {
+  const { writeFile } = await import('node:fs/promises');
+  ctx.onProgress('rendering', 0.5);
+  await writeFile(ctx.outputPath, Buffer.alloc(1000, 7));
+  const listing = request.listing ?? (await analyzeListing(request.input));
+  return {
+    result: { width: 1280, height: 720, fps: 60, duration_s: 10, size_bytes: 1000, video_codec: 'h264', audio_codec: 'aac', audio_bitrate_kbps: 160, sha256: 'ab'.repeat(32) },
+    listing,
+    warnings: [],
+  };
+};
+
+export function makeHarness(options: HarnessOptions = {}): Harness {
+  const dataDir = mkdtempSync(join(tmpdir(), 'immoreel-server-'));
+  const store = openServerStore(dataDir, { now: options.now });
+  const jobs = JobManager.open({
+    dataDir,
+    concurrency: 2,
+    engine: options.engine ?? fileEngine,
+    runWorkers: options.runWorkers ?? true,
+    resolveAsset: async (tenant, assetId) => store.assets.resolve(tenant, assetId),
+    allowLocalFiles: false,
+    linkBase: '/api/v1',
+    pollMs: 20,
+  });
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logs.push(...chunk.toString().split('\n').filter((l) => l !== ''));
+      done();
+    },
+  });
+  const app = buildApp({
+    store,
+    jobs,
+    analyze: options.analyze ?? ((request, signal) => analyzeListing(request, { signal })),
+    validateRender: options.validateRender ?? (async (request) => (await import('../../../src/render/index.js')).validateRenderRequest(request, 'server')),
+    limits: options.limits,
+    now: options.now,
+    log: { stream: sink, level: 'info' },
+  });
+  return {
+    app,
+    store,
+    jobs,
+    dataDir,
+    logs,
+    key(keyOptions = {}) {
+      const created = store.keys.create({ tenant: keyOptions.tenant ?? 'acme', preview: keyOptions.preview, scopes: keyOptions.scopes, monthlyQuota: keyOptions.monthlyQuota });
+      return { apiKey: created.apiKey, keyId: created.record.key_id, auth: { authorization: `Bearer ${created.apiKey}` } };
+    },
+    async close() {
+      await app.close();
+      await jobs.close();
+      store.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const LISTING_TEXT =
+  'Appartement à vendre à Maarif, Casablanca. 120 m², 3 chambres, 2 salles de bain, terrasse, ascenseur, parking. Prix : 1 850 000 DH.';

@@ -1,0 +1,144 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { JobRecord } from '../../../src/core/types.js';
+import { openServerStore, type ServerStore } from '../../../src/server/store.js';
+import { guardedWebhookSender, WebhookDispatcher } from '../../../src/server/webhooks.js';
+
+interface Received {
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+/** A receiver on loopback answering the given statuses in turn (the last one repeats). */
+async function receiver(statuses: number[]): Promise<{ url: string; received: Received[]; server: Server }> {
+  const received: Received[] = [];
+  const server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      received.push({ headers: request.headers, body });
+      const status = statuses[Math.min(received.length - 1, statuses.length - 1)]!;
+      if (status === 302) response.setHeader('location', 'http://127.0.0.1:9/elsewhere');
+      response.writeHead(status).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, received, server };
+}
+
+/** Standard Webhooks verification written from the spec, independently of the signer under test. */
+function verify(secret: string, headers: IncomingMessage['headers'], body: string): boolean {
+  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+  const expected = createHmac('sha256', key).update(`${String(headers['webhook-id'])}.${String(headers['webhook-timestamp'])}.${body}`).digest();
+  return String(headers['webhook-signature'])
+    .split(' ')
+    .some((entry) => {
+      const [version, signature] = entry.split(',');
+      const given = Buffer.from(signature ?? '', 'base64');
+      return version === 'v1' && given.length === expected.length && timingSafeEqual(given, expected);
+    });
+}
+
+const job = (state: JobRecord['state']): JobRecord =>
+  ({ job_id: 'job_01jabcdefghjkmnpqrstvwxyz0', state, stage: null, progress: 1, links: { self: '/api/v1/jobs/job_01jabcdefghjkmnpqrstvwxyz0', video: null, cancel: null } }) as JobRecord;
+
+let dataDir: string;
+let store: ServerStore;
+let servers: Server[] = [];
+beforeEach(() => {
+  dataDir = mkdtempSync(join(tmpdir(), 'immoreel-webhooks-'));
+  store = openServerStore(dataDir);
+});
+afterEach(() => {
+  for (const server of servers) server.close();
+  servers = [];
+  store.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+function dispatcher(allowLoopback: boolean): WebhookDispatcher {
+  return new WebhookDispatcher({
+    store: store.webhooks,
+    secretFor: (tenant) => store.keys.webhookSecret(tenant),
+    send: guardedWebhookSender(allowLoopback),
+    backoffMs: [0, 10, 20],
+  });
+}
+
+async function settle(d: WebhookDispatcher, jobId: string): Promise<void> {
+  for (let i = 0; i < 100; i += 1) {
+    await d.tick();
+    const state = store.webhooks.get(jobId)?.state;
+    if (state !== 'pending' && state !== 'waiting') return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('webhooks', () => {
+  it('POSTs the job signed with the tenant secret, retrying with backoff until a 2xx', async () => {
+    const { webhookSecret } = store.keys.create({ tenant: 'acme' });
+    const target = await receiver([500, 503, 204]);
+    servers.push(target.server);
+    const d = dispatcher(true);
+    store.webhooks.register(job('queued').job_id, 'acme', target.url);
+    d.onTerminal(job('succeeded'));
+    await settle(d, job('queued').job_id);
+
+    expect(target.received).toHaveLength(3);
+    const ids = new Set(target.received.map((r) => r.headers['webhook-id']));
+    expect(ids.size).toBe(1);
+    for (const delivery of target.received) {
+      expect(verify(webhookSecret, delivery.headers, delivery.body)).toBe(true);
+      expect(verify(`whsec_${Buffer.alloc(32, 1).toString('base64')}`, delivery.headers, delivery.body)).toBe(false);
+      expect(Math.abs(Number(delivery.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(30);
+    }
+    const payload = JSON.parse(target.received[2]!.body) as { type: string; data: JobRecord };
+    expect(payload.type).toBe('job.succeeded');
+    expect(payload.data.job_id).toBe(job('queued').job_id);
+    expect(store.webhooks.get(job('queued').job_id)).toMatchObject({ state: 'delivered', attempts: 3, last_status: 204 });
+  });
+
+  it('gives up after the last backoff step, stops on 410, and treats redirects as failures', async () => {
+    store.keys.create({ tenant: 'acme' });
+    const failing = await receiver([500]);
+    const gone = await receiver([410]);
+    const moved = await receiver([302]);
+    servers.push(failing.server, gone.server, moved.server);
+    const d = dispatcher(true);
+    const ids = ['job_01jaaaaaaaaaaaaaaaaaaaaaa1', 'job_01jaaaaaaaaaaaaaaaaaaaaaa2', 'job_01jaaaaaaaaaaaaaaaaaaaaaa3'];
+    [failing, gone, moved].forEach((target, i) => store.webhooks.register(ids[i]!, 'acme', target.url));
+    for (const id of ids) d.onTerminal({ ...job('failed'), job_id: id });
+    for (const id of ids) await settle(d, id);
+    expect(failing.received).toHaveLength(3);
+    expect(store.webhooks.get(ids[0]!)!.state).toBe('failed');
+    expect(gone.received).toHaveLength(1);
+    expect(store.webhooks.get(ids[1]!)!.state).toBe('disabled');
+    expect(moved.received).toHaveLength(3);
+    expect(store.webhooks.get(ids[2]!)!.state).toBe('failed');
+  });
+
+  it('never calls a private or loopback address unless loopback is explicitly allowed', async () => {
+    store.keys.create({ tenant: 'acme' });
+    const target = await receiver([204]);
+    servers.push(target.server);
+    const d = dispatcher(false);
+    store.webhooks.register(job('queued').job_id, 'acme', target.url.replace('127.0.0.1', 'localhost'));
+    d.onTerminal(job('succeeded'));
+    await settle(d, job('queued').job_id);
+    expect(target.received).toHaveLength(0);
+    const row = store.webhooks.get(job('queued').job_id)!;
+    expect(row.state).toBe('failed');
+    expect(row.last_error).toMatch(/loopback/);
+  });
+
+  it('does nothing for jobs that asked for no webhook', () => {
+    const d = dispatcher(true);
+    d.onTerminal(job('succeeded'));
+    expect(store.webhooks.get(job('succeeded').job_id)).toBeNull();
+  });
+});
