@@ -15,23 +15,12 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
+import { seededRandom } from './prng.js';
 
 const OUT_DIR = fileURLToPath(new URL('../assets/demo/photos/', import.meta.url));
 const DEMO_DIR = fileURLToPath(new URL('../assets/demo/', import.meta.url));
 const LANDSCAPE = { width: 2000, height: 1333 };
 const PORTRAIT = { width: 1333, height: 2000 };
-
-/** Small deterministic PRNG (mulberry32) so decorations are reproducible. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Size {
   width: number;
@@ -149,7 +138,7 @@ function windowView(x: number, y: number, w: number, h: number, variant: 'sea' |
       parts.push(`<line x1="${x + w * 0.1}" y1="${yy}" x2="${x + w * 0.5}" y2="${yy}" stroke="#fff" stroke-opacity="0.18" stroke-width="3"/>`);
     }
   } else if (variant === 'city') {
-    const random = rng(Math.round(x + y));
+    const random = seededRandom(Math.round(x + y));
     let cx = x;
     while (cx < x + w) {
       const bw = 40 + random() * 90;
@@ -177,7 +166,7 @@ function windowFrame(x: number, y: number, w: number, h: number, panes = 3): str
 }
 
 function plant(x: number, y: number, scale: number, seed: number): string {
-  const random = rng(seed);
+  const random = seededRandom(seed);
   const parts = [
     `<path d="M ${x - 45 * scale} ${y - 120 * scale} L ${x + 45 * scale} ${y - 120 * scale} L ${x + 34 * scale} ${y} L ${x - 34 * scale} ${y} Z" fill="#cdbfae"/>`,
     `<path d="M ${x - 45 * scale} ${y - 120 * scale} L ${x + 45 * scale} ${y - 120 * scale} L ${x + 34 * scale} ${y} L ${x - 34 * scale} ${y} Z" fill="url(#sideShade)"/>`,
@@ -300,7 +289,7 @@ function moroccanLounge(size: Size): string {
   const back = { x0: width * 0.16, y0: height * 0.14, x1: width * 0.84, y1: height * 0.64 };
   const parts = [room(size, { back, wall: '#f1e3cf', floor: '#d8c4a6' })];
   // Zellige band on the lower walls.
-  const random = rng(42);
+  const random = seededRandom(42);
   const tile = 46;
   for (let x = back.x0; x < back.x1; x += tile) {
     for (let y = back.y1 - 170; y < back.y1; y += tile) {
@@ -463,7 +452,7 @@ function pool(size: Size): string {
   // Deck and pool in perspective.
   parts.push(poly([[width * 0.22, horizon + 40], [width * 0.86, horizon + 40], [width * 1.05, height], [-width * 0.05, height]], 'fill="#e4d9c6"'));
   parts.push(poly([[width * 0.3, horizon + 80], [width * 0.78, horizon + 80], [width * 0.9, height * 0.9], [width * 0.12, height * 0.9]], 'fill="url(#pool)"'));
-  const random = rng(5);
+  const random = seededRandom(5);
   for (let i = 0; i < 30; i += 1) {
     const y = horizon + 100 + random() * (height * 0.9 - horizon - 120);
     const x = width * 0.25 + random() * width * 0.5;

@@ -13,21 +13,11 @@ import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { seededRandom } from './prng.js';
 
 const OUT_DIR = fileURLToPath(new URL('../assets/music/', import.meta.url));
 const RATE = 48_000;
 const TARGET_LUFS = -16;
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const midi = (note: number): number => 440 * 2 ** ((note - 69) / 12);
 
@@ -270,7 +260,7 @@ function main(): void {
   for (const [index, bed] of BEDS.entries()) {
     const beat = 60 / bed.bpm;
     const loop = new Loop(Math.round(bed.bars * 4 * beat * RATE));
-    bed.compose(loop, beat, rng(1000 + index));
+    bed.compose(loop, beat, seededRandom(1000 + index));
     const raw = join(work, `${bed.name}.wav`);
     writeFileSync(raw, wav(loop));
     const loudness = measuredLoudness(raw);

@@ -133,7 +133,7 @@ describe('immoreel jobs', () => {
     const empty = mkdtempSync(join(tmpdir(), 'immoreel-idle-'));
     const idle = await runCli(['--data-dir', empty, 'worker', '--until-idle']);
     expect(idle.code).toBe(0);
-    expect(idle.stderr).toMatch(/render\(s\) at once, \d+ ffmpeg thread\(s\) each/);
+    expect(idle.stderr).toMatch(/render\(s\) at once, up to \d+ ffmpeg thread\(s\) each/);
     expect(idle.stderr).toMatch(/Queue drained/);
     const bad = await runCli(['--data-dir', empty, 'worker', '--concurrency', '31']);
     expect(bad.code).toBe(2);

@@ -3,6 +3,7 @@ import { connect } from 'node:net';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createKey, freshDataDir, startServe, type CreatedKey, type ServeProcess } from './server-process.js';
+import { seededRandom } from '../../scripts/prng.js';
 
 /**
  * A few thousand malformed requests against the real server: every answer must be a 4xx with
@@ -12,18 +13,7 @@ import { bearer, createKey, freshDataDir, startServe, type CreatedKey, type Serv
 
 const SEED = 20_260_501;
 
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const random = prng(SEED);
+const random = seededRandom(SEED);
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
 const int = (max: number): number => Math.floor(random() * max);
 
