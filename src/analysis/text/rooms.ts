@@ -17,6 +17,7 @@
  * Ranges and alternatives of a programme ("appartements de 2 et 3 chambres", "3 ch / 2 ch")
  * are not one home's count and are ignored.
  */
+import { WORD_START } from './normalize.js';
 import { COUNT_WORD_PATTERN, parseCount } from './numbers.js';
 
 export interface Span {
@@ -106,9 +107,12 @@ const EACH_BEDROOM_BATHROOM = new RegExp(
 );
 /** A bare bathroom word described as the suite's own ("suite parentale avec dressing et salle de bain"). */
 const SUITE_WORD = /(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:suites?|chambre parentale)(?![a-z\u00df-\u024f\u0600-\u06ff])/g;
-const BARE_TOILET = new RegExp(String.raw`(?<![a-z\u00df-\u024f\u0600-\u06ff])${TOILET_WORDS}(?![a-z\u00df-\u024f\u0600-\u06ff])`, 'g');
+const BARE_TOILET = new RegExp(String.raw`${WORD_START}${TOILET_WORDS}(?![a-z\u00df-\u024f\u0600-\u06ff])`, 'g');
 /** A WC named as part of a bathroom ("salle de bain avec douche et WC") is not a separate toilet. */
 const TOILET_IN_BATHROOM_BEFORE = /(?:salles? de bains?|salles? d'eau|sdb|bathroom|douche|baignoire|shower)[^,;.\n+]{0,24}(?:avec|et|with|and|equipee de|\/)[^,;.\n+]{0,12}$/;
+/** A guests' or separate WC is a toilet of its own, wherever it is named. */
+const GUEST_TOILET_BEFORE = /(?:guest|guests'|visitor|separate|independent)\s*$/;
+const GUEST_TOILET_AFTER = /^\s*(?:invites?|visiteurs?|separes?|independants?|de reception|d'invites|للضيوف)/;
 const BARE_BATHROOM =
   /(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:salles?\s+de\s+bains?|salle\s+d\s?'?\s?eau|salle\s+de\s+douche|sdb|bathroom|shower room|حمام|الحمام|7mam|hmam|hemmam)(?![a-z\u00df-\u024f\u0600-\u06ff])/g;
 
@@ -268,7 +272,11 @@ function bareBathrooms(text: string, mentions: readonly CountMention[], bedrooms
 }
 
 function bareToilets(text: string): { count: number; span: Span | undefined } {
-  const separate = [...text.matchAll(BARE_TOILET)].filter((m) => !TOILET_IN_BATHROOM_BEFORE.test(text.slice(Math.max(0, m.index - 48), m.index)));
+  const separate = [...text.matchAll(BARE_TOILET)].filter((m) => {
+    const before = text.slice(Math.max(0, m.index - 48), m.index);
+    if (GUEST_TOILET_BEFORE.test(before) || GUEST_TOILET_AFTER.test(text.slice(m.index + m[0].length, m.index + m[0].length + 16))) return true;
+    return !TOILET_IN_BATHROOM_BEFORE.test(before);
+  });
   const first = separate[0];
   return { count: Math.min(separate.length, 3), span: first === undefined ? undefined : { start: first.index, end: first.index + first[0].length } };
 }
