@@ -29,8 +29,8 @@ const ADDED_LATER = new RegExp(
   String.raw`${EDGE_BEFORE}(?:(?<saleFirst>a vendre|en vente|for sale|للبيع)[^.\n]{0,80}?[ ,]${OR}\s+(?:${AFTER_OR})?(?:louer|location|rent|للكراء)` +
     String.raw`|(?<rentFirst>a louer|en location|for rent|للكراء)[^.\n]{0,80}?[ ,]${OR}\s+(?:${AFTER_OR})?(?:vendre|vente|sale|للبيع))${EDGE_AFTER}`,
 );
-const SALE_LABEL_BEFORE = new RegExp(String.raw`${EDGE_BEFORE}(?:vente|prix de vente|a vendre|vendre|for sale|sale price|للبيع|البيع)\s*(?:a|:|au prix de|pour|at)?\s*$`);
-const RENT_LABEL_BEFORE = new RegExp(String.raw`${EDGE_BEFORE}(?:location|loyer|a louer|louer|for rent|rent|للكراء|الكراء)\s*(?:a|:|pour|at)?\s*$`);
+const SALE_LABEL_BEFORE = new RegExp(String.raw`${EDGE_BEFORE}(?:vente|prix de vente|a vendre|vendre|for sale|sale price|للبيع|البيع)(?:\s*(?:a|:|au prix de|pour|at))?\s*$`);
+const RENT_LABEL_BEFORE = new RegExp(String.raw`${EDGE_BEFORE}(?:location|loyer|a louer|louer|for rent|rent|للكراء|الكراء)(?:\s*(?:a|:|pour|at))?\s*$`);
 
 /** Where the listing's opening stops: the title and the first sentence after it (at most 300 characters). */
 function openingEnd(text: string, titleEnd: number): number {

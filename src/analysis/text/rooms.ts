@@ -105,8 +105,6 @@ const EACH_BEDROOM_BATHROOM = new RegExp(
     String.raw`[^.\n]{0,40}?(?:salles? de bains?|salles? d'eau|sdb|bathroom|حمام|7mam)` +
     String.raw`|(?:salles? de bains?|salles? d'eau|sdb|bathroom|حمام|7mam)[^.\n]{0,20}?(?:dans chaque chambre|pour chaque chambre|in each (?:bed)?room|en suite dans chaque|في كل غرفه|لكل غرفه)`,
 );
-/** A bare bathroom word described as the suite's own ("suite parentale avec dressing et salle de bain"). */
-const SUITE_WORD = /(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:suites?|chambre parentale)(?![a-z\u00df-\u024f\u0600-\u06ff])/g;
 const BARE_TOILET = new RegExp(String.raw`${WORD_START}${TOILET_WORDS}(?![a-z\u00df-\u024f\u0600-\u06ff])`, 'g');
 /** A WC named as part of a bathroom ("salle de bain avec douche et WC") is not a separate toilet. */
 const TOILET_IN_BATHROOM_BEFORE = /(?:salles? de bains?|salles? d'eau|sdb|bathroom|douche|baignoire|shower)[^,;.\n+]{0,24}(?:avec|et|with|and|equipee de|\/)[^,;.\n+]{0,12}$/;
