@@ -8,7 +8,7 @@
  * The original is scrubbed of phone numbers and e-mails first, like every text that leaves the
  * analysis: an excerpt never shows them.
  */
-import { scrubPrivate } from '../portals/privacy.js';
+import { HIDDEN, scrubPrivate } from '../portals/privacy.js';
 import { normalizeText } from './normalize.js';
 
 export const EXCERPT_MAX_LENGTH = 120;
@@ -22,8 +22,11 @@ export class Excerpts {
   private readonly normalized: string;
   private map: Int32Array | null = null;
 
+  /** `normalized` is the scrubbed normalised text the extractors read. */
   constructor(raw: string, normalized: string) {
-    this.source = scrubPrivate(raw);
+    // Scrubbing found something in the normalised text: scrub the original too (its compatibility
+    // forms folded, so that full-width or styled digits are caught). Otherwise there is nothing to hide.
+    this.source = normalized.includes(HIDDEN) ? scrubPrivate(raw.normalize('NFKC')) : raw;
     this.normalized = normalized;
   }
 
@@ -36,6 +39,30 @@ export class Excerpts {
     let j = 0;
     let i = 0;
     while (i < source.length && j < normalized.length) {
+      const unit = source.charCodeAt(i);
+      if (unit < 128) {
+        // ASCII, the bulk of most listings: compared code by code, no strings made.
+        if (unit === 32 || (unit >= 9 && unit <= 13)) {
+          const next = normalized.charCodeAt(j);
+          if (next === 32 || next === 10) {
+            map[j] = i;
+            j += 1;
+            i += 1;
+            while (i < source.length && WHITESPACE.test(source[i] as string)) i += 1;
+          } else {
+            i += 1;
+          }
+          continue;
+        }
+        // Backquote is an apostrophe once normalised (normalize.ts).
+        const lower = unit >= 65 && unit <= 90 ? unit + 32 : unit === 96 ? 39 : unit;
+        if (normalized.charCodeAt(j) === lower) {
+          map[j] = i;
+          j += 1;
+        }
+        i += 1;
+        continue;
+      }
       const code = source.codePointAt(i) as number;
       const char = String.fromCodePoint(code);
       const width = char.length;
@@ -50,12 +77,10 @@ export class Excerpts {
         }
         continue;
       }
-      let form: string;
-      if (code < 128) form = char.toLowerCase();
-      else {
-        const known = forms.get(char);
-        form = known ?? normalizeText(char);
-        if (known === undefined) forms.set(char, form);
+      let form = forms.get(char);
+      if (form === undefined) {
+        form = normalizeText(char);
+        forms.set(char, form);
       }
       if (form !== '' && normalized.startsWith(form, j)) {
         for (let k = 0; k < form.length; k += 1) map[j + k] = i;

@@ -48,6 +48,13 @@ describe('provenance of text facts', () => {
       expect(entry.excerpt).not.toMatch(/61\s?23\s?45/);
     }
     expect(facts.provenance.bedrooms?.excerpt).toContain('4 chambres');
+    const fullWidth = extractFacts('Appartement 3 chambres, appelez le ０６６１２３４５６７ ou a.b@mail.ma, Agdal Rabat');
+    for (const entry of Object.values(fullWidth.provenance)) {
+      expect(entry.excerpt).not.toMatch(/[６6]１?1?２?2?３?3?４?4?５/);
+      expect(entry.excerpt).not.toContain('０６６');
+      expect(entry.excerpt).not.toContain('@mail');
+    }
+    expect(fullWidth.provenance.bedrooms?.excerpt).toContain('3 chambres');
   });
 
   it('marks inferred values as less sure than stated ones', () => {
