@@ -46,5 +46,9 @@ describe('dual offers', () => {
     expect(property.price_per_m2_mad).toBe(15_000);
     expect(property.market?.median_price_per_m2_mad).toBeGreaterThan(5_000);
     expect(property.warnings.map((w) => w.code)).toContain(DUAL_OFFER);
+    // The angles pitch the sale and mention the rent once.
+    expect(property.marketing_angles.filter((a) => /louer/.test(a))).toEqual([expect.stringMatching(/^Également à louer : 9[\s\u202f\u00a0]000 DH par mois\.$/)]);
+    const english = await analyzeListing({ language: 'en', description: 'Villa à louer pour usage professionnel, ou à vendre à 9 500 000 Dhs, Souissi Rabat, 600 m²' });
+    expect(english.marketing_angles).toContainEqual(expect.stringMatching(/^Also for sale: 9[,\s]500[,\s]000/));
   });
 });
