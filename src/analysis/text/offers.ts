@@ -59,11 +59,14 @@ export function findDualOffer(
   prices: readonly PriceMention[],
   fallback: Transaction | null,
 ): DualOffer | null {
+  // Only the opening can make an offer dual by its words (a later "ou à louer" is boilerplate).
   const opening = openingEnd(text, titleEnd);
-  const joined = JOINED.exec(text) ?? ADDED_LATER.exec(text);
+  const openingText = text.slice(0, opening + 100);
+  const joined = JOINED.exec(openingText) ?? ADDED_LATER.exec(openingText);
+  const byWords = joined !== null && joined.index < opening;
+  if (!byWords && prices.length < 2) return null;
   const saleLabelled = labelledPrice(text, prices, SALE_LABEL_BEFORE, false);
   const rentLabelled = labelledPrice(text, prices, RENT_LABEL_BEFORE, true);
-  const byWords = joined !== null && joined.index < opening;
   if (!byWords && (saleLabelled === null || rentLabelled === null)) return null;
 
   const monthly = prices.find((p) => p.perMonth && p.mad < 200_000) ?? null;
