@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import PgBoss from 'pg-boss';
-import type { JobRow, NewJob } from '../../jobs/store.js';
+import { isTerminal } from '../../jobs/state.js';
+import type { JobRow, NewJob, Owner } from '../../jobs/store.js';
+import type { JobRecords } from '../types.js';
 import { insertJob } from './jobs.js';
 import { redactUrl, withTransaction, type Client, type Pool } from './pool.js';
 
@@ -34,6 +36,8 @@ export interface DispatchOptions {
   max?: number;
   /** Run pg-boss maintenance (expiry, retention) on this node (default true; safe on several nodes). */
   supervise?: boolean;
+  /** How often maintenance looks for expired entries (default 60 s; adds to the recovery delay of a dead worker's job). */
+  maintenanceIntervalSeconds?: number;
   /** Queue names, for tests that need isolation. */
   queue?: string;
   deadLetter?: string;
@@ -78,6 +82,7 @@ export class RenderDispatch {
       max: options.max ?? 4,
       application_name: 'immoreel-dispatch',
       supervise: options.supervise ?? true,
+      maintenanceIntervalSeconds: options.maintenanceIntervalSeconds ?? 60,
       schedule: false,
     });
     boss.on('error', options.onError ?? (() => undefined));
@@ -152,4 +157,27 @@ export class RenderDispatch {
   async stop(timeoutMs = 30_000): Promise<void> {
     await this.boss.stop({ graceful: true, wait: true, timeout: timeoutMs });
   }
+}
+
+/**
+ * What a worker does with a delivered entry before rendering: take the job row for `owner`.
+ * A row still `running` means pg-boss redelivered the entry because the previous attempt expired
+ * or failed — its worker is dead or gave up — so the row goes back to `queued` (the one edge the
+ * state machine allows for that) and is claimed again, counting one more attempt. A job already
+ * finished or canceled gives null: the entry is simply completed, never rendered twice.
+ */
+export async function claimDispatched(jobs: JobRecords, jobId: string, owner: Owner, leaseMs: number): Promise<JobRow | null> {
+  const row = await jobs.row(jobId);
+  if (row === undefined || isTerminal(row.state)) return null;
+  if (row.state === 'running') {
+    const previousOwner = row.owner;
+    const requeued = await jobs.transition(
+      jobId,
+      'queued',
+      { owner: null, owner_host: null, owner_pid: null, lease_expires_at: null, stage: null, progress: 0 },
+      (current) => current.state === 'running' && current.owner === previousOwner,
+    );
+    if (requeued === null) return null;
+  }
+  return jobs.claimNext(owner, leaseMs, [jobId]);
 }

@@ -1,9 +1,11 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newJobId } from '../../../src/jobs/ids.js';
 import type { NewJob } from '../../../src/jobs/store.js';
 import { validateRenderRequest } from '../../../src/render/validate.js';
-import { RenderDispatch, type RenderMessage } from '../../../src/store/postgres/dispatch.js';
+import { claimDispatched, RenderDispatch, type RenderMessage } from '../../../src/store/postgres/dispatch.js';
 import { openPostgresRecordStore, type PostgresRecordStore } from '../../../src/store/postgres/index.js';
 import { migrate, migrationStatus } from '../../../src/store/postgres/migrate.js';
 import { checkConnection, createPool } from '../../../src/store/postgres/pool.js';
@@ -182,5 +184,44 @@ describe('render dispatch with pg-boss', () => {
     // Every job from the earlier tests was handed out exactly once (none failed).
     const ids = seen.filter((m) => m.jobId !== doomed.job_id).map((m) => m.jobId);
     expect(new Set(ids).size).toBe(ids.length);
+  });
+});
+
+describe('a worker killed mid-render', () => {
+  it('loses nothing: the job comes back after its expiry and succeeds once on another worker', async () => {
+    const url = await postgres.createDatabase();
+    const store = await openPostgresRecordStore(url, { dataDir: '/tmp/immoreel-dispatch' });
+    // A 2 s expiry and 1 s maintenance stand for "longest render" and "maintenance interval".
+    const dispatch = await RenderDispatch.start(url, store.pool, { retryLimit: 2, retryDelaySeconds: 1, expireInSeconds: 2, maintenanceIntervalSeconds: 1 });
+    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./fixtures/dispatch-worker.ts', import.meta.url)), url], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      let output = '';
+      child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+      await waitFor(async () => output, (o) => o.includes('READY') || child.exitCode !== null, 30_000);
+      expect(output).toContain('READY');
+      const job = await dispatch.submit(newJob());
+      await waitFor(async () => output, (o) => o.includes(`STARTED ${job.job_id} 1`) || child.exitCode !== null);
+      expect(await store.jobs.row(job.job_id)).toMatchObject({ state: 'running', attempts: 1 });
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('exit', r));
+
+      const runs: string[] = [];
+      await dispatch.work(1, async (message) => {
+        const row = await claimDispatched(store.jobs, message.jobId, { id: 'survivor', host: 'h', pid: 2 }, 60_000);
+        if (row === null) return;
+        runs.push(`${row.job_id}:${row.attempts}`);
+        await store.jobs.transition(row.job_id, 'succeeded', { progress: 1, finished_at: new Date().toISOString() }, (r) => r.owner === 'survivor');
+      }, 0.5);
+      await waitFor(() => dispatch.entryOf(job.job_id), (e) => e?.state === 'completed', 30_000);
+      expect(runs).toEqual([`${job.job_id}:2`]);
+      expect(await store.jobs.row(job.job_id)).toMatchObject({ state: 'succeeded', attempts: 2, owner: 'survivor' });
+      // Delivered again (a late duplicate), a finished job is not rendered twice.
+      expect(await claimDispatched(store.jobs, job.job_id, { id: 'late', host: 'h', pid: 3 }, 60_000)).toBeNull();
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await dispatch.stop(5_000);
+      await store.close();
+    }
   });
 });
