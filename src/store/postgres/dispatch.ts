@@ -138,6 +138,16 @@ export class RenderDispatch {
     return ids;
   }
 
+  /**
+   * Consumes the dead-letter queue: entries whose every attempt failed or expired. `handler`
+   * should end the job (`failExhausted`) so the record says why, and its webhook goes out.
+   */
+  async workDeadLetters(handler: (message: RenderMessage) => Promise<void>, pollingIntervalSeconds = 2): Promise<string> {
+    return this.boss.work<RenderMessage>(this.deadLetter, { batchSize: 1, pollingIntervalSeconds }, async (jobs) => {
+      for (const job of jobs) await handler(job.data);
+    });
+  }
+
   /** Withdraws a queued job's entry (a canceled job must not start). */
   async cancel(jobId: string): Promise<void> {
     await this.boss.cancel(this.queue, queueIdOf(jobId));
@@ -180,4 +190,29 @@ export async function claimDispatched(jobs: JobRecords, jobId: string, owner: Ow
     if (requeued === null) return null;
   }
   return jobs.claimNext(owner, leaseMs, [jobId]);
+}
+
+/**
+ * Ends a job whose queue entry used up its attempts (it reached the dead-letter queue): `failed`,
+ * with an error that says what happened and what to do. A row still `queued` (its last attempt
+ * failed before claiming it) is claimed first, since the state machine only fails running jobs.
+ */
+export async function failExhausted(jobs: JobRecords, jobId: string, attempts: number, owner: Owner): Promise<JobRow | null> {
+  const row = await jobs.row(jobId);
+  if (row === undefined || isTerminal(row.state)) return null;
+  if (row.state === 'queued' && (await jobs.claimNext(owner, 60_000, [jobId])) === null) return null;
+  return jobs.transition(
+    jobId,
+    'failed',
+    {
+      stage: null,
+      finished_at: new Date().toISOString(),
+      lease_expires_at: null,
+      error_code: 'RENDER_FAILED',
+      error_message:
+        `The render was tried ${attempts} times and each attempt failed or its worker stopped before finishing ` +
+        '(crash, kill, out of memory or power loss); it will not be retried. Submit it again; if it fails again, check the workers\' logs.',
+    },
+    (current) => !isTerminal(current.state),
+  );
 }

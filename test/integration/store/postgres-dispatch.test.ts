@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newJobId } from '../../../src/jobs/ids.js';
 import type { NewJob } from '../../../src/jobs/store.js';
 import { validateRenderRequest } from '../../../src/render/validate.js';
-import { claimDispatched, RenderDispatch, type RenderMessage } from '../../../src/store/postgres/dispatch.js';
+import { claimDispatched, failExhausted, RenderDispatch, type RenderMessage } from '../../../src/store/postgres/dispatch.js';
 import { openPostgresRecordStore, type PostgresRecordStore } from '../../../src/store/postgres/index.js';
 import { migrate, migrationStatus } from '../../../src/store/postgres/migrate.js';
 import { checkConnection, createPool } from '../../../src/store/postgres/pool.js';
@@ -181,6 +181,13 @@ describe('render dispatch with pg-boss', () => {
     expect(attemptsOfDoomed.length).toBe(2);
     const { rows } = await store.pool.query<{ n: number }>(`SELECT COUNT(*) AS n FROM pgboss.job WHERE name = $1 AND data->>'jobId' = $2`, [dispatch.deadLetter, doomed.job_id]);
     expect(rows[0]!.n).toBe(1);
+    // The dead-letter consumer ends the job with a clear error: bounded attempts, then `failed`.
+    await dispatch.workDeadLetters(async (message) => {
+      await failExhausted(store.jobs, message.jobId, 2, { id: 'dead-letter', host: 'h', pid: 1 });
+    }, 0.5);
+    const ended = await waitFor(() => store.jobs.row(doomed.job_id), (r) => r?.state === 'failed');
+    expect(store.jobs.toRecord(ended!).error).toMatchObject({ code: 'RENDER_FAILED', message: expect.stringMatching(/tried 2 times/) });
+    expect(await failExhausted(store.jobs, doomed.job_id, 2, { id: 'dead-letter', host: 'h', pid: 1 })).toBeNull();
     // Every job from the earlier tests was handed out exactly once (none failed).
     const ids = seen.filter((m) => m.jobId !== doomed.job_id).map((m) => m.jobId);
     expect(new Set(ids).size).toBe(ids.length);
