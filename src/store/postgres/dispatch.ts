@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import PgBoss from 'pg-boss';
+import type { JobState } from '../../core/types.js';
 import { isTerminal } from '../../jobs/state.js';
 import type { JobRow, NewJob, Owner } from '../../jobs/store.js';
 import type { JobRecords } from '../types.js';
@@ -45,6 +46,12 @@ export interface DispatchOptions {
 }
 
 export interface SubmitOptions {
+  /**
+   * Admission under a per-tenant lock, before the insert: `count(states)` counts the tenant's jobs
+   * in those states exactly, across all nodes (no two submissions of one tenant interleave here).
+   * Throw to refuse — the limit of concurrent renders per tenant holds for the whole service.
+   */
+  admit?: (count: (states: readonly JobState[]) => Promise<number>) => Promise<void>;
   /**
    * More writes that belong to the same submission (the webhook outbox row, the idempotency
    * record): they commit with the job and its queue entry, or none of them does.
@@ -112,6 +119,13 @@ export class RenderDispatch {
    */
   submit(job: NewJob, options: SubmitOptions = {}): Promise<JobRow> {
     return withTransaction(this.pool, async (client) => {
+      if (options.admit !== undefined) {
+        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`tenant-jobs:${job.tenant}`]);
+        await options.admit(async (states) => {
+          const { rows } = await client.query<{ n: number }>('SELECT COUNT(*) AS n FROM jobs WHERE tenant = $1 AND state = ANY($2::text[])', [job.tenant, [...states]]);
+          return rows[0]!.n;
+        });
+      }
       const row = await insertJob(client, job);
       const message: RenderMessage = { jobId: row.job_id, tenant: row.tenant };
       const id = await this.boss.send(this.queue, message as unknown as object, { id: queueIdOf(row.job_id), db: executorOf(client) });

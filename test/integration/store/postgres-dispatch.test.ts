@@ -160,6 +160,22 @@ describe('render dispatch with pg-boss', () => {
     expect(await queueEntries()).toBe(before + 1);
   });
 
+  it('holds a per-tenant limit exactly when many submissions race (admission under a tenant lock)', async () => {
+    const job = (): NewJob => ({ ...newJob(), tenant: 'busy-tenant' });
+    const admit = async (count: (states: readonly ('queued' | 'running')[]) => Promise<number>): Promise<void> => {
+      const active = await count(['queued', 'running']);
+      if (active >= 30) throw new Error(`busy: ${active} queued or running`);
+    };
+    const results = await Promise.allSettled(Array.from({ length: 40 }, () => dispatch.submit(job(), { admit })));
+    expect(results.filter((r) => r.status === 'fulfilled').length).toBe(30);
+    expect(results.filter((r) => r.status === 'rejected').every((r) => /busy: 30/.test(String((r as PromiseRejectedResult).reason)))).toBe(true);
+    expect(await store.jobs.count('busy-tenant', ['queued'])).toBe(30);
+    const { rows } = await store.pool.query<{ n: number }>(`SELECT COUNT(*) AS n FROM pgboss.job WHERE name = $1 AND data->>'tenant' = 'busy-tenant'`, [dispatch.queue]);
+    expect(rows[0]!.n).toBe(30);
+    await store.pool.query(`UPDATE jobs SET state = 'canceled' WHERE tenant = 'busy-tenant'`);
+    await store.pool.query(`DELETE FROM pgboss.job WHERE data->>'tenant' = 'busy-tenant'`);
+  });
+
   it('hands each job to one worker; a failing attempt is retried, then dead-lettered', async () => {
     const ok = await dispatch.submit(newJob());
     const doomed = await dispatch.submit(newJob());
