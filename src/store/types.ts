@@ -102,6 +102,12 @@ export interface WebhookRecords {
   get(jobId: string): Promise<DeliveryRow | null>;
   waitingJobIds(): Promise<string[]>;
   due(limit?: number): Promise<DeliveryRow[]>;
+  /**
+   * Due deliveries taken for one sender: their next attempt moves `leaseMs` ahead, so another
+   * node polling meanwhile does not send them too. The sender then `record`s the outcome; if it
+   * dies first, the delivery is due again when the lease ends (at least once, never lost).
+   */
+  claimDue(limit: number, leaseMs: number): Promise<DeliveryRow[]>;
   record(jobId: string, outcome: { state: DeliveryState; status: number | null; error: string | null; nextAttemptAt: number | null }): Promise<void>;
 }
 

@@ -275,6 +275,24 @@ export class PostgresWebhookRecords implements WebhookRecords {
     return rows;
   }
 
+  async claimDue(limit: number, leaseMs: number): Promise<DeliveryRow[]> {
+    const now = this.now();
+    // SKIP LOCKED: two nodes claiming at once take disjoint rows. RETURNING gives the new
+    // next_attempt_at, so the rows are re-read as they were due, like `due`.
+    const { rows } = await this.pool.query<DeliveryRow & { due_at: number }>(
+      `WITH taken AS (
+         SELECT job_id, next_attempt_at AS due_at FROM server_webhooks
+         WHERE state = 'pending' AND next_attempt_at <= $1 ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED
+       )
+       UPDATE server_webhooks w SET next_attempt_at = $3 FROM taken WHERE w.job_id = taken.job_id
+       RETURNING w.job_id, w.tenant, w.url, w.message_id, w.state, w.payload, w.attempts, taken.due_at, w.last_status, w.last_error`,
+      [now, limit, now + leaseMs],
+    );
+    return rows
+      .map(({ due_at, ...row }) => ({ ...row, next_attempt_at: due_at }))
+      .sort((a, b) => (a.next_attempt_at ?? 0) - (b.next_attempt_at ?? 0));
+  }
+
   async record(jobId: string, outcome: { state: DeliveryState; status: number | null; error: string | null; nextAttemptAt: number | null }): Promise<void> {
     await this.pool.query(
       `UPDATE server_webhooks SET state = $1, attempts = attempts + 1, last_status = $2, last_error = $3, next_attempt_at = $4, updated_at = $5 WHERE job_id = $6`,

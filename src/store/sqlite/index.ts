@@ -94,6 +94,15 @@ export function openSqliteRecordStore(dataDir: string, options: { now?: () => nu
       get: (jobId) => later(() => server.webhooks.get(jobId)),
       waitingJobIds: () => later(() => server.webhooks.waitingJobIds()),
       due: (limit) => later(() => server.webhooks.due(limit)),
+      claimDue: (limit, leaseMs) =>
+        later(() =>
+          db.transaction(() => {
+            const rows = server.webhooks.due(limit);
+            const lease = db.prepare('UPDATE server_webhooks SET next_attempt_at = ? WHERE job_id = ?');
+            for (const row of rows) lease.run(now() + leaseMs, row.job_id);
+            return rows;
+          }).immediate(),
+        ),
       record: (jobId, outcome) => later(() => server.webhooks.record(jobId, outcome)),
     },
     rateLimits: {

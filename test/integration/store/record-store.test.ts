@@ -257,6 +257,19 @@ describe.each(implementations)('record store contract: %s', (_name, open) => {
     expect(await store.webhooks.due()).toEqual([]);
     expect(await store.webhooks.get('job_1')).toMatchObject({ attempts: 1, last_status: 503, next_attempt_at: clock + 5000 });
     expect(await store.webhooks.get('job_9')).toBeNull();
+    // Senders on several nodes: a claimed delivery is not handed out again until its lease ends.
+    for (const id of ['job_a', 'job_b', 'job_c']) {
+      await store.webhooks.register(id, 'acme', 'https://hooks.example.com/b');
+      await store.webhooks.enqueue(id, '{}');
+    }
+    const [first, second] = await Promise.all([store.webhooks.claimDue(2, 30_000), store.webhooks.claimDue(2, 30_000)]);
+    const claimed = [...first!, ...second!].map((r) => r.job_id);
+    expect(claimed.sort()).toEqual(['job_a', 'job_b', 'job_c']);
+    expect(first![0]).toMatchObject({ state: 'pending', next_attempt_at: clock });
+    expect(await store.webhooks.claimDue(10, 30_000)).toEqual([]);
+    clock += 30_000; // the sender died without recording: due again (with job_1's retry, due since +5 s)
+    expect((await store.webhooks.claimDue(10, 30_000)).map((r) => r.job_id).sort()).toEqual(['job_1', 'job_a', 'job_b', 'job_c']);
+    clock -= 30_000;
     await store.close();
   });
 
