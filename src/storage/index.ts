@@ -8,7 +8,7 @@ export { LocalBlobStore } from './local.js';
 export { S3BlobStore, s3ClientConfig } from './s3.js';
 export { parseStorageUrl, type StorageLocation } from './url.js';
 export { storageError, isStorageError, type StorageReason } from './errors.js';
-export { assertBlobKey } from './keys.js';
+export { assertBlobKey, assetKey, videoKey } from './keys.js';
 
 export interface OpenBlobStoreOptions {
   /** `--storage-url` / `IMMOREEL_STORAGE_URL`; unset means files in the data directory. */

@@ -29,3 +29,17 @@ export function resolveRange(key: string, range: ByteRange, size: number): ByteR
   }
   return { start: range.start, end: Math.min(range.end, size - 1) };
 }
+
+/**
+ * Where a job's finished video lives. Each attempt uploads to its own key and the transition to
+ * `succeeded` names the one that won, so a late worker whose attempt expired can never replace
+ * (or add to) the output of a finished job; the embedded default keeps `output.mp4`.
+ */
+export function videoKey(jobId: string, attempt?: number): string {
+  return assertBlobKey(attempt === undefined ? `jobs/${jobId}/output.mp4` : `jobs/${jobId}/output-${attempt}.mp4`);
+}
+
+/** Where an uploaded asset's bytes live: `assets/<asset_id>.<ext>`, as in the data directory. */
+export function assetKey(file: string): string {
+  return assertBlobKey(`assets/${file}`);
+}

@@ -62,3 +62,14 @@ describe('S3 client configuration from the AWS environment', () => {
     expect(aws.credentials).toBeUndefined(); // the SDK's default chain (profiles, instance roles)
   });
 });
+
+describe('blob keys of jobs and assets', () => {
+  it('puts videos under the job and assets under assets/, refusing ids that could escape', async () => {
+    const { videoKey, assetKey } = await import('../../../src/storage/index.js');
+    expect(videoKey('job_01abc')).toBe('jobs/job_01abc/output.mp4');
+    expect(videoKey('job_01abc', 2)).toBe('jobs/job_01abc/output-2.mp4');
+    expect(assetKey('ast_x.jpg')).toBe('assets/ast_x.jpg');
+    expect(() => videoKey('../x')).toThrow(/Invalid blob key/);
+    expect(() => assetKey('.hidden')).toThrow(/Invalid blob key/);
+  });
+});
