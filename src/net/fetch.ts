@@ -434,3 +434,28 @@ export async function fetchBuffer(url: string, options: FetchOptions = {}): Prom
     await sleep(askedS !== null ? askedS * 1000 : backoffMs(attempt, retryBaseMs), options.signal);
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// The fetch port
+
+/** Options a caller of the port may set; the address policy belongs to whoever built the port. */
+export type PortFetchOptions = Omit<FetchOptions, 'guardAddresses' | 'allowLoopback'>;
+
+/**
+ * The one way the analysis and the renderer reach the network. Built once per process by whoever
+ * decides the address policy (the server: guarded; local mode: open) and handed down, so no layer
+ * below needs to know which policy applies. See docs/architecture.md.
+ */
+export type FetchPort = (url: string, options?: PortFetchOptions) => Promise<FetchResult>;
+
+/** No address policy: local mode, where the user may fetch any host their machine reaches. */
+export const openFetch: FetchPort = (url, options = {}) => fetchBuffer(url, options);
+
+/**
+ * Refuses loopback, private, link-local and metadata addresses (server side). `allowLoopback`
+ * lets tests reach fixture servers on 127.0.0.1 (`serve --allow-loopback-fetch`).
+ */
+export function guardedFetch(policy: { allowLoopback?: boolean } = {}): FetchPort {
+  const allowLoopback = policy.allowLoopback === true;
+  return (url, options = {}) => fetchBuffer(url, { ...options, guardAddresses: true, allowLoopback });
+}

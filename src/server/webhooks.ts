@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { JobRecord } from '../core/types.js';
 import type { Db } from '../jobs/db.js';
-import { fetchBuffer, parseRetryAfter } from '../net/fetch.js';
+import { parseRetryAfter, type FetchPort } from '../net/fetch.js';
 import { randomId } from './ids.js';
 
 /**
@@ -97,14 +97,12 @@ export type WebhookSender = (url: string, headers: Record<string, string>, body:
  * Webhook POSTs go through the same guarded client as every server-side fetch (public addresses
  * only, checked at connection time); a redirect is a failed delivery, as Standard Webhooks says.
  */
-export function guardedWebhookSender(allowLoopback: boolean): WebhookSender {
+export function webhookSender(fetch: FetchPort): WebhookSender {
   return async (url, headers, body) => {
-    const result = await fetchBuffer(url, {
+    const result = await fetch(url, {
       method: 'POST',
       headers,
       body,
-      guardAddresses: true,
-      allowLoopback,
       maxRedirects: 0,
       retries: 0,
       timeoutMs: 15_000,

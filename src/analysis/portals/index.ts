@@ -1,6 +1,6 @@
 import { AppError, badRequest } from '../../core/errors.js';
 import type { ListingFacts, ListingSource, PortalName } from '../../core/types.js';
-import { fetchBuffer, type FetchOptions, type FetchResult } from '../../net/fetch.js';
+import { openFetch, type FetchPort, type FetchResult, type PortFetchOptions } from '../../net/fetch.js';
 import { mergeFacts } from '../merge.js';
 import { extractFacts } from '../text/extract.js';
 import type { FetchStep, PageParse, PortalAdapter, UrlVerdict } from './adapter.js';
@@ -27,12 +27,10 @@ export interface PageAnalysis {
 
 export interface FetchPageOptions {
   signal?: AbortSignal;
-  /** Server side: refuse private, loopback, link-local and metadata addresses (DESIGN §5). */
-  guardAddresses?: boolean;
-  /** With guardAddresses, still allow loopback (tests only). */
-  allowLoopback?: boolean;
+  /** The network (default: open). The server passes its guarded port: see docs/architecture.md. */
+  fetch?: FetchPort;
   /** Overrides of the HTTP client's settings (tests pass a MockAgent dispatcher, short backoffs). */
-  http?: Partial<FetchOptions>;
+  http?: Partial<PortFetchOptions>;
 }
 
 export const PORTALS: readonly PortalAdapter[] = [mubawab, avito, sarouty, yakeey];
@@ -166,14 +164,12 @@ export async function fetchListingPage(url: string, options: FetchPageOptions = 
   let firstFailure: AppError | null = null;
   for (const step of steps) {
     try {
-      const result = await fetchBuffer(step.url, {
+      const result = await (options.fetch ?? openFetch)(step.url, {
         browserHeaders: true,
         headers: step.accept === 'json' ? { accept: 'application/json, text/plain, */*', 'sec-fetch-dest': 'empty', 'sec-fetch-mode': 'cors' } : {},
         paceMs: adapter.paceMs,
         maxBytes: 8 * 1024 * 1024,
         signal: options.signal,
-        guardAddresses: options.guardAddresses,
-        allowLoopback: options.allowLoopback,
         ...options.http,
       });
       return checkAnswer(adapter, listing, step, result);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import type { JobStage } from '../../../src/core/types.js';
+import { openFetch } from '../../../src/net/fetch.js';
 import type { RenderContext, ValidRenderRequest } from '../../../src/render/types.js';
 import { demoProperty } from '../../unit/render/fixtures.js';
 
@@ -93,6 +94,7 @@ export function renderContext(cacheDir: string, overrides: Partial<RenderContext
     threads: 2,
     onProgress: (stage, progress) => stages.push({ stage, progress }),
     allowLocalFiles: true,
+    fetch: openFetch,
     cacheDir,
     watchdogMs: 120_000,
     ...overrides,
