@@ -171,7 +171,7 @@ export async function renderListing(listing: Property, request: RenderSpec, ctx:
     });
     report('rendering', 0);
     try {
-      await runFfmpeg(plan.args, {
+      await runFfmpeg(plan.command, {
         signal,
         watchdogMs: ctx.watchdogMs,
         expectedDurationS: plan.durationS,
