@@ -1,8 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
 import { AppError } from '../core/errors.js';
 import { errorFromResponse, networkFailure, RemoteError, unreachable } from './errors.js';
-import { abortableSleep, parseRetryAfter, RatePacer } from './pacing.js';
+import { packageVersion } from '../core/files.js';
+import { sleep } from '../core/time.js';
+import { backoffMs, parseRetryAfter } from '../net/retry.js';
+import { RatePacer } from './pacing.js';
 
 /**
  * The HTTP layer of remote mode (DESIGN §1 "remote one (HTTP client)"), over undici.
@@ -81,15 +83,6 @@ export interface StreamAnswer extends HttpAnswer {
 
 const SUPPORTED_API_MAJOR = '1';
 
-function packageVersion(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
-    return pkg.version ?? '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
-}
-
 const USER_AGENT = `immoreel-cli/${packageVersion()} node/${process.versions.node}`;
 
 /** undici's header object → lower-case names, one string per header. */
@@ -150,7 +143,7 @@ export class HttpClient {
     this.apiKey = options.apiKey;
     this.pacer = options.pacer ?? new RatePacer();
     this.warn = options.warn ?? (() => undefined);
-    this.sleep = options.sleep ?? abortableSleep;
+    this.sleep = options.sleep ?? sleep;
     this.options = {
       requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
       bodyTimeoutMs: options.bodyTimeoutMs ?? 60_000,
@@ -179,8 +172,7 @@ export class HttpClient {
   }
 
   private backoff(failures: number): number {
-    const base = Math.min(8_000, this.options.backoffMs * 2 ** (failures - 1));
-    return Math.round(base * (0.75 + Math.random() * 0.5));
+    return backoffMs(failures - 1, this.options.backoffMs, 8_000);
   }
 
   private inspect(spec: CallSpec, headers: HeaderMap): void {

@@ -1,6 +1,8 @@
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { Agent, ProxyAgent, request, type Dispatcher } from 'undici';
 import { AppError, badRequest } from '../core/errors.js';
+import { sleep } from '../core/time.js';
+import { backoffMs, parseRetryAfter } from './retry.js';
 import { assertPublicHost, findForbiddenAddress, guardedLookup, type ForbiddenAddressError } from './address-guard.js';
 
 /**
@@ -132,7 +134,7 @@ function dispatcherFor(url: URL, options: FetchOptions, connectTimeoutMs: number
 }
 
 // ---------------------------------------------------------------------------------------------
-// Pace, sleep, backoff
+// Pace
 
 const nextSlotByHost = new Map<string, number>();
 
@@ -145,38 +147,6 @@ async function waitForHostSlot(host: string, paceMs: number, signal?: AbortSigna
   if (slot > now) await sleep(slot - now, signal);
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-function backoffMs(attempt: number, baseMs: number): number {
-  const exponential = baseMs * 2 ** attempt;
-  return Math.round(exponential * (0.75 + Math.random() * 0.5));
-}
-
-/** Seconds asked by a Retry-After header (delta-seconds or HTTP date), or null. */
-export function parseRetryAfter(value: string | undefined, now = Date.now()): number | null {
-  if (value === undefined) return null;
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed);
-  const date = Date.parse(trimmed);
-  if (Number.isNaN(date)) return null;
-  return Math.max(0, Math.ceil((date - now) / 1000));
-}
 
 // ---------------------------------------------------------------------------------------------
 // Errors

@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
 import type { JobRecord } from '../core/types.js';
 import type { Db } from '../jobs/db.js';
-import { parseRetryAfter, type FetchPort } from '../net/fetch.js';
+import type { FetchPort } from '../net/fetch.js';
+import { parseRetryAfter } from '../net/retry.js';
 import { randomId } from './ids.js';
 
 /**
