@@ -3,7 +3,7 @@
  * real engine and prints wall time, its ratio to the video's duration, peak memory, and the ratio
  * to a plain ffmpeg encode of the same number of 1280x720 frames with the same encoder settings.
  *
- * Targets (issue 4, 2-core machine): render ≤ 0.5 × duration, ≤ 1.5 × plain encode, ≤ 600 MB.
+ * Targets (2-core machine): render ≤ 0.5 × duration, ≤ 1.5 × plain encode, ≤ 600 MB.
  * Options: --threads N (default: all cores), --runs N (default 2: a cold cache, then a warm one),
  * --template T, --format F, --keep DIR (keep the video there).
  */

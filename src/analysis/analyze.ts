@@ -27,7 +27,7 @@ function statesSomething(facts: ListingFacts): boolean {
   );
 }
 
-/** The analysis engine's one entry point: request in, `property` out (DESIGN §2). */
+/** The analysis engine's one entry point: request in, `property` out (docs/analysis.md). */
 export async function analyzeListing(request: AnalyzeRequest, deps: AnalyzeDeps = {}): Promise<Property> {
   const valid = validateAnalyzeRequest(request);
   let facts: ListingFacts | null = null;

@@ -1,6 +1,6 @@
 /**
- * Client-side pacing under the rate limits a server advertises (DESIGN §5 "Limits",
- * research/conventions.md §3.1). The server sends, on every limited route, the IETF draft fields
+ * Client-side pacing under the rate limits a server advertises (docs/api.md "Limits",
+ * docs/remote.md). The server sends, on every limited route, the IETF draft fields
  *
  *   RateLimit-Policy: "analyze";q=60;w=60      (quota q per window of w seconds)
  *   RateLimit: "analyze";r=12;t=7              (r left now; t seconds until a slot frees)

@@ -10,8 +10,8 @@ import { parseRetryAfter } from '../net/retry.js';
 import { AssetUploader } from './uploads.js';
 
 /**
- * The remote `Service` (DESIGN §1): the same seven operations as the local one, answered by an
- * immoreel server over HTTP (API v1, DESIGN §5). The CLI cannot tell the two apart, so every
+ * The remote `Service` (docs/architecture.md): the same seven operations as the local one, answered by an
+ * immoreel server over HTTP (API v1, docs/api.md). The CLI cannot tell the two apart, so every
  * command prints the same in local and remote mode.
  */
 

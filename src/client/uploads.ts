@@ -9,7 +9,7 @@ import type { RenderRequest } from '../core/types.js';
 import type { HttpClient } from './http.js';
 
 /**
- * Local photo and logo files in a remote render (DESIGN §5: "the remote CLI uploads local files as
+ * Local photo and logo files in a remote render (docs/api.md: "the remote CLI uploads local files as
  * assets first"): each file is sent once with POST /api/v1/assets (raw body, image/* type) and its
  * path replaced by `asset:<id>` in the request.
  *
@@ -19,7 +19,7 @@ import type { HttpClient } from './http.js';
  * Idempotency-Key replay finds the jobs of the first run instead of refusing a changed body.
  */
 
-/** Server limit of POST /api/v1/assets (DESIGN §5). */
+/** Server limit of POST /api/v1/assets (docs/api.md). */
 export const MAX_ASSET_BYTES = 15 * 1024 * 1024;
 /** A cached asset is reused only while it has at least this long to live (a queued job still needs it). */
 const CACHE_SAFETY_MS = 2 * 60 * 60 * 1000;

@@ -71,7 +71,7 @@ async function sizeOf(path: string): Promise<number> {
 }
 
 /**
- * Jobs of one data directory (DESIGN §4): the SQLite store plus this process's worker pool.
+ * Jobs of one data directory (docs/jobs.md): the SQLite store plus this process's worker pool.
  * The local service, `immoreel worker` and the HTTP server are all built on it.
  */
 export class JobManager {

@@ -10,7 +10,7 @@ import type { RenderContext } from '../render/types.js';
 import type { RenderEngine } from './engine.js';
 import { listingSummary, MAX_ATTEMPTS, type JobRow, type JobStore, type Owner } from './store.js';
 
-/** The most renders one pool runs at once (DESIGN §4). */
+/** The most renders one pool runs at once (docs/jobs.md). */
 export const MAX_CONCURRENCY = 30;
 
 /**
@@ -58,7 +58,7 @@ function abandoned(row: JobRow, now: number): boolean {
 }
 
 /**
- * Crash recovery (DESIGN §4): a job found `running` whose worker is dead (same machine, process
+ * Crash recovery (docs/jobs.md): a job found `running` whose worker is dead (same machine, process
  * gone) or whose lease expired goes back to `queued`, or to `failed` once it has been tried
  * MAX_ATTEMPTS times. Returns the jobs that became `failed`.
  */

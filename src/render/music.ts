@@ -48,7 +48,7 @@ export function soundtrackCommand(choice: Exclude<MusicChoice, { kind: 'none' }>
     `aloop=loop=-1:size=${loopSamples}`,
     `atrim=end_sample=${samples}`,
     // Bundled beds are normalised when made (scripts/make-music.ts); a user's file is levelled here.
-    // loudnorm resamples to 192 kHz internally: resample back (research/video.md §4.11).
+    // loudnorm resamples to 192 kHz internally: resample back (docs/rendering.md).
     ...(choice.kind === 'file' ? [`loudnorm=I=${TARGET_LUFS}:TP=-1.5:LRA=11`, `aresample=${AUDIO_RATE}`] : []),
     `apad=whole_len=${samples}`,
     `atrim=end_sample=${samples}`,

@@ -6,7 +6,7 @@ import { probe, runFfprobe, type ProbeData } from './ffmpeg/runner.js';
 import { AUDIO_BITRATE_KBPS, AUDIO_RATE, FPS, MAX_KEYFRAME_INTERVAL_S } from './formats.js';
 
 /**
- * Verification (DESIGN §3): every render is checked with ffprobe against the output contract
+ * Verification (docs/rendering.md): every render is checked with ffprobe against the output contract
  * before it is published; a video that fails a check fails its job, with the property named.
  */
 
@@ -14,7 +14,7 @@ export interface Expectations {
   width: number;
   height: number;
   durationS: number;
-  /** Silence encodes to ~2 kbps whatever the target (research/video.md §4.13): checked only with music. */
+  /** Silence encodes to ~2 kbps whatever the target (docs/rendering.md): checked only with music. */
   checkAudioBitrate: boolean;
 }
 

@@ -12,7 +12,7 @@ import { webhookSender, WebhookDispatcher } from './webhooks.js';
 
 /**
  * `immoreel serve` without the CLI: opens the store and the job layer of a data directory,
- * builds the app, listens, and knows how to stop in order (DESIGN §5, graceful shutdown).
+ * builds the app, listens, and knows how to stop in order (docs/api.md, graceful shutdown).
  */
 
 export interface StartOptions {

@@ -6,7 +6,7 @@ import { parseRetryAfter } from '../net/retry.js';
 import { randomId } from './ids.js';
 
 /**
- * Job webhooks (DESIGN §5) in the Standard Webhooks scheme (research/conventions.md §1.4):
+ * Job webhooks (docs/api.md) in the Standard Webhooks scheme (docs/api.md):
  * on a terminal state the job record is POSTed to the request's `webhook_url` with
  * `webhook-id` (stable across retries), `webhook-timestamp` (Unix seconds) and
  * `webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed by the tenant's

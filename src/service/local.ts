@@ -37,7 +37,7 @@ export interface LocalServiceOptions {
 export const LOCAL_TENANT = 'local';
 
 /**
- * The engine in this process (DESIGN §1): analysis, and renders as jobs in the data directory's
+ * The engine in this process (docs/architecture.md): analysis, and renders as jobs in the data directory's
  * store. A job is rendered by the process that waits for it (`render`, `jobs wait`, a batch) or by
  * `immoreel worker`; a job nobody waits for stays queued for the worker (`render --no-wait`).
  */

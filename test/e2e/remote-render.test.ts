@@ -17,14 +17,14 @@ import { closedPort } from '../unit/client/fake-server.js';
 import { createKey, freshDataDir, type CreatedKey } from './server-process.js';
 
 /*
- * Issue 7, renders in remote mode against the real `immoreel serve` (real engine, real ffmpeg):
+ * renders in remote mode against the real `immoreel serve` (real engine, real ffmpeg):
  * render with wait and download, a job followed with `jobs wait` then `jobs download`, and a
  * server killed while the CLI polls (exit 6, clear message, the job still there after restart).
  */
 
 const BIN = fileURLToPath(new URL('../../bin/immoreel.js', import.meta.url));
 const RENDER_TIMEOUT = 15 * 60_000;
-/** `immoreel render` is the render command of issue 4; its remote-mode tests run once it exists. */
+/** `immoreel render` is the render command; its remote-mode tests run once it exists. */
 const hasRenderCommand = /Usage: immoreel render/.test(spawnSync(process.execPath, [BIN, 'render', '--help'], { encoding: 'utf8' }).stdout ?? '');
 
 interface DetachedServer {

@@ -12,7 +12,7 @@ import { sarouty } from './sarouty.js';
 import { yakeey } from './yakeey.js';
 
 /**
- * Listing URLs and pages of the supported portals (DESIGN §2.1, issue 3): which URL is a
+ * Listing URLs and pages of the supported portals (docs/portals.md): which URL is a
  * listing, how to fetch it politely, and how to read it into ListingFacts. One adapter per
  * portal; this module picks the adapter, maps portal failures to clear errors, scrubs seller
  * details, and runs the text extractor over the page's own description.

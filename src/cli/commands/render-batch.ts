@@ -13,7 +13,7 @@ import { LocalService } from '../../service/local.js';
 import type { CommandContext, GlobalOptions } from '../context.js';
 
 /*
- * `immoreel render --csv FILE --out-dir DIR [--resume] [--concurrency N]` (DESIGN §6).
+ * `immoreel render --csv FILE --out-dir DIR [--resume] [--concurrency N]` (docs/cli.md).
  * One job per row, one video per row at DIR/<id>.mp4, NDJSON results on stdout in completion
  * order, failed rows in FILE.failed.csv (input columns + error_code, error_message), exit 3 when
  * any row failed. `--resume` reads DIR/.immoreel-batch.json, written as rows succeed.

@@ -10,7 +10,7 @@ import type { LogoImage } from '../cards.js';
 import type { Shot } from '../storyboard.js';
 
 /**
- * Photos and logo (research/video.md §4.4–4.6): downloaded or read, decoded in full by sharp
+ * Photos and logo (docs/rendering.md): downloaded or read, decoded in full by sharp
  * (a truncated JPEG fails here instead of turning green in the video), turned upright from their
  * EXIF orientation, bounded in size, and cached by content hash in a cache shared by all jobs.
  * A broken photo is left out with a warning; none usable is a clear error before ffmpeg starts.

@@ -3,7 +3,7 @@ import type { Motion, Shot, Timeline } from '../storyboard.js';
 import { commandArgs, QUIET_OPTIONS, type FfmpegCommandSpec } from './command.js';
 
 /**
- * The ffmpeg plan (DESIGN §1, pure): prepared files + timeline → the argument list of one ffmpeg
+ * The ffmpeg plan (docs/architecture.md, pure): prepared files + timeline → the argument list of one ffmpeg
  * run. Only numbers and our own file paths reach the filtergraph: every user text is already
  * drawn into a PNG (cards.ts).
  *

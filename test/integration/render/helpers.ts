@@ -31,7 +31,7 @@ export interface PhotoSet {
   truncated: string;
 }
 
-/** Writes every kind of photo the pipeline must cope with (research/video.md §4.4–4.6). */
+/** Writes every kind of photo the pipeline must cope with (docs/rendering.md). */
 export async function makePhotos(): Promise<PhotoSet> {
   const dir = mkdtempSync(join(tmpdir(), 'immoreel-photos-'));
   const file = (name: string): string => join(dir, name);

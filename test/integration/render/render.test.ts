@@ -57,7 +57,7 @@ describe('render engine (real ffmpeg)', { timeout: 180_000 }, () => {
     expect(dropped.join('\n')).toMatch(/Photo 1 \(corrupt\.jpg\) was left out: it is not an image/);
     expect(dropped.join('\n')).toMatch(/Photo 3 \(truncated\.jpg\) was left out: the file is truncated or corrupt/);
     expect(dropped.join('\n')).toMatch(/Photo 5 \(tiny\.jpg\) was left out: it is too small \(120x80\)/);
-    // The verified output contract (DESIGN §3), checked again here independently.
+    // The verified output contract (docs/rendering.md), checked again here independently.
     expect(outcome.result).toMatchObject({ width: 1280, height: 720, fps: 60, video_codec: 'h264', audio_codec: 'aac' });
     expect(video(ctx.outputPath)).toMatchObject({ profile: 'High', pix_fmt: 'yuv420p', width: 1280, height: 720, r_frame_rate: '60/1' });
     expect(Number(ffprobe(ctx.outputPath).format.duration)).toBeCloseTo(4, 1);
