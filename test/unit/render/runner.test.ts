@@ -50,4 +50,14 @@ describe('ffmpeg runner', () => {
     expect(binaries.ffmpeg).toMatch(/ffmpeg$/);
     expect(binaries.ffprobe).toMatch(/ffprobe$/);
   });
+
+  it('looks the binaries up once per process, and again only when FFMPEG_PATH, FFPROBE_PATH or PATH change', () => {
+    delete process.env.FFMPEG_PATH;
+    const first = resolveBinaries();
+    expect(resolveBinaries()).toBe(first);
+    process.env.FFMPEG_PATH = first.ffmpeg;
+    const overridden = resolveBinaries();
+    expect(overridden).not.toBe(first);
+    expect(overridden.ffmpeg).toBe(first.ffmpeg);
+  });
 });
