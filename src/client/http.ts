@@ -3,7 +3,7 @@ import { AppError } from '../core/errors.js';
 import { errorFromResponse, networkFailure, RemoteError, unreachable } from './errors.js';
 import { packageVersion } from '../core/files.js';
 import { sleep } from '../core/time.js';
-import { backoffMs, parseRetryAfter } from '../net/retry.js';
+import { backoffMs, parseRetryAfter, withRetries } from '../net/retry.js';
 import { RatePacer } from './pacing.js';
 
 /**
@@ -113,6 +113,19 @@ function dayOf(value: string | undefined): string | null {
   return Number.isNaN(ms) ? null : new Date(ms).toISOString().slice(0, 10);
 }
 
+/** A non-2xx answer inside the retry loop: the policy reads it, the caller gets `mapped`. */
+class Refusal extends Error {
+  readonly transient: boolean;
+  constructor(
+    readonly status: number,
+    readonly mapped: RemoteError,
+    readonly retryAfterS: number | undefined,
+  ) {
+    super(mapped.message);
+    this.transient = status === 500 || status === 503 || status === 504 || (status === 502 && mapped.reason === 'unexpected_answer');
+  }
+}
+
 /** The one-line warning for a deprecated route, or null when the answer carries no such header. */
 export function deprecationWarning(route: string, headers: HeaderMap, now: number = Date.now()): string | null {
   const deprecation = headers.deprecation;
@@ -207,7 +220,7 @@ export class HttpClient {
     const timeoutMs = spec.timeoutMs ?? this.options.requestTimeoutMs;
     let failures = 0;
     let refusals = 0;
-    for (let attempt = 1; ; attempt += 1) {
+    const attempt = async (): Promise<StreamAnswer> => {
       const ticket = await this.pacer.acquire(spec.route, spec.signal);
       let response;
       try {
@@ -222,14 +235,7 @@ export class HttpClient {
         });
       } catch (error) {
         this.pacer.settle(ticket, null, null);
-        const failure = networkFailure(error);
-        if (failure === null) throw error;
-        if (spec.retryable && failure.transient && failures < retries) {
-          failures += 1;
-          await this.sleep(this.backoff(failures), spec.signal);
-          continue;
-        }
-        throw unreachable(this.baseUrl, failure, timeoutMs);
+        throw error;
       }
       const answerHeaders = headerMap(response.headers);
       this.pacer.settle(ticket, response.statusCode, answerHeaders);
@@ -239,44 +245,62 @@ export class HttpClient {
       if ((status >= 200 && status < 300) || spec.accept?.includes(status)) {
         return { status, headers: answerHeaders, requestId, attempt: failures + 1, body: response.body };
       }
-      const text = await response.body.text().catch(() => '');
-      const retryAfterS = parseRetryAfter(answerHeaders['retry-after']) ?? undefined;
-      const error = (): RemoteError =>
-        errorFromResponse({ status, body: text, requestId, baseUrl: this.baseUrl, what: `${spec.method} ${spec.path}`, retryAfterS });
-      if (status === 429) {
-        const waitS = retryAfterS ?? 1;
-        if (refusals < this.options.maxRateRetries && waitS <= this.options.maxRateWaitS) {
-          refusals += 1;
-          // The pacer blocks the policy for as long; this also covers a 429 on an unlimited-looking route.
-          await this.sleep(Math.max(0, waitS * 1000), spec.signal);
-          continue;
-        }
-        const refused = error();
-        const why = waitS > this.options.maxRateWaitS ? `the server asks to wait ${Math.ceil(waitS)} s` : `refused ${refusals + 1} times in a row`;
-        throw new RemoteError(refused.code, `${refused.message} Gave up: ${why}.`, {
-          reason: refused.reason,
-          details: refused.details,
-          requestId: refused.requestId,
-          status,
-          exitCode: refused.exitCode,
-          retryAfterS,
-        });
-      }
       if (status >= 300 && status < 400) {
+        await response.body.dump().catch(() => undefined);
         const location = answerHeaders.location ?? '(no Location)';
         throw new AppError('BAD_REQUEST', `The server at ${this.baseUrl} redirects ${spec.method} ${spec.path} to ${location}: use that address as --base-url (immoreel does not follow redirects with your API key).`, {
           reason: 'redirected',
         });
       }
-      const mapped = error();
-      const transient = status === 500 || status === 503 || status === 504 || (status === 502 && mapped.reason === 'unexpected_answer');
-      if (transient && spec.retryable && failures < retries) {
-        failures += 1;
-        const serverWait = retryAfterS !== undefined && retryAfterS <= 60 ? retryAfterS * 1000 : 0;
-        await this.sleep(Math.max(serverWait, this.backoff(failures)), spec.signal);
-        continue;
+      const text = await response.body.text().catch(() => '');
+      const retryAfterS = parseRetryAfter(answerHeaders['retry-after']) ?? undefined;
+      const mapped = errorFromResponse({ status, body: text, requestId, baseUrl: this.baseUrl, what: `${spec.method} ${spec.path}`, retryAfterS });
+      throw new Refusal(status, mapped, retryAfterS);
+    };
+    try {
+      return await withRetries(attempt, {
+        signal: spec.signal,
+        sleep: this.sleep,
+        delayAfter: (outcome) => {
+          if (outcome.ok) return null;
+          const error = outcome.error;
+          if (error instanceof Refusal && error.status === 429) {
+            // The pacer blocks the policy for as long; this also covers a 429 on an unlimited-looking route.
+            const waitS = error.retryAfterS ?? 1;
+            if (refusals >= this.options.maxRateRetries || waitS > this.options.maxRateWaitS) return null;
+            refusals += 1;
+            return Math.max(0, waitS * 1000);
+          }
+          if (!spec.retryable || failures >= retries) return null;
+          if (error instanceof Refusal) {
+            if (!error.transient) return null;
+            failures += 1;
+            const serverWait = error.retryAfterS !== undefined && error.retryAfterS <= 60 ? error.retryAfterS * 1000 : 0;
+            return Math.max(serverWait, this.backoff(failures));
+          }
+          if (networkFailure(error)?.transient !== true) return null;
+          failures += 1;
+          return this.backoff(failures);
+        },
+      });
+    } catch (error) {
+      if (error instanceof Refusal) {
+        if (error.status !== 429) throw error.mapped;
+        const waitS = error.retryAfterS ?? 1;
+        const refused = error.mapped;
+        const why = waitS > this.options.maxRateWaitS ? `the server asks to wait ${Math.ceil(waitS)} s` : `refused ${refusals + 1} times in a row`;
+        throw new RemoteError(refused.code, `${refused.message} Gave up: ${why}.`, {
+          reason: refused.reason,
+          details: refused.details,
+          requestId: refused.requestId,
+          status: error.status,
+          exitCode: refused.exitCode,
+          retryAfterS: error.retryAfterS,
+        });
       }
-      throw mapped;
+      const failure = networkFailure(error);
+      if (failure === null) throw error;
+      throw unreachable(this.baseUrl, failure, timeoutMs);
     }
   }
 

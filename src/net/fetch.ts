@@ -2,7 +2,7 @@ import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { Agent, ProxyAgent, request, type Dispatcher } from 'undici';
 import { AppError, badRequest } from '../core/errors.js';
 import { sleep } from '../core/time.js';
-import { backoffMs, parseRetryAfter } from './retry.js';
+import { backoffMs, parseRetryAfter, withRetries } from './retry.js';
 import { assertPublicHost, findForbiddenAddress, guardedLookup, type ForbiddenAddressError } from './address-guard.js';
 
 /**
@@ -375,33 +375,38 @@ export async function fetchBuffer(url: string, options: FetchOptions = {}): Prom
   const maxRetryAfterS = options.maxRetryAfterS ?? DEFAULTS.maxRetryAfterS;
   const host = parseHttpUrl(url).host;
 
-  for (let attempt = 0; ; attempt += 1) {
-    const attemptsLeft = attempt < retries;
-    let result: FetchResult;
-    try {
-      result = await fetchOnce(url, options, settings);
-    } catch (error) {
-      if (options.signal?.aborted) throw error;
-      if (error instanceof AppError) throw error;
-      const refused = findForbiddenAddress(error);
-      if (refused !== null) throw forbiddenError(url, refused);
-      const code = errorCode(error);
-      if (attemptsLeft && code !== undefined && RETRYABLE_CODES.has(code)) {
-        await sleep(backoffMs(attempt, retryBaseMs), options.signal);
-        continue;
-      }
-      const tries = attempt > 0 ? ` (${attempt + 1} attempts)` : '';
-      throw new AppError('UPSTREAM_ERROR', `Could not reach ${host}: ${describeNetworkError(error, settings)}${tries}.`, {
-        reason: code === undefined || !/TIMEOUT/.test(code) ? 'network_error' : 'timeout',
-        cause: error,
-      });
-    }
-
-    const retryable = result.status === 429 || (result.status >= 500 && result.status !== 501 && result.status !== 505);
-    if (!retryable || !attemptsLeft) return result;
-    const askedS = parseRetryAfter(result.headers['retry-after']);
-    if (askedS !== null && askedS > maxRetryAfterS) return result;
-    await sleep(askedS !== null ? askedS * 1000 : backoffMs(attempt, retryBaseMs), options.signal);
+  const retryableStatus = (status: number): boolean => status === 429 || (status >= 500 && status !== 501 && status !== 505);
+  let attempts = 0;
+  try {
+    const attempt = (n: number): Promise<FetchResult> => {
+      attempts = n + 1;
+      return fetchOnce(url, options, settings);
+    };
+    return await withRetries(attempt, {
+      signal: options.signal,
+      delayAfter(outcome, attempt) {
+        if (attempt >= retries) return null;
+        if (!outcome.ok) {
+          const code = errorCode(outcome.error);
+          const transient = !options.signal?.aborted && !(outcome.error instanceof AppError) && findForbiddenAddress(outcome.error) === null;
+          return transient && code !== undefined && RETRYABLE_CODES.has(code) ? backoffMs(attempt, retryBaseMs) : null;
+        }
+        if (!retryableStatus(outcome.value.status)) return null;
+        const askedS = parseRetryAfter(outcome.value.headers['retry-after']);
+        if (askedS !== null && askedS > maxRetryAfterS) return null;
+        return askedS !== null ? askedS * 1000 : backoffMs(attempt, retryBaseMs);
+      },
+    });
+  } catch (error) {
+    if (options.signal?.aborted || error instanceof AppError) throw error;
+    const refused = findForbiddenAddress(error);
+    if (refused !== null) throw forbiddenError(url, refused);
+    const code = errorCode(error);
+    const tries = attempts > 1 ? ` (${attempts} attempts)` : '';
+    throw new AppError('UPSTREAM_ERROR', `Could not reach ${host}: ${describeNetworkError(error, settings)}${tries}.`, {
+      reason: code === undefined || !/TIMEOUT/.test(code) ? 'network_error' : 'timeout',
+      cause: error,
+    });
   }
 }
 

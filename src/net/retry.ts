@@ -1,7 +1,9 @@
+import { sleep } from '../core/time.js';
+
 /**
- * The two pieces every retrying HTTP caller shares (the portal/photo/webhook client in net/fetch.ts,
- * the remote-mode client in client/): how long to back off, and what a `Retry-After` asks for.
- * Decisions: docs/portals.md and docs/remote.md.
+ * What every retrying HTTP caller shares (the portal/photo/webhook client in net/fetch.ts, the
+ * remote-mode client in client/): the retry loop, how long to back off, and what a `Retry-After`
+ * asks for. Each caller keeps its own policy. Decisions: docs/portals.md and docs/remote.md.
  */
 
 /**
@@ -21,4 +23,37 @@ export function parseRetryAfter(value: string | undefined, now: number = Date.no
   const date = Date.parse(trimmed);
   if (Number.isNaN(date)) return null;
   return Math.max(0, Math.ceil((date - now) / 1000));
+}
+
+/** What one attempt ended with. */
+export type AttemptOutcome<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+export interface RetryPolicy<T> {
+  /**
+   * After attempt number `attempt` (0 = the first): how long to wait before trying again, or null
+   * to stop here (a value is returned, an error thrown). Callers keep their own rules: which
+   * failures are transient, how many tries each kind gets, what a Retry-After may ask.
+   */
+  delayAfter(outcome: AttemptOutcome<T>, attempt: number): number | null;
+  signal?: AbortSignal;
+  /** Tests pass a fake clock. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+/** The one retry loop of immoreel's HTTP callers: try, ask the policy, wait, try again. */
+export async function withRetries<T>(attempt: (attempt: number) => Promise<T>, policy: RetryPolicy<T>): Promise<T> {
+  for (let n = 0; ; n += 1) {
+    let outcome: AttemptOutcome<T>;
+    try {
+      outcome = { ok: true, value: await attempt(n) };
+    } catch (error) {
+      outcome = { ok: false, error };
+    }
+    const delay = policy.delayAfter(outcome, n);
+    if (delay === null) {
+      if (outcome.ok) return outcome.value;
+      throw outcome.error;
+    }
+    await (policy.sleep ?? sleep)(delay, policy.signal);
+  }
 }
