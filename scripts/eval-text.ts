@@ -79,7 +79,7 @@ function number(text: string | undefined | null): number | null {
 function portalPrice(text: string | undefined | null): number | null {
   if (!text || /consulter|demande|request/i.test(text)) return null;
   const value = number(text);
-  // Below 1 000 DH the field holds a placeholder ("1", "13") or centimes typed as DH (research/market.md §2.5).
+  // Below 1 000 DH the field holds a placeholder ("1", "13") or centimes typed as DH (docs/analysis.md).
   if (value === null || value < 1000) return null;
   return /eur|€/i.test(text) ? value * DEFAULT_EUR_TO_MAD : value;
 }

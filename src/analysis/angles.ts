@@ -23,8 +23,8 @@ import type { MarketReference } from './market/reference.js';
 import { PRICE_DOUBT_CODES } from './plausibility.js';
 
 /**
- * Marketing angles (DESIGN §2.2): 3–6 short sentences in the output language, aimed at the
- * primary audience, built from the angle patterns of research/market.md §4. Grounding rule:
+ * Marketing angles (docs/analysis.md): 3–6 short sentences in the output language, aimed at the
+ * primary audience, built from the angle patterns of docs/analysis.md. Grounding rule:
  * a sentence is only built from a fact the listing states (a feature key, a number, a place)
  * or from the market comparison; no sentence adds a quality the listing does not claim
  * ("sunny", "quiet", "sea view"...). Deterministic: fixed templates, fixed ordering.
@@ -177,7 +177,7 @@ function headline(w: Writer): string | null {
   return `${sentence}.`;
 }
 
-/** Where the price per m² stands against the reference: the market.md §4 "good deal" angle and its neutral siblings. */
+/** Where the price per m² stands against the reference: the docs/analysis.md "good deal" angle and its neutral siblings. */
 function marketSentence(w: Writer): string | null {
   const { market, reference, perM2, uplifted, warnings, facts } = w.input;
   if (market === null || reference === null || perM2 === null || market.delta_pct === null) return null;

@@ -2,10 +2,10 @@ import type { ListingFacts, Offer, PropertyType, Provenance, ProvenanceField, Pr
 import { PROVENANCE_FIELDS } from '../core/types.js';
 
 /**
- * Combines the facts of a portal page with those of a free text (DESIGN §2.1): page fields
+ * Combines the facts of a portal page with those of a free text (docs/analysis.md): page fields
  * win for numbers, the text fills gaps and adds features, contradictions become warnings
  * (code CONTRADICTION) so the user sees both values. The text is the page's own description
- * (sellers often write other figures than they typed in the form: research/portals.md §5.6)
+ * (sellers often write other figures than they typed in the form: docs/portals.md)
  * or the description the user passed with a URL.
  *
  * Compared: price, surfaces, room counts, floor, sale/rent and the property family. City and

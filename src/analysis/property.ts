@@ -25,7 +25,7 @@ function mergeWarnings(...lists: readonly Warning[][]): Warning[] {
 }
 
 /**
- * Turns facts into the analysis `property` (DESIGN §2.2): labels, price per m², market
+ * Turns facts into the analysis `property` (docs/analysis.md): labels, price per m², market
  * comparison, buyer profile, angles and plausibility warnings. Pure and deterministic: the
  * reference tables are built at module load, nothing here does I/O.
  */

@@ -1,7 +1,7 @@
 /**
  * The one error type of immoreel. Every failure a user can see is an AppError: the CLI maps
  * `exitCode` to the process exit status, the HTTP server maps `httpStatus` and `code` to the
- * error envelope of DESIGN §5. Anything else that escapes is a bug (INTERNAL_SERVER_ERROR).
+ * error envelope of docs/api.md. Anything else that escapes is a bug (INTERNAL_SERVER_ERROR).
  */
 
 export const ERROR_CODES = {
@@ -61,7 +61,7 @@ export class AppError extends Error {
     this.retryAfterS = options.retryAfterS;
   }
 
-  /** The `error` member of the DESIGN §5 envelope (request_id is added by the server). */
+  /** The `error` member of the docs/api.md envelope (request_id is added by the server). */
   toJSON(): { code: ErrorCode; message: string; reason?: string; details: ErrorDetail[] } {
     return {
       code: this.code,

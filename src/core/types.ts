@@ -1,6 +1,6 @@
 /**
  * Domain types shared by analysis, rendering, jobs, the server and the CLI.
- * Field names are snake_case because they are the wire format of the API (DESIGN §2.2, §4).
+ * Field names are snake_case because they are the wire format of the API (docs/analysis.md, docs/jobs.md).
  */
 
 export const LANGUAGES = ['fr', 'en', 'ar'] as const;
@@ -207,7 +207,7 @@ export interface TargetBuyer {
   };
 }
 
-/** The `property` object of an analysis (DESIGN §2.2). The first eight fields are the contract's. */
+/** The `property` object of an analysis (docs/analysis.md). The first eight fields are the contract's. */
 export interface Property {
   title: string;
   city: string | null;
@@ -306,7 +306,7 @@ export interface VideoResult {
   expired_at?: string;
 }
 
-/** The job record of DESIGN §4, as returned by GET /api/v1/jobs/{job_id} and `immoreel jobs show`. */
+/** The job record of docs/jobs.md, as returned by GET /api/v1/jobs/{job_id} and `immoreel jobs show`. */
 export interface JobRecord {
   job_id: string;
   state: JobState;
@@ -347,7 +347,7 @@ export interface WaitOptions {
 }
 
 /**
- * The one interface the CLI talks to (DESIGN §1). Implemented locally (engine + job store) and
+ * The one interface the CLI talks to (docs/architecture.md). Implemented locally (engine + job store) and
  * remotely (HTTP client), so every command behaves and prints the same in both modes.
  */
 export interface Service {

@@ -22,7 +22,7 @@ import { listTemplates, templateExists } from './templates.js';
 import type { ValidRenderRequest } from './types.js';
 
 /**
- * validateRenderRequest: every field of a render request (DESIGN §5), checked at the front door
+ * validateRenderRequest: every field of a render request (docs/api.md), checked at the front door
  * (CLI, CSV row, HTTP body) before a job is queued. Synchronous and free of I/O apart from the
  * template list of the package; every problem is reported at once, each with its field.
  */

@@ -8,7 +8,7 @@ import { rateLimitHeaders, type SlidingWindowLimiter } from './rate-limit.js';
 import type { RouteAccess } from './route-spec.js';
 
 /**
- * Who is calling and may they (DESIGN §5), in the order a client can act on:
+ * Who is calling and may they (docs/api.md), in the order a client can act on:
  * 401 (no or bad key) → 403 (scope) → 429 (rate) → 403 (monthly quota). Runs in `onRequest`,
  * before the body is read, so an unauthenticated client cannot make the server parse anything.
  */

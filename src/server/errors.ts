@@ -2,7 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isAppError, type ErrorCode, type ErrorDetail } from '../core/errors.js';
 
 /**
- * The one error envelope of API v1 (DESIGN §5) and the one place that produces it. Every failure
+ * The one error envelope of API v1 (docs/api.md) and the one place that produces it. Every failure
  * (our AppErrors, fastify's own parsing/validation errors, unknown routes, bugs) ends here.
  * Messages of 500s are generic; what went wrong is in the log, under the same request id.
  */

@@ -1,5 +1,5 @@
 /**
- * Per-key rate limits (DESIGN §5 "Limits"): a sliding-window log. Every admitted request leaves
+ * Per-key rate limits (docs/api.md "Limits"): a sliding-window log. Every admitted request leaves
  * its timestamp; a request is admitted while fewer than `limit` timestamps lie within the last
  * `windowMs`. Exact ("the 61st analyze within any 60 s is refused"), deterministic with an
  * injected clock, and small: at most `limit` numbers per key and policy.
@@ -73,7 +73,7 @@ export class SlidingWindowLimiter {
 /**
  * `RateLimit-Policy` and `RateLimit` as the current IETF draft writes them (structured-field
  * lists of named policies: `q` quota, `w` window seconds, `r` remaining, `t` seconds until reset;
- * draft-ietf-httpapi-ratelimit-headers, see research/conventions.md §3.1).
+ * draft-ietf-httpapi-ratelimit-headers, see docs/api.md).
  */
 export function rateLimitHeaders(policy: RatePolicy, decision: RateDecision): Record<string, string> {
   const windowS = Math.max(1, Math.round(policy.windowMs / 1000));

@@ -2,17 +2,17 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { analyzeListing } from '../analysis/analyze.js';
 import { badRequest } from '../core/errors.js';
-import { fetchListingPage, type FetchPageOptions } from '../analysis/portals/index.js';
 import { JobManager, type RenderEngine } from '../jobs/manager.js';
+import { guardedFetch } from '../net/fetch.js';
 import { validateRenderRequest } from '../render/index.js';
 import { buildApp, type LogOptions } from './app.js';
 import { API_PREFIX, type ServerLimits } from './config.js';
 import { openServerStore, type ServerStore } from './store.js';
-import { guardedWebhookSender, WebhookDispatcher } from './webhooks.js';
+import { webhookSender, WebhookDispatcher } from './webhooks.js';
 
 /**
  * `immoreel serve` without the CLI: opens the store and the job layer of a data directory,
- * builds the app, listens, and knows how to stop in order (DESIGN §5, graceful shutdown).
+ * builds the app, listens, and knows how to stop in order (docs/api.md, graceful shutdown).
  */
 
 export interface StartOptions {
@@ -56,6 +56,8 @@ function listenError(error: unknown, options: StartOptions): unknown {
 
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const allowLoopback = options.allowLoopbackFetch === true;
+  // One port for every server-side fetch: listing pages, photos, logos, webhooks.
+  const fetch = guardedFetch({ allowLoopback });
   const store = openServerStore(options.dataDir);
   let jobs: JobManager;
   try {
@@ -65,7 +67,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       engine: options.engine,
       resolveAsset: async (tenant, assetId) => store.assets.resolve(tenant, assetId),
       allowLocalFiles: false,
-      allowLoopbackFetch: allowLoopback,
+      guardedFetch: fetch,
       linkBase: API_PREFIX,
       watchdogMs: options.watchdogMs,
     });
@@ -74,12 +76,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     throw error;
   }
 
-  const fetchPage = (url: string, fetchOptions: FetchPageOptions): Promise<string> =>
-    fetchListingPage(url, { ...fetchOptions, guardAddresses: true, allowLoopback });
   const app = buildApp({
     store,
     jobs,
-    analyze: (request, signal) => analyzeListing(request, { fetchPage, signal }),
+    analyze: (request, signal) => analyzeListing(request, { fetch, signal }),
     validateRender: (request) => validateRenderRequest(request, 'server'),
     limits: options.limits,
     log: options.log,
@@ -89,7 +89,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const webhooks = new WebhookDispatcher({
     store: store.webhooks,
     secretFor: (tenant) => store.keys.webhookSecret(tenant),
-    send: guardedWebhookSender(allowLoopback),
+    send: webhookSender(fetch),
     backoffMs: options.webhookBackoffMs,
     pollMs: options.webhookPollMs,
     onError: (message, fields) => app.log.warn(fields, message),

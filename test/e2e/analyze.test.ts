@@ -39,7 +39,7 @@ describe('immoreel analyze (single listing)', () => {
     ({ property: demo, stdout: demoStdout } = await analyzeJson(['--demo']));
   });
 
-  it('prints the analysis of DESIGN §2.2 for the demo listing', () => {
+  it('prints the analysis of docs/analysis.md for the demo listing', () => {
     expect(Object.keys(demo)).toEqual(PROPERTY_FIELDS);
     expect(demo).toMatchObject({
       city: 'Casablanca',

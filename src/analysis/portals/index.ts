@@ -1,7 +1,7 @@
 import { AppError, badRequest } from '../../core/errors.js';
 import type { ListingFacts, ListingSource, PortalName, Provenance } from '../../core/types.js';
 import { PROVENANCE_FIELDS } from '../../core/types.js';
-import { fetchBuffer, type FetchOptions, type FetchResult } from '../../net/fetch.js';
+import { openFetch, type FetchPort, type FetchResult, type PortFetchOptions } from '../../net/fetch.js';
 import { mergeFacts } from '../merge.js';
 import { extractFacts } from '../text/extract.js';
 import type { FetchStep, PageParse, PortalAdapter, UrlVerdict } from './adapter.js';
@@ -13,7 +13,7 @@ import { sarouty } from './sarouty.js';
 import { yakeey } from './yakeey.js';
 
 /**
- * Listing URLs and pages of the supported portals (DESIGN §2.1, issue 3): which URL is a
+ * Listing URLs and pages of the supported portals (docs/portals.md): which URL is a
  * listing, how to fetch it politely, and how to read it into ListingFacts. One adapter per
  * portal; this module picks the adapter, maps portal failures to clear errors, scrubs seller
  * details, and runs the text extractor over the page's own description.
@@ -28,12 +28,10 @@ export interface PageAnalysis {
 
 export interface FetchPageOptions {
   signal?: AbortSignal;
-  /** Server side: refuse private, loopback, link-local and metadata addresses (DESIGN §5). */
-  guardAddresses?: boolean;
-  /** With guardAddresses, still allow loopback (tests only). */
-  allowLoopback?: boolean;
+  /** The network (default: open). The server passes its guarded port: see docs/architecture.md. */
+  fetch?: FetchPort;
   /** Overrides of the HTTP client's settings (tests pass a MockAgent dispatcher, short backoffs). */
-  http?: Partial<FetchOptions>;
+  http?: Partial<PortFetchOptions>;
 }
 
 export const PORTALS: readonly PortalAdapter[] = [mubawab, avito, sarouty, yakeey];
@@ -167,14 +165,12 @@ export async function fetchListingPage(url: string, options: FetchPageOptions = 
   let firstFailure: AppError | null = null;
   for (const step of steps) {
     try {
-      const result = await fetchBuffer(step.url, {
+      const result = await (options.fetch ?? openFetch)(step.url, {
         browserHeaders: true,
         headers: step.accept === 'json' ? { accept: 'application/json, text/plain, */*', 'sec-fetch-dest': 'empty', 'sec-fetch-mode': 'cors' } : {},
         paceMs: adapter.paceMs,
         maxBytes: 8 * 1024 * 1024,
         signal: options.signal,
-        guardAddresses: options.guardAddresses,
-        allowLoopback: options.allowLoopback,
         ...options.http,
       });
       return checkAnswer(adapter, listing, step, result);

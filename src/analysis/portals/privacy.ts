@@ -1,5 +1,5 @@
 /**
- * Seller phone numbers, names and e-mails never leave the parser (DESIGN §2.2): every text an
+ * Seller phone numbers, names and e-mails never leave the parser (docs/analysis.md): every text an
  * adapter returns goes through here. Phone patterns cover Moroccan numbers in the forms
  * listings write them (06…, +212 6…, 00212…, with spaces, dots or dashes, Arabic-Indic digits).
  */

@@ -17,7 +17,7 @@ import { findPropertyType } from './type.js';
 import { contradictionWarnings, keyMoneyWarnings } from './warnings.js';
 
 /**
- * Default MAD per EUR for prices stated in euros. research/market.md §0 ("1 € ≈ 10–11 DH", [EURO]
+ * Default MAD per EUR for prices stated in euros. docs/analysis-text.md ("1 € ≈ 10–11 DH", [EURO]
  * Dec 2025); 10.8 sits inside that band. Callers pass their own rate through `eurToMad`.
  */
 export const DEFAULT_EUR_TO_MAD = 10.8;
@@ -96,7 +96,7 @@ export function extractFacts(text: string, options: ExtractOptions = {}): Listin
     facts.price_mad = Math.round(price.mad + charges);
     facts.price_original = price.currency === 'MAD' ? null : { amount: price.amount, currency: price.currency };
     // "12 000 DH/mois" says rent even when no rent word does; no home rents for 200 000 DH a
-    // month (research/market.md §1.6: the dearest villas let for 25–65 k DH), so such a price is a sale.
+    // month (docs/analysis-text.md: the dearest villas let for 25–65 k DH), so such a price is a sale.
     note('price_mad', price, price.labelled || price.inTitle ? CONFIDENCE.title : CONFIDENCE.body);
     if (facts.transaction === null && (price.perMonth || price.mad >= SALE_ONLY_PRICE_MAD)) {
       facts.transaction = price.perMonth ? 'rent' : 'sale';

@@ -1,5 +1,5 @@
 /**
- * The floor of the home (research/market.md §2.6): "RDC"/"rez-de-chaussée"/"ground floor"/
+ * The floor of the home (docs/analysis-text.md): "RDC"/"rez-de-chaussée"/"ground floor"/
  * "الطابق الأرضي"/"sefliya" = 0, "1er étage", "5ème étage", "au 2 éme étage", "Étage : 6", "ETG1",
  * "premier/deuxième… étage", "3rd floor", "الطابق الثالث", "الطابق 3", "tab9a 2".
  * The building's height is not the floor: "immeuble de 5 étages", "R+4", "sur 2 niveaux".

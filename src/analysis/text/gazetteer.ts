@@ -1,9 +1,9 @@
 /**
  * Gazetteer of Moroccan cities and their districts, as listings and portals write them.
  *
- * Sources: the district tables of research/market.md §1.2–1.8 ([DS-EARTHY], [DS-ALTIMIS],
+ * Sources: the district tables of docs/analysis-text.md ([DS-EARTHY], [DS-ALTIMIS],
  * [DS-MUBRENT], Mubawab barometers), the city/sector vocabulary of the portals
- * (research/portals.md: Avito sectors, Mubawab "<district> à <city>" locations), and the common
+ * (docs/portals.md: Avito sectors, Mubawab "<district> à <city>" locations), and the common
  * French, Arabic and Darija spellings of each name. Matching is accent-, case- and
  * doubled-letter-tolerant through `nameKey` (Maârif = Maarif, Guéliz = Gueliz, Assilah = Asilah).
  *

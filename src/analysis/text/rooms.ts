@@ -1,5 +1,5 @@
 /**
- * Room counts (research/market.md §2.3, research/portals.md "Rooms vocabulary"):
+ * Room counts (docs/analysis-text.md, docs/portals.md "Rooms vocabulary"):
  *
  * - rooms = pièces (total rooms, living rooms included): "4 pièces", "F4"/"T4", "Nombre de pièces 4";
  * - bedrooms = chambres, suites, bedrooms, غرف/بيوت (Moroccan listings name the salon apart, so

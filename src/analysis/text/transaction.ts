@@ -1,5 +1,5 @@
 /**
- * Sale or rent (research/market.md §2.2). Words for each side are weighed, title words three
+ * Sale or rent (docs/analysis-text.md). Words for each side are weighed, title words three
  * times as much as description words; a monthly price ("/mois", "par mois", "loyer") counts for
  * rent. Uses that do not describe this listing's deal are skipped: "facile à louer" and
  * "investissement locatif" in a sale, "bureaux de vente" of a developer, "prix de vente" beside

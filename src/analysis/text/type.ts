@@ -1,5 +1,5 @@
 /**
- * Property type (research/market.md §2.1). The title names the type most reliably: its first
+ * Property type (docs/analysis-text.md). The title names the type most reliably: its first
  * type word wins ("Terrain villa à vendre" is land, "Villa avec terrain" a villa), and an
  * apartment named more precisely in the title ("Appartement duplex") takes the precise type.
  * Without a type in the title, the description's first type word wins, skipping words that

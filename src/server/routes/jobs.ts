@@ -11,12 +11,12 @@ import { ErrorEnvelopeSchema, JobEnvelopeSchema, JobIdParamsSchema, JobSchema } 
 import { JobListQuerySchema } from '../schemas/requests.js';
 import { AUTH_ERRORS, caller, RATE_HEADERS } from './common.js';
 
-/** How soon to poll again (Retry-After on job reads, research/conventions.md §1.2). */
+/** How soon to poll again (Retry-After on job reads, docs/api.md). */
 const POLL_AFTER_S: Partial<Record<JobRecord['state'], number>> = { queued: 5, running: 2 };
 
 const NOT_FOUND = { description: 'NOT_FOUND: no such job.', schema: ErrorEnvelopeSchema };
 
-/** The job if it exists and belongs to the caller's tenant; another tenant's job is a 403 (DESIGN §5). */
+/** The job if it exists and belongs to the caller's tenant; another tenant's job is a 403 (docs/api.md). */
 function ownJob(ctx: ServerContext, request: FastifyRequest): JobRecord {
   const { job_id: jobId } = request.params as { job_id: string };
   const found = ctx.deps.jobs.get(jobId);

@@ -63,7 +63,7 @@ function tooBusy(message: string, reason: string): AppError {
   return new AppError('RATE_LIMIT_EXCEEDED', message, { reason, retryAfterS: BUSY_RETRY_AFTER_S });
 }
 
-/** At most N jobs in flight for a preview tenant, and at most M waiting for any tenant (DESIGN §5). */
+/** At most N jobs in flight for a preview tenant, and at most M waiting for any tenant (docs/api.md). */
 function checkJobLimits(ctx: ServerContext, auth: AuthContext): void {
   const { tenant, plan } = auth.key;
   if (plan === 'preview') {

@@ -6,7 +6,7 @@ import { sendError, withExtras, withHeaders } from '../errors.js';
 import { ErrorEnvelopeSchema } from '../schemas/common.js';
 
 /**
- * The v0.9 routes, retired as of 2026-10-01 (interface spec §9): 410 Gone, answered without
+ * The v0.9 routes, retired as of 2026-10-01 (docs/api.md): 410 Gone, answered without
  * authentication, naming the successor in the body and in `Link: <…>; rel="successor-version"`
  * (RFC 5829), with the retirement date in `Sunset` (RFC 8594, an HTTP-date).
  */
