@@ -77,7 +77,7 @@ export function normalizeBaseUrl(input: string): string {
       details: [{ field: 'base-url', message: 'must not contain a user or password' }],
     });
   }
-  const path = url.pathname.replace(/\/+$/, '').replace(/\/api\/v1$/, '');
+  const path = url.pathname.replace(/(?<!\/)\/+$/, '').replace(/\/api\/v1$/, '');
   return `${url.origin}${path}`;
 }
 

@@ -75,7 +75,7 @@ function embeddedIpv4(address: string): string | null {
 
 /** Why `address` (an IP literal) may not be fetched, or null when it is public. */
 export function forbiddenAddressKind(address: string, policy: AddressPolicy = {}): string | null {
-  const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  const bare = address.replace(/^\[|\]$/g, '').split('%')[0]!;
   const inner = embeddedIpv4(bare);
   if (inner !== null) return forbiddenAddressKind(inner, policy);
   const family = isIP(bare);
