@@ -16,6 +16,13 @@ import {
   type VideoFormat,
 } from '../core/types.js';
 import { AUDIENCE_CHOICES, MAX_DESCRIPTION_CHARS, MAX_HTML_BYTES } from '../core/validate.js';
+import {
+  MAX_LISTING_ITEM_CHARS,
+  MAX_LISTING_LIST_ITEMS,
+  MAX_LISTING_TITLE_CHARS,
+  MAX_METADATA_BYTES,
+  requestShapeProblems,
+} from '../core/limits.js';
 import { MAX_DURATION_S, MIN_DURATION_S } from './formats.js';
 import { MUSIC_TRACKS, trackByName } from './music-tracks.js';
 import { listTemplates, templateExists } from './templates.js';
@@ -28,7 +35,7 @@ import type { ValidRenderRequest } from './types.js';
  */
 
 export const MAX_PHOTOS = 40;
-export const MAX_METADATA_BYTES = 4096;
+export { MAX_METADATA_BYTES };
 const MAX_URL_CHARS = 2048;
 const MAX_TEXT_FIELD = 120;
 const DEFAULT_TEMPLATE = 'classic';
@@ -149,10 +156,18 @@ function nullableNumber(value: unknown, field: string, problems: Problems, min =
   return value;
 }
 
-function stringList(value: unknown, field: string, problems: Problems): string[] {
+function stringList(value: unknown, field: string, problems: Problems, limits = { items: MAX_LISTING_LIST_ITEMS, chars: MAX_LISTING_ITEM_CHARS }): string[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) {
     problems.add(field, 'must be a list of strings');
+    return [];
+  }
+  if (value.length > limits.items) {
+    problems.add(field, `has ${value.length} entries; at most ${limits.items}`);
+    return [];
+  }
+  if ((value as string[]).some((v) => v.length > limits.chars)) {
+    problems.add(field, `has an entry longer than ${limits.chars} characters`);
     return [];
   }
   return value as string[];
@@ -176,6 +191,7 @@ function validateListing(value: unknown, language: Language, problems: Problems)
   }
   const title = typeof value.title === 'string' ? value.title.replace(/\s+/g, ' ').trim() : null;
   if (title === null) problems.add('listing.title', 'must be a string');
+  else if (title.length > MAX_LISTING_TITLE_CHARS) problems.add('listing.title', `is longer than ${MAX_LISTING_TITLE_CHARS} characters`);
   const featureKeys = stringList(value.feature_keys, 'listing.feature_keys', problems).filter((key) => {
     if ((FEATURE_KEYS as readonly string[]).includes(key)) return true;
     problems.add('listing.feature_keys', `has an unknown feature ${JSON.stringify(key)} (known: ${FEATURE_KEYS.join(', ')})`);
@@ -291,7 +307,9 @@ export function validateRenderRequest(request: RenderRequest, mode: 'local' | 's
     if (given('url') || given('html') || given('description')) {
       problems.add('listing', 'comes alone: give either a listing object or url / html / description to analyse, not both');
     }
-    listing = validateListing(body.listing, language, problems);
+    const shape = requestShapeProblems({ listing: body.listing })[0];
+    if (shape !== undefined) problems.add(shape.field, shape.message);
+    else listing = validateListing(body.listing, language, problems);
   } else if (!given('url') && !given('html') && body.description === undefined) {
     problems.add('url', 'give a listing: url, html (a saved page), description, or listing (an analysis property)');
   }
@@ -349,8 +367,8 @@ export function validateRenderRequest(request: RenderRequest, mode: 'local' | 's
   if (body.metadata !== undefined && body.metadata !== null) {
     if (!isObject(body.metadata)) problems.add('metadata', 'must be a JSON object');
     else {
-      const size = Buffer.byteLength(JSON.stringify(body.metadata));
-      if (size > MAX_METADATA_BYTES) problems.add('metadata', `is ${size} bytes of JSON; at most ${MAX_METADATA_BYTES}`);
+      const shape = requestShapeProblems({ metadata: body.metadata })[0];
+      if (shape !== undefined) problems.add('metadata', `${shape.message} (at most ${MAX_METADATA_BYTES} bytes)`);
       else metadata = body.metadata;
     }
   }

@@ -145,7 +145,7 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
       throw new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down: retry in a few seconds.', { reason: 'shutting_down', retryAfterS: 5 });
     }
   });
-  app.addHook('onRequest', createAuthorizer({ keys: deps.store.keys, usage: deps.store.usage, limiter, limits, now }));
+  app.addHook('onRequest', createAuthorizer({ keys: deps.store.keys, usage: deps.store.usage, limiter, limits, now, idempotency: deps.store.idempotency }));
   app.addHook('onResponse', refundHook(deps.store.usage));
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
