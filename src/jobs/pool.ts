@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { mkdir, rm, stat } from 'node:fs/promises';
+import { chmod, mkdir, rm, stat } from 'node:fs/promises';
 import { availableParallelism, hostname, totalmem } from 'node:os';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { isAppError } from '../core/errors.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../core/paths.js';
 import type { JobStage } from '../core/types.js';
 import type { RenderContext } from '../render/types.js';
 import type { RenderEngine } from './engine.js';
@@ -289,7 +290,7 @@ export class WorkerPool {
     try {
       // Every attempt starts from an empty directory: nothing of a killed attempt is reused.
       await rm(workDir, { recursive: true, force: true });
-      await mkdir(workDir, { recursive: true });
+      await mkdir(workDir, { recursive: true, mode: PRIVATE_DIR_MODE });
       const ctx: RenderContext = {
         workDir,
         outputPath,
@@ -308,6 +309,8 @@ export class WorkerPool {
       if (file === null || file.size !== outcome.result.size_bytes) {
         throw new Error(`the engine reported a video of ${outcome.result.size_bytes} bytes but ${file === null ? 'none exists' : `${file.size} bytes exist`}`);
       }
+      // Whatever engine wrote it, under whatever umask: a stored video is its owner's only.
+      await chmod(outputPath, PRIVATE_FILE_MODE);
       if (controller.signal.aborted) throw controller.signal.reason;
       finished = store.transition(
         jobId,

@@ -32,7 +32,7 @@ async function render(body: unknown, headers: Record<string, string> = {}) {
 describe('deeply nested JSON', () => {
   it('is a 400 naming metadata, with or without an Idempotency-Key', async () => {
     h = makeHarness();
-    for (const headers of [{}, { 'idempotency-key': 'deep-metadata-1' }]) {
+    for (const headers of [{}, { 'idempotency-key': 'deep-metadata-1' }] as Record<string, string>[]) {
       const { status, body } = await render({ description: LISTING_TEXT, metadata: nested(4000) }, headers);
       expect(status).toBe(400);
       expect(body.error?.code).toBe('BAD_REQUEST');
