@@ -72,7 +72,7 @@ describe('POST /api/v1/assets decodes the whole image', () => {
   it('refuses a truncated JPEG with a clear error', async () => {
     h = makeHarness();
     const { auth } = h.key();
-    const whole = await sharp({ create: { width: 640, height: 480, channels: 3, noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).jpeg().toBuffer();
+    const whole = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).jpeg().toBuffer();
     const truncated = whole.subarray(0, Math.floor(whole.length / 2));
     const res = await h.app.inject({ method: 'POST', url: '/api/v1/assets', headers: { ...auth, 'content-type': 'image/jpeg' }, payload: truncated });
     expect(res.statusCode).toBe(400);
