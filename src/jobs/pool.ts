@@ -334,7 +334,15 @@ export class WorkerPool {
         finished = store.transition(
           jobId,
           'failed',
-          { stage: null, finished_at: new Date().toISOString(), lease_expires_at: null, error_code: failure.code, error_message: failure.message },
+          {
+            stage: null,
+            finished_at: new Date().toISOString(),
+            lease_expires_at: null,
+            error_code: failure.code,
+            error_message: failure.message,
+            // What the render noticed before failing (each photo left out, and why) stays with the job.
+            ...(isAppError(error) && error.warnings.length > 0 ? { warnings_json: JSON.stringify(error.warnings) } : {}),
+          },
           isMine,
         );
       } catch {
