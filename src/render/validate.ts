@@ -16,6 +16,7 @@ import {
   type VideoFormat,
 } from '../core/types.js';
 import { AUDIENCE_CHOICES, MAX_DESCRIPTION_CHARS, MAX_HTML_BYTES } from '../core/validate.js';
+import { normalizeHttpUrl, refKind } from '../core/refs.js';
 import {
   MAX_LISTING_ITEM_CHARS,
   MAX_LISTING_LIST_ITEMS,
@@ -55,13 +56,7 @@ type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function httpUrl(value: string): boolean {
-  if (value.length > MAX_URL_CHARS) return false;
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-  } catch {
-    return false;
-  }
+  return normalizeHttpUrl(value, MAX_URL_CHARS) !== null;
 }
 
 class Problems {
@@ -78,13 +73,16 @@ function imageRef(value: unknown, field: string, mode: 'local' | 'server', probl
     return null;
   }
   const ref = value.trim();
-  if (/^[a-z][a-z0-9+.-]*:/i.test(ref) && !/^[a-z]:[\\/]/i.test(ref)) {
-    if (/^https?:/i.test(ref)) {
-      if (httpUrl(ref)) return ref;
-      problems.add(field, 'is not a valid http(s) URL');
-      return null;
-    }
-    if (ASSET_REF.test(ref)) return ref;
+  const kind = refKind(ref);
+  if (kind === 'http') {
+    // Normalised, so the reader sees the same URL the validator accepted.
+    const url = normalizeHttpUrl(ref, MAX_URL_CHARS);
+    if (url !== null) return url;
+    problems.add(field, 'is not a valid http(s) URL');
+    return null;
+  }
+  if (kind === 'asset' && ASSET_REF.test(ref)) return ref;
+  if (kind !== 'file') {
     problems.add(field, `has an unsupported scheme: use an http(s) URL or asset:<id>${mode === 'local' ? ', or a file path' : ''}`);
     return null;
   }

@@ -4,6 +4,7 @@ import { basename, join } from 'node:path';
 import pLimit from 'p-limit';
 import sharp from 'sharp';
 import { AppError, badRequest } from '../../core/errors.js';
+import { refKind } from '../../core/refs.js';
 import type { Warning } from '../../core/types.js';
 import { fetchBuffer } from '../../net/fetch.js';
 import type { LogoImage } from '../cards.js';
@@ -77,7 +78,8 @@ async function exists(file: string): Promise<boolean> {
 
 /** The bytes of a photo or logo: an http(s) URL, an `asset:<id>`, or (local mode) a file path. */
 export async function readImageRef(ref: string, ctx: AssetContext, maxBytes = MAX_PHOTO_BYTES): Promise<Buffer> {
-  if (/^https?:\/\//i.test(ref)) {
+  // The validators' rule: anything with an http(s) scheme is a URL, never a local path.
+  if (refKind(ref) === 'http') {
     const response = await fetchBuffer(ref, {
       maxBytes,
       timeoutMs: 20_000,
@@ -89,7 +91,7 @@ export async function readImageRef(ref: string, ctx: AssetContext, maxBytes = MA
     if (response.status < 200 || response.status >= 300) throw new Error(`the server answered HTTP ${response.status}`);
     return response.body;
   }
-  if (ref.startsWith('asset:')) {
+  if (refKind(ref) === 'asset') {
     if (ctx.resolveAsset === undefined) throw new Error('asset references only work on an immoreel server');
     return readFile(await ctx.resolveAsset(ref.slice('asset:'.length)));
   }

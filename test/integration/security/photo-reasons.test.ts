@@ -88,3 +88,15 @@ describe('photos left out', () => {
     }
   }, 90_000);
 });
+
+describe('one URL rule for validators and readers', () => {
+  it('reads http:/host/x as the URL the validator accepted, never as a local path', async () => {
+    const { validateRenderRequest } = await import('../../../src/render/validate.js');
+    const valid = validateRenderRequest({ description: 'Villa à Marrakech, 300 m²', photos: [`http:/127.0.0.1:${new URL(base).port}/text.jpg`] }, 'local');
+    expect(valid.photos).toEqual([`${base}/text.jpg`]);
+    // Read directly (no validator in between), it is still fetched: the server answers, with text.
+    const error = await failure(loadPhotos([`http:/127.0.0.1:${new URL(base).port}/text.jpg`], { cacheDir: join(dir, 'cache'), allowLocalFiles: true }, () => {}));
+    expect(error.message).toMatch(/not an image/);
+    expect(error.message).not.toMatch(/no such file/);
+  });
+});
