@@ -17,6 +17,7 @@ import {
 } from '../core/types.js';
 import { AUDIENCE_CHOICES, MAX_DESCRIPTION_CHARS, MAX_HTML_BYTES } from '../core/validate.js';
 import { normalizeHttpUrl, refKind } from '../core/refs.js';
+import { safeStrings, safeText } from '../core/safe-text.js';
 import {
   MAX_LISTING_ITEM_CHARS,
   MAX_LISTING_LIST_ITEMS,
@@ -99,7 +100,8 @@ function optionalText(value: unknown, field: string, problems: Problems, max = M
     problems.add(field, 'must be a string');
     return undefined;
   }
-  const text = value.replace(/\s+/g, ' ').trim();
+  // Drawn on the video: no invisible controls or bidi overrides (docs/security.md).
+  const text = safeText(value).replace(/\s+/g, ' ').trim();
   if (text === '') return undefined;
   if (text.length > max) {
     problems.add(field, `is longer than ${max} characters`);
@@ -220,7 +222,8 @@ function validateListing(value: unknown, language: Language, problems: Problems)
   const market = isObject(value.market) && typeof value.market.median_price_per_m2_mad === 'number' ? (value.market as unknown as Property['market']) : null;
   const audience = isObject(value.target_buyer) && typeof value.target_buyer.primary === 'string' ? (value.target_buyer as unknown as Property['target_buyer']) : null;
   const source = isObject(value.source) && typeof value.source.kind === 'string' ? (value.source as unknown as Property['source']) : null;
-  return {
+  // Every text of the listing is drawn or echoed: made safe as a whole (docs/security.md).
+  return safeStrings({
     title: title ?? '',
     city: text('city'),
     district: text('district'),
@@ -245,7 +248,7 @@ function validateListing(value: unknown, language: Language, problems: Problems)
     source: source ?? { kind: 'text', portal: null, listing_id: null, url: null },
     language: listingLanguage,
     warnings: [],
-  };
+  });
 }
 
 /** Checks a render request; throws one BAD_REQUEST listing every bad field in `details`. */

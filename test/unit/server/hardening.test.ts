@@ -85,3 +85,38 @@ describe('an idempotent retry once the quota is spent', () => {
     expect(fresh.statusCode).toBe(403);
   });
 });
+
+describe('control and bidi-override characters', () => {
+  // eslint-disable-next-line no-control-regex -- looking for control characters is the point
+  const UNSAFE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+  it('never reach an analysis answer', async () => {
+    h = makeHarness();
+    const { auth } = h.key();
+    const description = `\u202EVilla\u0000 à vendre à Marrakech\u2066, 300 m², 5 chambres \uD800 piscine. Prix : 4 500 000 DH.\u0007`;
+    const res = await h.app.inject({ method: 'POST', url: '/api/v1/analyze', headers: auth, payload: { description } });
+    expect(res.statusCode, res.body).toBe(200);
+    const text = JSON.stringify(JSON.parse(res.body));
+    expect(text).toContain('Villa');
+    // JSON.stringify escapes lone surrogates and controls as \u sequences: look at the parsed strings.
+    const strings: string[] = [];
+    JSON.parse(res.body, (_key, value: unknown) => (typeof value === 'string' && strings.push(value), value));
+    expect(strings.filter((s) => UNSAFE.test(s))).toEqual([]);
+  });
+
+  it('are stripped from branding and listing texts drawn on the video', async () => {
+    h = makeHarness();
+    const { auth } = h.key();
+    const body = {
+      listing: { ...LISTING, title: 'Villa\u202E 4 chambres\u0000', features: ['Piscine\u2067'] },
+      branding: { agency_name: '\u202Eeilibommi saltA', agent_name: 'Salma\uDC00' },
+    };
+    const res = await h.app.inject({ method: 'POST', url: '/api/v1/render-video', headers: { ...auth, 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+    expect(res.statusCode, res.body).toBe(202);
+    const stored = h.store.db.prepare('SELECT request_json FROM jobs').get() as { request_json: string };
+    const request = JSON.parse(stored.request_json) as { listing: { title: string; features: string[] }; branding: { agency_name: string; agent_name: string } };
+    expect(request.listing.title).toBe('Villa 4 chambres');
+    expect(request.listing.features).toEqual(['Piscine']);
+    expect(request.branding).toMatchObject({ agency_name: 'eilibommi saltA', agent_name: 'Salma' });
+  });
+});
