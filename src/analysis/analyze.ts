@@ -1,5 +1,6 @@
 import { badRequest } from '../core/errors.js';
 import type { AnalyzeRequest, ListingFacts, ListingSource, Property } from '../core/types.js';
+import { safeStrings } from '../core/safe-text.js';
 import { validateAnalyzeRequest } from '../core/validate.js';
 import { mergeFacts } from './merge.js';
 import type { FetchPort } from '../net/fetch.js';
@@ -51,5 +52,6 @@ export async function analyzeListing(request: AnalyzeRequest, deps: AnalyzeDeps 
     facts = facts === null ? textFacts : mergeFacts(facts, textFacts);
   }
   if (facts === null) throw badRequest('Nothing to analyze.');
-  return buildProperty(facts, source, { language: valid.language, audience: valid.target_audience });
+  // The property is echoed to callers and drawn on videos: no controls or bidi overrides in it.
+  return safeStrings(buildProperty(facts, source, { language: valid.language, audience: valid.target_audience }));
 }

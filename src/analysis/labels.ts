@@ -222,7 +222,7 @@ function cleanTitle(title: string): string {
   return title
     .replace(PHONE, ' ')
     .replace(/\s+/g, ' ')
-    .replace(/[\s,;:–—-]+$/u, '')
+    .replace(/(?<![\s,;:–—-])[\s,;:–—-]+$/u, '')
     .trim();
 }
 

@@ -83,7 +83,15 @@ const M2_PER_BEDROOM = 9;
 const M2_BESIDES_BEDROOMS = 10;
 const MAX_ROOMS = 30;
 
-const n = (value: number): string => (Number.isInteger(value) ? String(value) : value.toFixed(1)).replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
+/** 1234567.5 → "1 234 567.5": a space between thousands. */
+function n(value: number): string {
+  const [whole = '', fraction] = (Number.isInteger(value) ? String(value) : value.toFixed(1)).split('.');
+  const sign = whole.startsWith('-') ? '-' : '';
+  const digits = sign === '' ? whole : whole.slice(1);
+  const groups: string[] = [];
+  for (let end = digits.length; end > 0; end -= 3) groups.unshift(digits.slice(Math.max(0, end - 3), end));
+  return `${sign}${groups.join(' ')}${fraction === undefined ? '' : `.${fraction}`}`;
+}
 /** "an apartment", "a villa", "a property". */
 const aType = (type: PropertyType | null): string => {
   const name = type === null ? 'property' : type === 'commercial' ? 'commercial unit' : type;

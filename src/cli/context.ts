@@ -10,6 +10,8 @@ export interface GlobalOptions {
   profile?: string;
   baseUrl?: string;
   dataDir?: string;
+  /** Remote mode over plain http:// to a non-loopback host, accepted knowingly. */
+  insecure?: boolean;
 }
 
 export interface CommandContext {

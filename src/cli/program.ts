@@ -28,6 +28,7 @@ export function buildProgram(): Command {
     .addOption(new Option('--profile <name>', 'use a saved remote server profile').env('IMMOREEL_PROFILE'))
     .addOption(new Option('--base-url <url>', 'run against an immoreel server (remote mode)'))
     .addOption(new Option('--data-dir <dir>', 'local data directory (jobs, cache)').env('IMMOREEL_DATA_DIR'))
+    .option('--insecure', 'allow remote mode over plain http:// to another machine (the API key travels unencrypted)')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .addHelpText('after', EXIT_CODES_HELP);

@@ -152,7 +152,7 @@ export class HttpClient {
   private readonly options: Required<Pick<HttpClientOptions, 'requestTimeoutMs' | 'bodyTimeoutMs' | 'retries' | 'backoffMs' | 'maxRateWaitS' | 'maxRateRetries'>>;
 
   constructor(options: HttpClientOptions) {
-    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.baseUrl = options.baseUrl.replace(/(?<!\/)\/+$/, '');
     this.apiKey = options.apiKey;
     this.pacer = options.pacer ?? new RatePacer();
     this.warn = options.warn ?? (() => undefined);

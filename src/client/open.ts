@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Output } from '../cli/output.js';
-import { ProfileStore, resolveRemoteTarget, sendsKeyInClear, type RemoteSelection } from './profiles.js';
+import { assertKeyTransport, ProfileStore, resolveRemoteTarget, sendsKeyInClear, type RemoteSelection } from './profiles.js';
 import { RemoteService } from './remote-service.js';
 
 export interface RemoteOpenOptions extends RemoteSelection {
@@ -17,6 +17,7 @@ export async function openRemoteService(selection: RemoteOpenOptions): Promise<R
   const store = new ProfileStore();
   const target = resolveRemoteTarget(selection, store);
   const output = new Output({ json: false, quiet: selection.quiet === true, color: selection.color !== false });
+  assertKeyTransport(target.baseUrl, selection.insecure);
   if (sendsKeyInClear(target.baseUrl)) {
     output.warn(`${target.baseUrl} is plain http: the API key travels unencrypted over the network; use https.`);
   }

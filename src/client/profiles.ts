@@ -77,7 +77,7 @@ export function normalizeBaseUrl(input: string): string {
       details: [{ field: 'base-url', message: 'must not contain a user or password' }],
     });
   }
-  const path = url.pathname.replace(/\/+$/, '').replace(/\/api\/v1$/, '');
+  const path = url.pathname.replace(/(?<!\/)\/+$/, '').replace(/\/api\/v1$/, '');
   return `${url.origin}${path}`;
 }
 
@@ -87,6 +87,20 @@ export function sendsKeyInClear(baseUrl: string): boolean {
   if (url.protocol !== 'http:') return false;
   const host = url.hostname.replace(/^\[|\]$/g, '');
   return !(host === 'localhost' || host === '::1' || /^127\./.test(host));
+}
+
+/**
+ * The API key is never sent in clear over a network unless the user says so: plain http:// to a
+ * host other than this machine is refused without `--insecure`, as `gh` and `stripe` do
+ * (docs/security.md). With it, the caller warns.
+ */
+export function assertKeyTransport(baseUrl: string, insecure: boolean | undefined): void {
+  if (!sendsKeyInClear(baseUrl) || insecure === true) return;
+  throw badRequest(
+    `Refusing to send the API key unencrypted to ${baseUrl}: it is plain http:// to another machine. ` +
+      'Use the https:// address of the server, or pass --insecure if you accept that anyone on the network can read the key.',
+    { reason: 'insecure_transport', details: [{ field: 'base-url', message: 'plain http to a non-loopback host' }] },
+  );
 }
 
 function fileError(path: string, error: unknown): AppError {
@@ -196,6 +210,8 @@ export interface RemoteTarget {
 export interface RemoteSelection {
   profile?: string;
   baseUrl?: string;
+  /** Accept plain http:// to a non-loopback host (`--insecure`). */
+  insecure?: boolean;
 }
 
 /**

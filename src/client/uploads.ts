@@ -4,7 +4,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AppError, badRequest } from '../core/errors.js';
-import { isRemoteRef } from '../core/files.js';
+import { isRemoteRef } from '../core/refs.js';
 import type { RenderRequest } from '../core/types.js';
 import type { HttpClient } from './http.js';
 

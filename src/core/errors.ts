@@ -1,3 +1,5 @@
+import type { Warning } from './types.js';
+
 /**
  * The one error type of immoreel. Every failure a user can see is an AppError: the CLI maps
  * `exitCode` to the process exit status, the HTTP server maps `httpStatus` and `code` to the
@@ -40,6 +42,8 @@ export interface AppErrorOptions {
   /** Seconds a client should wait before retrying (429, some 503s). */
   retryAfterS?: number;
   cause?: unknown;
+  /** What was noticed on the way to the failure (e.g. each photo left out and why): a failed job keeps them. */
+  warnings?: Warning[];
 }
 
 export class AppError extends Error {
@@ -49,6 +53,7 @@ export class AppError extends Error {
   readonly reason?: string;
   readonly details: ErrorDetail[];
   readonly retryAfterS?: number;
+  readonly warnings: Warning[];
 
   constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -59,6 +64,7 @@ export class AppError extends Error {
     this.reason = options.reason;
     this.details = options.details ?? [];
     this.retryAfterS = options.retryAfterS;
+    this.warnings = options.warnings ?? [];
   }
 
   /** The `error` member of the docs/api.md envelope (request_id is added by the server). */

@@ -9,14 +9,6 @@ export async function sha256File(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
-/**
- * A photo, logo or music reference the tool does not read from the local disk: an http(s) URL or
- * an `asset:<id>` uploaded to a server. Anything else is a local path.
- */
-export function isRemoteRef(value: string): boolean {
-  return /^(https?:\/\/|asset:)/i.test(value.trim());
-}
-
 let version: string | null = null;
 
 /** immoreel's own version, from package.json (the CLI's --version, the client's User-Agent). */

@@ -1,3 +1,5 @@
+import { chmodSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import envPaths from 'env-paths';
 
 /** The data directory (docs/jobs.md): --data-dir, then IMMOREEL_DATA_DIR, then ~/.local/share/immoreel. */
@@ -6,4 +8,45 @@ export function resolveDataDir(flag?: string): string {
   const fromEnv = process.env.IMMOREEL_DATA_DIR;
   if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
   return envPaths('immoreel', { suffix: '' }).data;
+}
+
+/** Modes of everything immoreel keeps in its data directory: readable by its owner only. */
+export const PRIVATE_DIR_MODE = 0o700;
+export const PRIVATE_FILE_MODE = 0o600;
+
+/** What immoreel owns inside a data directory; nothing else there is touched. */
+const OWNED_ENTRIES = ['immoreel.db', 'immoreel.db-wal', 'immoreel.db-shm', 'immoreel.db-journal', 'jobs', 'assets', 'cache'];
+
+/**
+ * Creates the data directory readable by its owner only, whatever the umask, and tightens what
+ * an earlier version left readable by others (the database holds each tenant's webhook signing
+ * secret; docs/security.md). Returns the paths whose mode was changed. Symbolic links are left
+ * alone; only immoreel's own entries are walked, so a data directory shared with other files
+ * keeps those as they are.
+ */
+export function securePrivateDir(dir: string): string[] {
+  mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  const tightened: string[] = [];
+  const tighten = (path: string, mode: number): void => {
+    const current = lstatSync(path, { throwIfNoEntry: false });
+    if (current === undefined || current.isSymbolicLink()) return;
+    if ((current.mode & 0o077) !== 0) {
+      chmodSync(path, mode);
+      tightened.push(path);
+    }
+  };
+  tighten(dir, PRIVATE_DIR_MODE);
+  const pending = OWNED_ENTRIES.map((name) => join(dir, name));
+  while (pending.length > 0) {
+    const path = pending.pop()!;
+    const entry = lstatSync(path, { throwIfNoEntry: false });
+    if (entry === undefined || entry.isSymbolicLink()) continue;
+    if (entry.isDirectory()) {
+      tighten(path, PRIVATE_DIR_MODE);
+      for (const child of readdirSync(path)) pending.push(join(path, child));
+    } else {
+      tighten(path, PRIVATE_FILE_MODE);
+    }
+  }
+  return tightened;
 }

@@ -6,11 +6,9 @@ import {
   type AudienceRequest,
   type Language,
 } from './types.js';
+import { MAX_DESCRIPTION_CHARS, MAX_HTML_BYTES } from './limits.js';
 
-/** Largest description accepted, in characters: listings are a few KB; this stops abuse. */
-export const MAX_DESCRIPTION_CHARS = 50_000;
-/** Largest saved page accepted, in bytes. Real portal pages are 0.2–1.5 MB. */
-export const MAX_HTML_BYTES = 5 * 1024 * 1024;
+export { MAX_DESCRIPTION_CHARS, MAX_HTML_BYTES };
 
 export const AUDIENCE_CHOICES: readonly AudienceRequest[] = ['auto', ...AUDIENCES];
 

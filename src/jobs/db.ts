@@ -1,13 +1,26 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { PRIVATE_FILE_MODE, securePrivateDir } from '../core/paths.js';
 
 export type Db = Database.Database;
 
-/** Opens (creating if needed) the SQLite store of a data directory, in WAL mode. */
+/**
+ * Opens (creating if needed) the SQLite store of a data directory, in WAL mode. The directory is
+ * private (0700) and the database file 0600 before SQLite opens it: SQLite gives its WAL and
+ * shared-memory files the database file's mode (docs/security.md).
+ */
 export function openDatabase(dataDir: string): Db {
-  mkdirSync(dataDir, { recursive: true });
-  const db = new Database(join(dataDir, 'immoreel.db'));
+  const tightened = securePrivateDir(dataDir);
+  if (tightened.length > 0) {
+    process.emitWarning(
+      `${tightened.length} file(s) and folder(s) in ${dataDir} were readable by other users of this machine; they are now private to you (folders 0700, files 0600).`,
+      { type: 'Notice', code: 'IMMOREEL_DATA_DIR_TIGHTENED' },
+    );
+  }
+  const file = join(dataDir, 'immoreel.db');
+  closeSync(openSync(file, 'a', PRIVATE_FILE_MODE));
+  const db = new Database(file);
   db.pragma('journal_mode = WAL');
   // Several CLI processes may share one data directory (cron + a manual run): wait for locks.
   db.pragma('busy_timeout = 10000');

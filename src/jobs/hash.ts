@@ -1,14 +1,40 @@
 import { createHash } from 'node:crypto';
 
-/** JSON with object keys sorted at every level, so equal inputs always hash the same. */
+/**
+ * JSON with object keys sorted at every level, so equal inputs always hash the same. Iterative:
+ * a deeply nested value (a hostile body) cannot overflow the stack (docs/security.md).
+ */
 export function stableStringify(value: unknown): string {
-  if (value === undefined) return 'null';
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map((v) => stableStringify(v)).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableStringify(v)}`).join(',')}}`;
+  const out: string[] = [];
+  // Work items: a value to write, or a literal piece of text (brackets, commas, keys).
+  const work: ({ text: string } | { value: unknown })[] = [{ value }];
+  while (work.length > 0) {
+    const item = work.pop()!;
+    if ('text' in item) {
+      out.push(item.text);
+      continue;
+    }
+    const current = item.value;
+    if (current === undefined) out.push('null');
+    else if (current === null || typeof current !== 'object') out.push(JSON.stringify(current));
+    else {
+      const pieces: ({ text: string } | { value: unknown })[] = [];
+      if (Array.isArray(current)) {
+        pieces.push({ text: '[' });
+        current.forEach((v, i) => pieces.push(...(i > 0 ? [{ text: ',' }] : []), { value: v }));
+        pieces.push({ text: ']' });
+      } else {
+        const entries = Object.entries(current as Record<string, unknown>)
+          .filter(([, v]) => v !== undefined)
+          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+        pieces.push({ text: '{' });
+        entries.forEach(([k, v], i) => pieces.push({ text: `${i > 0 ? ',' : ''}${JSON.stringify(k)}:` }, { value: v }));
+        pieces.push({ text: '}' });
+      }
+      for (let i = pieces.length - 1; i >= 0; i -= 1) work.push(pieces[i]!);
+    }
+  }
+  return out.join('');
 }
 
 export function sha256Hex(text: string): string {

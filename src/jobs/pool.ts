@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { mkdir, rm, stat } from 'node:fs/promises';
+import { chmod, mkdir, rm, stat } from 'node:fs/promises';
 import { availableParallelism, hostname, totalmem } from 'node:os';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { isAppError } from '../core/errors.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../core/paths.js';
 import type { JobStage } from '../core/types.js';
 import { openFetch, type FetchPort } from '../net/fetch.js';
 import type { RenderContext } from '../render/types.js';
@@ -291,7 +292,7 @@ export class WorkerPool {
     try {
       // Every attempt starts from an empty directory: nothing of a killed attempt is reused.
       await rm(workDir, { recursive: true, force: true });
-      await mkdir(workDir, { recursive: true });
+      await mkdir(workDir, { recursive: true, mode: PRIVATE_DIR_MODE });
       const ctx: RenderContext = {
         workDir,
         outputPath,
@@ -311,6 +312,8 @@ export class WorkerPool {
       if (file === null || file.size !== outcome.result.size_bytes) {
         throw new Error(`the engine reported a video of ${outcome.result.size_bytes} bytes but ${file === null ? 'none exists' : `${file.size} bytes exist`}`);
       }
+      // Whatever engine wrote it, under whatever umask: a stored video is its owner's only.
+      await chmod(outputPath, PRIVATE_FILE_MODE);
       if (controller.signal.aborted) throw controller.signal.reason;
       finished = store.transition(
         jobId,
@@ -334,7 +337,15 @@ export class WorkerPool {
         finished = store.transition(
           jobId,
           'failed',
-          { stage: null, finished_at: new Date().toISOString(), lease_expires_at: null, error_code: failure.code, error_message: failure.message },
+          {
+            stage: null,
+            finished_at: new Date().toISOString(),
+            lease_expires_at: null,
+            error_code: failure.code,
+            error_message: failure.message,
+            // What the render noticed before failing (each photo left out, and why) stays with the job.
+            ...(isAppError(error) && error.warnings.length > 0 ? { warnings_json: JSON.stringify(error.warnings) } : {}),
+          },
           isMine,
         );
       } catch {

@@ -62,11 +62,20 @@ ranges('reserved', [
   ['2001:db8::', 32, 'ipv6'],
 ]);
 
-/** An IPv4 address hidden in an IPv6 one (::ffff:a.b.c.d, NAT64 64:ff9b::/96), or null. */
+/**
+ * The prefixes under which an IPv6 address carries an IPv4 one: IPv4-mapped (::ffff:0:0/96),
+ * IPv4-translated (::ffff:0:0:0/96), NAT64 (64:ff9b::/96) and the deprecated IPv4-compatible
+ * form (::/96). Each reaches the IPv4 host on a dual-stack machine, so each is judged by it.
+ */
+const IPV4_IN_IPV6 = '(?:::ffff:0:|::ffff:|64:ff9b::|::)';
+const DOTTED_IPV4_IN_IPV6 = new RegExp(`^${IPV4_IN_IPV6}(\\d+\\.\\d+\\.\\d+\\.\\d+)$`, 'i');
+const HEX_IPV4_IN_IPV6 = new RegExp(`^${IPV4_IN_IPV6}([0-9a-f]{1,4}):([0-9a-f]{1,4})$`, 'i');
+
+/** An IPv4 address hidden in an IPv6 one (::ffff:a.b.c.d, ::a.b.c.d, 64:ff9b::a.b.c.d…), or null. */
 function embeddedIpv4(address: string): string | null {
-  const dotted = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  const dotted = DOTTED_IPV4_IN_IPV6.exec(address);
   if (dotted) return dotted[1];
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
+  const hex = HEX_IPV4_IN_IPV6.exec(address);
   if (!hex) return null;
   const high = parseInt(hex[1], 16);
   const low = parseInt(hex[2], 16);
@@ -75,7 +84,7 @@ function embeddedIpv4(address: string): string | null {
 
 /** Why `address` (an IP literal) may not be fetched, or null when it is public. */
 export function forbiddenAddressKind(address: string, policy: AddressPolicy = {}): string | null {
-  const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  const bare = address.replace(/^\[|\]$/g, '').split('%')[0]!;
   const inner = embeddedIpv4(bare);
   if (inner !== null) return forbiddenAddressKind(inner, policy);
   const family = isIP(bare);

@@ -109,7 +109,7 @@ export async function drawText(style: CardStyle, spec: TextSpec): Promise<TextIm
   let words = text.split(' ');
   while (image.height > lineHeight(size) * maxLines && words.length > 1) {
     words = words.slice(0, -1);
-    image = await renderText(style, spec, `${words.join(' ').replace(/[\s,;:.–—-]+$/u, '')}…`, size);
+    image = await renderText(style, spec, `${words.join(' ').replace(/(?<![\s,;:.–—-])[\s,;:.–—-]+$/u, '')}…`, size);
   }
   return image;
 }

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, rename, rm } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import pLimit from 'p-limit';
 import { badRequest } from '../core/errors.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../core/paths.js';
 import type { JobStage, Property, Warning } from '../core/types.js';
 import { loadPhotos, prepareLogo, prepareShotSource, PhotoError, type AssetContext } from './assets/photos.js';
 import { drawTimelineCards, type CardStyle, type LogoImage } from './cards.js';
@@ -55,7 +56,9 @@ function progressReporter(ctx: RenderContext): (stage: JobStage, fraction: numbe
 }
 
 async function publish(temp: string, outputPath: string): Promise<void> {
-  await mkdir(dirname(outputPath), { recursive: true });
+  await mkdir(dirname(outputPath), { recursive: true, mode: PRIVATE_DIR_MODE });
+  // ffmpeg created the file under the process umask: the video is private like the rest.
+  await chmod(temp, PRIVATE_FILE_MODE);
   try {
     await rename(temp, outputPath);
   } catch (error) {
@@ -83,8 +86,8 @@ export async function renderListing(listing: Property, request: RenderSpec, ctx:
   resolveBinaries();
   const template = loadTemplate(request.template);
   const cacheDir = ctx.cacheDir ?? join(dirname(dirname(ctx.workDir)), 'cache', 'render');
-  await mkdir(ctx.workDir, { recursive: true });
-  await mkdir(cacheDir, { recursive: true });
+  await mkdir(ctx.workDir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  await mkdir(cacheDir, { recursive: true, mode: PRIVATE_DIR_MODE });
   const warnings: Warning[] = [];
   const redact = [ctx.workDir, cacheDir];
   const durationS = request.duration_s ?? template.default_duration_s;
@@ -136,7 +139,7 @@ export async function renderListing(listing: Property, request: RenderSpec, ctx:
       height: size.height,
     };
     const cardsDir = join(ctx.workDir, 'cards');
-    await mkdir(cardsDir, { recursive: true });
+    await mkdir(cardsDir, { recursive: true, mode: PRIVATE_DIR_MODE });
     // Stills (libvips) and cards (Pango) are independent: drawn at the same time.
     const limit = pLimit(2);
     let prepared = 0;

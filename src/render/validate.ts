@@ -16,6 +16,15 @@ import {
   type VideoFormat,
 } from '../core/types.js';
 import { AUDIENCE_CHOICES, MAX_DESCRIPTION_CHARS, MAX_HTML_BYTES } from '../core/validate.js';
+import { normalizeHttpUrl, refKind } from '../core/refs.js';
+import { safeStrings, safeText } from '../core/safe-text.js';
+import {
+  MAX_LISTING_ITEM_CHARS,
+  MAX_LISTING_LIST_ITEMS,
+  MAX_LISTING_TITLE_CHARS,
+  MAX_METADATA_BYTES,
+  requestShapeProblems,
+} from '../core/limits.js';
 import { MAX_DURATION_S, MIN_DURATION_S } from './formats.js';
 import { MUSIC_TRACKS, trackByName } from './music-tracks.js';
 import { listTemplates, templateExists } from './templates.js';
@@ -28,7 +37,7 @@ import type { ValidRenderRequest } from './types.js';
  */
 
 export const MAX_PHOTOS = 40;
-export const MAX_METADATA_BYTES = 4096;
+export { MAX_METADATA_BYTES };
 const MAX_URL_CHARS = 2048;
 const MAX_TEXT_FIELD = 120;
 const DEFAULT_TEMPLATE = 'classic';
@@ -48,13 +57,7 @@ type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function httpUrl(value: string): boolean {
-  if (value.length > MAX_URL_CHARS) return false;
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-  } catch {
-    return false;
-  }
+  return normalizeHttpUrl(value, MAX_URL_CHARS) !== null;
 }
 
 class Problems {
@@ -71,13 +74,16 @@ function imageRef(value: unknown, field: string, mode: 'local' | 'server', probl
     return null;
   }
   const ref = value.trim();
-  if (/^[a-z][a-z0-9+.-]*:/i.test(ref) && !/^[a-z]:[\\/]/i.test(ref)) {
-    if (/^https?:/i.test(ref)) {
-      if (httpUrl(ref)) return ref;
-      problems.add(field, 'is not a valid http(s) URL');
-      return null;
-    }
-    if (ASSET_REF.test(ref)) return ref;
+  const kind = refKind(ref);
+  if (kind === 'http') {
+    // Normalised, so the reader sees the same URL the validator accepted.
+    const url = normalizeHttpUrl(ref, MAX_URL_CHARS);
+    if (url !== null) return url;
+    problems.add(field, 'is not a valid http(s) URL');
+    return null;
+  }
+  if (kind === 'asset' && ASSET_REF.test(ref)) return ref;
+  if (kind !== 'file') {
     problems.add(field, `has an unsupported scheme: use an http(s) URL or asset:<id>${mode === 'local' ? ', or a file path' : ''}`);
     return null;
   }
@@ -94,7 +100,8 @@ function optionalText(value: unknown, field: string, problems: Problems, max = M
     problems.add(field, 'must be a string');
     return undefined;
   }
-  const text = value.replace(/\s+/g, ' ').trim();
+  // Drawn on the video: no invisible controls or bidi overrides (docs/security.md).
+  const text = safeText(value).replace(/\s+/g, ' ').trim();
   if (text === '') return undefined;
   if (text.length > max) {
     problems.add(field, `is longer than ${max} characters`);
@@ -149,10 +156,18 @@ function nullableNumber(value: unknown, field: string, problems: Problems, min =
   return value;
 }
 
-function stringList(value: unknown, field: string, problems: Problems): string[] {
+function stringList(value: unknown, field: string, problems: Problems, limits = { items: MAX_LISTING_LIST_ITEMS, chars: MAX_LISTING_ITEM_CHARS }): string[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) {
     problems.add(field, 'must be a list of strings');
+    return [];
+  }
+  if (value.length > limits.items) {
+    problems.add(field, `has ${value.length} entries; at most ${limits.items}`);
+    return [];
+  }
+  if ((value as string[]).some((v) => v.length > limits.chars)) {
+    problems.add(field, `has an entry longer than ${limits.chars} characters`);
     return [];
   }
   return value as string[];
@@ -176,6 +191,7 @@ function validateListing(value: unknown, language: Language, problems: Problems)
   }
   const title = typeof value.title === 'string' ? value.title.replace(/\s+/g, ' ').trim() : null;
   if (title === null) problems.add('listing.title', 'must be a string');
+  else if (title.length > MAX_LISTING_TITLE_CHARS) problems.add('listing.title', `is longer than ${MAX_LISTING_TITLE_CHARS} characters`);
   const featureKeys = stringList(value.feature_keys, 'listing.feature_keys', problems).filter((key) => {
     if ((FEATURE_KEYS as readonly string[]).includes(key)) return true;
     problems.add('listing.feature_keys', `has an unknown feature ${JSON.stringify(key)} (known: ${FEATURE_KEYS.join(', ')})`);
@@ -206,7 +222,8 @@ function validateListing(value: unknown, language: Language, problems: Problems)
   const market = isObject(value.market) && typeof value.market.median_price_per_m2_mad === 'number' ? (value.market as unknown as Property['market']) : null;
   const audience = isObject(value.target_buyer) && typeof value.target_buyer.primary === 'string' ? (value.target_buyer as unknown as Property['target_buyer']) : null;
   const source = isObject(value.source) && typeof value.source.kind === 'string' ? (value.source as unknown as Property['source']) : null;
-  return {
+  // Every text of the listing is drawn or echoed: made safe as a whole (docs/security.md).
+  return safeStrings({
     title: title ?? '',
     city: text('city'),
     district: text('district'),
@@ -236,7 +253,7 @@ function validateListing(value: unknown, language: Language, problems: Problems)
     language: listingLanguage,
     warnings: [],
     provenance: {},
-  };
+  });
 }
 
 /** Checks a render request; throws one BAD_REQUEST listing every bad field in `details`. */
@@ -296,7 +313,9 @@ export function validateRenderRequest(request: RenderRequest, mode: 'local' | 's
     if (given('url') || given('html') || given('description')) {
       problems.add('listing', 'comes alone: give either a listing object or url / html / description to analyse, not both');
     }
-    listing = validateListing(body.listing, language, problems);
+    const shape = requestShapeProblems({ listing: body.listing })[0];
+    if (shape !== undefined) problems.add(shape.field, shape.message);
+    else listing = validateListing(body.listing, language, problems);
   } else if (!given('url') && !given('html') && body.description === undefined) {
     problems.add('url', 'give a listing: url, html (a saved page), description, or listing (an analysis property)');
   }
@@ -309,6 +328,16 @@ export function validateRenderRequest(request: RenderRequest, mode: 'local' | 's
       const ref = imageRef(value, `photos[${i}]`, mode, problems);
       if (ref !== null) photos.push(ref);
     });
+  }
+  // A render that cannot succeed is refused now, not accepted, billed and failed later: a text
+  // has no photos, and without a page (url or html) there is nowhere to take them from.
+  const photosGiven = Array.isArray(body.photos) && body.photos.length > 0;
+  if (!photosGiven && problems.details.length === 0) {
+    if (listing !== null && listing.photos.length === 0) {
+      problems.add('photos', 'give photos: the listing object has none (listing.photos is empty)');
+    } else if (listing === null && !given('url') && !given('html') && given('description')) {
+      problems.add('photos', 'give photos: a description has none, and there is no listing page (url or html) to take them from');
+    }
   }
 
   let template = DEFAULT_TEMPLATE;
@@ -354,8 +383,8 @@ export function validateRenderRequest(request: RenderRequest, mode: 'local' | 's
   if (body.metadata !== undefined && body.metadata !== null) {
     if (!isObject(body.metadata)) problems.add('metadata', 'must be a JSON object');
     else {
-      const size = Buffer.byteLength(JSON.stringify(body.metadata));
-      if (size > MAX_METADATA_BYTES) problems.add('metadata', `is ${size} bytes of JSON; at most ${MAX_METADATA_BYTES}`);
+      const shape = requestShapeProblems({ metadata: body.metadata })[0];
+      if (shape !== undefined) problems.add('metadata', `${shape.message} (at most ${MAX_METADATA_BYTES} bytes)`);
       else metadata = body.metadata;
     }
   }

@@ -83,16 +83,23 @@ function stampHeaders(requestId: string, reply: FastifyReply): void {
 
 /** A request so malformed that the HTTP parser gave up: answer the envelope on the raw socket. */
 function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
-  if (!socket.writable) return;
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
   const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-  const status = tooLarge ? 431 : 400;
+  // The request (headers and body) did not arrive in time: a stalled peer holds nothing open.
+  const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+  const status = tooLarge ? 431 : timedOut ? 408 : 400;
   const requestId = randomId('req', 20);
-  const problem = new AppError('BAD_REQUEST', tooLarge ? 'Request headers are too large.' : 'Malformed HTTP request.', {
-    reason: tooLarge ? 'headers_too_large' : 'malformed_http',
-  });
+  const problem = new AppError(
+    'BAD_REQUEST',
+    tooLarge ? 'Request headers are too large.' : timedOut ? 'The request was not received in time: send the whole body at once, then retry.' : 'Malformed HTTP request.',
+    { reason: tooLarge ? 'headers_too_large' : timedOut ? 'request_timeout' : 'malformed_http' },
+  );
   const body = JSON.stringify(envelope(problem, requestId));
   socket.end(
-    `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+    `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : timedOut ? 'Request Timeout' : 'Bad Request'}\r\n` +
       `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
       `X-Request-Id: ${requestId}\r\nX-API-Version: ${API_VERSION}\r\nConnection: close\r\n\r\n${body}`,
   );
@@ -117,6 +124,13 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     genReqId: (req) => requestIdFor(req.headers['x-request-id']),
     bodyLimit: 1024 * 1024,
+    requestTimeout: limits.requestTimeoutMs,
+    // Node checks for overdue requests every 30 s by default: check often enough for the limit to hold.
+    http: {
+      requestTimeout: limits.requestTimeoutMs,
+      headersTimeout: Math.min(limits.requestTimeoutMs, 60_000),
+      connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(limits.requestTimeoutMs / 4))),
+    },
     // Our own onRequest check answers 503 with the envelope while closing (fastify's is a bare body).
     return503OnClosing: false,
     clientErrorHandler,
@@ -145,7 +159,7 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
       throw new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down: retry in a few seconds.', { reason: 'shutting_down', retryAfterS: 5 });
     }
   });
-  app.addHook('onRequest', createAuthorizer({ keys: deps.store.keys, usage: deps.store.usage, limiter, limits, now }));
+  app.addHook('onRequest', createAuthorizer({ keys: deps.store.keys, usage: deps.store.usage, limiter, limits, now, idempotency: deps.store.idempotency }));
   app.addHook('onResponse', refundHook(deps.store.usage));
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(

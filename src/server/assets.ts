@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AppError, badRequest } from '../core/errors.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../core/paths.js';
 import type { Db } from '../jobs/db.js';
 import { idPattern, randomId } from './ids.js';
 
@@ -96,12 +97,19 @@ export class AssetStore {
     if (meta.width * meta.height > MAX_PIXELS) {
       throw notAnImage(`The image is ${meta.width}x${meta.height}: at most ${MAX_PIXELS / 1_000_000} megapixels are accepted.`);
     }
+    // The header alone says little: a truncated or corrupt file would only fail at render time.
+    // Decode every pixel now and refuse it with the reason (docs/security.md).
+    try {
+      await sharp(body, { limitInputPixels: MAX_PIXELS, failOn: 'truncated' }).raw().toBuffer();
+    } catch (error) {
+      throw notAnImage(`The image cannot be decoded in full (${(error as Error).message.split('\n')[0]}): it is truncated or corrupt. Export it again and upload the whole file.`);
+    }
     const assetId = randomId('ast', 24);
     const file = `${assetId}.${extension}`;
     // Not caught: a data directory that cannot be written is a server failure (500), not the caller's.
-    await mkdir(this.dir, { recursive: true });
+    await mkdir(this.dir, { recursive: true, mode: PRIVATE_DIR_MODE });
     const temp = join(this.dir, `.${file}.partial`);
-    await writeFile(temp, body);
+    await writeFile(temp, body, { mode: PRIVATE_FILE_MODE });
     await rename(temp, join(this.dir, file));
     const created = this.now();
     const row: Row = {

@@ -52,6 +52,8 @@ export interface AuthorizerOptions {
   limiter: SlidingWindowLimiter;
   limits: ServerLimits;
   now: () => number;
+  /** Stored idempotent answers: a replay takes no quota (docs/security.md). */
+  idempotency?: { hasStored(keyId: string, idempotencyKey: string): boolean };
 }
 
 export function createAuthorizer(options: AuthorizerOptions) {
@@ -102,7 +104,11 @@ export function createAuthorizer(options: AuthorizerOptions) {
       }
     }
 
-    if (access.billable !== null) {
+    // A retry of a request that already succeeded replays its stored answer: it is neither charged
+    // nor refused for quota, so the lookup comes before the reservation.
+    const idempotencyKey = request.headers['idempotency-key'];
+    const replay = typeof idempotencyKey === 'string' && idempotencyKey !== '' && options.idempotency?.hasStored(key.key_id, idempotencyKey) === true;
+    if (access.billable !== null && !replay) {
       const reservation = options.usage.reserve(key.key_id, key.monthly_quota, access.billable);
       if (reservation === null) {
         const state = options.usage.state(key.key_id, key.monthly_quota);

@@ -43,6 +43,11 @@ export interface ServerLimits {
   jsonBodyLimitBytes: number;
   /** Largest asset upload. */
   assetBodyLimitBytes: number;
+  /**
+   * Longest a client may take to send one whole request, headers and body; then 408 and the
+   * connection is closed (docs/security.md). Handling time is not counted.
+   */
+  requestTimeoutMs: number;
 }
 
 export const DEFAULT_LIMITS: ServerLimits = {
@@ -55,6 +60,8 @@ export const DEFAULT_LIMITS: ServerLimits = {
   maxQueuedJobs: 100,
   jsonBodyLimitBytes: 6 * 1024 * 1024,
   assetBodyLimitBytes: 15 * 1024 * 1024,
+  // A 15 MB upload at 4 Mbit/s takes 30 s: twice that is room enough, and far below a stalled peer's patience.
+  requestTimeoutMs: 60_000,
 };
 
 export function policyLimit(limits: ServerLimits, policy: LimitPolicyName): number {

@@ -8,7 +8,7 @@ export type RangeResult = { kind: 'full' } | { kind: 'partial'; start: number; e
 
 export function parseRange(header: string | undefined, size: number): RangeResult {
   if (header === undefined) return { kind: 'full' };
-  const match = /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(header);
+  const match = /^bytes=(\d*)-(\d*)$/i.exec(header.replace(/\s/g, ''));
   if (match === null) return { kind: 'full' };
   const [, first, last] = match as unknown as [string, string, string];
   if (first === '' && last === '') return { kind: 'full' };

@@ -60,6 +60,11 @@ export class IdempotencyStore {
     return row;
   }
 
+  /** True when a live answer is stored for this key: a retry of it will be a replay, never charged. */
+  hasStored(keyId: string, idempotencyKey: string): boolean {
+    return this.find(keyId, idempotencyKey) !== null;
+  }
+
   /**
    * Runs `execute` once per (API key, Idempotency-Key): returns `{ replayed: false, value }` the first
    * time, `{ replayed: true, stored }` on a matching retry, throws on a body mismatch.

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { analyzeListing } from '../analysis/analyze.js';
+import { fetchListingPage, type FetchPageOptions } from '../analysis/portals/index.js';
+import { AnalysisPool, type AnalysisPoolOptions } from '../analysis/worker-pool.js';
 import { badRequest } from '../core/errors.js';
 import { JobManager, type RenderEngine } from '../jobs/manager.js';
 import { guardedFetch } from '../net/fetch.js';
@@ -30,6 +31,8 @@ export interface StartOptions {
   /** Test seam: a fake render engine. */
   engine?: RenderEngine;
   watchdogMs?: number;
+  /** Analysis worker threads and the time budget of one analysis (docs/security.md). */
+  analysis?: AnalysisPoolOptions;
 }
 
 export interface RunningServer {
@@ -76,10 +79,14 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     throw error;
   }
 
+  const fetchPage = (url: string, fetchOptions: FetchPageOptions): Promise<string> =>
+    fetchListingPage(url, { ...fetchOptions, fetch });
+  // Analysis never runs on this event loop: one crafted page must not stall every other request.
+  const analysis = new AnalysisPool(options.analysis);
   const app = buildApp({
     store,
     jobs,
-    analyze: (request, signal) => analyzeListing(request, { fetch, signal }),
+    analyze: (request, signal) => analysis.analyze(request, { fetchPage, signal }),
     validateRender: (request) => validateRenderRequest(request, 'server'),
     limits: options.limits,
     log: options.log,
@@ -105,6 +112,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     await app.listen({ host: options.host, port: options.port });
   } catch (error) {
     await jobs.close();
+    await analysis.close();
     store.close();
     throw listenError(error, options);
   }
@@ -130,6 +138,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         await app.close();
         await jobs.close({ drainMs: closeOptions.drainMs ?? 0 });
         await webhooks.stop();
+        await analysis.close();
         store.close();
       })();
       return closing;

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { isAppError } from '../core/errors.js';
 import type { JobRecord } from '../core/types.js';
 import type { Db } from '../jobs/db.js';
 import type { FetchPort } from '../net/fetch.js';
@@ -71,10 +72,19 @@ export class WebhookStore {
     return (this.db.prepare(`SELECT job_id FROM server_webhooks WHERE state = 'waiting'`).all() as { job_id: string }[]).map((r) => r.job_id);
   }
 
-  due(limit = 20): DeliveryRow[] {
+  /**
+   * Deliveries due now, oldest first, at most `perTenant` of each tenant: a tenant with a
+   * thousand due deliveries does not hide another tenant's one.
+   */
+  due(limit = 100, perTenant = limit): DeliveryRow[] {
     return this.db
-      .prepare(`SELECT * FROM server_webhooks WHERE state = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at LIMIT ?`)
-      .all(this.now(), limit) as DeliveryRow[];
+      .prepare(
+        `SELECT * FROM (
+           SELECT *, ROW_NUMBER() OVER (PARTITION BY tenant ORDER BY next_attempt_at) AS tenant_rank
+           FROM server_webhooks WHERE state = 'pending' AND next_attempt_at <= ?
+         ) WHERE tenant_rank <= ? ORDER BY next_attempt_at LIMIT ?`,
+      )
+      .all(this.now(), perTenant, limit) as DeliveryRow[];
   }
 
   record(jobId: string, outcome: { state: DeliveryState; status: number | null; error: string | null; nextAttemptAt: number | null }): void {
@@ -123,21 +133,35 @@ export interface WebhookDispatcherOptions {
   pollMs?: number;
   now?: () => number;
   onError?: (message: string, fields: Record<string, unknown>) => void;
+  /** Deliveries in flight at once, all tenants (default 16). */
+  concurrency?: number;
+  /** Deliveries in flight at once for one tenant (default 4): one tenant's slow receivers never hold every slot. */
+  perTenantConcurrency?: number;
 }
 
 export function webhookPayload(job: JobRecord, now: number): string {
   return JSON.stringify({ type: `job.${job.state}`, timestamp: new Date(now).toISOString(), data: job });
 }
 
+/**
+ * Sends due deliveries concurrently (docs/security.md): at most `concurrency` at once, at most
+ * `perTenantConcurrency` per tenant, so a slow or hostile receiver (up to its 15 s timeout) only
+ * ever delays deliveries to itself, never another tenant's.
+ */
 export class WebhookDispatcher {
   private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly perTenant = new Map<string, number>();
   private readonly backoffMs: number[];
   private readonly now: () => number;
+  private readonly concurrency: number;
+  private readonly perTenantConcurrency: number;
 
   constructor(private readonly options: WebhookDispatcherOptions) {
     this.backoffMs = options.backoffMs ?? DEFAULT_BACKOFF_MS;
     this.now = options.now ?? Date.now;
+    this.concurrency = options.concurrency ?? 16;
+    this.perTenantConcurrency = options.perTenantConcurrency ?? 4;
   }
 
   /** The JobManager's terminal listener: queue the job's delivery and send it at once. */
@@ -154,20 +178,35 @@ export class WebhookDispatcher {
   async stop(): Promise<void> {
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
-    await this.running;
+    await Promise.all(this.inFlight.values());
   }
 
-  /** Sends every due delivery once; concurrent calls share one pass. */
+  /**
+   * Starts every due delivery there is a slot for; resolves when the deliveries it started (and
+   * those already in flight) have finished. A finished delivery frees its slot and looks again.
+   */
   tick(): Promise<void> {
-    if (this.running !== null) return this.running;
-    const pass = (async () => {
-      for (const row of this.options.store.due()) await this.deliver(row);
-    })();
-    // Cleared in a later microtask: a pass with nothing due finishes before this assignment.
-    this.running = pass.finally(() => {
-      this.running = null;
-    });
-    return this.running;
+    const slots = this.concurrency - this.inFlight.size;
+    if (slots > 0) {
+      for (const row of this.options.store.due(this.concurrency * 4, this.perTenantConcurrency)) {
+        if (this.inFlight.size >= this.concurrency) break;
+        if (this.inFlight.has(row.job_id)) continue;
+        const tenantCount = this.perTenant.get(row.tenant) ?? 0;
+        if (tenantCount >= this.perTenantConcurrency) continue;
+        this.perTenant.set(row.tenant, tenantCount + 1);
+        const delivery = this.deliver(row)
+          .catch((error: unknown) => this.options.onError?.('webhook delivery crashed', { job_id: row.job_id, error: String(error) }))
+          .finally(() => {
+            this.inFlight.delete(row.job_id);
+            const left = (this.perTenant.get(row.tenant) ?? 1) - 1;
+            if (left === 0) this.perTenant.delete(row.tenant);
+            else this.perTenant.set(row.tenant, left);
+            void this.tick();
+          });
+        this.inFlight.set(row.job_id, delivery);
+      }
+    }
+    return Promise.all(this.inFlight.values()).then(() => undefined);
   }
 
   private async deliver(row: DeliveryRow): Promise<void> {
@@ -190,6 +229,12 @@ export class WebhookDispatcher {
       retryAfterS = result.retryAfterS;
     } catch (failure) {
       error = failure instanceof Error ? failure.message : String(failure);
+      // The address guard refused the target: no retry can change that, so it fails now, with why.
+      if (isAppError(failure) && failure.reason === 'forbidden_address') {
+        this.options.store.record(row.job_id, { state: 'failed', status: null, error, nextAttemptAt: null });
+        this.options.onError?.('webhook delivery refused', { job_id: row.job_id, reason: error });
+        return;
+      }
     }
     const attempt = row.attempts + 1;
     if (status !== null && status >= 200 && status < 300) {

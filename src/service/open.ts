@@ -5,6 +5,7 @@ export interface ServiceSelection {
   profile?: string;
   baseUrl?: string;
   dataDir?: string;
+  insecure?: boolean;
 }
 
 /** Local mode unless a profile or base URL selects a remote server (docs/cli.md). */

@@ -275,7 +275,7 @@ describe('immoreel serve: render jobs', () => {
   }, SLOW);
 
   it('isolates tenants both ways: jobs, videos and lists', async () => {
-    const theirs = await call('POST', '/api/v1/render-video', { key: rival, body: { description: LISTING } });
+    const theirs = await call('POST', '/api/v1/render-video', { key: rival, body: { description: LISTING, photos: ['https://cdn.example.com/photo-1.jpg'] } });
     expect(theirs.status, theirs.text).toBe(202);
     const rivalJob = theirs.json<JobAnswer>().job.job_id;
     await call('POST', `/api/v1/jobs/${rivalJob}/cancel`, { key: rival });

@@ -178,7 +178,7 @@ const ARTICLE = /^(l|le|la|les|el|al|de la|de l|du|des|de) /;
 /** Parts of a district that name a sub-area of it: "Oasis Sud", "Haut Agdal", "Racine Extension". */
 const SUB_AREA_SUFFIX = / (sud|nord|est|ouest|extension|ext|ii|i|1|2|3)$/;
 const SUB_AREA_PREFIX = /^(haut|bas|nouveau|nouvelle) /;
-const ALTERNATIVE = /^(.*?)\(([^)]*)\)/;
+const ALTERNATIVE = /^([^(]*)\(([^)]*)\)/;
 const PARTS = /\s[-–/]\s/;
 
 const DISTRICT_MEMO = new Map<string, readonly string[]>();

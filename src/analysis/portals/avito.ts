@@ -4,7 +4,7 @@ import { emptyFacts } from '../facts.js';
 import { addPrivate, list, pathSegments, photoList, record, str, type PageParse, type PortalAdapter, type UrlVerdict } from './adapter.js';
 import { addFeatures, featureFromLabel } from './features.js';
 import { findInTree, isTextLeaf, labelledValues, vocabulary, type Page } from './html.js';
-import { cityName, districtName } from './places.js';
+import { cityName, districtName, splitAtWord } from './places.js';
 import {
   fold,
   isPriceOnRequest,
@@ -187,7 +187,7 @@ function fromDom(page: Page, facts: ListingFacts, privateStrings: string[]): str
   const ogParts = (page.meta('og:title') ?? '').split(' | ').map(tidy);
   facts.title = tidy($('h1').first().text()) || ogParts[0] || null;
   const categoryPart = ogParts.length >= 3 ? ogParts[1] : '';
-  const categoryMatch = /^(.+?)\s+(?:à|a|في)\s+(.+)$/u.exec(categoryPart);
+  const categoryMatch = splitAtWord(categoryPart, /(?<!\s)\s+(?:à|a|في)\s+/gu);
 
   const values = labelledValues($, DOM_LABELS);
   facts.surface_total_m2 = parseSurface(values.get('total'));
@@ -195,10 +195,10 @@ function fromDom(page: Page, facts: ListingFacts, privateStrings: string[]): str
   facts.bedrooms = parseCount(values.get('bedrooms'));
   facts.bathrooms = parseCount(values.get('bathrooms'));
   facts.floor = parseFloor(values.get('floor') ?? null);
-  facts.city = cityName(values.get('city') ?? categoryMatch?.[2] ?? null);
+  facts.city = cityName(values.get('city') ?? categoryMatch?.[1] ?? null);
   facts.district = districtName(values.get('sector') ?? null, facts.city);
   const typeText = values.get('type') ?? '';
-  const categoryName = categoryMatch?.[1] ?? typeText.split(',')[0];
+  const categoryName = categoryMatch?.[0] ?? typeText.split(',')[0];
   facts.property_type = categoryName ? typeFromCategory({ name: categoryName }, facts.title) : propertyTypeFromWords(facts.title);
   facts.transaction = transactionFromWords(typeText) ?? transactionFromWords(facts.title) ?? transactionFromWords(categoryPart);
 
@@ -208,7 +208,7 @@ function fromDom(page: Page, facts: ListingFacts, privateStrings: string[]): str
     const text = tidy($(element).text());
     if (text.length > 40) return;
     if (isPriceOnRequest(text)) return false;
-    if (/^\d[\d\s.,]*\s*(dh|dhs|mad|€|eur)$/i.test(text)) Object.assign(facts, priceInMad(parseAmount(text), parseCurrency(text)));
+    if (/^\d[\d\s.,]*(dh|dhs|mad|€|eur)$/i.test(text)) Object.assign(facts, priceInMad(parseAmount(text), parseCurrency(text)));
     return;
   });
 
@@ -226,7 +226,7 @@ function fromDom(page: Page, facts: ListingFacts, privateStrings: string[]): str
   );
   addPrivate(privateStrings, ...$('[data-testid="SellerName"]').map((_, e) => tidy($(e).text())).get());
   const description = page.meta('og:description') ?? page.meta('description');
-  return description === null ? null : description.replace(/\s*Voir plus\s*$/i, '');
+  return description === null ? null : description.replace(/(?<!\s)\s*Voir plus\s*$/i, '');
 }
 
 function findAd(page: Page): Record<string, unknown> | null {

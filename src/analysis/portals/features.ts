@@ -42,7 +42,7 @@ for (const key of FEATURE_KEYS) for (const label of LABELS[key]) BY_LABEL.set(fo
 
 /** The feature a whole amenity label names ("Cuisine équipée", "Sea views", "مصعد"), or null. */
 export function featureFromLabel(label: string): FeatureKey | null {
-  const folded = fold(label).replace(/[.:;!]+$/, '').trim();
+  const folded = fold(label).replace(/(?<![.:;!])[.:;!]+$/, '').trim();
   return BY_LABEL.get(folded) ?? null;
 }
 

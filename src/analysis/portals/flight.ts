@@ -12,7 +12,7 @@ export class FlightData {
   static fromPage(page: Page): FlightData | null {
     let payload = '';
     for (const script of page.scripts()) {
-      const match = /self\.__next_f\.push\(\s*(\[[\s\S]*\])\s*\)\s*;?\s*$/.exec(script.content.trim());
+      const match = /self\.__next_f\.push\(\s*(\[[\s\S]*\])\s*\)\s*(?:;\s*)?$/.exec(script.content.trim());
       if (!match) continue;
       try {
         const entry: unknown = JSON.parse(match[1]);

@@ -136,7 +136,7 @@ export function htmlToText(fragment: string): string {
   const withBreaks = fragment
     .replace(/<br\s*\/?>/gi, '\n')
     .replace(/<\/(p|div|li|h[1-6]|tr)>/gi, '\n')
-    .replace(/<[^>]+>/g, '');
+    .replace(/<[^<>]+>/g, '');
   return decodeHTML(withBreaks)
     .split('\n')
     .map((line) => tidy(line))
@@ -171,8 +171,8 @@ export function labelledValues<F extends string>($: CheerioAPI, vocabulary: Read
     if (!isTextLeaf(element)) return;
     const own = tidy($(element).text());
     if (own.length === 0 || own.length > 60) return;
-    const inline = /^([^:]{2,40}):\s*(.+)$/.exec(own);
-    const label = fold(inline ? inline[1] : own).replace(/[.:\s]+$/, '');
+    const inline = /^([^:]{2,40}):\s*(\S.*)$/.exec(own);
+    const label = fold(inline ? inline[1] : own).replace(/(?<![.:\s])[.:\s]+$/, '');
     const field = vocabulary.get(label);
     if (field === undefined || found.has(field)) return;
     let value = inline ? inline[2] : '';

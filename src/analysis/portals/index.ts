@@ -9,6 +9,7 @@ import { avito } from './avito.js';
 import { Page } from './html.js';
 import { mubawab } from './mubawab.js';
 import { scrubPrivate } from './privacy.js';
+import { MAX_PAGE_TEXT_CHARS, MAX_PAGE_TITLE_CHARS } from '../../core/limits.js';
 import { sarouty } from './sarouty.js';
 import { yakeey } from './yakeey.js';
 
@@ -203,9 +204,13 @@ function statesListingFacts(facts: ListingFacts): boolean {
   );
 }
 
+/**
+ * The page's own title and description, private details removed. A page has no length limit of
+ * its own text, so each is capped like a pasted description is (docs/security.md).
+ */
 function scrubbed(parse: PageParse): { title: string | null; description: string | null } {
-  const clean = (text: string | null): string | null => (text === null ? null : scrubPrivate(text, parse.privateStrings).trim() || null);
-  return { title: clean(parse.facts.title), description: clean(parse.descriptionText) };
+  const clean = (text: string | null, cap: number): string | null => (text === null ? null : scrubPrivate(text.slice(0, cap), parse.privateStrings).trim() || null);
+  return { title: clean(parse.facts.title, MAX_PAGE_TITLE_CHARS), description: clean(parse.descriptionText, MAX_PAGE_TEXT_CHARS) };
 }
 
 /**

@@ -184,7 +184,7 @@ function parse(page: Page, listing: Extract<UrlVerdict, { kind: 'listing' }> | n
   // General characteristics: property type (never the JSON-LD @type, always "Apartment"), floor, plot.
   let typeLabel: string | null = null;
   $('.adMainFeature').each((_, element) => {
-    const label = fold($(element).find('.adMainFeatureContentLabel').text()).replace(/[.:\s]+$/, '');
+    const label = fold($(element).find('.adMainFeatureContentLabel').text()).replace(/(?<![.:\s])[.:\s]+$/, '');
     const value = tidy($(element).find('.adMainFeatureContentValue').text());
     if (value === '') return;
     const field = MAIN_FEATURE_LABELS.find(([pattern]) => pattern.test(label))?.[1];

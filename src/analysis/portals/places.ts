@@ -73,7 +73,7 @@ export function samePlace(a: string | null, b: string | null): boolean {
  * brackets ("Bourgogne (Sidi Belyout)" → "Bourgogne"; the bracket names the wider area).
  */
 export function districtName(raw: unknown, city: string | null): string | null {
-  const name = placeName(typeof raw === 'string' ? raw.replace(/\s*\([^)]*\)\s*$/, '') : raw, (n) => findDistrict(city, n));
+  const name = placeName(typeof raw === 'string' ? raw.replace(/(?<!\s)\s*\([^()]*\)\s*$/, '') : raw, (n) => findDistrict(city, n));
   if (name === null || samePlace(name, city)) return null;
   return name;
 }
@@ -85,8 +85,30 @@ export function districtName(raw: unknown, city: string | null): string | null {
 export function splitLocation(raw: string | null | undefined): { city: string | null; district: string | null } {
   if (!raw) return { city: null, district: null };
   const text = tidy(raw);
-  const match = /^(.+?)\s+(?:à|a|in|في)\s+([^,]+)$/u.exec(text) ?? /^(.+),\s*([^,]+)$/u.exec(text);
-  if (!match) return { city: cityName(text), district: null };
-  const city = cityName(match[2]);
-  return { city, district: districtName(match[1], city) };
+  const parts = splitAtWord(text, /(?<!\s)\s+(?:à|a|in|في)\s+/gu, (right) => !right.includes(',')) ?? splitAtLastComma(text);
+  if (!parts) return { city: cityName(text), district: null };
+  const city = cityName(parts[1]);
+  return { city, district: districtName(parts[0], city) };
+}
+
+/**
+ * "<left> à <right>" split at the first `separator` (a global pattern) with text on both sides
+ * whose right side passes `accept`. One scan of the text: a lazy `^(.+?)\s+à\s+(.+)$` backtracks
+ * quadratically on long runs of spaces (docs/security.md).
+ */
+export function splitAtWord(text: string, separator: RegExp, accept: (right: string) => boolean = () => true): [string, string] | null {
+  for (const match of text.matchAll(separator)) {
+    const left = text.slice(0, match.index);
+    const right = text.slice(match.index + match[0].length);
+    if (left !== '' && right !== '' && !right.includes('\n') && accept(right)) return [left, right];
+  }
+  return null;
+}
+
+/** "<left>, <right>" at the last comma, with text on both sides. */
+function splitAtLastComma(text: string): [string, string] | null {
+  const comma = text.lastIndexOf(',');
+  if (comma <= 0) return null;
+  const right = text.slice(comma + 1).trimStart();
+  return right === '' ? null : [text.slice(0, comma), right];
 }

@@ -38,7 +38,7 @@ export function parseAmount(value: unknown): number | null {
   if (typeof value !== 'string') return null;
   const match = /\d[\d\s\u00a0\u202f\u2009.,'’]*/.exec(asciiDigits(value));
   if (!match) return null;
-  const token = match[0].replace(/[\s\u00a0\u202f\u2009'’]+/g, '').replace(/[.,]+$/, '');
+  const token = match[0].replace(/[\s\u00a0\u202f\u2009'’]+/g, '').replace(/(?<![.,])[.,]+$/, '');
   let normalised: string;
   if (/^\d{1,3}([.,])\d{3}(\1\d{3})*$/.test(token)) normalised = token.replace(/[.,]/g, '');
   else if (/^\d{1,3}(\.\d{3})+,\d{1,2}$/.test(token)) normalised = token.replace(/\./g, '').replace(',', '.');

@@ -112,7 +112,7 @@ function parse(page: Page, listing: Extract<UrlVerdict, { kind: 'listing' }> | n
   const values = labelledValues($, DOM_LABELS);
   const h1 = tidy($('h1').first().text());
 
-  facts.title = h1 || (page.meta('og:title') ?? page.title() ?? '').replace(/\s+-\s+[\d\s\u00a0\u202f.,]+\s*(DH|MAD)\s*$/i, '') || null;
+  facts.title = h1 || (page.meta('og:title') ?? page.title() ?? '').replace(/(?<!\s)\s+-\s[\d\s\u00a0\u202f.,]+(DH|MAD)\s*$/i, '') || null;
   const documentTitle = page.title() ?? '';
   facts.transaction =
     (fold(str(p.transactionType) ?? '') === 'sale' ? 'sale' : fold(str(p.transactionType) ?? '') === 'rent' ? 'rent' : null) ??
@@ -130,12 +130,12 @@ function parse(page: Page, listing: Extract<UrlVerdict, { kind: 'listing' }> | n
   const amount = hidden ? null : parseAmount(p.globalPrice ?? record(p.priceDetails).salePrice ?? null);
   if (amount !== null) Object.assign(facts, priceInMad(amount, parseCurrency(str(p.currency)) ?? 'MAD'));
   else if (property === null) {
-    const fromTitle = /-\s*([\d\s\u00a0\u202f.,]+)\s*(DH|MAD|€)\s*$/i.exec(documentTitle);
+    const fromTitle = /-([\d\s\u00a0\u202f.,]*[\d.,])\s*(DH|MAD|€)\s*$/i.exec(documentTitle);
     if (fromTitle) Object.assign(facts, priceInMad(parseAmount(fromTitle[1]), parseCurrency(fromTitle[2])));
   }
 
   // Surfaces: "de 127 m² dont 109 m² habitables" — the DOM labels tell living from total.
-  const livingInTitle = /dont\s+([\d\s.,]+)\s*m²?\s*habitables?/i.exec(h1)?.[1];
+  const livingInTitle = /dont\s([\d\s.,]*\d)\s*m²?\s*habitables?/i.exec(h1)?.[1];
   facts.surface_total_m2 = parseSurface(values.get('total')) ?? parseSurface(p.area) ?? parseSurface(p.builtArea);
   facts.surface_m2 =
     parseSurface(values.get('living')) ??

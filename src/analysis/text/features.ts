@@ -47,10 +47,10 @@ const FEATURE_WORDS = new RegExp(
 const NEGATION_BEFORE =
   /(?:^|[^a-z\u00df-\u024f\u0600-\u06ff])(?:sans|pas de|pas d'|pas d|non|no|without|bdoun|bla|بدون|بلا|ma kaynach|makaynch|makaynach|ma fihach|mafihach|ni)\s+(?:[a-z\u00df-\u024f\u0600-\u06ff']+\s+){0,2}$/;
 const NOT_A_NEGATION_BEFORE = /(?:pas|non|no|not)\s+(?:tres\s+|trop\s+|far\s+)?(?:loin|far)\b/;
-const NEGATION_AFTER = /^\s*:?\s*(?:non|no|لا)(?![a-z\u00df-\u024f\u0600-\u06ff])/;
+const NEGATION_AFTER = /^\s*(?::\s*)?(?:non|no|لا)(?![a-z\u00df-\u024f\u0600-\u06ff])/;
 const PROXIMITY_BEFORE =
   /(?:proche|pres|a cote|a proximite|proximite|a \d+\s?(?:min|minutes|mn|m|metres?|km)|a quelques|a deux pas|a 2 pas|quelques pas|acces direct|face|en face|donnant sur|near|close to|walking distance|steps from|minutes? (?:from|to)|قرب|بالقرب|بجانب|قريب|قريبه|امام|9rib|qrib|7da|pas loin|non loin|entoure|a seulement|proximity|nearby)[^.;!?\n]{0,50}$/;
-const DISTANCE_AFTER = /^\s*(?:a|:|-)?\s*(?:\d+|quelques|deux)\s?(?:min|minutes|mn|m|metres?|km|pas)(?![a-z\u00df-\u024f\u0600-\u06ff])/;
+const DISTANCE_AFTER = /^\s*(?:(?:a|:|-)\s*)?(?:\d+|quelques|deux)\s?(?:min|minutes|mn|m|metres?|km|pas)(?![a-z\u00df-\u024f\u0600-\u06ff])/;
 
 const NEW_BUILD_NOT_AFTER_BEFORE = /(?:a|etat|comme|remis a|refait a|renove a|renovee a|meuble a)\s*$/;
 const NEW_BUILD_NOT_BEFORE_NOUN = /^\s*(?:chambres?|pieces?|ans|mois|etages?|appartements?|villas?|lots?|unites?)/;

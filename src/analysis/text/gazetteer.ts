@@ -697,7 +697,7 @@ const PORTAL_PREFIX = new RegExp(
 function candidateKeys(name: string): string[] {
   const key = nameKey(name);
   const keys = [key];
-  const withoutParentheses = nameKey(name.replace(/\(.*?\)/g, ' '));
+  const withoutParentheses = nameKey(name.replace(/\([^()]*\)/g, ' '));
   if (withoutParentheses !== key) keys.push(withoutParentheses);
   const withoutPrefix = key.replace(PORTAL_PREFIX, '');
   if (withoutPrefix !== key) keys.push(withoutPrefix);

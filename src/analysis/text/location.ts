@@ -53,12 +53,15 @@ const STREET_WORDS = new Set([
 const NEVER_A_PLACE = new Set(['salle', 'salles']);
 const ARTICLE_WORDS = new Set(['de', 'd', 'du', 'des', 'la', 'l']);
 const DISTANCE_BEFORE =
-  /(?:\d\s*(?:km|kilometres?|min|minutes?|mn|heures?|h)\s*(?:de|d'|du|from|of|to|من|عن)?\s*(?:[a-z\u00df-\u024f\u0600-\u06ff']+\s+)?|(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:proche|pres|cote|loin|direction|vers|entre|near|towards|between|from|قرب|بين|نحو|بجانب)\s*(?:de|d'|du|des|of|la|l')?)\s*$/;
+  /(?:\d\s*(?:km|kilometres?|min|minutes?|mn|heures?|h)\s*(?:(?:de|d'|du|from|of|to|من|عن)\s*)?(?:[a-z\u00df-\u024f\u0600-\u06ff']+\s+)?|(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:proche|pres|cote|loin|direction|vers|entre|near|towards|between|from|قرب|بين|نحو|بجانب)\s*(?:(?:de|d'|du|des|of|la|l')\s*)?)$/;
 const PAIR_SEPARATOR = /^\s*[-/]\s*$/;
 
 function isLineStart(text: string, position: number): boolean {
   const before = text.slice(Math.max(0, position - 3), position);
-  return position === 0 || /[\n:(]\s*$/.test(before);
+  if (position === 0) return true;
+  // The text before ends a line, a label ("Quartier :") or opens a bracket, spaces aside.
+  const trimmed = before.trimEnd();
+  return before.slice(trimmed.length).includes('\n') || trimmed.endsWith(':') || trimmed.endsWith('(');
 }
 
 function acceptedAliases(aliases: readonly Alias[], contextOk: boolean): PlaceEntry[] {

@@ -32,7 +32,7 @@ const INVISIBLES = /[\u200b-\u200f\u202a-\u202e\u2066-\u2069\u061c\ufeff\u0640]/
 const APOSTROPHES = /[\u2018\u2019\u201b\u0060\u00b4\u02bc\u02b9\u2032]/g;
 const DASHES = /[\u2010-\u2015\u2212]/g;
 const HORIZONTAL_SPACE_RUN = /[^\S\n]+/g;
-const NEWLINE_RUN = /\s*\n\s*/g;
+const NEWLINE_RUN = /(?<!\s)\s*\n\s*/g;
 /** Avito's cut descriptions end in "Voir plus", often glued to the last word ("DHVoir plus"). */
 const VOIR_PLUS_TAIL = /voir plus\s*$/;
 

@@ -68,7 +68,7 @@ const EXCLUDED_AFTER =
 /** Price words; "a partir de" marks a programme's starting price. */
 const PRICE_WORD_BEFORE =
   /(?:prix|price|loyer|rent|tarif|montant|cout|ثمن|الثمن|بثمن|السعر|بسعر|الكراء|taman|tman|thaman|thamane|taman dyal)(?:\s+(?:de vente|de location|de la vente|de cession|البيع|الكراء|demande|propose|fixe|net|total|global|mensuel|final|choc|sacrifie|promo|promotionnel|exceptionnel|interessant|imbattable|tres|est|de|du|d'|is|of|:|-|=|vente|location))*[\s:=\-–]*$/;
-const STARTING_FROM_BEFORE = /(?:a partir de|a partir|des|from|starting at|ابتداء من|ابتداءا من|انطلاقا من)\s*:?\s*$/;
+const STARTING_FROM_BEFORE = /(?:a partir de|a partir|des|from|starting at|ابتداء من|ابتداءا من|انطلاقا من)\s*(?::\s*)?$/;
 /** Right after a bare number, these words make it some other quantity. */
 const OTHER_QUANTITY_AFTER =
   /^\s?(?:m2|m\b|metres?|mètres?|ch\b|chambres?|pieces?|salons?|%|ans\b|an\b|km|min|minutes?|etages?|sdb|jours?|mois|hectares?|ha\b|unites?|appartements?|lots?|niveaux?|facades?|places?|متر|غرف|بيوت)/;
@@ -203,7 +203,7 @@ const CHARGES_AFTER = new RegExp(
   String.raw`^\s*(?:\+|plus|et|and|avec|\u0648)\s*$`,
 );
 const CHARGES_WORDS = new RegExp(
-  String.raw`^\s*(?:${MAD_UNIT})?\s*(?:de |des |d')?(?:frais (?:de |du )?)?(?:syndic|charges?|service charges?|مصاريف السنديك|السنديك)`,
+  String.raw`^\s*(?:(?:${MAD_UNIT})\s*)?(?:de |des |d')?(?:frais (?:de |du )?)?(?:syndic|charges?|service charges?|مصاريف السنديك|السنديك)`,
 );
 
 /**

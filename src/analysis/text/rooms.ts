@@ -66,7 +66,7 @@ const COUNTED = new RegExp(
 /** "Chambres : 3", "Nombre de pièces 4", "Nb. de salles de bains : 2", "عدد الغرف 3". */
 const LABEL_NOUN = String.raw`(?:(?<bed>chambres?|bedrooms?|الغرف)|(?<bath>salles? de bains?|sdb|bathrooms?|الحمامات)|(?<toilet>wc|toilettes)|(?<piece>pieces|rooms))`;
 const LABELLED = [
-  new RegExp(String.raw`(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:nombre de|nbre de|nb\.? de|nb|number of|no\.? of|عدد)\s+${LABEL_NOUN}\s*:?\s*(?<count>\d{1,2})(?![a-z\u00df-\u024f\u0600-\u06ff\d])`, 'g'),
+  new RegExp(String.raw`(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:nombre de|nbre de|nb\.? de|nb|number of|no\.? of|عدد)\s+${LABEL_NOUN}\s*(?::\s*)?(?<count>\d{1,2})(?![a-z\u00df-\u024f\u0600-\u06ff\d])`, 'g'),
   new RegExp(String.raw`(?<![a-z\u00df-\u024f\u0600-\u06ff])${LABEL_NOUN}\s*:\s*(?<count>\d{1,2})(?![a-z\u00df-\u024f\u0600-\u06ff\d])`, 'g'),
 ];
 const ARABIC_DUALS: ReadonlyArray<[RegExp, Kind]> = [

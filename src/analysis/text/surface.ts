@@ -64,11 +64,11 @@ const AFTER_ROLE = new RegExp(
     String.raw`|(?<total>au total|en tout|totale?s?|globale?|in total)` +
     String.raw`)(?![a-z\u00df-\u024f\u0600-\u06ff])`,
 );
-const DISTANCE_BEFORE = /(?:(?:^|\s)(?:a|moins de|plus de|environ|seulement)\s*:?\s*|(?:hauteur|profondeur|largeur|longueur|distance|facade|hight|height)[^\d.;\n]{0,22})$/;
+const DISTANCE_BEFORE = /(?:(?:^|\s)(?:a|moins de|plus de|environ|seulement)\s*(?::\s*)?|(?:hauteur|profondeur|largeur|longueur|distance|facade|hight|height)[^\d.;\n]{0,22})$/;
 const DISTANCE_AFTER =
   /^\s?(?:de |d'|du |des |from |of |من |عن )(?:la |l'|le |les |chez )?(?:plage|mer|tram|tramway|gare|mosquee|ecole|centre|autoroute|route|station|ville|marjane|corniche|boulevard|bd|avenue|faculte|hopital|clinique|mall|parc|golf|aeroport|universite|lycee|commerces?|piscine|beach|sea|البحر|الشاطئ)/;
 const RANGE_AFTER = /^\s*(?:a|au|et|-|to|jusqu'a|ou|\/)\s*\d/;
-const RANGE_BEFORE = /(?:(?<lower>\d+)\s*(?:m2|m)?\s*(?:a|au|et|-|to|ou|\/)|entre|between|a partir de|des|from|starting)\s*$/;
+const RANGE_BEFORE = /(?:(?<!\d)(?<lower>\d+)\s*(?:(?:m2|m)\s*)?(?:a|au|et|-|to|ou|\/)|entre|between|a partir de|des|from|starting)\s*$/;
 const LIST_AFTER = /^\s*\d+\s?m(?:2)?(?![a-z\u00df-\u024f\u0600-\u06ff])/;
 const CLAUSE_START = /[.;!?\n•|]/g;
 
@@ -109,7 +109,7 @@ function governingNoun(before: string): Governing | null {
 }
 
 const OUTDOOR_AFTER = /^\s*(?:de |d'|of |a la |a l'|pour (?:[a-z\d]+ )?)?(?:terrasses?|balcons?|terraces?|balcony|balconies)/;
-const OUTDOOR_BEFORE = /(?:terrasses?|balcons?|terraces?|balcony)\s*(?:de|d'|:|of)?\s*$/;
+const OUTDOOR_BEFORE = /(?:terrasses?|balcons?|terraces?|balcony)\s*(?:(?:de|d'|:|of)\s*)?$/;
 
 function classify(text: string, start: number, end: number, weak: boolean): { role: SurfaceRole; score: number } {
   const before = clauseBefore(text, start);

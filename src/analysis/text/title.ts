@@ -12,7 +12,7 @@ function cut(line: string): string {
   const sentence = SENTENCE_END.exec(line);
   if (sentence !== null && sentence.index >= 12 && sentence.index < TITLE_MAX_LENGTH) return line.slice(0, sentence.index);
   const space = line.lastIndexOf(' ', TITLE_MAX_LENGTH - 1);
-  return `${line.slice(0, space > 40 ? space : TITLE_MAX_LENGTH - 1).replace(/[\s,;:–-]+$/, '')}…`;
+  return `${line.slice(0, space > 40 ? space : TITLE_MAX_LENGTH - 1).replace(/(?<![\s,;:–-])[\s,;:–-]+$/, '')}…`;
 }
 
 /** The title of a pasted listing, or null for a blank text. */
@@ -20,7 +20,7 @@ export function extractTitle(text: string): string | null {
   for (const rawLine of text.split(/\r?\n/)) {
     const line = rawLine.replace(/\s+/g, ' ').trim();
     if (line === '') continue;
-    return cut(line).replace(/[\s.,;:]+$/, '') || null;
+    return cut(line).replace(/(?<![\s.,;:])[\s.,;:]+$/, '') || null;
   }
   return null;
 }

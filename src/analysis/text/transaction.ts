@@ -18,7 +18,7 @@ const SIGNALS = new RegExp(
 
 /** Rent words that describe an investment or a possibility, in a sale listing ("facile à louer"). */
 const NOT_THIS_RENT_BEFORE =
-  /(?:facile|facilement|possibilite de|possible de|potentiel|potentiel de|rentable|rentabilite|investissement|ideale? pour(?: la)?|parfait pour(?: la)?|destine a(?: la)?|pret a(?: la)?|forte demande(?: en| de)?|demande)\s*(?:a|de|en|d')?\s*$/;
+  /(?:facile|facilement|possibilite de|possible de|potentiel|potentiel de|rentable|rentabilite|investissement|ideale? pour(?: la)?|parfait pour(?: la)?|destine a(?: la)?|pret a(?: la)?|forte demande(?: en| de)?|demande)\s*(?:(?:a|de|en|d')\s*)?$/;
 /** "déjà loué", "actuellement loué": a sale of a let home. */
 const LET_ALREADY_BEFORE = /(?:deja|actuellement|est|sont|jamais|bien|toujours)\s*$/;
 const NOT_THIS_RENT_AFTER = /^\s*(?:possible|actuel|actuellement|en cours)/;

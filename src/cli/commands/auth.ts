@@ -7,6 +7,7 @@ import {
   maskApiKey,
   normalizeBaseUrl,
   ProfileStore,
+  assertKeyTransport,
   sendsKeyInClear,
   type ProfileRecord,
 } from '../../client/profiles.js';
@@ -160,6 +161,7 @@ export function authCommand(): Command {
           details: [{ field: 'api-key', message: 'missing' }],
         });
       }
+      assertKeyTransport(baseUrl, ctx.globals.insecure);
       if (sendsKeyInClear(baseUrl)) ctx.output.warn(`${baseUrl} is plain http: the API key travels unencrypted over the network; use https.`);
 
       const progress = ctx.output.progress(`Checking the key with ${baseUrl}…`);

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { AppError, badRequest } from '../../core/errors.js';
-import { isRemoteRef } from '../../core/files.js';
+import { isRemoteRef } from '../../core/refs.js';
 import { VIDEO_FORMATS, type Branding, type JobRecord, type Property, type RenderRequest } from '../../core/types.js';
 import { AUDIENCE_CHOICES } from '../../core/validate.js';
 import { demoBranding, demoListingText, demoPhotos } from '../../render/demo.js';

@@ -4,6 +4,7 @@ import { basename, join } from 'node:path';
 import pLimit from 'p-limit';
 import sharp from 'sharp';
 import { AppError, badRequest } from '../../core/errors.js';
+import { refKind } from '../../core/refs.js';
 import type { Warning } from '../../core/types.js';
 import type { FetchPort } from '../../net/fetch.js';
 import type { LogoImage } from '../cards.js';
@@ -77,12 +78,13 @@ async function exists(file: string): Promise<boolean> {
 
 /** The bytes of a photo or logo: an http(s) URL, an `asset:<id>`, or (local mode) a file path. */
 export async function readImageRef(ref: string, ctx: AssetContext, maxBytes = MAX_PHOTO_BYTES): Promise<Buffer> {
-  if (/^https?:\/\//i.test(ref)) {
+  // The validators' rule: anything with an http(s) scheme is a URL, never a local path.
+  if (refKind(ref) === 'http') {
     const response = await ctx.fetch(ref, { maxBytes, timeoutMs: 20_000, signal: ctx.signal });
     if (response.status < 200 || response.status >= 300) throw new Error(`the server answered HTTP ${response.status}`);
     return response.body;
   }
-  if (ref.startsWith('asset:')) {
+  if (refKind(ref) === 'asset') {
     if (ctx.resolveAsset === undefined) throw new Error('asset references only work on an immoreel server');
     return readFile(await ctx.resolveAsset(ref.slice('asset:'.length)));
   }
@@ -150,9 +152,10 @@ export async function loadPhotos(
   onStage: (stage: 'fetching_assets' | 'preparing', progress: number) => void,
 ): Promise<LoadedPhotos> {
   const warnings: Warning[] = [];
-  const dropped: { index: number; ref: string; reason: string }[] = [];
-  const drop = (index: number, ref: string, reason: string): void => {
-    dropped.push({ index, ref, reason });
+  // `network`: the photo could not be downloaded at all (host unreachable, DNS, timeout).
+  const dropped: { index: number; ref: string; reason: string; network: boolean }[] = [];
+  const drop = (index: number, ref: string, reason: string, network = false): void => {
+    dropped.push({ index, ref, reason, network });
   };
 
   const limit = pLimit(4);
@@ -166,7 +169,8 @@ export async function loadPhotos(
           return await readImageRef(ref, ctx);
         } catch (error) {
           if (ctx.signal?.aborted) throw ctx.signal.reason ?? error;
-          drop(index, ref, error instanceof AppError || error instanceof Error ? error.message.replace(/\.$/, '') : String(error));
+          const network = error instanceof AppError && error.code === 'UPSTREAM_ERROR' && (error.reason === 'network_error' || error.reason === 'timeout');
+          drop(index, ref, error instanceof AppError || error instanceof Error ? error.message.replace(/\.$/, '') : String(error), network);
           return null;
         } finally {
           fetched += 1;
@@ -225,17 +229,32 @@ export async function loadPhotos(
   }
   // Reported in photo order, whatever order the downloads finished in.
   dropped.sort((a, b) => a.index - b.index);
-  const problems = dropped.map((d) => ({ field: `photos[${d.index}]`, message: d.reason }));
   warnings.unshift(...dropped.map((d) => ({ code: 'PHOTO_DROPPED', message: `Photo ${d.index + 1} (${describeRef(d.ref)}) was left out: ${d.reason}.` })));
-  if (photos.length === 0) {
-    throw badRequest(
-      refs.length === 1
-        ? `The photo could not be used: ${problems[0]?.message ?? 'unknown reason'}. Give JPEG, PNG or WebP photos of at least ${SOFT_PHOTO_SIDE} pixels.`
-        : `None of the ${refs.length} photos could be used. Give JPEG, PNG or WebP photos of at least ${SOFT_PHOTO_SIDE} pixels.`,
-      { reason: 'no_usable_photo', details: problems },
+  if (photos.length === 0) throw noUsablePhoto(refs.length, dropped, warnings);
+  return { photos, warnings };
+}
+
+/**
+ * The error when no photo is left: it says why each was dropped, and when every photo failed
+ * for the network it is an UPSTREAM_ERROR (exit 6, like `analyze`), not a complaint about the
+ * photos. The per-photo warnings travel with it, so the failed job keeps them.
+ */
+function noUsablePhoto(count: number, dropped: { index: number; reason: string; network: boolean }[], warnings: Warning[]): AppError {
+  const details = dropped.map((d) => ({ field: `photos[${d.index}]`, message: d.reason }));
+  const shown = dropped.slice(0, 3).map((d) => (count === 1 ? d.reason : `photo ${d.index + 1}: ${d.reason}`));
+  const more = dropped.length > shown.length ? `; and ${dropped.length - shown.length} more (see the job's warnings)` : '';
+  const why = `${shown.join('; ')}${more}`;
+  if (dropped.length > 0 && dropped.every((d) => d.network)) {
+    return new AppError(
+      'UPSTREAM_ERROR',
+      `${count === 1 ? 'The photo' : `None of the ${count} photos`} could be downloaded: ${why}. Check the internet connection (or that the photo host is up), then render again.`,
+      { reason: 'photos_unreachable', details, warnings },
     );
   }
-  return { photos, warnings };
+  return badRequest(
+    `${count === 1 ? 'The photo could not be used' : `None of the ${count} photos could be used`}: ${why}. Give JPEG, PNG or WebP photos of at least ${SOFT_PHOTO_SIDE} pixels.`,
+    { reason: 'no_usable_photo', details, warnings },
+  );
 }
 
 /** Darkening baked into a shot's source image (text-heavy shots stay readable on bright photos). */

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError, badRequest, type ErrorDetail } from '../../core/errors.js';
+import { assertRequestShape } from '../../core/limits.js';
 import type { JobRecord, RenderRequest } from '../../core/types.js';
 import { assertPublicHost, ForbiddenAddressError } from '../../net/address-guard.js';
 import type { ValidRenderRequest } from '../../render/types.js';
@@ -112,6 +113,8 @@ export function renderRoutes(app: FastifyInstance, ctx: ServerContext): void {
       const auth = caller(request);
       const tenant = auth.key.tenant;
       const body = request.body as RenderRequest;
+      // Depth and size of the free-form parts first: nothing below may walk an unbounded body.
+      assertRequestShape(body);
       const submit = async () => {
         const valid = await ctx.deps.validateRender(body);
         checkAssets(ctx, tenant, valid);

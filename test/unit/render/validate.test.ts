@@ -17,9 +17,16 @@ function refusal(request: unknown, mode: 'local' | 'server' = 'local'): AppError
 const fields = (error: AppError): string[] => error.details.map((d) => d.field);
 
 describe('validateRenderRequest', () => {
+  it('refuses up front a render that cannot have photos', () => {
+    expect(refusal({ description: 'Villa 300 m² à Marrakech, 4 500 000 DH' }).details).toEqual([
+      { field: 'photos', message: expect.stringMatching(/a description has none/) },
+    ]);
+    expect(fields(refusal({ listing: { title: 'Villa', photos: [] } }))).toEqual(['photos']);
+  });
+
   it('fills the defaults of a minimal request', () => {
-    const valid = validateRenderRequest({ description: 'Appartement 120 m² à Maarif, 1 850 000 DH' }, 'local');
-    expect(valid).toMatchObject({ template: 'classic', format: 'landscape', duration_s: null, language: 'fr', music: 'auto', photos: [], listing: null, webhook_url: null, metadata: null });
+    const valid = validateRenderRequest({ description: 'Appartement 120 m² à Maarif, 1 850 000 DH', photos: ['https://cdn.example.com/a.jpg'] }, 'local');
+    expect(valid).toMatchObject({ template: 'classic', format: 'landscape', duration_s: null, language: 'fr', music: 'auto', photos: ['https://cdn.example.com/a.jpg'], listing: null, webhook_url: null, metadata: null });
     expect(valid.input).toEqual({ description: 'Appartement 120 m² à Maarif, 1 850 000 DH', language: 'fr', target_audience: 'auto' });
   });
 
@@ -61,7 +68,7 @@ describe('validateRenderRequest', () => {
   });
 
   it('checks a listing object field by field and keeps what it needs', () => {
-    const valid = validateRenderRequest({ listing: { title: 'Villa', city: 'Marrakech', price_mad: 4_500_000, features: ['Piscine'], marketing_angles: [] } } as unknown as RenderRequest, 'local');
+    const valid = validateRenderRequest({ listing: { title: 'Villa', city: 'Marrakech', price_mad: 4_500_000, features: ['Piscine'], marketing_angles: [], photos: ['https://cdn.example.com/villa.jpg'] } } as unknown as RenderRequest, 'local');
     expect(valid.listing).toMatchObject({ title: 'Villa', city: 'Marrakech', price_mad: 4_500_000, surface_m2: null, feature_keys: [], currency: 'MAD' });
     const error = refusal({ listing: { title: 3, price_mad: -1, feature_keys: ['jacuzzi'], transaction: 'swap' } });
     expect(fields(error).sort()).toEqual(['listing.feature_keys', 'listing.price_mad', 'listing.title', 'listing.transaction']);
@@ -81,6 +88,7 @@ describe('validateRenderRequest', () => {
     const valid = validateRenderRequest(
       {
         description: 'Villa à Marrakech',
+        photos: ['https://cdn.example.com/villa.jpg'],
         music: 'marble-hall',
         branding: { agency_name: '  Atlas   Immobilier ', phone: '+212 6 00 00 00 00', email: 'salma@atlas.example', primary_color: '#1f6fb2', unbranded: false },
         metadata: { crm_id: 'A-42', tags: ['villa'] },

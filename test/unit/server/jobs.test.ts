@@ -1,6 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { LISTING_TEXT, makeHarness, type Harness } from './harness.js';
 
+/** Every render needs photos; the file engine of these tests never downloads them. */
+const PHOTOS = ['https://cdn.example.com/photo-1.jpg'];
+
 let h: Harness;
 afterEach(async () => h?.close());
 
@@ -23,7 +26,7 @@ describe('render jobs over HTTP', () => {
   it('queues a render (202 + Location), reports it with Retry-After, and serves its video with Range support', async () => {
     h = makeHarness();
     const { auth } = h.key();
-    const created = await h.app.inject({ method: 'POST', url: '/api/v1/render-video', headers: auth, payload: { description: LISTING_TEXT, metadata: { row: 7 } } });
+    const created = await h.app.inject({ method: 'POST', url: '/api/v1/render-video', headers: auth, payload: { description: LISTING_TEXT, photos: PHOTOS, metadata: { row: 7 } } });
     expect(created.statusCode, created.body).toBe(202);
     const job = jobOf(created.body);
     expect(created.headers.location).toBe(`/api/v1/jobs/${job.job_id}`);
@@ -55,8 +58,8 @@ describe('render jobs over HTTP', () => {
     h = makeHarness({ runWorkers: false });
     const a = h.key({ tenant: 'a' });
     const b = h.key({ tenant: 'b', preview: true });
-    const jobA = jobOf((await h.app.inject({ method: 'POST', url: '/api/v1/render-video', headers: a.auth, payload: { description: LISTING_TEXT } })).body);
-    const jobB = jobOf((await h.app.inject({ method: 'POST', url: '/api/v1/render-video', headers: b.auth, payload: { description: LISTING_TEXT } })).body);
+    const jobA = jobOf((await h.app.inject({ method: 'POST', url: '/api/v1/render-video', headers: a.auth, payload: { description: LISTING_TEXT, photos: PHOTOS } })).body);
+    const jobB = jobOf((await h.app.inject({ method: 'POST', url: '/api/v1/render-video', headers: b.auth, payload: { description: LISTING_TEXT, photos: PHOTOS } })).body);
     for (const [auth, id] of [[b.auth, jobA.job_id], [a.auth, jobB.job_id]] as const) {
       for (const [method, suffix] of [['GET', ''], ['GET', '/video'], ['POST', '/cancel']] as const) {
         const res = await h.app.inject({ method, url: `/api/v1/jobs/${id}${suffix}`, headers: auth });
@@ -78,7 +81,7 @@ describe('render jobs over HTTP', () => {
     h = makeHarness({ runWorkers: false, limits: { previewConcurrentRenders: 2, maxQueuedJobs: 3 } });
     const preview = h.key({ tenant: 'sandbox', preview: true });
     const standard = h.key({ tenant: 'acme' });
-    const submit = (auth: Record<string, string>) => h.app.inject({ method: 'POST', url: '/api/v1/render-video', headers: auth, payload: { description: LISTING_TEXT } });
+    const submit = (auth: Record<string, string>) => h.app.inject({ method: 'POST', url: '/api/v1/render-video', headers: auth, payload: { description: LISTING_TEXT, photos: PHOTOS } });
     expect((await submit(preview.auth)).statusCode).toBe(202);
     expect((await submit(preview.auth)).statusCode).toBe(202);
     const busy = await submit(preview.auth);
@@ -96,13 +99,13 @@ describe('render jobs over HTTP', () => {
     h = makeHarness({ runWorkers: false });
     const { auth, keyId } = h.key();
     const send = (payload: object) => h.app.inject({ method: 'POST', url: '/api/v1/render-video', headers: { ...auth, 'idempotency-key': 'crm-row-7' }, payload });
-    const first = await send({ description: LISTING_TEXT, format: 'portrait' });
-    const second = await send({ format: 'portrait', description: LISTING_TEXT });
+    const first = await send({ description: LISTING_TEXT, photos: PHOTOS, format: 'portrait' });
+    const second = await send({ format: 'portrait', description: LISTING_TEXT, photos: PHOTOS });
     expect(second.statusCode).toBe(202);
     expect(second.headers['idempotent-replayed']).toBe('true');
     expect(jobOf(second.body).job_id).toBe(jobOf(first.body).job_id);
     expect(h.store.usage.used(keyId)).toBe(1);
-    const changed = await send({ description: LISTING_TEXT, format: 'square' });
+    const changed = await send({ description: LISTING_TEXT, photos: PHOTOS, format: 'square' });
     expect(changed.statusCode).toBe(400);
     expect(errorOf(changed.body).reason).toBe('idempotency_key_reused');
     expect(h.jobs.list('acme').jobs).toHaveLength(1);
@@ -116,14 +119,14 @@ describe('render jobs over HTTP', () => {
     expect(asset.statusCode).toBe(400);
     expect(errorOf(asset.body)).toMatchObject({ reason: 'unknown_asset', details: [{ field: 'photos[1]' }] });
     for (const url of ['http://169.254.169.254/latest/meta-data', 'http://10.1.2.3/hook', 'http://localhost:9999/h', 'ftp://example.com/h']) {
-      const hook = await post({ description: LISTING_TEXT, webhook_url: url });
+      const hook = await post({ description: LISTING_TEXT, photos: PHOTOS, webhook_url: url });
       expect(hook.statusCode, url).toBe(400);
       expect(errorOf(hook.body).details.map((d) => d.field)).toContain('webhook_url');
     }
-    const meta = await post({ description: LISTING_TEXT, metadata: { blob: 'x'.repeat(5000) } });
+    const meta = await post({ description: LISTING_TEXT, photos: PHOTOS, metadata: { blob: 'x'.repeat(5000) } });
     expect(meta.statusCode).toBe(400);
     expect(errorOf(meta.body).details[0]!.field).toBe('metadata');
-    const unknownField = await post({ description: LISTING_TEXT, branding: { agency_name: 'X', slogan: 'y' } });
+    const unknownField = await post({ description: LISTING_TEXT, photos: PHOTOS, branding: { agency_name: 'X', slogan: 'y' } });
     expect(errorOf(unknownField.body).details[0]!.field).toBe('branding.slogan');
     expect(h.jobs.list('a').jobs).toHaveLength(0);
   });

@@ -1,0 +1,141 @@
+/**
+ * `npm run bench:adversarial`: what the nastiest inputs cost (docs/security.md).
+ *
+ *   1. For each text entry point (pasted description, saved page html, CSV row), the worst time
+ *      of one analysis over the pathological inputs of scripts/adversarial.ts at 50 000
+ *      characters, and the largest page allowed (5 MB) filled with a few of them. Target: every
+ *      one under 200 ms per 50 000 characters.
+ *   2. The built server (`immoreel serve`, run `npm run build` first) in its own process, with four
+ *      such requests always in flight, while GET /api/v1/health is called every 10 ms: health
+ *      latency p50/p99. Target: p99 under 50 ms.
+ * Options: --duration S (default 10), --runs N (default 2, fastest kept).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Pool } from 'undici';
+import { MAX_DESCRIPTION_CHARS, MAX_HTML_BYTES } from '../src/core/limits.js';
+import { analyzeListing } from '../src/analysis/analyze.js';
+import { openServerStore } from '../src/server/store.js';
+import { ENTRY_POINTS, PATHOLOGICAL, fastestMs, pageWith } from './adversarial.js';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const BIN = join(ROOT, 'bin/immoreel.js');
+
+function flag(name: string, fallback: number): number {
+  const at = process.argv.indexOf(`--${name}`);
+  return at === -1 ? fallback : Number(process.argv[at + 1]);
+}
+const DURATION_S = flag('duration', 10);
+const RUNS = flag('runs', 2);
+const TEXT_CHARS = MAX_DESCRIPTION_CHARS - 100;
+/** Inputs that fill the largest page: the classes the page parser and the text extractor see most. */
+const PAGE_FILLERS = ['word characters, no @', 'angle brackets', 'e-mail near-miss a@b', 'repeated separators " - "', 'Arabic letters'];
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0;
+}
+
+/** The largest page a caller may send (just under 5 MB), its text made of `filler`. */
+function largestPage(make: (length: number) => string): string {
+  let length = MAX_HTML_BYTES;
+  for (;;) {
+    const page = pageWith(make(length));
+    const bytes = Buffer.byteLength(page);
+    if (bytes <= MAX_HTML_BYTES) return page;
+    length = Math.floor((length * MAX_HTML_BYTES * 0.99) / bytes);
+  }
+}
+
+async function entryPoints(): Promise<void> {
+  console.log(`\n1. One analysis, in process, fastest of ${RUNS} (target: < 200 ms per 50 000 characters)\n`);
+  console.log('entry point    worst input                          chars      ms   ms/50k');
+  let worstPer50k = 0;
+  for (const entry of ENTRY_POINTS) {
+    let worst = { name: '', ms: 0 };
+    for (const input of PATHOLOGICAL) {
+      const text = input.make(TEXT_CHARS);
+      await entry.run(text);
+      const ms = await fastestMs(() => entry.run(text), RUNS);
+      if (ms > worst.ms) worst = { name: input.name, ms };
+    }
+    const per50k = (worst.ms * 50_000) / TEXT_CHARS;
+    worstPer50k = Math.max(worstPer50k, per50k);
+    console.log(`${entry.name.padEnd(14)} ${worst.name.padEnd(34)} ${String(TEXT_CHARS).padStart(7)} ${worst.ms.toFixed(1).padStart(7)} ${per50k.toFixed(1).padStart(8)}`);
+  }
+  for (const name of PAGE_FILLERS) {
+    const input = PATHOLOGICAL.find((p) => p.name === name)!;
+    const html = largestPage(input.make);
+    const ms = await fastestMs(() => analyzeListing({ html }).catch(() => null), RUNS);
+    const per50k = (ms * 50_000) / html.length;
+    worstPer50k = Math.max(worstPer50k, per50k);
+    console.log(`${'largest page'.padEnd(14)} ${name.padEnd(34)} ${String(html.length).padStart(7)} ${ms.toFixed(1).padStart(7)} ${per50k.toFixed(1).padStart(8)}`);
+  }
+  console.log(`\nworst: ${worstPer50k.toFixed(1)} ms per 50 000 characters — target < 200 ms: ${worstPer50k < 200 ? 'met' : 'NOT met'}`);
+}
+
+async function healthUnderLoad(): Promise<void> {
+  if (!existsSync(join(ROOT, 'dist/cli/main.js'))) throw new Error('Run `npm run build` first: the benchmark starts the built `immoreel serve`.');
+  const dataDir = mkdtempSync(join(tmpdir(), 'immoreel-bench-adv-'));
+  const store = openServerStore(dataDir);
+  const { apiKey } = store.keys.create({ tenant: 'bench', monthlyQuota: 100_000_000 });
+  store.close();
+  const child = spawn(process.execPath, [BIN, '--data-dir', dataDir, 'serve', '--port', '0', '--analyze-rate', '100000000', '--log-level', 'warn'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let buffer = '';
+      child.stderr.on('data', (chunk: Buffer) => {
+        buffer += chunk.toString();
+        const match = /"event":"listening","url":"([^"]+)"/.exec(buffer);
+        if (match) resolve(match[1]!);
+      });
+      child.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${buffer}`)));
+    });
+    const bodies = [
+      ...PATHOLOGICAL.map((p) => JSON.stringify({ description: `Villa à Marrakech 300 m² ${p.make(TEXT_CHARS)}` })),
+      ...PAGE_FILLERS.map((name) => JSON.stringify({ html: largestPage(PATHOLOGICAL.find((p) => p.name === name)!.make) })),
+    ];
+    const pool = new Pool(url, { connections: 16 });
+    const statuses = new Map<number, number>();
+    const deadline = Date.now() + DURATION_S * 1000;
+    let sent = 0;
+    const attacker = async (): Promise<void> => {
+      while (Date.now() < deadline) {
+        const body = bodies[sent % bodies.length]!;
+        sent += 1;
+        const answer = await pool.request({ method: 'POST', path: '/api/v1/analyze', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body });
+        await answer.body.dump();
+        statuses.set(answer.statusCode, (statuses.get(answer.statusCode) ?? 0) + 1);
+      }
+    };
+    const latencies: number[] = [];
+    const prober = async (): Promise<void> => {
+      while (Date.now() < deadline) {
+        const due = performance.now();
+        const answer = await pool.request({ method: 'GET', path: '/api/v1/health' });
+        await answer.body.dump();
+        latencies.push(performance.now() - due);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    };
+    await Promise.all([attacker(), attacker(), attacker(), attacker(), prober()]);
+    await pool.close();
+    latencies.sort((a, b) => a - b);
+    const p99 = percentile(latencies, 99);
+    console.log(`\n2. GET /api/v1/health while 4 pathological analyses are always in flight (${DURATION_S} s, built server)\n`);
+    console.log(`health: ${latencies.length} requests, p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${(latencies.at(-1) ?? 0).toFixed(1)} ms`);
+    console.log(`analyses: ${sent} sent, answers ${[...statuses.entries()].map(([status, count]) => `${status}×${count}`).join(', ')}`);
+    console.log(`target health p99 < 50 ms: ${p99 < 50 ? 'met' : 'NOT met'}`);
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await entryPoints();
+await healthUnderLoad();

@@ -1,0 +1,99 @@
+import { availableParallelism } from 'node:os';
+import { Piscina } from 'piscina';
+import { AppError, type ErrorCode } from '../core/errors.js';
+import type { AnalyzeRequest, Property } from '../core/types.js';
+import { validateAnalyzeRequest } from '../core/validate.js';
+import type { FetchPageOptions } from './portals/index.js';
+import type { WorkerAnswer } from './worker.js';
+
+/**
+ * Analysis off the server's event loop (docs/security.md): parsing a page and reading its text
+ * is CPU work, so it runs in a pool of worker threads sized to the machine, each request within
+ * a time budget. A request over its budget gets a clear 503 and its thread is replaced; health
+ * checks and other tenants never wait for it.
+ */
+
+export interface AnalysisPoolOptions {
+  /** Worker threads; default the machine's available parallelism. */
+  threads?: number;
+  /** Longest one analysis may take, waiting for a thread included (default 15 s). */
+  timeBudgetMs?: number;
+}
+
+export interface PoolAnalyzeDeps {
+  fetchPage: (url: string, options: FetchPageOptions) => Promise<string>;
+  signal?: AbortSignal;
+}
+
+export const DEFAULT_ANALYSIS_BUDGET_MS = 15_000;
+
+/**
+ * The worker's module next to this one: `worker.js` in `dist/`; under the test runner, which
+ * runs the TypeScript sources, `worker.ts` loaded through tsx in the worker thread.
+ */
+function workerModule(): { filename: string; execArgv: string[] } {
+  const fromSources = import.meta.url.endsWith('.ts');
+  const filename = new URL(fromSources ? './worker.ts' : './worker.js', import.meta.url).href;
+  return { filename, execArgv: fromSources ? ['--import', 'tsx'] : [] };
+}
+
+export class AnalysisPool {
+  private readonly piscina: Piscina;
+  readonly timeBudgetMs: number;
+  readonly threads: number;
+
+  constructor(options: AnalysisPoolOptions = {}) {
+    this.threads = Math.max(1, options.threads ?? availableParallelism());
+    this.timeBudgetMs = options.timeBudgetMs ?? DEFAULT_ANALYSIS_BUDGET_MS;
+    const { filename, execArgv } = workerModule();
+    this.piscina = new Piscina({
+      filename,
+      execArgv,
+      minThreads: 1,
+      maxThreads: this.threads,
+      // A full queue answers "busy" at once rather than letting requests pile up behind slow ones.
+      maxQueue: this.threads * 16,
+      idleTimeout: 60_000,
+    });
+  }
+
+  /** Fetches the page here (network I/O, never CPU-bound), then analyses it in a worker thread. */
+  async analyze(request: AnalyzeRequest, deps: PoolAnalyzeDeps): Promise<Property> {
+    const valid = validateAnalyzeRequest(request);
+    const budget = AbortSignal.timeout(this.timeBudgetMs);
+    const signal = deps.signal === undefined ? budget : AbortSignal.any([budget, deps.signal]);
+    const html = valid.html ?? (valid.url !== null ? await deps.fetchPage(valid.url, { signal }) : null);
+    const task: AnalyzeRequest = {
+      ...(valid.url !== null ? { url: valid.url } : {}),
+      ...(html !== null ? { html } : {}),
+      ...(valid.description !== null ? { description: valid.description } : {}),
+      language: valid.language,
+      target_audience: valid.target_audience,
+    };
+    let answer: WorkerAnswer;
+    try {
+      answer = (await this.piscina.run(task, { signal })) as WorkerAnswer;
+    } catch (error) {
+      if (budget.aborted) {
+        throw new AppError(
+          'SERVICE_UNAVAILABLE',
+          `The analysis took longer than its ${this.timeBudgetMs / 1000} s budget and was stopped. The server may be busy: retry in a few seconds; ` +
+            'if it happens again, send a shorter page or description.',
+          { reason: 'analysis_time_budget', retryAfterS: 5, cause: error },
+        );
+      }
+      if (deps.signal?.aborted) throw new AppError('BAD_REQUEST', 'The request was canceled.', { reason: 'canceled', cause: error });
+      if (error instanceof Error && /queue is at limit/i.test(error.message)) {
+        throw new AppError('SERVICE_UNAVAILABLE', 'Too many analyses are waiting: retry in a few seconds.', { reason: 'analysis_busy', retryAfterS: 5, cause: error });
+      }
+      throw error;
+    }
+    if (answer.ok) return answer.property;
+    const { code, message, reason, details } = answer.error;
+    throw new AppError(code as ErrorCode, message, { reason, details });
+  }
+
+  async close(): Promise<void> {
+    await this.piscina.destroy();
+  }
+}

@@ -1,0 +1,58 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { MAX_HTML_BYTES } from '../../../src/core/validate.js';
+import { startSecureServer, type SecureServer } from './helpers.js';
+
+/**
+ * Analysis runs in worker threads with a time budget (docs/security.md): a heavy request never
+ * holds up the health check or other tenants, and one over its budget ends with a clear error.
+ */
+
+const LISTING = 'Appartement à vendre à Maarif, Casablanca. 120 m², 3 chambres, terrasse. Prix : 1 850 000 DH.';
+
+/** A saved page of the largest size allowed: slow to parse, but valid. */
+function largestPage(): string {
+  const filler = `<p>${'Bel appartement lumineux proche des commodités. '.repeat(40)}</p>\n`;
+  const head = '<html><head><link rel="canonical" href="https://www.mubawab.ma/fr/a/8123456/appartement"></head><body><h1>Appartement 120 m²</h1>';
+  const budget = Math.floor(MAX_HTML_BYTES * 0.95) - head.length;
+  return `${head}${filler.repeat(Math.floor(budget / filler.length))}</body></html>`;
+}
+
+let running: SecureServer | null = null;
+afterEach(async () => {
+  await running?.close();
+  running = null;
+});
+
+describe('analysis off the event loop', () => {
+  it('answers the health check while a large page is being analysed', async () => {
+    running = await startSecureServer({ analysis: { threads: 1 } });
+    const { url, auth } = running;
+    // Warm the worker thread so the slow part below is the analysis itself.
+    expect((await running.post('/api/v1/analyze', { description: LISTING })).status).toBe(200);
+    const order: string[] = [];
+    const analysis = fetch(`${url}/api/v1/analyze`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...auth },
+      body: JSON.stringify({ html: largestPage() }),
+    }).then(async (response) => {
+      await response.arrayBuffer();
+      order.push('analysis');
+    });
+    // Wait until the body has been received and parsed by the server, then ask for health.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const health = await fetch(`${url}/api/v1/health`);
+    order.push('health');
+    expect(health.status).toBe(200);
+    await analysis;
+    expect(order).toEqual(['health', 'analysis']);
+  }, 60_000);
+
+  it('stops an analysis over its time budget with a 503 that says so, and refunds it', async () => {
+    running = await startSecureServer({ analysis: { threads: 1, timeBudgetMs: 50 } });
+    const { status, json } = await running.post('/api/v1/analyze', { html: largestPage() });
+    expect(status).toBe(503);
+    expect(json.error?.reason).toBe('analysis_time_budget');
+    expect(json.error?.message).toMatch(/budget/);
+    expect(running.server.store.usage.used(running.keyId)).toBe(0);
+  }, 60_000);
+});

@@ -1,0 +1,82 @@
+import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openServerStore } from '../../../src/server/store.js';
+import { makeHarness, type Harness } from './harness.js';
+
+/** Files of the data directory are private, and uploads are decoded in full (docs/security.md). */
+
+let h: Harness | null = null;
+let savedUmask = 0;
+beforeAll(() => {
+  // The common default: without the fix, files come out 0644 and directories 0755.
+  savedUmask = process.umask(0o022);
+});
+afterAll(() => process.umask(savedUmask));
+afterEach(async () => {
+  await h?.close();
+  h = null;
+});
+
+const modeOf = (path: string): number => statSync(path).mode & 0o777;
+
+describe('data directory permissions', () => {
+  it('creates directories 0700 and files 0600 under a permissive umask', async () => {
+    h = makeHarness();
+    const { auth } = h.key();
+    const image = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#336699' } }).jpeg().toBuffer();
+    const upload = await h.app.inject({ method: 'POST', url: '/api/v1/assets', headers: { ...auth, 'content-type': 'image/jpeg' }, payload: image });
+    expect(upload.statusCode, upload.body).toBe(201);
+    expect(modeOf(h.dataDir)).toBe(0o700);
+    expect(modeOf(join(h.dataDir, 'immoreel.db'))).toBe(0o600);
+    expect(modeOf(join(h.dataDir, 'immoreel.db-wal'))).toBe(0o600);
+    expect(modeOf(join(h.dataDir, 'assets'))).toBe(0o700);
+    const assetId = (JSON.parse(upload.body) as { asset: { asset_id: string } }).asset.asset_id;
+    expect(modeOf(h.store.assets.resolve('acme', assetId))).toBe(0o600);
+  });
+
+  it('tightens an existing data directory at start, with a notice', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'immoreel-perm-'));
+    try {
+      chmodSync(dataDir, 0o755);
+      closeSync(openSync(join(dataDir, 'immoreel.db'), 'w', 0o644));
+      mkdirSync(join(dataDir, 'jobs', 'job_x'), { recursive: true, mode: 0o755 });
+      closeSync(openSync(join(dataDir, 'jobs', 'job_x', 'output.mp4'), 'w', 0o644));
+      closeSync(openSync(join(dataDir, 'notes.txt'), 'w', 0o644));
+      const notices: string[] = [];
+      const listen = (warning: Error & { code?: string }) => {
+        if (warning.code === 'IMMOREEL_DATA_DIR_TIGHTENED') notices.push(warning.message);
+      };
+      process.on('warning', listen);
+      const store = openServerStore(dataDir);
+      store.close();
+      await new Promise((resolve) => setImmediate(resolve));
+      process.off('warning', listen);
+      expect(modeOf(dataDir)).toBe(0o700);
+      expect(modeOf(join(dataDir, 'immoreel.db'))).toBe(0o600);
+      expect(modeOf(join(dataDir, 'jobs', 'job_x'))).toBe(0o700);
+      expect(modeOf(join(dataDir, 'jobs', 'job_x', 'output.mp4'))).toBe(0o600);
+      // Not immoreel's: left as it was.
+      expect(modeOf(join(dataDir, 'notes.txt'))).toBe(0o644);
+      expect(notices).toHaveLength(1);
+      expect(notices[0]).toMatch(/private to you/);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('POST /api/v1/assets decodes the whole image', () => {
+  it('refuses a truncated JPEG with a clear error', async () => {
+    h = makeHarness();
+    const { auth } = h.key();
+    const whole = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).jpeg().toBuffer();
+    const truncated = whole.subarray(0, Math.floor(whole.length / 2));
+    const res = await h.app.inject({ method: 'POST', url: '/api/v1/assets', headers: { ...auth, 'content-type': 'image/jpeg' }, payload: truncated });
+    expect(res.statusCode).toBe(400);
+    expect(JSON.parse(res.body).error).toMatchObject({ code: 'BAD_REQUEST', reason: 'invalid_image', message: expect.stringMatching(/truncated or corrupt/) });
+    expect(existsSync(join(h.dataDir, 'assets')) ? readdirSync(join(h.dataDir, 'assets')) : []).toEqual([]);
+  });
+});
