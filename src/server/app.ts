@@ -1,10 +1,7 @@
 import type { Socket } from 'node:net';
-import Ajv, { type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { AppError } from '../core/errors.js';
-import type { AnalyzeRequest, JobList, JobRecord, JobState, ListJobsOptions, Property, RenderRequest } from '../core/types.js';
-import type { ValidRenderRequest } from '../render/types.js';
+import { compileInputSchema, invalidInput, validationDetails } from '../core/requests.js';
 import { createAuthorizer, refundHook } from './auth.js';
 import { API_VERSION, DEFAULT_LIMITS, type ServerLimits } from './config.js';
 import { envelope, errorHandler, notFoundHandler, sendError } from './errors.js';
@@ -19,44 +16,9 @@ import { jobRoutes } from './routes/jobs.js';
 import { openapiRoutes } from './routes/openapi.js';
 import { renderRoutes } from './routes/render.js';
 import { retiredRoutes } from './routes/retired.js';
-import type { ServerStore } from './store.js';
+import type { ServerContext, ServerDeps } from './context.js';
 
-/** What the HTTP layer needs from the job layer (JobManager satisfies it). */
-export interface JobsPort {
-  submit(request: ValidRenderRequest, options: { tenant: string }): JobRecord;
-  get(jobId: string): { job: JobRecord; tenant: string } | null;
-  list(tenant: string, options?: ListJobsOptions): JobList;
-  cancel(jobId: string): JobRecord;
-  videoPath(jobId: string): string | null;
-  countJobs(tenant: string, states: JobState[]): number;
-}
-
-export interface LogOptions {
-  stream: NodeJS.WritableStream;
-  level?: string;
-}
-
-/** Everything the app is built from: real parts in production, the same parts on a temp dir in tests. */
-export interface ServerDeps {
-  store: ServerStore;
-  jobs: JobsPort;
-  analyze(request: AnalyzeRequest, signal: AbortSignal): Promise<Property>;
-  validateRender(request: RenderRequest): ValidRenderRequest | Promise<ValidRenderRequest>;
-  limits?: Partial<ServerLimits>;
-  now?: () => number;
-  /** JSON lines; false = silent. */
-  log?: LogOptions | false;
-  /** Fetches to loopback addresses are allowed (tests only): webhook URLs on 127.0.0.1 are accepted. */
-  allowLoopbackFetch?: boolean;
-}
-
-export interface ServerContext {
-  deps: ServerDeps;
-  limits: ServerLimits;
-  registry: RouteRegistry;
-  now: () => number;
-  startedAt: number;
-}
+export type { JobsPort, LogOptions, ServerContext, ServerDeps } from './context.js';
 
 /** A request id we accept from the caller (for tracing across systems), or a new one. */
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{8,128}$/;
@@ -69,11 +31,12 @@ function requestIdFor(header: string | string[] | undefined): string {
  * Two validators: bodies are checked strictly (no coercion, unknown fields refused, every error
  * reported); query strings and path parameters arrive as text, so numbers there are coerced.
  */
-function validatorCompiler() {
-  const strict = addFormats.default(new Ajv.default({ allErrors: true, coerceTypes: false, useDefaults: false, removeAdditional: false, strict: false }));
-  const lenient = addFormats.default(new Ajv.default({ allErrors: true, coerceTypes: true, useDefaults: false, removeAdditional: false, strict: false }));
-  return ({ schema, httpPart }: { schema: object; httpPart?: string }): ValidateFunction =>
-    (httpPart === 'body' ? strict : lenient).compile(schema);
+function validatorCompiler({ schema, httpPart }: { schema: { title?: unknown }; httpPart?: string }) {
+  if (httpPart !== 'body') return compileInputSchema(schema, 'text');
+  // Bodies go through the one input check the CLI and CSV rows use: same fields, same messages.
+  const validate = compileInputSchema(schema, 'body');
+  const subject = typeof schema.title === 'string' ? schema.title : 'request';
+  return (data: unknown) => (validate(data) ? { value: data } : { error: invalidInput(subject, validationDetails(validate.errors ?? [], 'body')) });
 }
 
 function stampHeaders(requestId: string, reply: FastifyReply): void {
@@ -125,7 +88,7 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
       return sendError(request, reply, new AppError('BAD_REQUEST', `Malformed request URL: ${error.message}`, { reason: 'bad_url' }));
     },
   });
-  app.setValidatorCompiler(validatorCompiler());
+  app.setValidatorCompiler(validatorCompiler);
   // Bodies are JSON (or raw images on /assets); a text/plain body is refused, not half-parsed.
   app.removeContentTypeParser('text/plain');
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AnalyzeRequest, AnalyzeResponse } from '../../core/types.js';
 import { API_PREFIX } from '../config.js';
-import type { ServerContext } from '../app.js';
+import type { ServerContext } from '../context.js';
 import { IdempotencyHeadersSchema, ErrorEnvelopeSchema } from '../schemas/common.js';
 import { AnalyzeBodySchema, AnalyzeResponseSchema } from '../schemas/requests.js';
 import { abortOnDisconnect, AUTH_ERRORS, caller, idempotencyKeyOf, RATE_HEADERS } from './common.js';

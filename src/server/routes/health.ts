@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../core/errors.js';
-import type { ServerContext } from '../app.js';
+import type { ServerContext } from '../context.js';
 import { API_PREFIX, API_VERSION } from '../config.js';
 import { ErrorEnvelopeSchema } from '../schemas/common.js';
 

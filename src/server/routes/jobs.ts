@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.js';
 import type { JobRecord, ListJobsOptions } from '../../core/types.js';
-import type { ServerContext } from '../app.js';
+import type { ServerContext } from '../context.js';
 import { API_PREFIX } from '../config.js';
 import { envelope, withHeaders } from '../errors.js';
 import { parseRange } from '../http-range.js';

@@ -3,7 +3,7 @@ import { AppError, badRequest, type ErrorDetail } from '../../core/errors.js';
 import type { JobRecord, RenderRequest } from '../../core/types.js';
 import { assertPublicHost, ForbiddenAddressError } from '../../net/address-guard.js';
 import type { ValidRenderRequest } from '../../render/types.js';
-import type { ServerContext } from '../app.js';
+import type { ServerContext } from '../context.js';
 import type { AuthContext } from '../auth.js';
 import { API_PREFIX } from '../config.js';
 import { ErrorEnvelopeSchema, IdempotencyHeadersSchema, JobEnvelopeSchema } from '../schemas/common.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.js';
-import type { ServerContext } from '../app.js';
+import type { ServerContext } from '../context.js';
 import { API_PREFIX } from '../config.js';
 import { sendError, withExtras, withHeaders } from '../errors.js';
 import { ErrorEnvelopeSchema } from '../schemas/common.js';

@@ -18,6 +18,9 @@ import {
 
 export type JsonSchema = Record<string, unknown>;
 
+export { MarketSchema, PropertySchema, WarningSchema } from '../../core/property-schema.js';
+import { MarketSchema, PropertySchema, WarningSchema } from '../../core/property-schema.js';
+
 const nullable = (type: string): JsonSchema => ({ type: [type, 'null'] });
 const stringArray: JsonSchema = { type: 'array', items: { type: 'string' } };
 
@@ -54,94 +57,6 @@ export const ErrorEnvelopeSchema: JsonSchema = {
         successor: { type: 'string', description: 'Retired routes (410) only: the route to use instead.' },
       },
     },
-  },
-};
-
-export const WarningSchema: JsonSchema = {
-  type: 'object',
-  required: ['code', 'message'],
-  properties: { code: { type: 'string' }, message: { type: 'string' } },
-};
-
-export const MarketSchema: JsonSchema = {
-  type: ['object', 'null'],
-  properties: {
-    area: { type: 'string' },
-    median_price_per_m2_mad: { type: 'number' },
-    q1_price_per_m2_mad: nullable('number'),
-    q3_price_per_m2_mad: nullable('number'),
-    sample_size: nullable('integer'),
-    as_of: { type: 'string' },
-    source: { type: 'string' },
-    position: { type: ['string', 'null'], enum: ['below', 'in_line', 'above', null] },
-    delta_pct: nullable('number'),
-    confidence: { type: 'string', enum: ['high', 'medium', 'low'] },
-  },
-};
-
-export const PropertySchema: JsonSchema = {
-  type: 'object',
-  description: 'The analysed listing (DESIGN §2.2). The first seven fields are the contract\'s; unknown facts are null, never guessed.',
-  required: ['title', 'city', 'district', 'price_mad', 'currency', 'features', 'marketing_angles'],
-  properties: {
-    title: { type: 'string' },
-    city: nullable('string'),
-    district: nullable('string'),
-    price_mad: { type: ['integer', 'null'], description: 'Always MAD; a rent is per month.' },
-    currency: { const: 'MAD' },
-    features: { ...stringArray, description: 'Feature labels in `language`.' },
-    marketing_angles: { ...stringArray, description: '3–6 sentences in `language`.' },
-    transaction: { type: ['string', 'null'], enum: [...TRANSACTIONS, null] },
-    property_type: { type: ['string', 'null'], enum: [...PROPERTY_TYPES, null] },
-    surface_m2: nullable('number'),
-    surface_total_m2: nullable('number'),
-    rooms: nullable('integer'),
-    bedrooms: nullable('integer'),
-    bathrooms: nullable('integer'),
-    floor: nullable('integer'),
-    feature_keys: { type: 'array', items: { type: 'string', enum: [...FEATURE_KEYS] } },
-    price_per_m2_mad: nullable('number'),
-    price_original: { type: ['object', 'null'], properties: { amount: { type: 'number' }, currency: { type: 'string' } } },
-    market: MarketSchema,
-    target_buyer: {
-      type: 'object',
-      properties: {
-        primary: { type: 'string', enum: [...AUDIENCES] },
-        segments: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              key: { type: 'string', enum: [...AUDIENCES] },
-              label: { type: 'string' },
-              score: { type: 'number' },
-              reasons: stringArray,
-            },
-          },
-        },
-        demographics: {
-          type: 'object',
-          properties: {
-            household: { type: 'string' },
-            age_range: { type: 'string' },
-            budget_mad: { type: ['array', 'null'], items: { type: 'number' } },
-            financing: { type: 'string' },
-          },
-        },
-      },
-    },
-    photos: stringArray,
-    source: {
-      type: 'object',
-      properties: {
-        kind: { type: 'string', enum: ['url', 'html', 'text'] },
-        portal: { type: ['string', 'null'], enum: ['mubawab', 'avito', 'sarouty', 'yakeey', null] },
-        listing_id: nullable('string'),
-        url: nullable('string'),
-      },
-    },
-    language: { type: 'string', enum: [...LANGUAGES] },
-    warnings: { type: 'array', items: WarningSchema },
   },
 };
 
