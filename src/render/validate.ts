@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { requireListingUrl } from '../analysis/portals/index.js';
-import { badRequest, isAppError, type ErrorDetail } from '../core/errors.js';
+import { isAppError, type ErrorDetail } from '../core/errors.js';
 import {
   FEATURE_KEYS,
   LANGUAGES,
@@ -82,7 +82,7 @@ class Problems {
 /** A photo or logo reference: http(s) URL, asset:<id>, or (local mode) a path made absolute. */
 function imageRef(value: unknown, field: string, mode: 'local' | 'server', problems: Problems): string | null {
   if (typeof value !== 'string' || value.trim() === '') {
-    problems.add(field, 'must be a non-empty string: an http(s) URL, asset:<id>' + (mode === 'local' ? ' or a file path' : ''));
+    problems.add(field, 'must be a non-empty string: an http(s) URL, asset:<id>, or (CLI only) a file path');
     return null;
   }
   const ref = value.trim();
@@ -93,7 +93,7 @@ function imageRef(value: unknown, field: string, mode: 'local' | 'server', probl
       return null;
     }
     if (ASSET_REF.test(ref)) return ref;
-    problems.add(field, `has an unsupported scheme: use an http(s) URL or asset:<id>${mode === 'local' ? ', or a file path' : ''}`);
+    problems.add(field, 'has an unsupported scheme: use an http(s) URL, asset:<id>, or (CLI only) a file path');
     return null;
   }
   if (mode === 'server') {
@@ -351,7 +351,7 @@ export function validateRenderRequest(request: RenderRequest, mode: 'local' | 's
       const value = body.music.trim();
       if (value === 'auto' || value === 'none' || trackByName(value) !== undefined) music = value;
       else if (mode === 'local' && (value.includes('/') || value.includes('\\') || /\.[a-z0-9]{2,5}$/i.test(value))) music = isAbsolute(value) ? value : resolve(value);
-      else problems.add('music', `must be one of ${names.join(', ')}${mode === 'local' ? ', or an audio file path' : ''}`);
+      else problems.add('music', `must be one of ${names.join(', ')}, or (CLI only) an audio file path`);
     }
   }
 

@@ -1,12 +1,8 @@
 import { ERROR_CODES } from '../../core/errors.js';
 import {
-  AUDIENCES,
-  FEATURE_KEYS,
   JOB_STAGES,
   JOB_STATES,
   LANGUAGES,
-  PROPERTY_TYPES,
-  TRANSACTIONS,
   VIDEO_FORMATS,
 } from '../../core/types.js';
 
@@ -22,7 +18,6 @@ export { MarketSchema, PropertySchema, WarningSchema } from '../../core/property
 import { MarketSchema, PropertySchema, WarningSchema } from '../../core/property-schema.js';
 
 const nullable = (type: string): JsonSchema => ({ type: [type, 'null'] });
-const stringArray: JsonSchema = { type: 'array', items: { type: 'string' } };
 
 export const ErrorDetailSchema: JsonSchema = {
   type: 'object',
