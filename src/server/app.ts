@@ -1,12 +1,14 @@
 import type { Socket } from 'node:net';
+import compress from '@fastify/compress';
+import cors from '@fastify/cors';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { AppError } from '../core/errors.js';
 import { compileInputSchema, invalidInput, validationDetails } from '../core/requests.js';
 import { createAuthorizer, refundHook } from './auth.js';
 import { API_VERSION, DEFAULT_LIMITS, type ServerLimits } from './config.js';
-import { envelope, errorHandler, notFoundHandler, sendError } from './errors.js';
+import { envelope, errorHandler, notFoundHandler, sendError, withHeaders } from './errors.js';
 import { randomId } from './ids.js';
-import { SlidingWindowLimiter } from './rate-limit.js';
+import { TokenBucketLimiter } from './rate-limit.js';
 import { RouteRegistry } from './route-spec.js';
 import { accountRoutes } from './routes/account.js';
 import { analyzeRoutes } from './routes/analyze.js';
@@ -61,6 +63,55 @@ function clientErrorHandler(error: Error & { code?: string }, socket: Socket): v
   );
 }
 
+/** Headers a browser script may read on a cross-origin answer (CORS exposes only a few by default). */
+const EXPOSED_HEADERS = [
+  'ETag', 'Location', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset',
+  'X-Request-Id', 'X-API-Version', 'Idempotent-Replayed', 'Content-Range', 'Content-Disposition', 'Accept-Ranges', 'Link', 'Sunset',
+];
+
+/**
+ * CORS for the origins a deployment names (docs/api.md "CORS"): off by default. Keys travel in
+ * `Authorization`, never in cookies, so credentials are not allowed and `*` stays safe.
+ */
+function registerCors(app: FastifyInstance, origins: readonly string[] | undefined): void {
+  if (origins === undefined || origins.length === 0) return;
+  void app.register(cors, {
+    origin: origins.includes('*') ? '*' : [...origins],
+    credentials: false,
+    methods: ['GET', 'HEAD', 'POST'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-None-Match', 'If-Range', 'Range', 'X-Request-Id'],
+    exposedHeaders: EXPOSED_HEADERS,
+    maxAge: 600,
+    strictPreflight: false,
+  });
+}
+
+/** A JSON body, or none at all on routes that take no body (clients often send the header anyway). */
+function registerJsonParser(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '' && request.routeOptions.schema?.body === undefined) {
+      done(null, undefined);
+      return;
+    }
+    parseJson(request, text, done);
+  });
+}
+
+/** Methods a path answers, from the route table: for 405 + `Allow` instead of a bare 404. */
+function allowedMethods(registry: RouteRegistry, path: string): string[] {
+  const methods = new Set<string>();
+  for (const spec of registry.specs) {
+    const pattern = new RegExp(`^${spec.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+')}/?$`);
+    if (!pattern.test(path)) continue;
+    methods.add(spec.method);
+    if (spec.method === 'GET') methods.add('HEAD');
+  }
+  return [...methods];
+}
+
 export function buildApp(deps: ServerDeps): FastifyInstance {
   const now = deps.now ?? Date.now;
   const limits: ServerLimits = { ...DEFAULT_LIMITS, ...deps.limits };
@@ -89,12 +140,16 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
     },
   });
   app.setValidatorCompiler(validatorCompiler);
+  registerCors(app, deps.corsOrigins);
+  // Compressed answers when asked (Accept-Encoding); videos and images are already compressed.
+  void app.register(compress, { global: true, encodings: ['br', 'gzip', 'deflate'], threshold: 1024 });
+  registerJsonParser(app);
   // Bodies are JSON (or raw images on /assets); a text/plain body is refused, not half-parsed.
   app.removeContentTypeParser('text/plain');
 
   const registry = new RouteRegistry();
   const ctx: ServerContext = { deps, limits, registry, now, startedAt: now() };
-  const limiter = new SlidingWindowLimiter(now);
+  const limiter = new TokenBucketLimiter(now);
 
   app.decorateRequest('auth', null);
   let closing = false;
@@ -123,7 +178,14 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
     );
   });
   app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler(notFoundHandler);
+  app.setNotFoundHandler((request, reply) => {
+    const allow = allowedMethods(registry, request.url.split('?')[0]!);
+    if (allow.length === 0 || request.method === 'OPTIONS') return notFoundHandler(request, reply);
+    const problem = new AppError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${request.url.split('?')[0]!.slice(0, 200)}: use ${allow.join(', ')}.`, {
+      reason: 'method_not_allowed',
+    });
+    return sendError(request, reply, withHeaders(problem, { Allow: allow.join(', ') }));
+  });
 
   analyzeRoutes(app, ctx);
   renderRoutes(app, ctx);

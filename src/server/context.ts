@@ -36,6 +36,8 @@ export interface ServerDeps {
   log?: LogOptions | false;
   /** Fetches to loopback addresses are allowed (tests only): webhook URLs on 127.0.0.1 are accepted. */
   allowLoopbackFetch?: boolean;
+  /** Browser origins allowed by CORS (`--cors-origin`); none (the default) = no CORS headers. */
+  corsOrigins?: readonly string[];
 }
 
 export interface ServerContext {

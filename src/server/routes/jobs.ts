@@ -6,7 +6,8 @@ import type { JobRecord, ListJobsOptions } from '../../core/types.js';
 import type { ServerContext } from '../context.js';
 import { API_PREFIX } from '../config.js';
 import { envelope, withHeaders } from '../errors.js';
-import { parseRange } from '../http-range.js';
+import { notModified, parseRange, rangeStillValid } from '../http-range.js';
+import { createHash } from 'node:crypto';
 import { ErrorEnvelopeSchema, JobEnvelopeSchema, JobIdParamsSchema, JobSchema } from '../schemas/common.js';
 import { JobListQuerySchema } from '../schemas/requests.js';
 import { AUTH_ERRORS, caller, RATE_HEADERS } from './common.js';
@@ -62,7 +63,12 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
     async (request, reply) => {
       const job = ownJob(ctx, request);
       pollHint(reply, job);
-      return { ok: true, status: 'success', job };
+      const body = { ok: true, status: 'success', job };
+      // The job's own representation names its version: polling with If-None-Match costs no body.
+      const etag = `"${createHash('sha256').update(JSON.stringify(body)).digest('base64url').slice(0, 27)}"`;
+      reply.header('ETag', etag).header('Cache-Control', 'private, no-cache');
+      if (notModified(request.headers['if-none-match'], etag)) return reply.code(304).send();
+      return body;
     },
   );
 
@@ -156,8 +162,11 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
         .header('Content-Type', 'video/mp4')
         .header('Content-Disposition', `attachment; filename="${job.job_id}.mp4"`)
         .header('Last-Modified', info.mtime.toUTCString());
-      if (job.result?.sha256) reply.header('ETag', `"${job.result.sha256}"`);
-      const range = parseRange(request.headers.range, size);
+      const etag = job.result?.sha256 ? `"${job.result.sha256}"` : null;
+      if (etag !== null) reply.header('ETag', etag);
+      if (etag !== null && notModified(request.headers['if-none-match'], etag)) return reply.code(304).send();
+      const rangeHeader = rangeStillValid(request.headers['if-range'] as string | undefined, etag, info.mtime.toUTCString()) ? request.headers.range : undefined;
+      const range = parseRange(rangeHeader, size);
       if (range.kind === 'unsatisfiable') {
         const problem = new AppError('BAD_REQUEST', `The requested range is outside the video (${size} bytes).`, {
           reason: 'range_not_satisfiable',
