@@ -63,6 +63,9 @@ function clientErrorHandler(error: Error & { code?: string }, socket: Socket): v
   );
 }
 
+/** Every group of routes of API v1; a new group is one more entry. */
+const ROUTE_GROUPS = [analyzeRoutes, renderRoutes, jobRoutes, assetRoutes, accountRoutes, healthRoutes, retiredRoutes, openapiRoutes];
+
 /** Headers a browser script may read on a cross-origin answer (CORS exposes only a few by default). */
 const EXPOSED_HEADERS = [
   'ETag', 'Location', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset',
@@ -187,13 +190,9 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
     return sendError(request, reply, withHeaders(problem, { Allow: allow.join(', ') }));
   });
 
-  analyzeRoutes(app, ctx);
-  renderRoutes(app, ctx);
-  jobRoutes(app, ctx);
-  assetRoutes(app, ctx);
-  accountRoutes(app, ctx);
-  healthRoutes(app, ctx);
-  retiredRoutes(app, ctx);
-  openapiRoutes(app, ctx);
+  // Routes are added once the plugins above (CORS, compression) have loaded, so their hooks apply.
+  void app.register(async (routes) => {
+    for (const addRoutes of ROUTE_GROUPS) addRoutes(routes, ctx);
+  });
   return app;
 }

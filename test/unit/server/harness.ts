@@ -28,6 +28,8 @@ export interface HarnessOptions {
   validateRender?: (request: RenderRequest) => ValidRenderRequest | Promise<ValidRenderRequest>;
   analyze?: ServerDeps['analyze'];
   runWorkers?: boolean;
+  corsOrigins?: string[];
+  allowLoopbackFetch?: boolean;
 }
 
 /** A finished-looking render that writes a few bytes where the video belongs (route tests only; e2e renders for real). */
@@ -71,6 +73,8 @@ export function makeHarness(options: HarnessOptions = {}): Harness {
     limits: options.limits,
     now: options.now,
     log: { stream: sink, level: 'info' },
+    corsOrigins: options.corsOrigins,
+    allowLoopbackFetch: options.allowLoopbackFetch,
   });
   return {
     app,
