@@ -43,6 +43,8 @@ export interface RouteSpec {
   headers?: JsonSchema;
   responses: Record<string, ResponseSpec>;
   deprecated?: boolean;
+  /** A GET whose HEAD (answered by fastify) is documented as its own operation. */
+  head?: { operationId: string; summary: string };
 }
 
 declare module 'fastify' {

@@ -8,7 +8,7 @@ import type { AuthContext } from '../auth.js';
 import { API_PREFIX } from '../config.js';
 import { ErrorEnvelopeSchema, IdempotencyHeadersSchema, JobEnvelopeSchema } from '../schemas/common.js';
 import { RenderBodySchema } from '../schemas/requests.js';
-import { AUTH_ERRORS, caller, idempotencyKeyOf, RATE_HEADERS } from './common.js';
+import { AUTH_ERRORS, caller, idempotencyKeyOf, RATE_HEADERS, REPLAYED_HEADER } from './common.js';
 
 /** When a tenant is at its job limit, a slot usually frees within a render's length. */
 const BUSY_RETRY_AFTER_S = 30;
@@ -102,7 +102,7 @@ export function renderRoutes(app: FastifyInstance, ctx: ServerContext): void {
         '202': {
           description: 'The job, queued.',
           schema: JobEnvelopeSchema,
-          headers: { Location: { description: 'The job: /api/v1/jobs/{job_id}.', schema: { type: 'string' } }, ...RATE_HEADERS },
+          headers: { Location: { description: 'The job: /api/v1/jobs/{job_id}.', schema: { type: 'string' } }, ...RATE_HEADERS, ...REPLAYED_HEADER },
         },
         ...AUTH_ERRORS,
         '413': { description: 'PAYLOAD_TOO_LARGE: body over the limit.', schema: ErrorEnvelopeSchema },

@@ -16,6 +16,7 @@ export type JsonSchema = Record<string, unknown>;
 
 export { MarketSchema, PropertySchema, WarningSchema } from '../../core/property-schema.js';
 import { MarketSchema, PropertySchema, WarningSchema } from '../../core/property-schema.js';
+import { BrandingSchema } from '../../core/requests.js';
 
 const nullable = (type: string): JsonSchema => ({ type: [type, 'null'] });
 
@@ -30,7 +31,7 @@ export const ErrorDetailSchema: JsonSchema = {
 
 export const ErrorEnvelopeSchema: JsonSchema = {
   type: 'object',
-  description: 'Every failure of API v1 has this shape (DESIGN §5). `code` is stable; `reason` says which of several causes applies.',
+  description: 'Every failure of API v1 has this shape (docs/api.md). `code` is stable; `reason` says which of several causes applies.',
   required: ['ok', 'status', 'error'],
   properties: {
     ok: { const: false },
@@ -44,12 +45,18 @@ export const ErrorEnvelopeSchema: JsonSchema = {
         reason: {
           type: 'string',
           description:
-            'e.g. invalid_request, invalid_json, unsupported_media_type, unsupported_url, idempotency_key_reused, missing_key, invalid_key, ' +
-            'billing_scope, other_tenant, route_not_permitted, monthly_quota, analyze_rate, render_rate, job_reads_rate, concurrent_renders, queued_jobs, endpoint_retired',
+            'Which of several causes applies. Values: ' +
+            'invalid_request, invalid_json, invalid_field, invalid_job_id, invalid_content_length, invalid_image, invalid_webhook_url, unsupported_media_type, unsupported_url, ' +
+            'body_too_large, too_large, bad_url, bad_request, idempotency_key_reused, unknown_asset, range_not_satisfiable, ' +
+            'missing_key, malformed_header, invalid_key, billing_scope, other_tenant, route_not_permitted, monthly_quota, ' +
+            'analyze_rate, render_rate, job_reads_rate, account_rate, concurrent_renders, queued_jobs, ' +
+            'unknown_job, video_not_ready, no_video, unknown_route, method_not_allowed, endpoint_retired, ' +
+            'listing_removed, unrecognisable_text, forbidden_address, too_many_redirects, shutting_down, store_unavailable.',
         },
         details: { type: 'array', items: ErrorDetailSchema },
         request_id: { type: 'string' },
         successor: { type: 'string', description: 'Retired routes (410) only: the route to use instead.' },
+        resets_at: { type: 'string', format: 'date-time', description: 'QUOTA_EXCEEDED (`monthly_quota`) only: when the monthly quota starts again.' },
       },
     },
   },
@@ -96,11 +103,22 @@ export const JobSchema: JsonSchema = {
     result: VideoResultSchema,
     error: { type: ['object', 'null'], properties: { code: { type: 'string' }, message: { type: 'string' } } },
     warnings: { type: 'array', items: WarningSchema },
-    metadata: { type: ['object', 'null'] },
+    metadata: { type: ['object', 'null'], additionalProperties: true, description: 'The `metadata` given at submission, as given.' },
     links: {
       type: 'object',
       properties: { self: { type: 'string' }, video: nullable('string'), cancel: nullable('string') },
     },
+  },
+};
+
+/** The body of a webhook delivery (Standard Webhooks): the job as it ended. */
+export const WebhookEventSchema: JsonSchema = {
+  type: 'object',
+  required: ['type', 'timestamp', 'data'],
+  properties: {
+    type: { type: 'string', enum: ['job.succeeded', 'job.failed', 'job.canceled'] },
+    timestamp: { type: 'string', format: 'date-time' },
+    data: JobSchema,
   },
 };
 
@@ -142,4 +160,6 @@ export const COMPONENTS: Record<string, JsonSchema> = {
   VideoResult: VideoResultSchema,
   Job: JobSchema,
   JobEnvelope: JobEnvelopeSchema,
+  WebhookEvent: WebhookEventSchema,
+  Branding: BrandingSchema,
 };
