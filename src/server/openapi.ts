@@ -1,5 +1,6 @@
 import { API_VERSION } from './config.js';
 import type { RouteSpec } from './route-spec.js';
+import { RATE_HEADERS } from './routes/common.js';
 import { COMPONENTS, type JsonSchema } from './schemas/common.js';
 
 /**
@@ -75,10 +76,12 @@ function requestBodyOf(spec: RouteSpec): Json {
 
 function operationOf(spec: RouteSpec): Json {
   const responses: Record<string, Json> = {};
+  // Every answer of a rate-limited route (errors after the check included) carries its budget.
+  const rateHeaders = spec.access.policy === null ? {} : RATE_HEADERS;
   for (const [status, response] of Object.entries(spec.responses)) {
     responses[status] = {
       description: response.description,
-      headers: { ...COMMON_HEADERS, ...(response.headers ?? {}) },
+      headers: { ...COMMON_HEADERS, ...rateHeaders, ...(response.headers ?? {}) },
       ...(response.schema ? { content: { [response.contentType ?? 'application/json']: { schema: withRefs(response.schema) } } } : {}),
     };
   }
