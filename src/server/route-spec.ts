@@ -60,6 +60,12 @@ export class RouteRegistry {
 
   add(app: FastifyInstance, spec: RouteSpec, handler: RouteHandler): void {
     this.specs.push(spec);
+    // JSON answers are serialized by their documented schema: what is sent is what is declared.
+    const response = Object.fromEntries(
+      Object.entries(spec.responses)
+        .filter(([, answer]) => answer.schema !== undefined && (answer.contentType ?? 'application/json').includes('json'))
+        .map(([status, answer]) => [status, answer.schema!]),
+    );
     app.route({
       method: spec.method,
       url: spec.url,
@@ -69,6 +75,7 @@ export class RouteRegistry {
         ...(spec.params ? { params: spec.params } : {}),
         ...(spec.querystring ? { querystring: spec.querystring } : {}),
         ...(spec.headers ? { headers: spec.headers } : {}),
+        ...(Object.keys(response).length > 0 ? { response } : {}),
       },
       config: { access: spec.access },
       handler,
