@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import compress from '@fastify/compress';
 import cors from '@fastify/cors';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { AppError } from '../core/errors.js';
 import { compileInputSchema, invalidInput, validationDetails } from '../core/requests.js';
@@ -192,7 +193,9 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
 
   // Routes are added once the plugins above (CORS, compression) have loaded, so their hooks apply.
   void app.register(async (routes) => {
-    for (const addRoutes of ROUTE_GROUPS) addRoutes(routes, ctx);
+    // TypeBox schemas give the routes their request types (RouteRegistry.add infers them).
+    const typed = routes.withTypeProvider<TypeBoxTypeProvider>();
+    for (const addRoutes of ROUTE_GROUPS) addRoutes(typed, ctx);
   });
   return app;
 }

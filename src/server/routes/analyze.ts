@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AnalyzeRequest, AnalyzeResponse } from '../../core/types.js';
+import type { AnalyzeResponse } from '../../core/types.js';
 import { API_PREFIX } from '../config.js';
 import type { ServerContext } from '../context.js';
 import { IdempotencyHeadersSchema, ErrorEnvelopeSchema } from '../schemas/common.js';
@@ -32,7 +32,7 @@ export function analyzeRoutes(app: FastifyInstance, ctx: ServerContext): void {
     },
     async (request, reply) => {
       const auth = caller(request);
-      const body = request.body as AnalyzeRequest;
+      const body = request.body;
       const compute = async () => {
         const property = await ctx.deps.analyze(body, abortOnDisconnect(reply));
         const answer: AnalyzeResponse = { ok: true, status: 'success', property };

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError, badRequest, type ErrorDetail } from '../../core/errors.js';
-import type { JobRecord, RenderRequest } from '../../core/types.js';
+import type { JobRecord } from '../../core/types.js';
 import { assertPublicHost, ForbiddenAddressError } from '../../net/address-guard.js';
 import type { ValidRenderRequest } from '../../render/types.js';
 import type { ServerContext } from '../context.js';
@@ -111,7 +111,7 @@ export function renderRoutes(app: FastifyInstance, ctx: ServerContext): void {
     async (request, reply) => {
       const auth = caller(request);
       const tenant = auth.key.tenant;
-      const body = request.body as RenderRequest;
+      const body = request.body;
       const submit = async () => {
         const valid = await ctx.deps.validateRender(body);
         checkAssets(ctx, tenant, valid);
