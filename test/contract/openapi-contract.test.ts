@@ -12,10 +12,9 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import sharp from 'sharp';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyzeListing } from '../../src/analysis/analyze.js';
-import type { RenderEngine } from '../../src/jobs/manager.js';
 import { startServer, type RunningServer } from '../../src/server/start.js';
 import { REPO_ROOT } from '../helpers/cli.js';
+import { fakeRenderEngine } from '../unit/server/harness.js';
 
 /**
  * The contract as a third party sees it: a client generated from the served OpenAPI document
@@ -25,18 +24,6 @@ import { REPO_ROOT } from '../helpers/cli.js';
  */
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- walking an OpenAPI document
-
-/** A render that writes bytes where the video belongs: this test is about the API, not ffmpeg. */
-const fakeEngine: RenderEngine = async (request, ctx) => {
-  const { writeFile } = await import('node:fs/promises');
-  await writeFile(ctx.outputPath, Buffer.alloc(4096, 9));
-  const listing = request.listing ?? (await analyzeListing(request.input));
-  return {
-    result: { width: 1280, height: 720, fps: 60, duration_s: 12, size_bytes: 4096, video_codec: 'h264', audio_codec: 'aac', audio_bitrate_kbps: 160, sha256: 'cd'.repeat(32) },
-    listing,
-    warnings: [],
-  };
-};
 
 interface Exchange {
   method: string;
@@ -80,7 +67,7 @@ describe('API v1 contract, as a generated client sees it', () => {
       });
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    server = await startServer({ dataDir: dir, host: '127.0.0.1', port: 0, engine: fakeEngine, allowLoopbackFetch: true, log: false, webhookPollMs: 50 });
+    server = await startServer({ dataDir: dir, host: '127.0.0.1', port: 0, engine: fakeRenderEngine(4096, 12), allowLoopbackFetch: true, log: false, webhookPollMs: 50 });
     const served = await fetch(`${server.url}/api/v1/openapi.json`);
     expect(served.status).toBe(200);
     documentText = await served.text();
