@@ -90,7 +90,7 @@ export const RenderRequestSchema = Type.Object(
       ),
       template: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_TEMPLATE_NAME_CHARS, description: 'classic (default), luxury, social, …' })),
       format: Type.Optional(Type.Union(VIDEO_FORMATS.map((f) => Type.Literal(f)), { default: 'landscape' })),
-      duration_s: Type.Optional(Type.Number({ minimum: MIN_DURATION_S, maximum: MAX_DURATION_S, description: "Default: the template's." })),
+      duration_s: Type.Optional(Type.Number({ minimum: MIN_DURATION_S, maximum: MAX_DURATION_S, 'x-unit': 'seconds', description: "Default: the template's." })),
       music: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_URL_CHARS, description: '`auto`, `none` or a bundled track name.' })),
       branding: Type.Optional(BrandingSchema),
       webhook_url: Type.Optional(
@@ -160,7 +160,10 @@ function messageOf(error: AjvLikeError): string {
       return `has more than ${String(error.params.limit)} entries`;
     case 'minimum':
     case 'maximum':
-      if (typeof schema.minimum === 'number' && typeof schema.maximum === 'number') return `must be a number from ${schema.minimum} to ${schema.maximum}`;
+      if (typeof schema.minimum === 'number' && typeof schema.maximum === 'number') {
+        const unit = typeof schema['x-unit'] === 'string' ? ` of ${schema['x-unit']}` : '';
+        return `must be a number${unit} from ${schema.minimum} to ${schema.maximum}`;
+      }
       return `must be ${error.keyword === 'minimum' ? '≥' : '≤'} ${String(error.params.limit)}`;
     default:
       return error.message ?? 'is invalid';

@@ -47,7 +47,7 @@ describe('validateRenderRequest', () => {
         'webhook_url', 'metadata',
       ].sort(),
     );
-    expect(error.message).toMatch(/duration_s must be a number from 10 to 90/);
+    expect(error.message).toMatch(/duration_s must be a number of seconds from 10 to 90/);
     expect(error.message).toMatch(/template must be one of classic, luxury, social/);
   });
 
