@@ -32,6 +32,7 @@ const CASES: Case[] = [
   { name: 'unknown template', flags: ['--template', 'fancy'], column: ['template', 'fancy'], body: { template: 'fancy' }, field: 'template' },
   { name: 'duration below the minimum', flags: ['--duration', '5'], column: ['duration_s', '5'], body: { duration_s: 5 }, field: 'duration_s' },
   { name: 'duration above the maximum', flags: ['--duration', '120'], column: ['duration_s', '120'], body: { duration_s: 120 }, field: 'duration_s' },
+  { name: 'photo URL without a host', flags: ['--photos', 'https://'], column: ['photos', 'https://'], body: { photos: ['https://'] }, field: 'photos[0]' },
   { name: 'unknown music', flags: ['--music', 'jazz'], column: ['music', 'jazz'], body: { music: 'jazz' }, field: 'music' },
 ];
 
