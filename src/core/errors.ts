@@ -12,6 +12,7 @@ export const ERROR_CODES = {
   INSUFFICIENT_SCOPE: { httpStatus: 403, exitCode: 4 },
   QUOTA_EXCEEDED: { httpStatus: 403, exitCode: 5 },
   NOT_FOUND: { httpStatus: 404, exitCode: 2 },
+  METHOD_NOT_ALLOWED: { httpStatus: 405, exitCode: 2 },
   GONE: { httpStatus: 410, exitCode: 2 },
   PAYLOAD_TOO_LARGE: { httpStatus: 413, exitCode: 2 },
   RATE_LIMIT_EXCEEDED: { httpStatus: 429, exitCode: 5 },

@@ -241,14 +241,9 @@ export interface Property {
   provenance: Provenance;
 }
 
-export interface AnalyzeRequest {
-  url?: string;
-  /** A saved page; with it nothing is fetched. */
-  html?: string;
-  description?: string;
-  language?: Language;
-  target_audience?: AudienceRequest;
-}
+/** Inputs are defined once, as schemas, in requests.ts: these are their TypeScript types. */
+export type { AnalyzeRequest, Branding, RenderRequest } from './requests.js';
+import type { AnalyzeRequest, RenderRequest } from './requests.js';
 
 export interface AnalyzeResponse {
   ok: true;
@@ -259,31 +254,7 @@ export interface AnalyzeResponse {
 export const VIDEO_FORMATS = ['landscape', 'portrait', 'square'] as const;
 export type VideoFormat = (typeof VIDEO_FORMATS)[number];
 
-export interface Branding {
-  agency_name?: string;
-  agent_name?: string;
-  phone?: string;
-  email?: string;
-  logo_url?: string;
-  primary_color?: string;
-  unbranded?: boolean;
-}
 
-/** Body of POST /api/v1/render-video and what `immoreel render` builds from its flags. */
-export interface RenderRequest extends AnalyzeRequest {
-  /** An analysis `property` object, to skip analysis. */
-  listing?: Property;
-  /** URLs, `asset:<id>`, or (local mode only) file paths. Default: the page's photos. */
-  photos?: string[];
-  template?: string;
-  format?: VideoFormat;
-  duration_s?: number;
-  /** `auto`, `none`, a bundled track name, or (local mode only) an audio file path. */
-  music?: string;
-  branding?: Branding;
-  webhook_url?: string;
-  metadata?: Record<string, unknown>;
-}
 
 export const JOB_STATES = ['queued', 'running', 'succeeded', 'failed', 'canceled'] as const;
 export type JobState = (typeof JOB_STATES)[number];

@@ -14,5 +14,4 @@ export const AUDIO_RATE = 48_000;
 export const AUDIO_BITRATE_KBPS = 160;
 /** Longest gap between two keyframes (docs/rendering.md); the encoder is asked for one every second. */
 export const MAX_KEYFRAME_INTERVAL_S = 2;
-export const MIN_DURATION_S = 10;
-export const MAX_DURATION_S = 90;
+export { MAX_DURATION_S, MIN_DURATION_S } from '../core/requests.js';

@@ -4,7 +4,7 @@ import { policyLimit, type ServerLimits } from './config.js';
 import { withExtras, withHeaders } from './errors.js';
 import type { ApiKeyRecord, KeyStore } from './keys.js';
 import type { Reservation, UsageStore } from './quota.js';
-import { rateLimitHeaders, type SlidingWindowLimiter } from './rate-limit.js';
+import { rateLimitHeaders, type TokenBucketLimiter } from './rate-limit.js';
 import type { RouteAccess } from './route-spec.js';
 
 /**
@@ -49,7 +49,7 @@ export function bearerToken(header: string | string[] | undefined): string {
 export interface AuthorizerOptions {
   keys: KeyStore;
   usage: UsageStore;
-  limiter: SlidingWindowLimiter;
+  limiter: TokenBucketLimiter;
   limits: ServerLimits;
   now: () => number;
   /** Stored idempotent answers: a replay takes no quota (docs/security.md). */

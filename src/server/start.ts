@@ -26,6 +26,8 @@ export interface StartOptions {
   /** Lets server-side fetches reach 127.0.0.1/::1 (tests with loopback fixture servers only). */
   allowLoopbackFetch?: boolean;
   log?: LogOptions | false;
+  /** Browser origins allowed by CORS; none = CORS off. */
+  corsOrigins?: readonly string[];
   webhookBackoffMs?: number[];
   webhookPollMs?: number;
   /** Test seam: a fake render engine. */
@@ -91,6 +93,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     limits: options.limits,
     log: options.log,
     allowLoopbackFetch: allowLoopback,
+    corsOrigins: options.corsOrigins,
   });
 
   const webhooks = new WebhookDispatcher({

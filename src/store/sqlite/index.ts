@@ -1,5 +1,5 @@
 import { JobStore } from '../../jobs/store.js';
-import { SlidingWindowLimiter } from '../../server/rate-limit.js';
+import { TokenBucketLimiter } from '../../server/rate-limit.js';
 import { openServerStore, type ServerStore } from '../../server/store.js';
 import type { AssetRow, RecordStore } from '../types.js';
 
@@ -19,7 +19,7 @@ export function openSqliteRecordStore(dataDir: string, options: { now?: () => nu
     jobStore.close();
     throw error;
   }
-  const limiter = new SlidingWindowLimiter(now);
+  const limiter = new TokenBucketLimiter(now);
   const db = server.db;
   // Runs synchronous work as a promise, so a throw becomes a rejection exactly as in PostgreSQL.
   const later = <T>(work: () => T): Promise<T> => new Promise((resolve) => resolve(work()));

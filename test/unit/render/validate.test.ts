@@ -68,10 +68,13 @@ describe('validateRenderRequest', () => {
   });
 
   it('checks a listing object field by field and keeps what it needs', () => {
-    const valid = validateRenderRequest({ listing: { title: 'Villa', city: 'Marrakech', price_mad: 4_500_000, features: ['Piscine'], marketing_angles: [], photos: ['https://cdn.example.com/villa.jpg'] } } as unknown as RenderRequest, 'local');
+    const valid = validateRenderRequest({ listing: { title: 'Villa', city: 'Marrakech', district: null, currency: 'MAD', price_mad: 4_500_000, features: ['Piscine'], marketing_angles: [], photos: ['https://cdn.example.com/villa.jpg'] } } as unknown as RenderRequest, 'local');
     expect(valid.listing).toMatchObject({ title: 'Villa', city: 'Marrakech', price_mad: 4_500_000, surface_m2: null, feature_keys: [], currency: 'MAD' });
-    const error = refusal({ listing: { title: 3, price_mad: -1, feature_keys: ['jacuzzi'], transaction: 'swap' } });
-    expect(fields(error).sort()).toEqual(['listing.feature_keys', 'listing.price_mad', 'listing.title', 'listing.transaction']);
+    const contract = { city: null, district: null, currency: 'MAD', features: [], marketing_angles: [] };
+    const error = refusal({ listing: { ...contract, title: 3, price_mad: -1, feature_keys: ['jacuzzi'], transaction: 'swap' } });
+    expect(fields(error).sort()).toEqual(['listing.feature_keys[0]', 'listing.price_mad', 'listing.title', 'listing.transaction']);
+    // The listing is an analysis `Property`: its contract fields are required.
+    expect(fields(refusal({ listing: { title: 'Villa' } })).sort()).toEqual(['listing.city', 'listing.currency', 'listing.district', 'listing.features', 'listing.marketing_angles', 'listing.price_mad']);
   });
 
   it('lets local mode use file paths, made absolute, and refuses them on the server', () => {
