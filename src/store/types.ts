@@ -111,7 +111,7 @@ export interface WebhookRecords {
   record(jobId: string, outcome: { state: DeliveryState; status: number | null; error: string | null; nextAttemptAt: number | null }): Promise<void>;
 }
 
-/** Sliding-window rate limits, per key across all nodes (src/server/rate-limit.ts defines the semantics). */
+/** Token-bucket rate limits, per key across all nodes (src/server/rate-limit.ts defines the semantics). */
 export interface RateLimitRecords {
   take(policy: RatePolicy, partition: string): Promise<RateDecision>;
 }

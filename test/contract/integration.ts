@@ -79,7 +79,7 @@ export async function runIntegration(baseUrl: string, apiKey: string, photo: Uin
   const listed = await client.GET('/api/v1/jobs', { params: { query: { limit: 10 } } });
   if (listed.data === undefined) throw new Error('list failed');
 
-  const other = await client.POST('/api/v1/render-video', { body: { description: 'Villa à Marrakech, 4 chambres, piscine. Prix : 4 500 000 DH.' } });
+  const other = await client.POST('/api/v1/render-video', { body: { description: 'Villa à Marrakech, 4 chambres, piscine. Prix : 4 500 000 DH.', photos: [`asset:${assetId}`] } });
   if (other.data === undefined) throw new Error('second render failed');
   const canceled = await client.POST('/api/v1/jobs/{job_id}/cancel', { params: { path: { job_id: other.data.job.job_id } } });
   if (canceled.data === undefined) throw new Error('cancel failed');

@@ -36,17 +36,20 @@ export function analyzeRoutes(app: FastifyInstance, ctx: ServerContext): void {
       const compute = async () => {
         const property = await ctx.deps.analyze(body, abortOnDisconnect(reply));
         const answer: AnalyzeResponse = { ok: true, status: 'success', property };
-        return { value: answer, store: { statusCode: 200, body: JSON.stringify(answer), jobId: null } };
+        // Serialized once by the route's response schema, so a replay sends the very same bytes.
+        const json = String(reply.serialize(answer));
+        return { value: json, store: { statusCode: 200, body: json, jobId: null } };
       };
       const idempotencyKey = idempotencyKeyOf(request);
-      if (idempotencyKey === null) return (await compute()).value;
+      const json = 'application/json; charset=utf-8';
+      if (idempotencyKey === null) return reply.type(json).send((await compute()).value);
       const outcome = await ctx.deps.store.idempotency.run(auth.key.key_id, idempotencyKey, 'POST /analyze', body, compute);
-      if (!outcome.replayed) return outcome.value;
+      if (!outcome.replayed) return reply.type(json).send(outcome.value);
       auth.refund = true;
       return reply
         .code(outcome.stored.statusCode)
         .header('Idempotent-Replayed', 'true')
-        .type('application/json; charset=utf-8')
+        .type(json)
         .send(outcome.stored.body);
     },
   );

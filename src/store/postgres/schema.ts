@@ -122,6 +122,23 @@ const SERVER: PgMigration[] = [
       CREATE INDEX server_rate_hits_window ON server_rate_hits(policy, partition, at_ms);
     `);
   },
+  // Rate limits become token buckets (docs/api.md "Rate limits"): one row per (policy, key) with
+  // the tokens left and when they were counted. The sliding-window log goes: a bucket starts full.
+  async (client) => {
+    await client.query(`
+      CREATE TABLE server_rate_buckets (
+        policy TEXT NOT NULL,
+        partition TEXT NOT NULL,
+        tokens DOUBLE PRECISION NOT NULL,
+        -- The JS millisecond clock value the tokens were counted at, kept as the in-memory limiter keeps it.
+        counted_at DOUBLE PRECISION NOT NULL,
+        -- Whether the request that last wrote the row got a token (RETURNING sees only the new row).
+        last_taken BOOLEAN NOT NULL,
+        PRIMARY KEY (policy, partition)
+      );
+      DROP TABLE server_rate_hits;
+    `);
+  },
 ];
 
 export const SCHEMA: Record<string, PgMigration[]> = { jobs: JOBS, server: SERVER };

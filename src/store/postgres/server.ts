@@ -13,8 +13,9 @@ import { withTransaction, type Client, type Pool } from './pool.js';
 /**
  * The server's records in PostgreSQL, with the semantics of the SQLite stores in src/server/.
  * Where SQLite relies on its single writer (check-then-write in one IMMEDIATE transaction), these
- * take a transaction-scoped advisory lock on the one thing being checked (a key's quota, a rate
- * window, an idempotency key), so API nodes on different machines serialise exactly there.
+ * take a transaction-scoped advisory lock on the one thing being checked (a key's quota, an
+ * idempotency key) or update its one row atomically (a rate-limit bucket), so API nodes on
+ * different machines serialise exactly there.
  */
 
 /** `pg_advisory_xact_lock(hashtextextended(name, 0))`: held until the transaction ends. */
@@ -301,30 +302,46 @@ export class PostgresWebhookRecords implements WebhookRecords {
   }
 }
 
-/** The sliding-window log of src/server/rate-limit.ts, one row per admitted request, shared by all nodes. */
+/**
+ * The token bucket of src/server/rate-limit.ts (`TokenBucketLimiter`, docs/api.md "Rate limits"),
+ * shared by all nodes: one row per (policy, key) with the tokens left and when they were counted.
+ * One statement refills, takes and answers: `INSERT … ON CONFLICT DO UPDATE` locks the row, so
+ * concurrent requests from any node queue on it and each sees the tokens the previous one left
+ * (a missing row is a full bucket). The refill is the limiter's arithmetic, in the same order on
+ * the same doubles (`float8`), so both backends give the same decisions to the token.
+ */
 export class PostgresRateLimitRecords implements RateLimitRecords {
   constructor(
     private readonly pool: Pool,
     private readonly now: () => number,
   ) {}
 
-  take(policy: RatePolicy, partition: string): Promise<RateDecision> {
+  async take(policy: RatePolicy, partition: string): Promise<RateDecision> {
     const now = this.now();
-    return withTransaction(this.pool, async (client) => {
-      await lockName(client, `rate:${policy.name}\n${partition}`);
-      await client.query('DELETE FROM server_rate_hits WHERE policy = $1 AND partition = $2 AND at_ms <= $3', [policy.name, partition, now - policy.windowMs]);
-      const { rows } = await client.query<{ n: number; oldest: number | null }>(
-        'SELECT COUNT(*) AS n, MIN(at_ms) AS oldest FROM server_rate_hits WHERE policy = $1 AND partition = $2',
-        [policy.name, partition],
-      );
-      const { n, oldest } = rows[0]!;
-      const secondsUntilSlot = (first: number | null): number => (first === null ? 0 : Math.max(1, Math.ceil((first + policy.windowMs - now) / 1000)));
-      if (n >= policy.limit) {
-        const wait = secondsUntilSlot(oldest);
-        return { allowed: false, limit: policy.limit, remaining: 0, resetS: wait, retryAfterS: wait };
-      }
-      await client.query('INSERT INTO server_rate_hits (policy, partition, at_ms) VALUES ($1, $2, $3)', [policy.name, partition, now]);
-      return { allowed: true, limit: policy.limit, remaining: policy.limit - n - 1, resetS: secondsUntilSlot(oldest ?? now), retryAfterS: 0 };
-    });
+    const perMs = policy.limit / policy.windowMs;
+    const { rows } = await this.pool.query<{ tokens: number; last_taken: boolean }>(
+      `INSERT INTO server_rate_buckets AS b (policy, partition, tokens, counted_at, last_taken)
+       SELECT $1, $2, CASE WHEN fresh.tokens >= 1 THEN fresh.tokens - 1 ELSE fresh.tokens END, $4::float8, fresh.tokens >= 1
+       FROM (SELECT $3::float8 AS tokens) fresh
+       ON CONFLICT (policy, partition) DO UPDATE SET (tokens, counted_at, last_taken) = (
+         SELECT CASE WHEN r.tokens >= 1 THEN r.tokens - 1 ELSE r.tokens END, $4::float8, r.tokens >= 1
+         FROM (SELECT LEAST($3::float8, b.tokens + ($4::float8 - b.counted_at) * $5::float8) AS tokens) r
+       )
+       RETURNING tokens, last_taken`,
+      [policy.name, partition, policy.limit, now, perMs],
+    );
+    return bucketDecision(policy, rows[0]!.tokens, rows[0]!.last_taken);
   }
+}
+
+/**
+ * What `TokenBucketLimiter.take` answers, from the bucket after the request: `tokens` left and
+ * whether this request `taken` one (refused, the bucket is unchanged and below one token).
+ */
+function bucketDecision(policy: RatePolicy, tokens: number, taken: boolean): RateDecision {
+  const perMs = policy.limit / policy.windowMs;
+  // Seconds until the bucket holds `wanted` tokens again.
+  const secondsUntil = (have: number, wanted: number): number => (have >= wanted ? 0 : Math.max(1, Math.ceil((wanted - have) / perMs / 1000 - 1e-9)));
+  if (!taken) return { allowed: false, limit: policy.limit, remaining: 0, resetS: secondsUntil(tokens, policy.limit), retryAfterS: secondsUntil(tokens, 1) };
+  return { allowed: true, limit: policy.limit, remaining: Math.floor(tokens), resetS: secondsUntil(tokens, policy.limit), retryAfterS: 0 };
 }

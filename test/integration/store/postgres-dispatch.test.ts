@@ -26,7 +26,8 @@ function newJob(): NewJob {
   return {
     jobId: newJobId(),
     tenant: 'acme',
-    request: validateRenderRequest({ description: 'Riad 200 m² à Fès, 2 300 000 DH' }, 'server'),
+    // The stores never fetch photos: a URL makes the request valid (a description alone has none).
+    request: validateRenderRequest({ description: 'Riad 200 m² à Fès, 2 300 000 DH', photos: ['https://photos.example.com/patio.jpg'] }, 'server'),
     inputHash: 'h'.repeat(64),
     allowLocalFiles: false,
     linkBase: 'http://127.0.0.1:8787/api/v1',
@@ -59,10 +60,35 @@ describe('PostgreSQL migrations', () => {
           { component: 'server', applied: SCHEMA.server!.length, available: SCHEMA.server!.length },
         ]);
       }
-      const { rows } = await pools[0]!.query<{ n: number }>("SELECT COUNT(*) AS n FROM pg_tables WHERE tablename IN ('jobs', 'server_api_keys', 'server_rate_hits')");
-      expect(rows[0]!.n).toBe(3);
+      const { rows } = await pools[0]!.query<{ tablename: string }>(
+        "SELECT tablename FROM pg_tables WHERE tablename IN ('jobs', 'server_api_keys', 'server_rate_buckets', 'server_rate_hits') ORDER BY tablename",
+      );
+      expect(rows.map((r) => r.tablename)).toEqual(['jobs', 'server_api_keys', 'server_rate_buckets']);
     } finally {
       await Promise.all(pools.map((pool) => pool.end()));
+    }
+  });
+
+  it('upgrade a database of the sliding-window rate limits to token buckets', async () => {
+    const url = await postgres.createDatabase();
+    const pool = createPool(url);
+    try {
+      const shipped = { jobs: SCHEMA.jobs!, server: SCHEMA.server!.slice(0, 1) };
+      await migrate(pool, shipped);
+      await pool.query("INSERT INTO server_rate_hits (policy, partition, at_ms) VALUES ('analyze', 'key_a', 1)");
+      expect(await migrate(pool)).toContainEqual({ component: 'server', applied: SCHEMA.server!.length, available: SCHEMA.server!.length });
+      const { rows } = await pool.query<{ hits: string | null; buckets: string | null }>(
+        "SELECT to_regclass('server_rate_hits')::text AS hits, to_regclass('server_rate_buckets')::text AS buckets",
+      );
+      expect(rows[0]).toEqual({ hits: null, buckets: 'server_rate_buckets' });
+    } finally {
+      await pool.end();
+    }
+    const store = await openPostgresRecordStore(url, { dataDir: '/tmp/unused' });
+    try {
+      expect(await store.rateLimits.take({ name: 'analyze', limit: 2, windowMs: 60_000 }, 'key_a')).toMatchObject({ allowed: true, remaining: 1 });
+    } finally {
+      await store.close();
     }
   });
 

@@ -38,7 +38,8 @@ function newJob(tenant = 'acme', description = 'Appartement 120 m² à Maarif, C
   return {
     jobId: newJobId(),
     tenant,
-    request: validateRenderRequest({ description, metadata: { crm_id: 'A-1' } }, 'server'),
+    // The stores never fetch photos: a URL makes the request valid (a description alone has none).
+    request: validateRenderRequest({ description, photos: ['https://photos.example.com/salon.jpg'], metadata: { crm_id: 'A-1' } }, 'server'),
     inputHash: 'h'.repeat(64),
     allowLocalFiles: false,
     linkBase: 'http://127.0.0.1:8787/api/v1',
@@ -273,18 +274,58 @@ describe.each(implementations)('record store contract: %s', (_name, open) => {
     await store.close();
   });
 
-  it('rate-limits with a sliding window, exactly, under concurrent requests', async () => {
+  it('rate-limits with a token bucket, exactly, under concurrent requests', async () => {
     const store = await open();
+    const start = clock;
+    // 3 tokens, refilled at 3 a minute: one token every 20 s.
     const policy = { name: 'analyze', limit: 3, windowMs: 60_000 };
-    const decisions = await Promise.all(Array.from({ length: 6 }, () => store.rateLimits.take(policy, 'key_a')));
-    expect(decisions.filter((d) => d.allowed).length).toBe(3);
-    const refused = decisions.find((d) => !d.allowed)!;
-    expect(refused).toMatchObject({ remaining: 0, retryAfterS: 60, limit: 3 });
-    expect((await store.rateLimits.take(policy, 'key_b')).allowed).toBe(true);
-    clock += 60_000;
-    expect(await store.rateLimits.take(policy, 'key_a')).toMatchObject({ allowed: true, remaining: 2 });
-    clock -= 60_000;
+    const burst = await Promise.all(Array.from({ length: 6 }, () => store.rateLimits.take(policy, 'key_a')));
+    const allowed = burst.filter((d) => d.allowed);
+    expect(allowed.map((d) => d.remaining).sort()).toEqual([0, 1, 2]);
+    expect(allowed.map((d) => d.retryAfterS)).toEqual([0, 0, 0]);
+    for (const refused of burst.filter((d) => !d.allowed)) {
+      expect(refused).toEqual({ allowed: false, limit: 3, remaining: 0, resetS: 60, retryAfterS: 20 });
+    }
+    expect(await store.rateLimits.take(policy, 'key_b')).toEqual({ allowed: true, limit: 3, remaining: 2, resetS: 20, retryAfterS: 0 });
+    expect((await store.rateLimits.take({ ...policy, name: 'render' }, 'key_a')).allowed).toBe(true);
+    clock += 10_000; // half a token back: Retry-After says when the whole one is there
+    expect(await store.rateLimits.take(policy, 'key_a')).toEqual({ allowed: false, limit: 3, remaining: 0, resetS: 50, retryAfterS: 10 });
+    // A client pacing at the refill rate after its burst is never refused.
+    for (let i = 0; i < 5; i += 1) {
+      clock += i === 0 ? 10_000 : 20_000;
+      expect(await store.rateLimits.take(policy, 'key_a')).toEqual({ allowed: true, limit: 3, remaining: 0, resetS: 60, retryAfterS: 0 });
+    }
+    // Idle for ten minutes: the bucket is full, never more than `limit`; a concurrent burst takes exactly that.
+    clock += 600_000;
+    const again = await Promise.all(Array.from({ length: 5 }, () => store.rateLimits.take(policy, 'key_a')));
+    expect(again.filter((d) => d.allowed).map((d) => d.remaining).sort()).toEqual([0, 1, 2]);
+    clock = start;
     await store.close();
+  });
+});
+
+describe('both record stores rate-limit alike', () => {
+  it('give the same decision for every request of a concurrent, irregular history', async () => {
+    const start = clock;
+    const histories: string[][] = [];
+    for (const [, open] of implementations) {
+      const store = await open();
+      clock = start;
+      // 7 a minute: a token every 8.571… s, so buckets hold fractions of a token.
+      const policy = { name: 'render', limit: 7, windowMs: 60_000 };
+      const decisions: string[] = [];
+      for (const [stepMs, concurrent] of [[0, 9], [3_333, 2], [1_001, 1], [8_571, 3], [17_143, 4], [59_999, 10], [1, 1], [120_000, 8]] as const) {
+        clock += stepMs;
+        const batch = await Promise.all(Array.from({ length: concurrent }, () => store.rateLimits.take(policy, 'key_a')));
+        // Concurrent requests are served in some order: compare each batch as a set of answers.
+        decisions.push(batch.map((d) => JSON.stringify(d)).sort().join(' '));
+      }
+      histories.push(decisions);
+      await store.close();
+    }
+    clock = start;
+    expect(histories[0]!.length).toBe(8);
+    expect(histories[1]).toEqual(histories[0]);
   });
 });
 

@@ -21,7 +21,7 @@ describe('validateRenderRequest', () => {
     expect(refusal({ description: 'Villa 300 m² à Marrakech, 4 500 000 DH' }).details).toEqual([
       { field: 'photos', message: expect.stringMatching(/a description has none/) },
     ]);
-    expect(fields(refusal({ listing: { title: 'Villa', photos: [] } }))).toEqual(['photos']);
+    expect(fields(refusal({ listing: { title: 'Villa', city: null, district: null, price_mad: null, currency: 'MAD', features: [], marketing_angles: [], photos: [] } }))).toEqual(['photos']);
   });
 
   it('fills the defaults of a minimal request', () => {
@@ -74,7 +74,7 @@ describe('validateRenderRequest', () => {
     const error = refusal({ listing: { ...contract, title: 3, price_mad: -1, feature_keys: ['jacuzzi'], transaction: 'swap' } });
     expect(fields(error).sort()).toEqual(['listing.feature_keys[0]', 'listing.price_mad', 'listing.title', 'listing.transaction']);
     // The listing is an analysis `Property`: its contract fields are required.
-    expect(fields(refusal({ listing: { title: 'Villa' } })).sort()).toEqual(['listing.city', 'listing.currency', 'listing.district', 'listing.features', 'listing.marketing_angles', 'listing.price_mad']);
+    expect(fields(refusal({ listing: { title: 'Villa' }, photos: ['https://cdn.example.com/villa.jpg'] })).sort()).toEqual(['listing.city', 'listing.currency', 'listing.district', 'listing.features', 'listing.marketing_angles', 'listing.price_mad']);
   });
 
   it('lets local mode use file paths, made absolute, and refuses them on the server', () => {

@@ -18,6 +18,7 @@ const LISTING = {
   city: 'Casablanca',
   district: 'Maarif',
   price_mad: 1_850_000,
+  currency: 'MAD',
   features: ['Terrasse'],
   marketing_angles: [],
   photos: ['https://cdn.example.com/1.jpg'],
