@@ -3,7 +3,7 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AppError, badRequest } from '../core/errors.js';
 import type { JobList, JobRecord, JobState, ListJobsOptions } from '../core/types.js';
-import type { ValidRenderRequest } from '../render/types.js';
+import type { RenderContext, ValidRenderRequest } from '../render/types.js';
 import { defaultEngine, type RenderEngine } from './engine.js';
 import { hashInputs } from './hash.js';
 import { assertJobId, newJobId } from './ids.js';
@@ -26,6 +26,8 @@ export interface JobManagerOptions {
   allowLocalFiles?: boolean;
   /** Server mode: renders' guarded fetches may reach loopback (tests with fixture servers only). */
   allowLoopbackFetch?: boolean;
+  /** How renders analyse their listing input (the server: its worker-thread pool); default in-process. */
+  analyze?: RenderContext['analyze'];
   /** e.g. '/api/v1' → links.self '/api/v1/jobs/ID'; absent → local file links. */
   linkBase?: string;
   /** Wall-clock limit of one render (default 30 min). */
@@ -94,6 +96,7 @@ export class JobManager {
       watchdogMs: options.watchdogMs ?? DEFAULT_WATCHDOG_MS,
       resolveAsset: options.resolveAsset,
       allowLoopbackFetch: options.allowLoopbackFetch === true,
+      analyze: options.analyze,
       onTerminal: (row) => manager?.emitTerminal(row),
     });
     manager = new JobManager(store, pool, options);

@@ -105,6 +105,7 @@ export interface PoolOptions {
   watchdogMs: number;
   resolveAsset?: (tenant: string, assetId: string) => Promise<string>;
   allowLoopbackFetch: boolean;
+  analyze?: RenderContext['analyze'];
   onTerminal: (row: JobRow) => void;
 }
 
@@ -300,6 +301,7 @@ export class WorkerPool {
         watchdogMs,
         allowLocalFiles: row.allow_local_files === 1,
         allowLoopbackFetch: this.options.allowLoopbackFetch,
+        ...(this.options.analyze === undefined ? {} : { analyze: this.options.analyze }),
         ...(resolveAsset === undefined ? {} : { resolveAsset: (assetId: string) => resolveAsset(row.tenant, assetId) }),
       };
       // Canceled while the directory was being prepared: an abort event would never reach the engine.

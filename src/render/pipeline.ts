@@ -102,7 +102,7 @@ export async function renderListing(request: ValidRenderRequest, ctx: RenderCont
     const fetchPage = guarded
       ? (url: string, options: FetchPageOptions) => fetchListingPage(url, { ...options, guardAddresses: true, allowLoopback: ctx.allowLoopbackFetch === true })
       : undefined;
-    const listing = request.listing ?? (await analyzeListing(request.input, { signal, fetchPage }));
+    const listing = request.listing ?? (await (ctx.analyze ? ctx.analyze(request.input, signal) : analyzeListing(request.input, { signal, fetchPage })));
     warnings.push(...listing.warnings);
     lap('analysis');
 

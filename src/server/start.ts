@@ -59,6 +59,11 @@ function listenError(error: unknown, options: StartOptions): unknown {
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const allowLoopback = options.allowLoopbackFetch === true;
   const store = openServerStore(options.dataDir);
+  const fetchPage = (url: string, fetchOptions: FetchPageOptions): Promise<string> =>
+    fetchListingPage(url, { ...fetchOptions, guardAddresses: true, allowLoopback });
+  // Analysis never runs on this event loop, for requests or renders: one crafted page must not
+  // stall every other request (docs/security.md).
+  const analysis = new AnalysisPool(options.analysis);
   let jobs: JobManager;
   try {
     jobs = JobManager.open({
@@ -70,16 +75,14 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       allowLoopbackFetch: allowLoopback,
       linkBase: API_PREFIX,
       watchdogMs: options.watchdogMs,
+      analyze: (input, signal) => analysis.analyze(input, { fetchPage, signal }),
     });
   } catch (error) {
+    await analysis.close();
     store.close();
     throw error;
   }
 
-  const fetchPage = (url: string, fetchOptions: FetchPageOptions): Promise<string> =>
-    fetchListingPage(url, { ...fetchOptions, guardAddresses: true, allowLoopback });
-  // Analysis never runs on this event loop: one crafted page must not stall every other request.
-  const analysis = new AnalysisPool(options.analysis);
   const app = buildApp({
     store,
     jobs,
