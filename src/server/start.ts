@@ -101,7 +101,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     pollMs: options.webhookPollMs,
     onError: (message, fields) => app.log.warn(fields, message),
   });
-  jobs.onTerminal((job) => webhooks.onTerminal(job));
+  jobs.onTerminal((job) => {
+    // A job that failed on the caller's input gives its quota unit back (docs/security.md).
+    store.usage.settleJob(job.job_id, job.state === 'failed' && job.error?.code === 'BAD_REQUEST');
+    webhooks.onTerminal(job);
+  });
   // Jobs that ended while no server ran (a `worker` process, a crash): their webhooks are still owed.
   for (const jobId of store.webhooks.waitingJobIds()) {
     const found = jobs.get(jobId);
