@@ -1,5 +1,5 @@
 /**
- * `npm run bench:jobs` — the job layer under load, with real renders (issue 5).
+ * `npm run bench:jobs` — the job layer under load, with real renders.
  *
  *  1. 30 jobs submitted at once to a pool of 30: wall time, peak memory (this process and every
  *     ffmpeg child, sampled from /proc), all 30 verified.

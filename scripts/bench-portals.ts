@@ -1,5 +1,5 @@
 /**
- * Parse time per saved portal page (target: ≤ 20 ms on average, issue 3).
+ * Parse time per saved portal page (target: ≤ 20 ms on average).
  *
  *   npm run bench:portals [-- DATA_DIR] [--runs N]     (default ../shared/data, or IMMOREEL_EVAL_DATA)
  *

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian/Ubuntu machine lacks to build and run immoreel: ffmpeg/ffprobe for
-# rendering, and make/g++/python3 for better-sqlite3's from-source build. Does nothing when all
-# are present. Needs root (or sudo) only when something is missing.
+# rendering, make/g++/python3 for better-sqlite3's from-source build, and PostgreSQL (≥ 15, Debian's
+# `postgresql` package) that the scale-out tests start on loopback (docs/scaling.md "Tests").
+# Does nothing when all are present. Needs root (or sudo) only when something is missing.
 set -euo pipefail
 
 need=()
@@ -10,6 +11,14 @@ command -v ffprobe >/dev/null 2>&1 || need+=(ffmpeg)
 command -v make >/dev/null 2>&1 || need+=(make)
 command -v g++ >/dev/null 2>&1 || need+=(g++)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
+# Debian keeps initdb/pg_ctl in /usr/lib/postgresql/<major>/bin, off PATH.
+has_postgres=no
+for bin in /usr/lib/postgresql/*/bin/initdb; do
+  [ -x "$bin" ] || continue
+  major=$(basename "$(dirname "$(dirname "$bin")")")
+  [ "${major%%.*}" -ge 15 ] 2>/dev/null && has_postgres=yes
+done
+[ "$has_postgres" = yes ] || need+=(postgresql)
 [ ${#need[@]} -eq 0 ] && exit 0
 
 packages=$(printf '%s\n' "${need[@]}" | sort -u | tr '\n' ' ')

@@ -3,13 +3,14 @@ import type { AnalyzeRequest, ListingFacts, ListingSource, Property } from '../c
 import { safeStrings } from '../core/safe-text.js';
 import { validateAnalyzeRequest } from '../core/validate.js';
 import { mergeFacts } from './merge.js';
-import { fetchListingPage, parseListingPage, type FetchPageOptions } from './portals/index.js';
+import type { FetchPort } from '../net/fetch.js';
+import { fetchListingPage, parseListingPage } from './portals/index.js';
 import { buildProperty } from './property.js';
 import { extractFacts } from './text/extract.js';
 
 export interface AnalyzeDeps {
-  /** Fetches a listing page; the server passes a fetcher that refuses private addresses. */
-  fetchPage?: (url: string, options: FetchPageOptions) => Promise<string>;
+  /** The network for listing pages; the server passes its guarded port (docs/architecture.md). */
+  fetch?: FetchPort;
   signal?: AbortSignal;
 }
 
@@ -27,14 +28,14 @@ function statesSomething(facts: ListingFacts): boolean {
   );
 }
 
-/** The analysis engine's one entry point: request in, `property` out (DESIGN §2). */
+/** The analysis engine's one entry point: request in, `property` out (docs/analysis.md). */
 export async function analyzeListing(request: AnalyzeRequest, deps: AnalyzeDeps = {}): Promise<Property> {
   const valid = validateAnalyzeRequest(request);
   let facts: ListingFacts | null = null;
   let source: ListingSource = { kind: 'text', portal: null, listing_id: null, url: null };
 
   if (valid.html !== null || valid.url !== null) {
-    const html = valid.html ?? (await (deps.fetchPage ?? fetchListingPage)(valid.url as string, { signal: deps.signal }));
+    const html = valid.html ?? (await fetchListingPage(valid.url as string, { signal: deps.signal, fetch: deps.fetch }));
     const page = parseListingPage(html, valid.url);
     facts = page.facts;
     source = { ...page.source, kind: valid.html !== null ? 'html' : 'url' };

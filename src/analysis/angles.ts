@@ -23,8 +23,8 @@ import type { MarketReference } from './market/reference.js';
 import { PRICE_DOUBT_CODES } from './plausibility.js';
 
 /**
- * Marketing angles (DESIGN §2.2): 3–6 short sentences in the output language, aimed at the
- * primary audience, built from the angle patterns of research/market.md §4. Grounding rule:
+ * Marketing angles (docs/analysis.md): 3–6 short sentences in the output language, aimed at the
+ * primary audience, built from the angle patterns of docs/analysis.md. Grounding rule:
  * a sentence is only built from a fact the listing states (a feature key, a number, a place)
  * or from the market comparison; no sentence adds a quality the listing does not claim
  * ("sunny", "quiet", "sea view"...). Deterministic: fixed templates, fixed ordering.
@@ -134,6 +134,29 @@ class Writer {
   }
 }
 
+/**
+ * The second deal of a listing offered for sale or for rent (docs/analysis-text.md "Dual offers"):
+ * the angles pitch the main offer and mention the other once, right after the headline.
+ */
+function otherOffer(w: Writer): string | null {
+  const other = w.input.facts.offers[1];
+  if (other === undefined) return null;
+  const rent = other.transaction === 'rent';
+  if (other.price_mad === null) {
+    return w.t(
+      rent
+        ? { fr: 'Également proposé à la location.', en: 'Also offered for rent.', ar: 'معروض أيضاً للكراء.' }
+        : { fr: 'Également proposé à la vente.', en: 'Also offered for sale.', ar: 'معروض أيضاً للبيع.' },
+    );
+  }
+  const amount = w.mad(other.price_mad);
+  return w.t(
+    rent
+      ? { fr: `Également à louer : ${amount} par mois.`, en: `Also for rent: ${amount} a month.`, ar: `معروض أيضاً للكراء: ${amount} شهرياً.` }
+      : { fr: `Également à vendre : ${amount}.`, en: `Also for sale: ${amount}.`, ar: `معروض أيضاً للبيع: ${amount}.` },
+  );
+}
+
 /** "Appartement à vendre : 120 m² au 3e étage, à Maarif, Casablanca." */
 function headline(w: Writer): string | null {
   const f = w.input.facts;
@@ -154,7 +177,7 @@ function headline(w: Writer): string | null {
   return `${sentence}.`;
 }
 
-/** Where the price per m² stands against the reference: the market.md §4 "good deal" angle and its neutral siblings. */
+/** Where the price per m² stands against the reference: the docs/analysis.md "good deal" angle and its neutral siblings. */
 function marketSentence(w: Writer): string | null {
   const { market, reference, perM2, uplifted, warnings, facts } = w.input;
   if (market === null || reference === null || perM2 === null || market.delta_pct === null) return null;
@@ -355,6 +378,8 @@ export function marketingAngles(input: AngleInput): string[] {
   const market = marketSentence(w);
   const angles: string[] = [];
   if (head !== null) angles.push(head);
+  const other = otherOffer(w);
+  if (other !== null) angles.push(other);
   // Sentences are built lazily, best angle first, until the room left is filled.
   const room = MAX_ANGLES - angles.length - (market === null ? 0 : 1);
   const chosen: string[] = [];

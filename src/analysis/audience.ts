@@ -27,8 +27,8 @@ import { pricingSurface, type ImpliedYield } from './market/compare.js';
 import { cityKey, districtKeys, placeLabel } from './market/places.js';
 
 /**
- * Buyer profile (DESIGN §2.2): a score in 0..1 for each of the 8 audiences from the listing
- * traits of research/market.md §3, with the reasons that led there, and the demographics of
+ * Buyer profile (docs/analysis.md): a score in 0..1 for each of the 8 audiences from the listing
+ * traits of docs/analysis.md, with the reasons that led there, and the demographics of
  * the primary audience. Scores combine signal weights as independent evidence
  * (1 − Π(1 − w)), then apply penalties for traits that rule an audience out.
  */
@@ -52,7 +52,7 @@ interface Signal {
 const PRIOR = 0.05;
 const MAX_REASONS = 4;
 
-// Places named in market.md §3, by `placeKey`.
+// Places named in docs/analysis.md, by `placeKey`.
 const MRE_BEACH_CITIES = new Set(['tanger', 'martil', 'saidia', 'agadir', 'nador', 'al hoceima', 'el jadida', 'tetouan']);
 const MRE_HOME_CITIES = new Set(['fes', 'meknes', 'oujda', 'beni mellal']);
 const MRE_BIG_CITIES = new Set(['casablanca', 'marrakech']);
@@ -70,7 +70,7 @@ const GUEST_HOUSE_CITIES = new Set(['marrakech', 'fes', 'essaouira']);
 
 const NON_RESIDENTIAL: ReadonlySet<PropertyType> = new Set(['office', 'commercial', 'land', 'farm', 'building']);
 
-/** State housing aid, 2024 (market.md §3.4 [AIDE-2] [AIDE-1]): 100,000 DH up to 300,000 DH, 70,000 DH up to 700,000 DH. */
+/** State housing aid, 2024 (docs/analysis.md [AIDE-2] [AIDE-1]): 100,000 DH up to 300,000 DH, 70,000 DH up to 700,000 DH. */
 export const HOUSING_AID = [
   { maxPrice: 300_000, amount: 100_000 },
   { maxPrice: 700_000, amount: 70_000 },
@@ -352,7 +352,7 @@ export function scoreSegments(input: AudienceInput): AudienceSegment[] {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Demographics (market.md §3)
+// Demographics (docs/analysis.md)
 
 interface Profile {
   household: Text;

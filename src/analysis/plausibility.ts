@@ -2,7 +2,7 @@ import type { ListingFacts, PropertyType, Warning } from '../core/types.js';
 import { cityMedian, isKeyMoneyScheme, pricePerM2, pricingSurface } from './market/compare.js';
 
 /**
- * Plausibility warnings (DESIGN §2.2): values are kept as stated, a warning says what looks
+ * Plausibility warnings (docs/analysis.md): values are kept as stated, a warning says what looks
  * wrong. Codes are stable; messages are English and quote the values as the listing gives them.
  * Bounds and their sources are listed in docs/analysis.md.
  */
@@ -35,27 +35,27 @@ const RESIDENTIAL_TYPES: ReadonlySet<PropertyType | null> = new Set([
 const PLOT_TYPES: ReadonlySet<PropertyType | null> = new Set(['villa', 'house', 'riad', 'farm']);
 
 /**
- * Sane DH/m² of a sale: the filter the research applied to 2,628 listings (market.md §1.2:
+ * Sane DH/m² of a sale: the filter the research applied to 2,628 listings (docs/analysis.md:
  * 2,000 ≤ DH/m² ≤ 80,000). Land and farms sell far lower per m², so only the ceiling applies.
  */
 const SALE_PER_M2: readonly [number, number] = [2_000, 80_000];
 const LAND_SALE_PER_M2: readonly [number, number] = [5, 80_000];
 /**
  * Sane DH/m²/month of a rent: 0.3× the lowest and 4× the highest district medians the research
- * reports (48, Oulfa 2014; 153, Palmier 2025 — market.md §1.8), the ratios of §2.5 rule 5.
+ * reports (48, Oulfa 2014; 153, Palmier 2025 — docs/analysis.md), the ratios below.
  */
 const RENT_PER_M2: readonly [number, number] = [15, 600];
-/** market.md §2.5 rule 5: a price per m² outside 0.3×–4× the city median is suspect. */
+/** docs/analysis.md: a price per m² outside 0.3×–4× the city median is suspect. */
 const CITY_RATIO: readonly [number, number] = [0.3, 4];
 
-/** A sale between these looks like a monthly rent or a price per m² (market.md §2.5: 1,000–40,000 in price fields). */
+/** A sale between these looks like a monthly rent or a price per m² (docs/analysis.md: 1,000–40,000 in price fields). */
 const SALE_LIKE_RENT: readonly [number, number] = [3_000, 30_000];
 /** Lowest sale price that can be a price at all: below, "75" probably meant "75 millions" (centimes). */
 const MIN_SALE_PRICE = 3_000;
 const MAX_SALE_PRICE = 500_000_000;
-/** Below this, a "monthly" rent is a price per night or a typo; the research's rent sample starts at 1,500 (§1.8). */
+/** Below this, a "monthly" rent is a price per night or a typo; the research's rent sample starts at 1,500 (docs/analysis.md). */
 const MIN_MONTHLY_RENT = 500;
-/** Above this a residential rent looks like a sale: ≈ 3× the dearest rents found (Anfa Supérieur villas, 25–65 k, §1.6). */
+/** Above this a residential rent looks like a sale: ≈ 3× the dearest rents found (Anfa Supérieur villas, 25–65 k, docs/analysis.md). */
 const MAX_RESIDENTIAL_RENT = 200_000;
 const MAX_OTHER_RENT = 1_000_000;
 

@@ -16,7 +16,7 @@ export default async function analyzeInWorker(request: AnalyzeRequest): Promise<
   try {
     // Nothing is fetched in here: the request carries its page (`html`) when it had a URL.
     const property = await analyzeListing(request, {
-      fetchPage: () => Promise.reject(new Error('analysis workers never fetch')),
+      fetch: () => Promise.reject(new Error('analysis workers never fetch')),
     });
     return { ok: true, property };
   } catch (error) {

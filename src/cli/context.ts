@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { Service } from '../core/types.js';
 import { Output } from './output.js';
 
-/** Options every command accepts (DESIGN §6), read with commander's optsWithGlobals(). */
+/** Options every command accepts (docs/cli.md), read with commander's optsWithGlobals(). */
 export interface GlobalOptions {
   json?: boolean;
   quiet?: boolean;

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { badRequest } from '../core/errors.js';
 import type { AnalyzeRequest } from '../core/types.js';
 
-/** The listing inputs shared by `analyze` and `render` (DESIGN §6). */
+/** The listing inputs shared by `analyze` and `render` (docs/cli.md). */
 export interface InputFlags {
   url?: string;
   htmlFile?: string;

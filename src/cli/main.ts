@@ -3,7 +3,7 @@ import { toAppError, type AppError } from '../core/errors.js';
 import { Output } from './output.js';
 import { buildProgram } from './program.js';
 
-/** Exit codes of DESIGN §6 that do not come from an AppError. */
+/** Exit codes of docs/cli.md that do not come from an AppError. */
 const EXIT_USAGE = 2;
 
 function wantsJson(argv: string[]): boolean {
@@ -25,7 +25,7 @@ function report(error: AppError, argv: string[]): void {
   }
 }
 
-/** The only place that sets the exit code (DESIGN §6). Commands return or throw. */
+/** The only place that sets the exit code (docs/cli.md). Commands return or throw. */
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
   try {

@@ -2,7 +2,7 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import ora, { type Ora } from 'ora';
 
 /**
- * Where everything the CLI prints goes (DESIGN §6): data on stdout (one JSON document, NDJSON
+ * Where everything the CLI prints goes (docs/cli.md): data on stdout (one JSON document, NDJSON
  * lines, or a readable summary), messages and progress on stderr. Spinners only when stderr is
  * a TTY; colours off with NO_COLOR, --no-color or a non-TTY; --quiet silences messages.
  */

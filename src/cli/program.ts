@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { packageVersion } from '../core/files.js';
 import { Command, Option } from 'commander';
 import { analyzeCommand } from './commands/analyze.js';
 import { doctorCommand } from './commands/doctor.js';
@@ -9,11 +9,6 @@ import { keysCommand } from './commands/keys.js';
 import { serveCommand } from './commands/serve.js';
 import { jobsCommand } from './commands/jobs.js';
 import { workerCommand } from './commands/worker.js';
-
-function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
-}
 
 export const EXIT_CODES_HELP = `
 Exit codes:

@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -7,7 +6,9 @@ import { AppError, badRequest } from '../core/errors.js';
 import type { JobRecord } from '../core/types.js';
 import { networkFailure, unreachable } from './errors.js';
 import type { HttpClient } from './http.js';
-import { abortableSleep } from './pacing.js';
+import { sha256File } from '../core/files.js';
+import { sleep as defaultSleep } from '../core/time.js';
+import { backoffMs } from '../net/retry.js';
 
 /**
  * GET /api/v1/jobs/{id}/video to a file, resumable: bytes go to `<target>.part`; when the transfer
@@ -23,12 +24,6 @@ async function sizeOf(path: string): Promise<number> {
   return (await stat(path).catch(() => null))?.size ?? 0;
 }
 
-async function sha256Of(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
-
 /** Where `destination` puts the video: a directory gets `<job_id>.mp4`. */
 export async function downloadTarget(destination: string, jobId: string): Promise<string> {
   const info = await stat(destination).catch(() => null);
@@ -41,7 +36,7 @@ export interface DownloadOptions {
 
 /** Downloads the video of a succeeded `job` to `destination`; returns its size in bytes. */
 export async function downloadJobVideo(http: HttpClient, job: JobRecord, destination: string, options: DownloadOptions = {}): Promise<number> {
-  const sleep = options.sleep ?? ((ms: number) => abortableSleep(ms));
+  const sleep = options.sleep ?? ((ms: number) => defaultSleep(ms));
   const result = job.result;
   if (result === null) throw badRequest(`Job ${job.job_id} has no video.`, { reason: 'no_video' });
   const expected = result.sha256.replace(/^sha256:/, '');
@@ -87,12 +82,12 @@ export async function downloadJobVideo(http: HttpClient, job: JobRecord, destina
         }
         // The body broke off mid-way: resume from what arrived.
         if (attempt >= MAX_ATTEMPTS) throw unreachable(http.baseUrl, failure);
-        await sleep(Math.min(8_000, 500 * 2 ** (attempt - 1)));
+        await sleep(backoffMs(attempt - 1, 500, 8_000));
         continue;
       }
       if ((await sizeOf(partial)) < result.size_bytes && attempt < MAX_ATTEMPTS) continue;
     }
-    const digest = await sha256Of(partial);
+    const digest = await sha256File(partial);
     if (digest !== expected) {
       await rm(partial, { force: true });
       if (!restartedOnce) {

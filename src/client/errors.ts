@@ -2,7 +2,7 @@ import { AppError, ERROR_CODES, type AppErrorOptions, type ErrorCode, type Error
 
 /**
  * Failures reported by an immoreel server, turned back into the AppError the CLI prints and exits
- * with (DESIGN §5 envelope → DESIGN §6 exit codes). The server's message is kept word for word and
+ * with (docs/api.md envelope → docs/cli.md exit codes). The server's message is kept word for word and
  * its request id is shown, so a user can quote it to whoever runs the server.
  */
 
@@ -51,7 +51,7 @@ function isKnownCode(code: unknown): code is ErrorCode {
   return typeof code === 'string' && Object.prototype.hasOwnProperty.call(ERROR_CODES, code);
 }
 
-/** The `error` member of a DESIGN §5 envelope, or null when the body is something else. */
+/** The `error` member of a docs/api.md envelope, or null when the body is something else. */
 export function parseEnvelope(text: string): ErrorEnvelopeBody | null {
   let parsed: unknown;
   try {
@@ -78,8 +78,8 @@ export function parseEnvelope(text: string): ErrorEnvelopeBody | null {
 }
 
 /**
- * Exit codes of DESIGN §6 for a server error. QUOTA_EXCEEDED covers two things in the contract
- * (§5.4): a quota used up (exit 5, "rate limit or quota") and a key that lacks the route's
+ * Exit codes of docs/cli.md for a server error. QUOTA_EXCEEDED covers two things in the contract
+ * (docs/remote.md): a quota used up (exit 5, "rate limit or quota") and a key that lacks the route's
  * permission (`reason: route_not_permitted`, exit 4, "authentication or permission").
  */
 export function exitCodeFor(code: ErrorCode, reason: string | undefined): number {

@@ -1,11 +1,13 @@
-import { readFileSync } from 'node:fs';
 import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
 import { AppError } from '../core/errors.js';
 import { errorFromResponse, networkFailure, RemoteError, unreachable } from './errors.js';
-import { abortableSleep, parseRetryAfter, RatePacer } from './pacing.js';
+import { packageVersion } from '../core/files.js';
+import { sleep } from '../core/time.js';
+import { backoffMs, parseRetryAfter, withRetries } from '../net/retry.js';
+import { RatePacer } from './pacing.js';
 
 /**
- * The HTTP layer of remote mode (DESIGN §1 "remote one (HTTP client)"), over undici.
+ * The HTTP layer of remote mode (docs/architecture.md "remote one (HTTP client)"), over undici.
  *
  * - Timeouts: connect 10 s; an answer must start within 60 s (120 s for analyze and render,
  *   where the server may fetch a portal page first); a body may not stall for more than 60 s.
@@ -81,15 +83,6 @@ export interface StreamAnswer extends HttpAnswer {
 
 const SUPPORTED_API_MAJOR = '1';
 
-function packageVersion(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
-    return pkg.version ?? '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
-}
-
 const USER_AGENT = `immoreel-cli/${packageVersion()} node/${process.versions.node}`;
 
 /** undici's header object → lower-case names, one string per header. */
@@ -118,6 +111,19 @@ function dayOf(value: string | undefined): string | null {
   const epoch = /^@(-?\d+)$/.exec(trimmed);
   const ms = epoch !== null ? Number(epoch[1]) * 1000 : Date.parse(trimmed);
   return Number.isNaN(ms) ? null : new Date(ms).toISOString().slice(0, 10);
+}
+
+/** A non-2xx answer inside the retry loop: the policy reads it, the caller gets `mapped`. */
+class Refusal extends Error {
+  readonly transient: boolean;
+  constructor(
+    readonly status: number,
+    readonly mapped: RemoteError,
+    readonly retryAfterS: number | undefined,
+  ) {
+    super(mapped.message);
+    this.transient = status === 500 || status === 503 || status === 504 || (status === 502 && mapped.reason === 'unexpected_answer');
+  }
 }
 
 /** The one-line warning for a deprecated route, or null when the answer carries no such header. */
@@ -150,7 +156,7 @@ export class HttpClient {
     this.apiKey = options.apiKey;
     this.pacer = options.pacer ?? new RatePacer();
     this.warn = options.warn ?? (() => undefined);
-    this.sleep = options.sleep ?? abortableSleep;
+    this.sleep = options.sleep ?? sleep;
     this.options = {
       requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
       bodyTimeoutMs: options.bodyTimeoutMs ?? 60_000,
@@ -179,8 +185,7 @@ export class HttpClient {
   }
 
   private backoff(failures: number): number {
-    const base = Math.min(8_000, this.options.backoffMs * 2 ** (failures - 1));
-    return Math.round(base * (0.75 + Math.random() * 0.5));
+    return backoffMs(failures - 1, this.options.backoffMs, 8_000);
   }
 
   private inspect(spec: CallSpec, headers: HeaderMap): void {
@@ -215,7 +220,7 @@ export class HttpClient {
     const timeoutMs = spec.timeoutMs ?? this.options.requestTimeoutMs;
     let failures = 0;
     let refusals = 0;
-    for (let attempt = 1; ; attempt += 1) {
+    const attempt = async (): Promise<StreamAnswer> => {
       const ticket = await this.pacer.acquire(spec.route, spec.signal);
       let response;
       try {
@@ -230,14 +235,7 @@ export class HttpClient {
         });
       } catch (error) {
         this.pacer.settle(ticket, null, null);
-        const failure = networkFailure(error);
-        if (failure === null) throw error;
-        if (spec.retryable && failure.transient && failures < retries) {
-          failures += 1;
-          await this.sleep(this.backoff(failures), spec.signal);
-          continue;
-        }
-        throw unreachable(this.baseUrl, failure, timeoutMs);
+        throw error;
       }
       const answerHeaders = headerMap(response.headers);
       this.pacer.settle(ticket, response.statusCode, answerHeaders);
@@ -247,44 +245,62 @@ export class HttpClient {
       if ((status >= 200 && status < 300) || spec.accept?.includes(status)) {
         return { status, headers: answerHeaders, requestId, attempt: failures + 1, body: response.body };
       }
-      const text = await response.body.text().catch(() => '');
-      const retryAfterS = parseRetryAfter(answerHeaders['retry-after']) ?? undefined;
-      const error = (): RemoteError =>
-        errorFromResponse({ status, body: text, requestId, baseUrl: this.baseUrl, what: `${spec.method} ${spec.path}`, retryAfterS });
-      if (status === 429) {
-        const waitS = retryAfterS ?? 1;
-        if (refusals < this.options.maxRateRetries && waitS <= this.options.maxRateWaitS) {
-          refusals += 1;
-          // The pacer blocks the policy for as long; this also covers a 429 on an unlimited-looking route.
-          await this.sleep(Math.max(0, waitS * 1000), spec.signal);
-          continue;
-        }
-        const refused = error();
-        const why = waitS > this.options.maxRateWaitS ? `the server asks to wait ${Math.ceil(waitS)} s` : `refused ${refusals + 1} times in a row`;
-        throw new RemoteError(refused.code, `${refused.message} Gave up: ${why}.`, {
-          reason: refused.reason,
-          details: refused.details,
-          requestId: refused.requestId,
-          status,
-          exitCode: refused.exitCode,
-          retryAfterS,
-        });
-      }
       if (status >= 300 && status < 400) {
+        await response.body.dump().catch(() => undefined);
         const location = answerHeaders.location ?? '(no Location)';
         throw new AppError('BAD_REQUEST', `The server at ${this.baseUrl} redirects ${spec.method} ${spec.path} to ${location}: use that address as --base-url (immoreel does not follow redirects with your API key).`, {
           reason: 'redirected',
         });
       }
-      const mapped = error();
-      const transient = status === 500 || status === 503 || status === 504 || (status === 502 && mapped.reason === 'unexpected_answer');
-      if (transient && spec.retryable && failures < retries) {
-        failures += 1;
-        const serverWait = retryAfterS !== undefined && retryAfterS <= 60 ? retryAfterS * 1000 : 0;
-        await this.sleep(Math.max(serverWait, this.backoff(failures)), spec.signal);
-        continue;
+      const text = await response.body.text().catch(() => '');
+      const retryAfterS = parseRetryAfter(answerHeaders['retry-after']) ?? undefined;
+      const mapped = errorFromResponse({ status, body: text, requestId, baseUrl: this.baseUrl, what: `${spec.method} ${spec.path}`, retryAfterS });
+      throw new Refusal(status, mapped, retryAfterS);
+    };
+    try {
+      return await withRetries(attempt, {
+        signal: spec.signal,
+        sleep: this.sleep,
+        delayAfter: (outcome) => {
+          if (outcome.ok) return null;
+          const error = outcome.error;
+          if (error instanceof Refusal && error.status === 429) {
+            // The pacer blocks the policy for as long; this also covers a 429 on an unlimited-looking route.
+            const waitS = error.retryAfterS ?? 1;
+            if (refusals >= this.options.maxRateRetries || waitS > this.options.maxRateWaitS) return null;
+            refusals += 1;
+            return Math.max(0, waitS * 1000);
+          }
+          if (!spec.retryable || failures >= retries) return null;
+          if (error instanceof Refusal) {
+            if (!error.transient) return null;
+            failures += 1;
+            const serverWait = error.retryAfterS !== undefined && error.retryAfterS <= 60 ? error.retryAfterS * 1000 : 0;
+            return Math.max(serverWait, this.backoff(failures));
+          }
+          if (networkFailure(error)?.transient !== true) return null;
+          failures += 1;
+          return this.backoff(failures);
+        },
+      });
+    } catch (error) {
+      if (error instanceof Refusal) {
+        if (error.status !== 429) throw error.mapped;
+        const waitS = error.retryAfterS ?? 1;
+        const refused = error.mapped;
+        const why = waitS > this.options.maxRateWaitS ? `the server asks to wait ${Math.ceil(waitS)} s` : `refused ${refusals + 1} times in a row`;
+        throw new RemoteError(refused.code, `${refused.message} Gave up: ${why}.`, {
+          reason: refused.reason,
+          details: refused.details,
+          requestId: refused.requestId,
+          status: error.status,
+          exitCode: refused.exitCode,
+          retryAfterS: error.retryAfterS,
+        });
       }
-      throw mapped;
+      const failure = networkFailure(error);
+      if (failure === null) throw error;
+      throw unreachable(this.baseUrl, failure, timeoutMs);
     }
   }
 

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 
 /**
- * `Idempotency-Key`s of remote mode (DESIGN §5, research/conventions.md §1.3).
+ * `Idempotency-Key`s of remote mode (docs/api.md, docs/remote.md).
  *
  * - A single `render` gets a random key: retrying its POST after a network error can never make a
  *   second job.

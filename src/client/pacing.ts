@@ -1,6 +1,6 @@
 /**
- * Client-side pacing under the rate limits a server advertises (DESIGN §5 "Limits",
- * research/conventions.md §3.1). The server sends, on every limited route, the IETF draft fields
+ * Client-side pacing under the rate limits a server advertises (docs/api.md "Limits",
+ * docs/remote.md). The server sends, on every limited route, the IETF draft fields
  *
  *   RateLimit-Policy: "analyze";q=60;w=60      (quota q per window of w seconds)
  *   RateLimit: "analyze";r=12;t=7              (r left now; t seconds until a slot frees)
@@ -18,6 +18,9 @@
  * - a 429 blocks the policy until `Retry-After` (the client rule of the draft: Retry-After wins).
  * Requests a 429 refused were not counted by the server, so they give their slot back.
  */
+
+import { sleep } from '../core/time.js';
+import { parseRetryAfter } from '../net/retry.js';
 
 export interface RatePolicyInfo {
   name: string;
@@ -98,16 +101,6 @@ export function parseRateLimit(header: string | undefined): RateLimitState[] {
   return states;
 }
 
-/** `Retry-After` (RFC 9110 §10.2.3): delta-seconds or an HTTP-date; seconds from `now`, or null. */
-export function parseRetryAfter(header: string | undefined, now: number = Date.now()): number | null {
-  if (header === undefined) return null;
-  const value = header.trim();
-  if (/^\d+$/.test(value)) return Number(value);
-  const date = Date.parse(value);
-  if (Number.isNaN(date)) return null;
-  return Math.max(0, (date - now) / 1000);
-}
-
 interface Slot {
   seq: number;
   /** When the answer (or the failure) arrived; null while in flight. */
@@ -137,24 +130,6 @@ export interface PacerOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
-export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    function onAbort(): void {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    }
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
 /** A little slack for the time between our clock and the server's decision (at least 100 ms, 1 % of the window). */
 function marginMs(windowMs: number): number {
   return Math.max(100, Math.ceil(windowMs * 0.01));
@@ -172,7 +147,7 @@ export class RatePacer {
 
   constructor(options: PacerOptions = {}) {
     this.now = options.now ?? Date.now;
-    this.sleep = options.sleep ?? abortableSleep;
+    this.sleep = options.sleep ?? sleep;
   }
 
   /** What the pacer knows about a policy (for messages and tests). */

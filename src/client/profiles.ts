@@ -5,11 +5,11 @@ import envPaths from 'env-paths';
 import { AppError, badRequest } from '../core/errors.js';
 
 /**
- * Saved server profiles (DESIGN §6): base URL, API key, and what the server said about the key at
+ * Saved server profiles (docs/cli.md): base URL, API key, and what the server said about the key at
  * login, in `<config dir>/profiles.json`, written with conf. The file holds secrets, so it is kept
- * at mode 0600 inside a 0700 directory: conf writes 0666 by default (research/conventions.md §5.6),
+ * at mode 0600 inside a 0700 directory: conf writes 0666 by default (docs/remote.md),
  * so the file is chmod'ed after every write and whenever it is loaded (the Stripe CLI's approach,
- * conventions §5.5), which also repairs a file created by hand or by another tool.
+ * docs/remote.md), which also repairs a file created by hand or by another tool.
  *
  * Config directory: IMMOREEL_CONFIG_DIR, else env-paths' config dir (~/.config/immoreel on Linux).
  */
@@ -215,7 +215,7 @@ export interface RemoteSelection {
 }
 
 /**
- * Precedence (DESIGN §6 "Env vars override profiles"; research/conventions.md §5.5):
+ * Precedence (docs/cli.md "Env vars override profiles"; docs/remote.md):
  * base URL: --base-url > IMMOREEL_BASE_URL > the profile's; API key: IMMOREEL_API_KEY > the
  * profile's. The profile is --profile (IMMOREEL_PROFILE); without one, the profile saved for the
  * chosen base URL (`default` first), so `--base-url URL` works after `auth login --base-url URL`.

@@ -5,12 +5,13 @@ import { downloadJobVideo, type DownloadOptions } from './download.js';
 import { RemoteError } from './errors.js';
 import { HttpClient, type HttpClientOptions, type JsonAnswer } from './http.js';
 import { nextAttemptKey, randomIdempotencyKey } from './idempotency.js';
-import { abortableSleep, parseRetryAfter } from './pacing.js';
+import { sleep } from '../core/time.js';
+import { parseRetryAfter } from '../net/retry.js';
 import { AssetUploader } from './uploads.js';
 
 /**
- * The remote `Service` (DESIGN §1): the same seven operations as the local one, answered by an
- * immoreel server over HTTP (API v1, DESIGN §5). The CLI cannot tell the two apart, so every
+ * The remote `Service` (docs/architecture.md): the same seven operations as the local one, answered by an
+ * immoreel server over HTTP (API v1, docs/api.md). The CLI cannot tell the two apart, so every
  * command prints the same in local and remote mode.
  */
 
@@ -52,7 +53,7 @@ export class RemoteService implements Service {
 
   constructor(private readonly options: RemoteServiceOptions) {
     this.http = new HttpClient(options);
-    this.sleep = options.sleep ?? abortableSleep;
+    this.sleep = options.sleep ?? sleep;
     const partition = createHash('sha256').update(`${this.http.baseUrl}\n${options.apiKey}`).digest('hex').slice(0, 16);
     this.uploader = new AssetUploader(this.http, { cacheFile: options.assetCacheFile ?? null, partition });
   }

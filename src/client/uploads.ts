@@ -4,11 +4,12 @@ import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AppError, badRequest } from '../core/errors.js';
+import { isRemoteRef } from '../core/refs.js';
 import type { RenderRequest } from '../core/types.js';
 import type { HttpClient } from './http.js';
 
 /**
- * Local photo and logo files in a remote render (DESIGN §5: "the remote CLI uploads local files as
+ * Local photo and logo files in a remote render (docs/api.md: "the remote CLI uploads local files as
  * assets first"): each file is sent once with POST /api/v1/assets (raw body, image/* type) and its
  * path replaced by `asset:<id>` in the request.
  *
@@ -18,14 +19,10 @@ import type { HttpClient } from './http.js';
  * Idempotency-Key replay finds the jobs of the first run instead of refusing a changed body.
  */
 
-/** Server limit of POST /api/v1/assets (DESIGN §5). */
+/** Server limit of POST /api/v1/assets (docs/api.md). */
 export const MAX_ASSET_BYTES = 15 * 1024 * 1024;
 /** A cached asset is reused only while it has at least this long to live (a queued job still needs it). */
 const CACHE_SAFETY_MS = 2 * 60 * 60 * 1000;
-
-export function isRemoteReference(value: string): boolean {
-  return /^(https?:|asset:)/i.test(value.trim());
-}
 
 /** The image type from the file's first bytes (what the server checks too), or null. */
 export function sniffImageType(bytes: Buffer): string | null {
@@ -192,11 +189,11 @@ export class AssetUploader {
     const prepared: RenderRequest = { ...request };
     if (request.photos !== undefined) {
       prepared.photos = await Promise.all(
-        request.photos.map((photo, index) => (isRemoteReference(photo) ? photo : this.upload(localPath(photo), `photos[${index}]`, options))),
+        request.photos.map((photo, index) => (isRemoteRef(photo) ? photo : this.upload(localPath(photo), `photos[${index}]`, options))),
       );
     }
     const logo = request.branding?.logo_url;
-    if (logo !== undefined && !isRemoteReference(logo)) {
+    if (logo !== undefined && !isRemoteRef(logo)) {
       prepared.branding = { ...request.branding, logo_url: await this.upload(localPath(logo), 'branding.logo_url', options) };
     }
     const music = request.music;

@@ -3,7 +3,7 @@ import type { Warning } from './types.js';
 /**
  * The one error type of immoreel. Every failure a user can see is an AppError: the CLI maps
  * `exitCode` to the process exit status, the HTTP server maps `httpStatus` and `code` to the
- * error envelope of DESIGN §5. Anything else that escapes is a bug (INTERNAL_SERVER_ERROR).
+ * error envelope of docs/api.md. Anything else that escapes is a bug (INTERNAL_SERVER_ERROR).
  */
 
 export const ERROR_CODES = {
@@ -12,6 +12,7 @@ export const ERROR_CODES = {
   INSUFFICIENT_SCOPE: { httpStatus: 403, exitCode: 4 },
   QUOTA_EXCEEDED: { httpStatus: 403, exitCode: 5 },
   NOT_FOUND: { httpStatus: 404, exitCode: 2 },
+  METHOD_NOT_ALLOWED: { httpStatus: 405, exitCode: 2 },
   GONE: { httpStatus: 410, exitCode: 2 },
   PAYLOAD_TOO_LARGE: { httpStatus: 413, exitCode: 2 },
   RATE_LIMIT_EXCEEDED: { httpStatus: 429, exitCode: 5 },
@@ -67,7 +68,7 @@ export class AppError extends Error {
     this.warnings = options.warnings ?? [];
   }
 
-  /** The `error` member of the DESIGN §5 envelope (request_id is added by the server). */
+  /** The `error` member of the docs/api.md envelope (request_id is added by the server). */
   toJSON(): { code: ErrorCode; message: string; reason?: string; details: ErrorDetail[] } {
     return {
       code: this.code,

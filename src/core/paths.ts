@@ -2,7 +2,7 @@ import { chmodSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import envPaths from 'env-paths';
 
-/** The data directory (DESIGN §4): --data-dir, then IMMOREEL_DATA_DIR, then ~/.local/share/immoreel. */
+/** The data directory (docs/jobs.md): --data-dir, then IMMOREEL_DATA_DIR, then ~/.local/share/immoreel. */
 export function resolveDataDir(flag?: string): string {
   if (flag !== undefined && flag !== '') return flag;
   const fromEnv = process.env.IMMOREEL_DATA_DIR;

@@ -23,3 +23,12 @@ export function normalizeHttpUrl(ref: string, maxChars = 2048): string | null {
     return null;
   }
 }
+
+/**
+ * A photo, logo or music reference the tool does not read from the local disk: an http(s) URL or
+ * an `asset:<id>` uploaded to a server. Anything else is a local path.
+ */
+export function isRemoteRef(value: string): boolean {
+  const kind = refKind(value.trim());
+  return kind === 'http' || kind === 'asset';
+}

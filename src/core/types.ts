@@ -1,6 +1,6 @@
 /**
  * Domain types shared by analysis, rendering, jobs, the server and the CLI.
- * Field names are snake_case because they are the wire format of the API (DESIGN §2.2, §4).
+ * Field names are snake_case because they are the wire format of the API (docs/analysis.md, docs/jobs.md).
  */
 
 export const LANGUAGES = ['fr', 'en', 'ar'] as const;
@@ -71,9 +71,18 @@ export const FEATURE_KEYS = [
 export type FeatureKey = (typeof FEATURE_KEYS)[number];
 
 export interface Warning {
-  /** Stable, upper snake case, e.g. PRICE_PER_M2_IMPLAUSIBLE, KEY_MONEY_SCHEME, CONTRADICTION. */
+  /** Stable, upper snake case, e.g. PRICE_PER_M2_IMPLAUSIBLE, KEY_MONEY_SCHEME, CONTRADICTION, DUAL_OFFER. */
   code: string;
   message: string;
+  /** CONTRADICTION only: each source's value with the words it was read from. */
+  values?: WarningValue[];
+}
+
+export interface WarningValue {
+  source: ProvenanceSource;
+  value: string;
+  /** Verbatim, at most 120 characters; null when the source did not say where. */
+  excerpt: string | null;
 }
 
 export type PortalName = 'mubawab' | 'avito' | 'sarouty' | 'yakeey';
@@ -89,6 +98,43 @@ export interface PriceOriginal {
   amount: number;
   currency: string;
 }
+
+/** One deal a listing offers: a listing "à vendre ou à louer" offers two (docs/analysis-text.md "Dual offers"). */
+export interface Offer {
+  transaction: Transaction;
+  /** Always MAD; null when the text names the deal without its price. */
+  price_mad: number | null;
+  /** `month` for a rent (prices are monthly), null for a sale. */
+  period: 'month' | null;
+}
+
+/** Where a fact came from: the page's structured fields, the page's own text, or the description passed in. */
+export type ProvenanceSource = 'structured_data' | 'page_text' | 'description';
+
+export interface FieldProvenance {
+  source: ProvenanceSource;
+  /** The words the value was read from, verbatim (at most 120 characters); for structured data, the field and its value. */
+  excerpt: string;
+  /** 0–1: how sure the reading is (docs/analysis.md "Provenance"). */
+  confidence: number;
+}
+
+export const PROVENANCE_FIELDS = [
+  'transaction',
+  'property_type',
+  'price_mad',
+  'surface_m2',
+  'surface_total_m2',
+  'rooms',
+  'bedrooms',
+  'bathrooms',
+  'toilets',
+  'floor',
+  'city',
+  'district',
+] as const;
+export type ProvenanceField = (typeof PROVENANCE_FIELDS)[number];
+export type Provenance = Partial<Record<ProvenanceField, FieldProvenance>>;
 
 /**
  * Facts about one listing as read from a page and/or a text, before enrichment.
@@ -106,12 +152,18 @@ export interface ListingFacts {
   rooms: number | null;
   bedrooms: number | null;
   bathrooms: number | null;
+  /** WC / toilets counted apart from bathrooms. */
+  toilets: number | null;
   /** 0 = ground floor (RDC); negative = basement. */
   floor: number | null;
   city: string | null;
   district: string | null;
+  /** Every deal offered, the main one first (same as transaction / price_mad); empty when none is stated. */
+  offers: Offer[];
   feature_keys: FeatureKey[];
   photos: string[];
+  /** Where each extracted field came from. */
+  provenance: Provenance;
   /** The free text the facts came from (title + description), kept for angles; never output. */
   description: string | null;
   warnings: Warning[];
@@ -121,6 +173,11 @@ export type MarketPosition = 'below' | 'in_line' | 'above';
 
 export interface MarketComparison {
   area: string;
+  /**
+   * Which figures were used: the listing's district, its city (commune), or — for a commune
+   * without figures of its own — its metro area's (docs/analysis.md "Market comparison").
+   */
+  area_level: 'district' | 'city' | 'metro_area';
   median_price_per_m2_mad: number;
   q1_price_per_m2_mad: number | null;
   q3_price_per_m2_mad: number | null;
@@ -150,7 +207,7 @@ export interface TargetBuyer {
   };
 }
 
-/** The `property` object of an analysis (DESIGN §2.2). The first eight fields are the contract's. */
+/** The `property` object of an analysis (docs/analysis.md). The first eight fields are the contract's. */
 export interface Property {
   title: string;
   city: string | null;
@@ -167,7 +224,11 @@ export interface Property {
   rooms: number | null;
   bedrooms: number | null;
   bathrooms: number | null;
+  toilets: number | null;
   floor: number | null;
+  /** The metropolitan area a commune belongs to ("Grand Casablanca" for Bouskoura), else null. */
+  metro_area: string | null;
+  offers: Offer[];
   feature_keys: FeatureKey[];
   price_per_m2_mad: number | null;
   price_original: PriceOriginal | null;
@@ -177,16 +238,12 @@ export interface Property {
   source: ListingSource;
   language: Language;
   warnings: Warning[];
+  provenance: Provenance;
 }
 
-export interface AnalyzeRequest {
-  url?: string;
-  /** A saved page; with it nothing is fetched. */
-  html?: string;
-  description?: string;
-  language?: Language;
-  target_audience?: AudienceRequest;
-}
+/** Inputs are defined once, as schemas, in requests.ts: these are their TypeScript types. */
+export type { AnalyzeRequest, Branding, RenderRequest } from './requests.js';
+import type { AnalyzeRequest, RenderRequest } from './requests.js';
 
 export interface AnalyzeResponse {
   ok: true;
@@ -197,31 +254,7 @@ export interface AnalyzeResponse {
 export const VIDEO_FORMATS = ['landscape', 'portrait', 'square'] as const;
 export type VideoFormat = (typeof VIDEO_FORMATS)[number];
 
-export interface Branding {
-  agency_name?: string;
-  agent_name?: string;
-  phone?: string;
-  email?: string;
-  logo_url?: string;
-  primary_color?: string;
-  unbranded?: boolean;
-}
 
-/** Body of POST /api/v1/render-video and what `immoreel render` builds from its flags. */
-export interface RenderRequest extends AnalyzeRequest {
-  /** An analysis `property` object, to skip analysis. */
-  listing?: Property;
-  /** URLs, `asset:<id>`, or (local mode only) file paths. Default: the page's photos. */
-  photos?: string[];
-  template?: string;
-  format?: VideoFormat;
-  duration_s?: number;
-  /** `auto`, `none`, a bundled track name, or (local mode only) an audio file path. */
-  music?: string;
-  branding?: Branding;
-  webhook_url?: string;
-  metadata?: Record<string, unknown>;
-}
 
 export const JOB_STATES = ['queued', 'running', 'succeeded', 'failed', 'canceled'] as const;
 export type JobState = (typeof JOB_STATES)[number];
@@ -244,7 +277,7 @@ export interface VideoResult {
   expired_at?: string;
 }
 
-/** The job record of DESIGN §4, as returned by GET /api/v1/jobs/{job_id} and `immoreel jobs show`. */
+/** The job record of docs/jobs.md, as returned by GET /api/v1/jobs/{job_id} and `immoreel jobs show`. */
 export interface JobRecord {
   job_id: string;
   state: JobState;
@@ -285,7 +318,7 @@ export interface WaitOptions {
 }
 
 /**
- * The one interface the CLI talks to (DESIGN §1). Implemented locally (engine + job store) and
+ * The one interface the CLI talks to (docs/architecture.md). Implemented locally (engine + job store) and
  * remotely (HTTP client), so every command behaves and prints the same in both modes.
  */
 export interface Service {

@@ -1,16 +1,8 @@
 import { badRequest, type ErrorDetail } from './errors.js';
-import {
-  AUDIENCES,
-  LANGUAGES,
-  type AnalyzeRequest,
-  type AudienceRequest,
-  type Language,
-} from './types.js';
-import { MAX_DESCRIPTION_CHARS, MAX_HTML_BYTES } from './limits.js';
+import { AnalyzeRequestSchema, AUDIENCE_CHOICES, checkInput, invalidInput, MAX_DESCRIPTION_CHARS, MAX_HTML_BYTES, type AnalyzeRequest } from './requests.js';
+import { LANGUAGES, type AudienceRequest, type Language } from './types.js';
 
-export { MAX_DESCRIPTION_CHARS, MAX_HTML_BYTES };
-
-export const AUDIENCE_CHOICES: readonly AudienceRequest[] = ['auto', ...AUDIENCES];
+export { AUDIENCE_CHOICES, MAX_DESCRIPTION_CHARS, MAX_HTML_BYTES } from './requests.js';
 
 export function parseLanguage(value: unknown, field = 'language'): Language {
   if (value === undefined || value === null || value === '') return 'fr';
@@ -34,6 +26,9 @@ export function parseAudience(value: unknown, field = 'target_audience'): Audien
   );
 }
 
+/** Said when a request names no listing at all: the field is `url`, the first a caller would give. */
+export const MISSING_LISTING = 'is missing: give a listing url, a saved page (html) or a description';
+
 export interface ValidAnalyzeRequest {
   url: string | null;
   html: string | null;
@@ -46,7 +41,8 @@ export interface ValidAnalyzeRequest {
  * Checks an analysis request from any front door (CLI flags, CSV row, HTTP body) and reports
  * every problem at once, each with its field.
  */
-export function validateAnalyzeRequest(request: AnalyzeRequest): ValidAnalyzeRequest {
+export function validateAnalyzeRequest(input: AnalyzeRequest): ValidAnalyzeRequest {
+  const request = checkInput(AnalyzeRequestSchema, input);
   const details: ErrorDetail[] = [];
   const text = (field: keyof AnalyzeRequest): string | null => {
     const value = request[field];
@@ -71,7 +67,7 @@ export function validateAnalyzeRequest(request: AnalyzeRequest): ValidAnalyzeReq
     details.push({ field: 'html', message: `is larger than ${MAX_HTML_BYTES / 1024 / 1024} MB` });
   }
   if (url === null && html === null && description === null && details.length === 0) {
-    details.push({ field: 'url', message: 'give a listing url, a saved page (html) or a description' });
+    details.push({ field: 'url', message: MISSING_LISTING });
   }
   let language: Language = 'fr';
   let audience: AudienceRequest = 'auto';
@@ -85,9 +81,6 @@ export function validateAnalyzeRequest(request: AnalyzeRequest): ValidAnalyzeReq
   } catch {
     details.push({ field: 'target_audience', message: `must be one of ${AUDIENCE_CHOICES.join(', ')}` });
   }
-  if (details.length > 0) {
-    const summary = details.map((d) => `${d.field} ${d.message}`).join('; ');
-    throw badRequest(`Invalid analysis request: ${summary}.`, { reason: 'invalid_request', details });
-  }
+  if (details.length > 0) throw invalidInput('analysis request', details);
   return { url, html, description, language, target_audience: audience };
 }

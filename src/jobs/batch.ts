@@ -108,7 +108,7 @@ export async function writeFailedCsv(file: string, columns: string[], failed: { 
   await writeFile(file, stringify([header, ...records]));
 }
 
-/** `listings.csv` → `listings.failed.csv` (DESIGN §6). */
+/** `listings.csv` → `listings.failed.csv` (docs/cli.md). */
 export function failedFileFor(csvFile: string): string {
   if (csvFile === '-') return 'stdin.failed.csv';
   return csvFile.replace(/(\.csv)?$/i, '.failed.csv');

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { BASE32_CLASS, encodeBase32 as encode } from '../core/base32.js';
 import { badRequest } from '../core/errors.js';
 
 /**
@@ -6,20 +7,10 @@ import { badRequest } from '../core/errors.js';
  * millisecond time, then 16 of randomness), so ids sort by creation time and cursor pagination
  * can compare them as strings. One regex validates them everywhere, before storage is touched.
  */
-const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
-export const JOB_ID_PATTERN = /^job_[0-9a-hjkmnp-tv-z]{26}$/;
+export const JOB_ID_PATTERN = new RegExp(`^job_${BASE32_CLASS}{26}$`);
 
 let lastTime = -1;
 let lastRandom = 0n;
-
-function encode(value: bigint, length: number): string {
-  let out = '';
-  for (let i = 0; i < length; i += 1) {
-    out = ALPHABET[Number(value & 31n)] + out;
-    value >>= 5n;
-  }
-  return out;
-}
 
 /** A new job id; ids made by one process within the same millisecond still sort in creation order. */
 export function newJobId(now: number = Date.now()): string {

@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AppError, badRequest } from '../core/errors.js';
+import { guardedFetch, type FetchPort } from '../net/fetch.js';
 import type { JobList, JobRecord, JobState, ListJobsOptions } from '../core/types.js';
 import type { RenderContext, ValidRenderRequest } from '../render/types.js';
 import { defaultEngine, type RenderEngine } from './engine.js';
@@ -24,8 +25,11 @@ export interface JobManagerOptions {
   resolveAsset?: (tenant: string, assetId: string) => Promise<string>;
   /** Jobs submitted through this manager may read local files (local mode only). */
   allowLocalFiles?: boolean;
-  /** Server mode: renders' guarded fetches may reach loopback (tests with fixture servers only). */
-  allowLoopbackFetch?: boolean;
+  /**
+   * The network of server jobs (those without local files): default guarded, refusing loopback too.
+   * The server passes its own port, which tests open to loopback fixture servers.
+   */
+  guardedFetch?: FetchPort;
   /** How renders analyse their listing input (the server: its worker-thread pool); default in-process. */
   analyze?: RenderContext['analyze'];
   /** e.g. '/api/v1' → links.self '/api/v1/jobs/ID'; absent → local file links. */
@@ -69,7 +73,7 @@ async function sizeOf(path: string): Promise<number> {
 }
 
 /**
- * Jobs of one data directory (DESIGN §4): the SQLite store plus this process's worker pool.
+ * Jobs of one data directory (docs/jobs.md): the SQLite store plus this process's worker pool.
  * The local service, `immoreel worker` and the HTTP server are all built on it.
  */
 export class JobManager {
@@ -95,7 +99,7 @@ export class JobManager {
       pollMs: options.pollMs ?? DEFAULT_POLL_MS,
       watchdogMs: options.watchdogMs ?? DEFAULT_WATCHDOG_MS,
       resolveAsset: options.resolveAsset,
-      allowLoopbackFetch: options.allowLoopbackFetch === true,
+      guardedFetch: options.guardedFetch ?? guardedFetch(),
       analyze: options.analyze,
       onTerminal: (row) => manager?.emitTerminal(row),
     });

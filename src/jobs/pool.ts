@@ -6,11 +6,12 @@ import pLimit, { type LimitFunction } from 'p-limit';
 import { isAppError } from '../core/errors.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../core/paths.js';
 import type { JobStage } from '../core/types.js';
+import { openFetch, type FetchPort } from '../net/fetch.js';
 import type { RenderContext } from '../render/types.js';
 import type { RenderEngine } from './engine.js';
 import { listingSummary, MAX_ATTEMPTS, type JobRow, type JobStore, type Owner } from './store.js';
 
-/** The most renders one pool runs at once (DESIGN §4). */
+/** The most renders one pool runs at once (docs/jobs.md). */
 export const MAX_CONCURRENCY = 30;
 
 /**
@@ -58,7 +59,7 @@ function abandoned(row: JobRow, now: number): boolean {
 }
 
 /**
- * Crash recovery (DESIGN §4): a job found `running` whose worker is dead (same machine, process
+ * Crash recovery (docs/jobs.md): a job found `running` whose worker is dead (same machine, process
  * gone) or whose lease expired goes back to `queued`, or to `failed` once it has been tried
  * MAX_ATTEMPTS times. Returns the jobs that became `failed`.
  */
@@ -104,7 +105,8 @@ export interface PoolOptions {
   pollMs: number;
   watchdogMs: number;
   resolveAsset?: (tenant: string, assetId: string) => Promise<string>;
-  allowLoopbackFetch: boolean;
+  /** The network of jobs submitted by the server (no local files): refuses private addresses. */
+  guardedFetch: FetchPort;
   analyze?: RenderContext['analyze'];
   onTerminal: (row: JobRow) => void;
 }
@@ -300,7 +302,8 @@ export class WorkerPool {
         onProgress,
         watchdogMs,
         allowLocalFiles: row.allow_local_files === 1,
-        allowLoopbackFetch: this.options.allowLoopbackFetch,
+        // A job is trusted or not by where it came from (local mode or the server), not by who renders it.
+        fetch: row.allow_local_files === 1 ? openFetch : this.options.guardedFetch,
         ...(this.options.analyze === undefined ? {} : { analyze: this.options.analyze }),
         ...(resolveAsset === undefined ? {} : { resolveAsset: (assetId: string) => resolveAsset(row.tenant, assetId) }),
       };

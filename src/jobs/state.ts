@@ -1,7 +1,7 @@
 import type { JobState } from '../core/types.js';
 
 /**
- * The job state machine of DESIGN §4, enforced here and only here: the store calls
+ * The job state machine of docs/jobs.md, enforced here and only here: the store calls
  * `assertTransition` inside the transaction that writes a new state.
  *
  *   queued → running → succeeded | failed | canceled

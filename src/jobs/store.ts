@@ -18,7 +18,7 @@ import { migrate, openDatabase, type Db, type Migration } from './db.js';
 import { assertJobId, isJobId } from './ids.js';
 import { assertTransition, isTerminal } from './state.js';
 
-/** A render is tried at most this many times when its worker keeps dying (DESIGN §4). */
+/** A render is tried at most this many times when its worker keeps dying (docs/jobs.md). */
 export const MAX_ATTEMPTS = 3;
 export const DEFAULT_LIST_LIMIT = 20;
 export const MAX_LIST_LIMIT = 100;
@@ -152,7 +152,7 @@ const ROW_COLUMNS = [
   'error_code', 'error_message', 'warnings_json', 'metadata_json', 'owner', 'owner_host', 'owner_pid', 'lease_expires_at', 'expired_at',
 ].join(', ');
 
-/** The SQLite job store of one data directory (DESIGN §4). Every state change goes through `transition`. */
+/** The SQLite job store of one data directory (docs/jobs.md). Every state change goes through `transition`. */
 export class JobStore {
   readonly jobsDir: string;
 
@@ -220,7 +220,7 @@ export class JobStore {
     return JSON.parse(row.request_json) as ValidRenderRequest;
   }
 
-  /** The job record of DESIGN §4 as the API and the CLI print it. */
+  /** The job record of docs/jobs.md as the API and the CLI print it. */
   toRecord(row: JobRow): JobRecord {
     const dir = join(this.jobsDir, row.job_id);
     const expired = row.expired_at !== null;

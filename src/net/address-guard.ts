@@ -3,7 +3,7 @@ import { BlockList, isIP } from 'node:net';
 
 /**
  * Server-side fetches (listing pages, photos, logos, webhooks) may only reach public addresses
- * (DESIGN §5): a URL given by an API caller must not let it probe the server's own network.
+ * (docs/api.md): a URL given by an API caller must not let it probe the server's own network.
  * The check runs on every hop of a redirect chain and on the addresses DNS actually returned,
  * so a public name that resolves to 127.0.0.1 or 169.254.169.254 is refused too.
  */

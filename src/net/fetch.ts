@@ -1,6 +1,8 @@
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { Agent, ProxyAgent, request, type Dispatcher } from 'undici';
 import { AppError, badRequest } from '../core/errors.js';
+import { sleep } from '../core/time.js';
+import { backoffMs, parseRetryAfter, withRetries } from './retry.js';
 import { assertPublicHost, findForbiddenAddress, guardedLookup, type ForbiddenAddressError } from './address-guard.js';
 
 /**
@@ -132,7 +134,7 @@ function dispatcherFor(url: URL, options: FetchOptions, connectTimeoutMs: number
 }
 
 // ---------------------------------------------------------------------------------------------
-// Pace, sleep, backoff
+// Pace
 
 const nextSlotByHost = new Map<string, number>();
 
@@ -145,38 +147,6 @@ async function waitForHostSlot(host: string, paceMs: number, signal?: AbortSigna
   if (slot > now) await sleep(slot - now, signal);
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-function backoffMs(attempt: number, baseMs: number): number {
-  const exponential = baseMs * 2 ** attempt;
-  return Math.round(exponential * (0.75 + Math.random() * 0.5));
-}
-
-/** Seconds asked by a Retry-After header (delta-seconds or HTTP date), or null. */
-export function parseRetryAfter(value: string | undefined, now = Date.now()): number | null {
-  if (value === undefined) return null;
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed);
-  const date = Date.parse(trimmed);
-  if (Number.isNaN(date)) return null;
-  return Math.max(0, Math.ceil((date - now) / 1000));
-}
 
 // ---------------------------------------------------------------------------------------------
 // Errors
@@ -405,32 +375,62 @@ export async function fetchBuffer(url: string, options: FetchOptions = {}): Prom
   const maxRetryAfterS = options.maxRetryAfterS ?? DEFAULTS.maxRetryAfterS;
   const host = parseHttpUrl(url).host;
 
-  for (let attempt = 0; ; attempt += 1) {
-    const attemptsLeft = attempt < retries;
-    let result: FetchResult;
-    try {
-      result = await fetchOnce(url, options, settings);
-    } catch (error) {
-      if (options.signal?.aborted) throw error;
-      if (error instanceof AppError) throw error;
-      const refused = findForbiddenAddress(error);
-      if (refused !== null) throw forbiddenError(url, refused);
-      const code = errorCode(error);
-      if (attemptsLeft && code !== undefined && RETRYABLE_CODES.has(code)) {
-        await sleep(backoffMs(attempt, retryBaseMs), options.signal);
-        continue;
-      }
-      const tries = attempt > 0 ? ` (${attempt + 1} attempts)` : '';
-      throw new AppError('UPSTREAM_ERROR', `Could not reach ${host}: ${describeNetworkError(error, settings)}${tries}.`, {
-        reason: code === undefined || !/TIMEOUT/.test(code) ? 'network_error' : 'timeout',
-        cause: error,
-      });
-    }
-
-    const retryable = result.status === 429 || (result.status >= 500 && result.status !== 501 && result.status !== 505);
-    if (!retryable || !attemptsLeft) return result;
-    const askedS = parseRetryAfter(result.headers['retry-after']);
-    if (askedS !== null && askedS > maxRetryAfterS) return result;
-    await sleep(askedS !== null ? askedS * 1000 : backoffMs(attempt, retryBaseMs), options.signal);
+  const retryableStatus = (status: number): boolean => status === 429 || (status >= 500 && status !== 501 && status !== 505);
+  let attempts = 0;
+  try {
+    const attempt = (n: number): Promise<FetchResult> => {
+      attempts = n + 1;
+      return fetchOnce(url, options, settings);
+    };
+    return await withRetries(attempt, {
+      signal: options.signal,
+      delayAfter(outcome, attempt) {
+        if (attempt >= retries) return null;
+        if (!outcome.ok) {
+          const code = errorCode(outcome.error);
+          const transient = !options.signal?.aborted && !(outcome.error instanceof AppError) && findForbiddenAddress(outcome.error) === null;
+          return transient && code !== undefined && RETRYABLE_CODES.has(code) ? backoffMs(attempt, retryBaseMs) : null;
+        }
+        if (!retryableStatus(outcome.value.status)) return null;
+        const askedS = parseRetryAfter(outcome.value.headers['retry-after']);
+        if (askedS !== null && askedS > maxRetryAfterS) return null;
+        return askedS !== null ? askedS * 1000 : backoffMs(attempt, retryBaseMs);
+      },
+    });
+  } catch (error) {
+    if (options.signal?.aborted || error instanceof AppError) throw error;
+    const refused = findForbiddenAddress(error);
+    if (refused !== null) throw forbiddenError(url, refused);
+    const code = errorCode(error);
+    const tries = attempts > 1 ? ` (${attempts} attempts)` : '';
+    throw new AppError('UPSTREAM_ERROR', `Could not reach ${host}: ${describeNetworkError(error, settings)}${tries}.`, {
+      reason: code === undefined || !/TIMEOUT/.test(code) ? 'network_error' : 'timeout',
+      cause: error,
+    });
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The fetch port
+
+/** Options a caller of the port may set; the address policy belongs to whoever built the port. */
+export type PortFetchOptions = Omit<FetchOptions, 'guardAddresses' | 'allowLoopback'>;
+
+/**
+ * The one way the analysis and the renderer reach the network. Built once per process by whoever
+ * decides the address policy (the server: guarded; local mode: open) and handed down, so no layer
+ * below needs to know which policy applies. See docs/architecture.md.
+ */
+export type FetchPort = (url: string, options?: PortFetchOptions) => Promise<FetchResult>;
+
+/** No address policy: local mode, where the user may fetch any host their machine reaches. */
+export const openFetch: FetchPort = (url, options = {}) => fetchBuffer(url, options);
+
+/**
+ * Refuses loopback, private, link-local and metadata addresses (server side). `allowLoopback`
+ * lets tests reach fixture servers on 127.0.0.1 (`serve --allow-loopback-fetch`).
+ */
+export function guardedFetch(policy: { allowLoopback?: boolean } = {}): FetchPort {
+  const allowLoopback = policy.allowLoopback === true;
+  return (url, options = {}) => fetchBuffer(url, { ...options, guardAddresses: true, allowLoopback });
 }

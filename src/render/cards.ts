@@ -7,7 +7,7 @@ import type { Card, CardContent, Direction, Timeline } from './storyboard.js';
 import type { Template } from './templates.js';
 
 /**
- * Text cards (DESIGN §3): every text of the video is drawn here into a transparent PNG, by sharp's
+ * Text cards (docs/rendering.md): every text of the video is drawn here into a transparent PNG, by sharp's
  * Pango/HarfBuzz text renderer with the shipped fonts, and overlaid by ffmpeg as an image. User
  * text never enters a filtergraph string; it only enters Pango markup, escaped.
  *

@@ -6,7 +6,7 @@ import { FONTS_DIR } from './paths.js';
 /**
  * The fonts shipped in assets/fonts (OFL, see its README.md) and how the card renderer finds them.
  * Text is drawn by sharp through Pango + HarfBuzz, which shapes Arabic (joined letters, right to
- * left, mixed with Latin and digits) — ffmpeg 5.1's drawtext cannot (research/video.md §4.8).
+ * left, mixed with Latin and digits) — ffmpeg 5.1's drawtext cannot (docs/rendering.md).
  */
 
 export const FONT_FAMILIES = ['Noto Sans', 'Noto Serif Display', 'Noto Sans Arabic', 'Noto Naskh Arabic'] as const;

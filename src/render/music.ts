@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppError, badRequest } from '../core/errors.js';
+import { QUIET_OPTIONS, type FfmpegCommandSpec } from './ffmpeg/command.js';
 import { runFfmpeg, runFfprobe, type RunOptions } from './ffmpeg/runner.js';
 import { AUDIO_RATE } from './formats.js';
 import { trackByName, trackForMood, type MusicMood, type MusicTrack } from './music-tracks.js';
@@ -32,11 +33,11 @@ export function resolveMusic(music: string, mood: MusicMood, musicDir: string = 
 }
 
 /**
- * The ffmpeg arguments that turn a music source into the finished soundtrack WAV (pure).
+ * The ffmpeg run that turns a music source into the finished soundtrack WAV (pure).
  * The source is decoded once and repeated with `aloop` on its samples: re-reading the file with
  * -stream_loop would replay the AAC/MP3 encoder delay at every turn (measured: a 10 ms gap).
  */
-export function soundtrackArgs(choice: Exclude<MusicChoice, { kind: 'none' }>, durationS: number, sourceDurationS: number, output: string): string[] {
+export function soundtrackCommand(choice: Exclude<MusicChoice, { kind: 'none' }>, durationS: number, sourceDurationS: number, output: string): FfmpegCommandSpec {
   const samples = Math.round(durationS * AUDIO_RATE);
   const loopSamples = Math.max(1, Math.round(sourceDurationS * AUDIO_RATE));
   const fadeIn = Math.min(1.2, durationS / 8);
@@ -47,25 +48,19 @@ export function soundtrackArgs(choice: Exclude<MusicChoice, { kind: 'none' }>, d
     `aloop=loop=-1:size=${loopSamples}`,
     `atrim=end_sample=${samples}`,
     // Bundled beds are normalised when made (scripts/make-music.ts); a user's file is levelled here.
-    // loudnorm resamples to 192 kHz internally: resample back (research/video.md §4.11).
+    // loudnorm resamples to 192 kHz internally: resample back (docs/rendering.md).
     ...(choice.kind === 'file' ? [`loudnorm=I=${TARGET_LUFS}:TP=-1.5:LRA=11`, `aresample=${AUDIO_RATE}`] : []),
     `apad=whole_len=${samples}`,
     `atrim=end_sample=${samples}`,
     `afade=t=in:st=0:d=${fadeIn.toFixed(3)}`,
     `afade=t=out:st=${(durationS - fadeOut).toFixed(3)}:d=${fadeOut.toFixed(3)}`,
   ];
-  return [
-    '-hide_banner', '-nostdin', '-y', '-loglevel', 'error', '-nostats', '-progress', 'pipe:1',
-    '-i', choice.file,
-    '-map', '0:a:0',
-    '-vn', '-sn', '-dn',
-    '-af', filters.join(','),
-    '-ar', String(AUDIO_RATE),
-    '-ac', '2',
-    '-c:a', 'pcm_s16le',
-    '-f', 'wav',
+  return {
+    inputs: [{ file: choice.file, options: [] }],
+    complexFilter: null,
+    outputOptions: [...QUIET_OPTIONS, '-map', '0:a:0', '-vn', '-sn', '-dn', '-af', filters.join(','), '-ar', String(AUDIO_RATE), '-ac', '2', '-c:a', 'pcm_s16le', '-f', 'wav'],
     output,
-  ];
+  };
 }
 
 /** Prepares the soundtrack in `workDir`; null means silence (the plan adds a silent AAC track). */
@@ -94,6 +89,6 @@ export async function prepareSoundtrack(choice: MusicChoice, durationS: number, 
     throw badRequest(`The music file ${choice.file} is shorter than half a second.`, { reason: 'invalid_music', details: [{ field: 'music', message: 'too short' }] });
   }
   const output = join(workDir, 'soundtrack.wav');
-  await runFfmpeg(soundtrackArgs(choice, durationS, sourceDuration, output), { ...options, expectedDurationS: durationS, what: 'prepare the soundtrack' });
+  await runFfmpeg(soundtrackCommand(choice, durationS, sourceDuration, output), { ...options, expectedDurationS: durationS, what: 'prepare the soundtrack' });
   return output;
 }

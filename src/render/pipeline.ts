@@ -2,11 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { chmod, copyFile, mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import pLimit from 'p-limit';
-import { analyzeListing } from '../analysis/analyze.js';
-import { fetchListingPage, type FetchPageOptions } from '../analysis/portals/index.js';
 import { badRequest } from '../core/errors.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../core/paths.js';
-import type { JobStage, Warning } from '../core/types.js';
+import type { JobStage, Property, Warning } from '../core/types.js';
 import { loadPhotos, prepareLogo, prepareShotSource, PhotoError, type AssetContext } from './assets/photos.js';
 import { drawTimelineCards, type CardStyle, type LogoImage } from './cards.js';
 import { buildRenderPlan, type EncoderSettings } from './ffmpeg/plan.js';
@@ -14,16 +12,18 @@ import { resolveBinaries, runFfmpeg } from './ffmpeg/runner.js';
 import { prepareSoundtrack, resolveMusic } from './music.js';
 import { buildStoryboard, type Timeline } from './storyboard.js';
 import { loadTemplate } from './templates.js';
-import type { RenderContext, RenderOutcome, ValidRenderRequest } from './types.js';
+import type { RenderContext, RenderedVideo, RenderSpec } from './types.js';
 import { MAX_PHOTOS } from './validate.js';
 import { verifyVideo } from './verify.js';
 import { FORMAT_SIZES } from './formats.js';
 
 /**
- * renderListing: one job from request to verified MP4 (DESIGN §1). Stages as the job record shows
- * them: fetching_assets (analysis, photos, logo), preparing (photos, stills, cards, soundtrack),
- * rendering (one ffmpeg run), verifying (ffprobe). `progress` is overall and never goes back:
- * each stage owns a slice of 0 → 1, rendering the largest.
+ * renderListing: an analysed listing and a validated request to a verified MP4 (docs/architecture.md,
+ * "a render from the CLI or the API down to ffmpeg"). The listing is analysed before, by the job
+ * layer: nothing here knows about portals. Stages as the job record shows them: fetching_assets
+ * (photos, logo), preparing (photos, stills, cards, soundtrack), rendering (one ffmpeg run),
+ * verifying (ffprobe). `progress` is overall and never goes back: each stage owns a slice of
+ * 0 → 1, rendering the largest.
  */
 
 const STAGE_SPAN: Readonly<Record<JobStage, [number, number]>> = {
@@ -71,7 +71,7 @@ async function publish(temp: string, outputPath: string): Promise<void> {
   }
 }
 
-export async function renderListing(request: ValidRenderRequest, ctx: RenderContext, options: EngineOptions = {}): Promise<RenderOutcome> {
+export async function renderListing(listing: Property, request: RenderSpec, ctx: RenderContext, options: EngineOptions = {}): Promise<RenderedVideo> {
   const { signal } = ctx;
   signal.throwIfAborted();
   const timings: Record<string, number> = {};
@@ -98,14 +98,6 @@ export async function renderListing(request: ValidRenderRequest, ctx: RenderCont
   const soundtrack = prepareSoundtrack(musicChoice, durationS, ctx.workDir, { signal, redact, watchdogMs: ctx.watchdogMs });
   soundtrack.catch(() => undefined);
   try {
-    const guarded = !ctx.allowLocalFiles;
-    const fetchPage = guarded
-      ? (url: string, options: FetchPageOptions) => fetchListingPage(url, { ...options, guardAddresses: true, allowLoopback: ctx.allowLoopbackFetch === true })
-      : undefined;
-    const listing = request.listing ?? (await (ctx.analyze ? ctx.analyze(request.input, signal) : analyzeListing(request.input, { signal, fetchPage })));
-    warnings.push(...listing.warnings);
-    lap('analysis');
-
     const refs = (request.photos.length > 0 ? request.photos : listing.photos).slice(0, MAX_PHOTOS);
     if (refs.length === 0) {
       throw badRequest('No photos to render: the listing has none. Give photos (--photos, --photos-dir, or photos[] in the API).', {
@@ -113,7 +105,7 @@ export async function renderListing(request: ValidRenderRequest, ctx: RenderCont
         details: [{ field: 'photos', message: 'no photos given and none on the listing page' }],
       });
     }
-    const assets: AssetContext = { cacheDir, allowLocalFiles: ctx.allowLocalFiles, allowLoopbackFetch: ctx.allowLoopbackFetch === true, resolveAsset: ctx.resolveAsset, signal };
+    const assets: AssetContext = { cacheDir, allowLocalFiles: ctx.allowLocalFiles, fetch: ctx.fetch, resolveAsset: ctx.resolveAsset, signal };
     const loaded = await loadPhotos(refs, assets, report);
     warnings.push(...loaded.warnings);
     let logo: LogoImage | null = null;
@@ -182,7 +174,7 @@ export async function renderListing(request: ValidRenderRequest, ctx: RenderCont
     });
     report('rendering', 0);
     try {
-      await runFfmpeg(plan.args, {
+      await runFfmpeg(plan.command, {
         signal,
         watchdogMs: ctx.watchdogMs,
         expectedDurationS: plan.durationS,
@@ -198,7 +190,7 @@ export async function renderListing(request: ValidRenderRequest, ctx: RenderCont
       await publish(temp, ctx.outputPath);
       report('verifying', 1);
       options.onDebug?.({ timeline, args: plan.args, timings });
-      return { result, listing, warnings };
+      return { result, warnings };
     } finally {
       await rm(temp, { force: true });
     }

@@ -13,7 +13,7 @@ import type { MotionKind, SceneKind, SceneSpec, Template, TransitionKind } from 
 import { labelCase, word } from './wording.js';
 
 /**
- * The storyboard (DESIGN §1, pure): template + facts + photos + format + duration → a timeline of
+ * The storyboard (docs/architecture.md, pure): template + facts + photos + format + duration → a timeline of
  * shots, in whole frames. Every shot shows a photo moving (Ken Burns); text scenes are cards laid
  * over their shot. Missing facts drop their scene; the timeline adapts to 1..N photos.
  */
@@ -142,9 +142,12 @@ function factsOf(listing: Property): ListingFacts {
     rooms: listing.rooms,
     bedrooms: listing.bedrooms,
     bathrooms: listing.bathrooms,
+    toilets: listing.toilets ?? null,
     floor: listing.floor,
     city: null,
     district: null,
+    offers: [],
+    provenance: {},
     feature_keys: listing.feature_keys,
     photos: [],
     description: null,

@@ -1,4 +1,5 @@
 import type { AnalyzeRequest, Branding, JobStage, Language, Property, RenderRequest, VideoFormat, VideoResult, Warning } from '../core/types.js';
+import type { FetchPort } from '../net/fetch.js';
 
 /**
  * A render request after validation (`validateRenderRequest`): every field checked and defaulted,
@@ -34,13 +35,13 @@ export interface RenderContext {
   resolveAsset?: (assetId: string) => Promise<string>;
   /** Wall-clock limit for the ffmpeg run; the render fails when it is exceeded. */
   watchdogMs?: number;
-  /**
-   * Local mode may read photo/music/logo file paths; the server may not, and its outgoing fetches
-   * (listing page, photos, logo) refuse loopback, private, link-local and metadata addresses.
-   */
+  /** Local mode may read photo/music/logo file paths; the server may not. */
   allowLocalFiles: boolean;
-  /** Server mode: let those fetches reach 127.0.0.1/::1 (`serve --allow-loopback-fetch`, tests only). */
-  allowLoopbackFetch?: boolean;
+  /**
+   * The network for photos and the logo (and, in the job layer, the listing page): guarded on the
+   * server, open in local mode. Chosen by the job layer, never here (docs/architecture.md).
+   */
+  fetch: FetchPort;
   /**
    * The cache shared by all jobs (normalised photos, shot stills, logos), keyed by content hash.
    * Default: `<data dir>/cache/render`, derived from workDir = `<data dir>/jobs/<job id>`.
@@ -53,10 +54,17 @@ export interface RenderContext {
   analyze?: (input: AnalyzeRequest, signal: AbortSignal) => Promise<Property>;
 }
 
-export interface RenderOutcome {
+/** What the renderer needs of a validated request: the listing is analysed before, by the job layer. */
+export type RenderSpec = Pick<ValidRenderRequest, 'photos' | 'template' | 'format' | 'duration_s' | 'language' | 'music' | 'branding'>;
+
+/** What the renderer hands back: the verified video and what it left out. */
+export interface RenderedVideo {
   /** ffprobe-verified properties of `outputPath` (video_url is filled in by the job layer). */
   result: Omit<VideoResult, 'video_url'>;
-  /** The analysed listing (for the job record's `listing`). */
-  listing: Property;
   warnings: Warning[];
+}
+
+/** A finished job: the video, the listing it was made from (for the job record), all warnings. */
+export interface RenderOutcome extends RenderedVideo {
+  listing: Property;
 }

@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { requireListingUrl } from '../analysis/portals/index.js';
-import { badRequest, isAppError, type ErrorDetail } from '../core/errors.js';
+import { isAppError, type ErrorDetail } from '../core/errors.js';
 import {
   FEATURE_KEYS,
   LANGUAGES,
@@ -15,30 +15,39 @@ import {
   type RenderRequest,
   type VideoFormat,
 } from '../core/types.js';
-import { AUDIENCE_CHOICES, MAX_DESCRIPTION_CHARS, MAX_HTML_BYTES } from '../core/validate.js';
+import {
+  AUDIENCE_CHOICES,
+  checkInput,
+  inputProblems,
+  invalidInput,
+  MAX_DESCRIPTION_CHARS,
+  MAX_DURATION_S,
+  MAX_EMAIL_CHARS,
+  MAX_HTML_BYTES,
+  MAX_METADATA_BYTES,
+  MAX_NAME_CHARS,
+  MAX_PHONE_CHARS,
+  MAX_PHOTOS,
+  MAX_URL_CHARS,
+  MIN_DURATION_S,
+  RenderRequestSchema,
+} from '../core/requests.js';
+import { MISSING_LISTING } from '../core/validate.js';
 import { normalizeHttpUrl, refKind } from '../core/refs.js';
 import { safeStrings, safeText } from '../core/safe-text.js';
-import {
-  MAX_LISTING_ITEM_CHARS,
-  MAX_LISTING_LIST_ITEMS,
-  MAX_LISTING_TITLE_CHARS,
-  MAX_METADATA_BYTES,
-  requestShapeProblems,
-} from '../core/limits.js';
-import { MAX_DURATION_S, MIN_DURATION_S } from './formats.js';
+import { MAX_LISTING_ITEM_CHARS, MAX_LISTING_LIST_ITEMS, MAX_LISTING_TITLE_CHARS, requestShapeProblems } from '../core/limits.js';
 import { MUSIC_TRACKS, trackByName } from './music-tracks.js';
 import { listTemplates, templateExists } from './templates.js';
 import type { ValidRenderRequest } from './types.js';
 
 /**
- * validateRenderRequest: every field of a render request (DESIGN §5), checked at the front door
+ * validateRenderRequest: every field of a render request (docs/api.md), checked at the front door
  * (CLI, CSV row, HTTP body) before a job is queued. Synchronous and free of I/O apart from the
  * template list of the package; every problem is reported at once, each with its field.
  */
 
-export const MAX_PHOTOS = 40;
-export { MAX_METADATA_BYTES };
-const MAX_URL_CHARS = 2048;
+export { MAX_METADATA_BYTES, MAX_PHOTOS } from '../core/requests.js';
+/** Longest city/district kept from a given listing. */
 const MAX_TEXT_FIELD = 120;
 const DEFAULT_TEMPLATE = 'classic';
 
@@ -70,7 +79,7 @@ class Problems {
 /** A photo or logo reference: http(s) URL, asset:<id>, or (local mode) a path made absolute. */
 function imageRef(value: unknown, field: string, mode: 'local' | 'server', problems: Problems): string | null {
   if (typeof value !== 'string' || value.trim() === '') {
-    problems.add(field, 'must be a non-empty string: an http(s) URL, asset:<id>' + (mode === 'local' ? ' or a file path' : ''));
+    problems.add(field, 'must be a non-empty string: an http(s) URL, asset:<id>, or (CLI only) a file path');
     return null;
   }
   const ref = value.trim();
@@ -84,7 +93,7 @@ function imageRef(value: unknown, field: string, mode: 'local' | 'server', probl
   }
   if (kind === 'asset' && ASSET_REF.test(ref)) return ref;
   if (kind !== 'file') {
-    problems.add(field, `has an unsupported scheme: use an http(s) URL or asset:<id>${mode === 'local' ? ', or a file path' : ''}`);
+    problems.add(field, 'has an unsupported scheme: use an http(s) URL, asset:<id>, or (CLI only) a file path');
     return null;
   }
   if (mode === 'server') {
@@ -118,16 +127,16 @@ function validateBranding(value: unknown, mode: 'local' | 'server', problems: Pr
   }
   for (const key of Object.keys(value)) if (!BRANDING_FIELDS.has(key)) problems.add(`branding.${key}`, `is not a branding field (use ${[...BRANDING_FIELDS].join(', ')})`);
   const branding: Branding = {};
-  const agency = optionalText(value.agency_name, 'branding.agency_name', problems, 80);
+  const agency = optionalText(value.agency_name, 'branding.agency_name', problems, MAX_NAME_CHARS);
   if (agency !== undefined) branding.agency_name = agency;
-  const agent = optionalText(value.agent_name, 'branding.agent_name', problems, 80);
+  const agent = optionalText(value.agent_name, 'branding.agent_name', problems, MAX_NAME_CHARS);
   if (agent !== undefined) branding.agent_name = agent;
-  const phone = optionalText(value.phone, 'branding.phone', problems, 30);
+  const phone = optionalText(value.phone, 'branding.phone', problems, MAX_PHONE_CHARS);
   if (phone !== undefined) {
     if (PHONE.test(phone)) branding.phone = phone;
     else problems.add('branding.phone', 'must be a phone number: digits, spaces, + ( ) . - (e.g. +212 6 12 34 56 78)');
   }
-  const email = optionalText(value.email, 'branding.email', problems, 254);
+  const email = optionalText(value.email, 'branding.email', problems, MAX_EMAIL_CHARS);
   if (email !== undefined) {
     if (EMAIL.test(email)) branding.email = email;
     else problems.add('branding.email', 'must be an e-mail address like name@agency.ma');
@@ -203,7 +212,7 @@ function validateListing(value: unknown, language: Language, problems: Problems)
     return false;
   });
   const listingLanguage = value.language === undefined ? language : oneOfOrNull(value.language, 'listing.language', LANGUAGES, problems) ?? language;
-  const text = (key: 'city' | 'district'): string | null => {
+  const text = (key: 'city' | 'district' | 'metro_area'): string | null => {
     const v = value[key];
     if (v === undefined || v === null) return null;
     if (typeof v !== 'string') {
@@ -212,7 +221,7 @@ function validateListing(value: unknown, language: Language, problems: Problems)
     }
     return v.trim() === '' ? null : v.trim().slice(0, MAX_TEXT_FIELD);
   };
-  const integer = (key: 'rooms' | 'bedrooms' | 'bathrooms'): number | null => {
+  const integer = (key: 'rooms' | 'bedrooms' | 'bathrooms' | 'toilets'): number | null => {
     const v = nullableNumber(value[key], `listing.${key}`, problems);
     return v === null ? null : Math.round(v);
   };
@@ -238,7 +247,11 @@ function validateListing(value: unknown, language: Language, problems: Problems)
     rooms: integer('rooms'),
     bedrooms: integer('bedrooms'),
     bathrooms: integer('bathrooms'),
+    toilets: integer('toilets'),
     floor,
+    metro_area: text('metro_area'),
+    // Offers and provenance describe the analysis, not the video: a listing passed in keeps none.
+    offers: [],
     feature_keys: featureKeys,
     price_per_m2_mad: nullableNumber(value.price_per_m2_mad, 'listing.price_per_m2_mad', problems),
     price_original: null,
@@ -248,15 +261,19 @@ function validateListing(value: unknown, language: Language, problems: Problems)
     source: source ?? { kind: 'text', portal: null, listing_id: null, url: null },
     language: listingLanguage,
     warnings: [],
+    provenance: {},
   });
 }
 
-/** Checks a render request; throws one BAD_REQUEST listing every bad field in `details`. */
+/**
+ * Checks a render request from any front door: first its schema (requests.ts, the same check the
+ * HTTP route runs), then the rules a schema cannot say (inputs that exclude each other, formats,
+ * templates and tracks installed, local paths). Throws one BAD_REQUEST listing every bad field.
+ */
 export function validateRenderRequest(request: RenderRequest, mode: 'local' | 'server'): ValidRenderRequest {
+  if (!isObject(request)) checkInput(RenderRequestSchema, request);
+  const schemaProblems = inputProblems(RenderRequestSchema, request);
   const problems = new Problems();
-  if (!isObject(request)) {
-    throw badRequest('The render request must be a JSON object.', { reason: 'invalid_request', details: [{ field: 'body', message: 'must be an object' }] });
-  }
   const body = request as unknown as Json;
   for (const key of Object.keys(body)) {
     if (!REQUEST_FIELDS.has(key)) problems.add(key, `is not a render request field (use ${[...REQUEST_FIELDS].join(', ')})`);
@@ -312,7 +329,7 @@ export function validateRenderRequest(request: RenderRequest, mode: 'local' | 's
     if (shape !== undefined) problems.add(shape.field, shape.message);
     else listing = validateListing(body.listing, language, problems);
   } else if (!given('url') && !given('html') && body.description === undefined) {
-    problems.add('url', 'give a listing: url, html (a saved page), description, or listing (an analysis property)');
+    problems.add('url', `${MISSING_LISTING}, or listing (an analysis property)`);
   }
 
   const photos: string[] = [];
@@ -362,7 +379,7 @@ export function validateRenderRequest(request: RenderRequest, mode: 'local' | 's
       const value = body.music.trim();
       if (value === 'auto' || value === 'none' || trackByName(value) !== undefined) music = value;
       else if (mode === 'local' && (value.includes('/') || value.includes('\\') || /\.[a-z0-9]{2,5}$/i.test(value))) music = isAbsolute(value) ? value : resolve(value);
-      else problems.add('music', `must be one of ${names.join(', ')}${mode === 'local' ? ', or an audio file path' : ''}`);
+      else problems.add('music', `must be one of ${names.join(', ')}, or (CLI only) an audio file path`);
     }
   }
 
@@ -384,10 +401,12 @@ export function validateRenderRequest(request: RenderRequest, mode: 'local' | 's
     }
   }
 
-  if (problems.details.length > 0) {
-    const summary = problems.details.map((d) => `${d.field} ${d.message}`).join('; ');
-    throw badRequest(`Invalid render request: ${summary}.`, { reason: 'invalid_request', details: problems.details });
-  }
+  // Schema problems first, with the schema's wording (what HTTP answers); the rules below add
+  // only fields the schema found nothing wrong with.
+  const within = (inner: string, outer: string): boolean => inner === outer || inner.startsWith(`${outer}.`) || inner.startsWith(`${outer}[`);
+  const flagged = (field: string): boolean => schemaProblems.some((p) => within(field, p.field) || within(p.field, field));
+  const details = [...schemaProblems, ...problems.details.filter((d) => !flagged(d.field))];
+  if (details.length > 0) throw invalidInput('render request', details);
   return {
     input: {
       ...(url === undefined ? {} : { url }),

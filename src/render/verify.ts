@@ -1,13 +1,12 @@
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { AppError } from '../core/errors.js';
+import { sha256File } from '../core/files.js';
 import type { VideoResult } from '../core/types.js';
 import { probe, runFfprobe, type ProbeData } from './ffmpeg/runner.js';
 import { AUDIO_BITRATE_KBPS, AUDIO_RATE, FPS, MAX_KEYFRAME_INTERVAL_S } from './formats.js';
 
 /**
- * Verification (DESIGN §3): every render is checked with ffprobe against the output contract
+ * Verification (docs/rendering.md): every render is checked with ffprobe against the output contract
  * before it is published; a video that fails a check fails its job, with the property named.
  */
 
@@ -15,7 +14,7 @@ export interface Expectations {
   width: number;
   height: number;
   durationS: number;
-  /** Silence encodes to ~2 kbps whatever the target (research/video.md §4.13): checked only with music. */
+  /** Silence encodes to ~2 kbps whatever the target (docs/rendering.md): checked only with music. */
   checkAudioBitrate: boolean;
 }
 
@@ -112,12 +111,6 @@ export function checkContract(data: ProbeData, packets: PacketInfo[], boxes: str
   return failures;
 }
 
-async function sha256(file: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
-
 async function videoPackets(file: string, signal?: AbortSignal): Promise<PacketInfo[]> {
   const csv = await runFfprobe(['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'packet=pts_time,flags', '-of', 'csv=p=0', file], { signal });
   return csv
@@ -147,6 +140,6 @@ export async function verifyVideo(file: string, expect: Expectations, signal?: A
     video_codec: 'h264',
     audio_codec: 'aac',
     audio_bitrate_kbps: Math.round(Number(audio?.bit_rate ?? 0) / 1000),
-    sha256: await sha256(file),
+    sha256: await sha256File(file),
   };
 }

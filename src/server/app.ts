@@ -1,15 +1,15 @@
 import type { Socket } from 'node:net';
-import Ajv, { type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import compress from '@fastify/compress';
+import cors from '@fastify/cors';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { AppError } from '../core/errors.js';
-import type { AnalyzeRequest, JobList, JobRecord, JobState, ListJobsOptions, Property, RenderRequest } from '../core/types.js';
-import type { ValidRenderRequest } from '../render/types.js';
+import { compileInputSchema, invalidInput, validationDetails } from '../core/requests.js';
 import { createAuthorizer, refundHook } from './auth.js';
 import { API_VERSION, DEFAULT_LIMITS, type ServerLimits } from './config.js';
-import { envelope, errorHandler, notFoundHandler, sendError } from './errors.js';
+import { envelope, errorHandler, notFoundHandler, sendError, withHeaders } from './errors.js';
 import { randomId } from './ids.js';
-import { SlidingWindowLimiter } from './rate-limit.js';
+import { TokenBucketLimiter } from './rate-limit.js';
 import { RouteRegistry } from './route-spec.js';
 import { accountRoutes } from './routes/account.js';
 import { analyzeRoutes } from './routes/analyze.js';
@@ -19,44 +19,9 @@ import { jobRoutes } from './routes/jobs.js';
 import { openapiRoutes } from './routes/openapi.js';
 import { renderRoutes } from './routes/render.js';
 import { retiredRoutes } from './routes/retired.js';
-import type { ServerStore } from './store.js';
+import type { ServerContext, ServerDeps } from './context.js';
 
-/** What the HTTP layer needs from the job layer (JobManager satisfies it). */
-export interface JobsPort {
-  submit(request: ValidRenderRequest, options: { tenant: string }): JobRecord;
-  get(jobId: string): { job: JobRecord; tenant: string } | null;
-  list(tenant: string, options?: ListJobsOptions): JobList;
-  cancel(jobId: string): JobRecord;
-  videoPath(jobId: string): string | null;
-  countJobs(tenant: string, states: JobState[]): number;
-}
-
-export interface LogOptions {
-  stream: NodeJS.WritableStream;
-  level?: string;
-}
-
-/** Everything the app is built from: real parts in production, the same parts on a temp dir in tests. */
-export interface ServerDeps {
-  store: ServerStore;
-  jobs: JobsPort;
-  analyze(request: AnalyzeRequest, signal: AbortSignal): Promise<Property>;
-  validateRender(request: RenderRequest): ValidRenderRequest | Promise<ValidRenderRequest>;
-  limits?: Partial<ServerLimits>;
-  now?: () => number;
-  /** JSON lines; false = silent. */
-  log?: LogOptions | false;
-  /** Fetches to loopback addresses are allowed (tests only): webhook URLs on 127.0.0.1 are accepted. */
-  allowLoopbackFetch?: boolean;
-}
-
-export interface ServerContext {
-  deps: ServerDeps;
-  limits: ServerLimits;
-  registry: RouteRegistry;
-  now: () => number;
-  startedAt: number;
-}
+export type { JobsPort, LogOptions, ServerContext, ServerDeps } from './context.js';
 
 /** A request id we accept from the caller (for tracing across systems), or a new one. */
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{8,128}$/;
@@ -69,11 +34,12 @@ function requestIdFor(header: string | string[] | undefined): string {
  * Two validators: bodies are checked strictly (no coercion, unknown fields refused, every error
  * reported); query strings and path parameters arrive as text, so numbers there are coerced.
  */
-function validatorCompiler() {
-  const strict = addFormats.default(new Ajv.default({ allErrors: true, coerceTypes: false, useDefaults: false, removeAdditional: false, strict: false }));
-  const lenient = addFormats.default(new Ajv.default({ allErrors: true, coerceTypes: true, useDefaults: false, removeAdditional: false, strict: false }));
-  return ({ schema, httpPart }: { schema: object; httpPart?: string }): ValidateFunction =>
-    (httpPart === 'body' ? strict : lenient).compile(schema);
+function validatorCompiler({ schema, httpPart }: { schema: { title?: unknown }; httpPart?: string }) {
+  if (httpPart !== 'body') return compileInputSchema(schema, 'text');
+  // Bodies go through the one input check the CLI and CSV rows use: same fields, same messages.
+  const validate = compileInputSchema(schema, 'body');
+  const subject = typeof schema.title === 'string' ? schema.title : 'request';
+  return (data: unknown) => (validate(data) ? { value: data } : { error: invalidInput(subject, validationDetails(validate.errors ?? [], 'body')) });
 }
 
 function stampHeaders(requestId: string, reply: FastifyReply): void {
@@ -103,6 +69,58 @@ function clientErrorHandler(error: Error & { code?: string }, socket: Socket): v
       `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
       `X-Request-Id: ${requestId}\r\nX-API-Version: ${API_VERSION}\r\nConnection: close\r\n\r\n${body}`,
   );
+}
+
+/** Every group of routes of API v1; a new group is one more entry. */
+const ROUTE_GROUPS = [analyzeRoutes, renderRoutes, jobRoutes, assetRoutes, accountRoutes, healthRoutes, retiredRoutes, openapiRoutes];
+
+/** Headers a browser script may read on a cross-origin answer (CORS exposes only a few by default). */
+const EXPOSED_HEADERS = [
+  'ETag', 'Location', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset',
+  'X-Request-Id', 'X-API-Version', 'Idempotent-Replayed', 'Content-Range', 'Content-Disposition', 'Accept-Ranges', 'Link', 'Sunset',
+];
+
+/**
+ * CORS for the origins a deployment names (docs/api.md "CORS"): off by default. Keys travel in
+ * `Authorization`, never in cookies, so credentials are not allowed and `*` stays safe.
+ */
+function registerCors(app: FastifyInstance, origins: readonly string[] | undefined): void {
+  if (origins === undefined || origins.length === 0) return;
+  void app.register(cors, {
+    origin: origins.includes('*') ? '*' : [...origins],
+    credentials: false,
+    methods: ['GET', 'HEAD', 'POST'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-None-Match', 'If-Range', 'Range', 'X-Request-Id'],
+    exposedHeaders: EXPOSED_HEADERS,
+    maxAge: 600,
+    strictPreflight: false,
+  });
+}
+
+/** A JSON body, or none at all on routes that take no body (clients often send the header anyway). */
+function registerJsonParser(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '' && request.routeOptions.schema?.body === undefined) {
+      done(null, undefined);
+      return;
+    }
+    parseJson(request, text, done);
+  });
+}
+
+/** Methods a path answers, from the route table: for 405 + `Allow` instead of a bare 404. */
+function allowedMethods(registry: RouteRegistry, path: string): string[] {
+  const methods = new Set<string>();
+  for (const spec of registry.specs) {
+    const pattern = new RegExp(`^${spec.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+')}/?$`);
+    if (!pattern.test(path)) continue;
+    methods.add(spec.method);
+    if (spec.method === 'GET') methods.add('HEAD');
+  }
+  return [...methods];
 }
 
 export function buildApp(deps: ServerDeps): FastifyInstance {
@@ -139,13 +157,17 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
       return sendError(request, reply, new AppError('BAD_REQUEST', `Malformed request URL: ${error.message}`, { reason: 'bad_url' }));
     },
   });
-  app.setValidatorCompiler(validatorCompiler());
+  app.setValidatorCompiler(validatorCompiler);
+  registerCors(app, deps.corsOrigins);
+  // Compressed answers when asked (Accept-Encoding); videos and images are already compressed.
+  void app.register(compress, { global: true, encodings: ['br', 'gzip', 'deflate'], threshold: 1024 });
+  registerJsonParser(app);
   // Bodies are JSON (or raw images on /assets); a text/plain body is refused, not half-parsed.
   app.removeContentTypeParser('text/plain');
 
   const registry = new RouteRegistry();
   const ctx: ServerContext = { deps, limits, registry, now, startedAt: now() };
-  const limiter = new SlidingWindowLimiter(now);
+  const limiter = new TokenBucketLimiter(now);
 
   app.decorateRequest('auth', null);
   let closing = false;
@@ -174,15 +196,20 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
     );
   });
   app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler(notFoundHandler);
+  app.setNotFoundHandler((request, reply) => {
+    const allow = allowedMethods(registry, request.url.split('?')[0]!);
+    if (allow.length === 0 || request.method === 'OPTIONS') return notFoundHandler(request, reply);
+    const problem = new AppError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${request.url.split('?')[0]!.slice(0, 200)}: use ${allow.join(', ')}.`, {
+      reason: 'method_not_allowed',
+    });
+    return sendError(request, reply, withHeaders(problem, { Allow: allow.join(', ') }));
+  });
 
-  analyzeRoutes(app, ctx);
-  renderRoutes(app, ctx);
-  jobRoutes(app, ctx);
-  assetRoutes(app, ctx);
-  accountRoutes(app, ctx);
-  healthRoutes(app, ctx);
-  retiredRoutes(app, ctx);
-  openapiRoutes(app, ctx);
+  // Routes are added once the plugins above (CORS, compression) have loaded, so their hooks apply.
+  void app.register(async (routes) => {
+    // TypeBox schemas give the routes their request types (RouteRegistry.add infers them).
+    const typed = routes.withTypeProvider<TypeBoxTypeProvider>();
+    for (const addRoutes of ROUTE_GROUPS) addRoutes(typed, ctx);
+  });
   return app;
 }

@@ -7,7 +7,7 @@ import type { Db } from '../jobs/db.js';
 import { idPattern, randomId } from './ids.js';
 
 /**
- * Uploaded photos and logos (DESIGN §5, POST /api/v1/assets). An asset is private to the tenant
+ * Uploaded photos and logos (docs/api.md, POST /api/v1/assets). An asset is private to the tenant
  * that uploaded it, kept 24 h, and referenced in a render request as `asset:<asset_id>`.
  * Files are named by the asset id only: nothing a caller sends becomes part of a path.
  */

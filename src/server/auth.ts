@@ -4,11 +4,11 @@ import { policyLimit, type ServerLimits } from './config.js';
 import { withExtras, withHeaders } from './errors.js';
 import type { ApiKeyRecord, KeyStore } from './keys.js';
 import type { Reservation, UsageStore } from './quota.js';
-import { rateLimitHeaders, type SlidingWindowLimiter } from './rate-limit.js';
+import { rateLimitHeaders, type TokenBucketLimiter } from './rate-limit.js';
 import type { RouteAccess } from './route-spec.js';
 
 /**
- * Who is calling and may they (DESIGN §5), in the order a client can act on:
+ * Who is calling and may they (docs/api.md), in the order a client can act on:
  * 401 (no or bad key) → 403 (scope) → 429 (rate) → 403 (monthly quota). Runs in `onRequest`,
  * before the body is read, so an unauthenticated client cannot make the server parse anything.
  */
@@ -49,7 +49,7 @@ export function bearerToken(header: string | string[] | undefined): string {
 export interface AuthorizerOptions {
   keys: KeyStore;
   usage: UsageStore;
-  limiter: SlidingWindowLimiter;
+  limiter: TokenBucketLimiter;
   limits: ServerLimits;
   now: () => number;
   /** Stored idempotent answers: a replay takes no quota (docs/security.md). */

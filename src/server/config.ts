@@ -1,5 +1,5 @@
 /**
- * Scopes, plans and limits of API v1 (DESIGN §5). Every number here is a default that
+ * Scopes, plans and limits of API v1 (docs/api.md). Every number here is a default that
  * `immoreel serve` options can change; docs/api.md explains each.
  */
 
@@ -12,7 +12,7 @@ export type Scope = (typeof SCOPES)[number];
 export const PLANS = ['preview', 'standard'] as const;
 export type Plan = (typeof PLANS)[number];
 
-/** Preview keys hold exactly these (interface spec §5.3); standard keys hold all three by default. */
+/** Preview keys hold exactly these (docs/api.md); standard keys hold all three by default. */
 export const PREVIEW_SCOPES: readonly Scope[] = ['preview:read', 'preview:dispatch'];
 export const STANDARD_SCOPES: readonly Scope[] = SCOPES;
 
@@ -35,7 +35,7 @@ export interface ServerLimits {
   jobReadsPerWindow: number;
   /** /me, /usage, /assets, cancel. */
   accountPerWindow: number;
-  /** Jobs queued or running at once for a preview tenant (contract §8: 30 concurrent renders). */
+  /** Jobs queued or running at once for a preview tenant (docs/api.md: 30 concurrent renders). */
   previewConcurrentRenders: number;
   /** Jobs waiting in the queue at once for any tenant. */
   maxQueuedJobs: number;

@@ -1,8 +1,9 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isAppError, type ErrorCode, type ErrorDetail } from '../core/errors.js';
+import { invalidInput, validationDetails } from '../core/requests.js';
 
 /**
- * The one error envelope of API v1 (DESIGN §5) and the one place that produces it. Every failure
+ * The one error envelope of API v1 (docs/api.md) and the one place that produces it. Every failure
  * (our AppErrors, fastify's own parsing/validation errors, unknown routes, bugs) ends here.
  * Messages of 500s are generic; what went wrong is in the log, under the same request id.
  */
@@ -50,67 +51,11 @@ export function envelope(error: AppError, requestId: string): ErrorEnvelope {
   };
 }
 
-interface AjvLikeError {
-  keyword: string;
-  instancePath: string;
-  message?: string;
-  params: Record<string, unknown>;
-}
-
-const HEADER_NAMES: Record<string, string> = { 'idempotency-key': 'Idempotency-Key', 'content-type': 'Content-Type' };
-
-/** `body /branding/phone` → `branding.phone`; array indexes as `photos[2]`. */
-function fieldOf(context: string | undefined, error: AjvLikeError): string {
-  const segments = error.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-  if (error.keyword === 'required' && typeof error.params.missingProperty === 'string') segments.push(error.params.missingProperty);
-  if (error.keyword === 'additionalProperties' && typeof error.params.additionalProperty === 'string') segments.push(error.params.additionalProperty);
-  let field = '';
-  for (const segment of segments) field += /^\d+$/.test(segment) ? `[${segment}]` : field === '' ? segment : `.${segment}`;
-  if (context === 'headers') return HEADER_NAMES[field.toLowerCase()] ?? field;
-  return field === '' ? (context === 'body' || context === undefined ? 'body' : context) : field;
-}
-
-function messageOf(error: AjvLikeError): string {
-  switch (error.keyword) {
-    case 'required':
-      return 'is required';
-    case 'additionalProperties':
-      return 'is not an accepted field';
-    case 'enum':
-      return `must be one of ${(error.params.allowedValues as unknown[]).map(String).join(', ')}`;
-    case 'type':
-      return `must be ${String(error.params.type).replace(/,/g, ' or ')}`;
-    default:
-      return error.message ?? 'is invalid';
-  }
-}
-
-/** The `details` of a schema validation failure: one entry per field, each once. */
-export function validationDetails(errors: AjvLikeError[], context: string | undefined): ErrorDetail[] {
-  const seen = new Set<string>();
-  const details: ErrorDetail[] = [];
-  for (const error of errors) {
-    // `if/then` and `anyOf` wrappers repeat what their inner errors already say.
-    if (error.keyword === 'if' || error.keyword === 'anyOf' || error.keyword === 'oneOf') continue;
-    const detail = { field: fieldOf(context, error), message: messageOf(error) };
-    const key = `${detail.field}\u0000${detail.message}`;
-    if (!seen.has(key)) {
-      seen.add(key);
-      details.push(detail);
-    }
-  }
-  return details;
-}
-
 /** Turns whatever was thrown into an AppError; fastify's own errors get their contract code. */
 export function toHttpError(error: unknown): AppError {
   if (isAppError(error)) return error;
-  const fastifyError = error as Partial<FastifyError> & { validation?: AjvLikeError[]; validationContext?: string };
-  if (Array.isArray(fastifyError.validation)) {
-    const details = validationDetails(fastifyError.validation, fastifyError.validationContext);
-    const summary = details.map((d) => `${d.field} ${d.message}`).join('; ');
-    return new AppError('BAD_REQUEST', `Invalid request: ${summary}.`, { reason: 'invalid_request', details });
-  }
+  const fastifyError = error as Partial<FastifyError> & { validation?: Parameters<typeof validationDetails>[0]; validationContext?: string };
+  if (Array.isArray(fastifyError.validation)) return invalidInput('request', validationDetails(fastifyError.validation, fastifyError.validationContext));
   const status = typeof fastifyError.statusCode === 'number' ? fastifyError.statusCode : 500;
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':

@@ -24,3 +24,30 @@ export function parseRange(header: string | undefined, size: number): RangeResul
   if (!Number.isSafeInteger(end) || end < start) return { kind: 'full' };
   return { kind: 'partial', start, end };
 }
+
+/** Entity tags listed in `If-None-Match` / `If-Range` (`W/` prefixes kept), or `*`. */
+function entityTags(header: string): string[] {
+  return header.match(/\*|(?:W\/)?"[^"]*"/g) ?? [];
+}
+
+/**
+ * `If-None-Match` (RFC 9110 §13.1.2): true when the client's copy is current, so the answer is
+ * 304 Not Modified. The comparison is weak: `W/"x"` matches `"x"`.
+ */
+export function notModified(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (ifNoneMatch === undefined) return false;
+  const strip = (tag: string): string => tag.replace(/^W\//, '');
+  return entityTags(ifNoneMatch).some((tag) => tag === '*' || strip(tag) === strip(etag));
+}
+
+/**
+ * `If-Range` (RFC 9110 §13.1.5): the Range applies only if the validator still names this file —
+ * a strong entity tag equal to ours, or exactly our Last-Modified date. Otherwise the client's
+ * partial copy is stale and it gets the whole file (200).
+ */
+export function rangeStillValid(ifRange: string | undefined, etag: string | null, lastModified: string): boolean {
+  if (ifRange === undefined) return true;
+  const value = ifRange.trim();
+  if (value.startsWith('"') || value.startsWith('W/')) return etag !== null && !value.startsWith('W/') && value === etag;
+  return value === lastModified;
+}

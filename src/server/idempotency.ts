@@ -3,8 +3,7 @@ import { sha256Hex, stableStringify } from '../jobs/hash.js';
 import type { Db } from '../jobs/db.js';
 
 /**
- * `Idempotency-Key` on POST /analyze and POST /render-video (DESIGN §5, research/conventions.md
- * §1.3). Keys are scoped to the API key that sent them and live 24 h. The first successful answer
+ * `Idempotency-Key` on POST /analyze and POST /render-video (docs/api.md). Keys are scoped to the API key that sent them and live 24 h. The first successful answer
  * is stored with a fingerprint of the route and body; a retry with the same key and body gets it
  * back (for a render: the same job, in its current state), the same key with another body is a
  * 400 `idempotency_key_reused`. Failed requests are not stored, so a retry after a 4xx/5xx runs

@@ -1,15 +1,11 @@
 import { randomBytes } from 'node:crypto';
-
-const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+import { BASE32_CLASS, bytesToBase32 } from '../core/base32.js';
 
 /** `prefix_` + `length` random lowercase Crockford base32 characters (5 bits each). */
 export function randomId(prefix: string, length = 24): string {
-  const bytes = randomBytes(length);
-  let out = '';
-  for (let i = 0; i < length; i += 1) out += ALPHABET[bytes[i]! & 31];
-  return `${prefix}_${out}`;
+  return `${prefix}_${bytesToBase32(randomBytes(length))}`;
 }
 
 export function idPattern(prefix: string, length = 24): RegExp {
-  return new RegExp(`^${prefix}_[0-9a-hjkmnp-tv-z]{${length}}$`);
+  return new RegExp(`^${prefix}_${BASE32_CLASS}{${length}}$`);
 }

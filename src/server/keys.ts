@@ -5,7 +5,7 @@ import { DEFAULT_MONTHLY_QUOTA, PREVIEW_SCOPES, SCOPES, STANDARD_SCOPES, type Pl
 import { randomId } from './ids.js';
 
 /**
- * API keys (DESIGN §5): random, shown once at creation, stored only as a SHA-256 hash.
+ * API keys (docs/api.md): random, shown once at creation, stored only as a SHA-256 hash.
  *
  * A key is `imk_` + 43 base64url characters (256 random bits). With that much entropy a plain
  * SHA-256 is the right hash (a slow password hash protects low-entropy secrets; it would only

@@ -1,7 +1,7 @@
 import type { Db } from '../jobs/db.js';
 
 /**
- * Monthly quotas (DESIGN §5): each key may make `monthly_quota` billable requests (analyses and
+ * Monthly quotas (docs/api.md): each key may make `monthly_quota` billable requests (analyses and
  * render dispatches) per calendar month, UTC. A request reserves its unit before it runs; one
  * that ends in an error gets it back, so a client is billed for answers, not for its mistakes.
  */

@@ -1,8 +1,8 @@
 /**
- * Per-key rate limits (DESIGN §5 "Limits"): a sliding-window log. Every admitted request leaves
- * its timestamp; a request is admitted while fewer than `limit` timestamps lie within the last
- * `windowMs`. Exact ("the 61st analyze within any 60 s is refused"), deterministic with an
- * injected clock, and small: at most `limit` numbers per key and policy.
+ * Per-key rate limits (docs/api.md "Rate limits"): a token bucket per key and policy. The bucket
+ * holds `limit` tokens and refills at `limit` per `windowMs`; a request takes one token. So a
+ * client pacing at the documented rate (or slower) is never refused whatever its network jitter,
+ * and a burst of up to `limit` requests at once is accepted. Deterministic with an injected clock.
  */
 
 export interface RatePolicy {
@@ -16,14 +16,19 @@ export interface RateDecision {
   allowed: boolean;
   limit: number;
   remaining: number;
-  /** Seconds until the oldest counted request leaves the window (a slot frees up). */
+  /** Seconds until the bucket is full again. */
   resetS: number;
   /** Seconds to wait before a retry can succeed (0 when allowed). */
   retryAfterS: number;
 }
 
-export class SlidingWindowLimiter {
-  private readonly hits = new Map<string, number[]>();
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+export class TokenBucketLimiter {
+  private readonly buckets = new Map<string, Bucket>();
   private takesSinceSweep = 0;
 
   constructor(private readonly now: () => number = Date.now) {}
@@ -32,53 +37,45 @@ export class SlidingWindowLimiter {
   take(policy: RatePolicy, partition: string): RateDecision {
     const now = this.now();
     const key = `${policy.name}\u0000${partition}`;
-    const log = this.hits.get(key) ?? [];
-    const cutoff = now - policy.windowMs;
-    let expired = 0;
-    while (expired < log.length && log[expired]! <= cutoff) expired += 1;
-    if (expired > 0) log.splice(0, expired);
+    const perMs = policy.limit / policy.windowMs;
+    const previous = this.buckets.get(key);
+    const tokens = previous === undefined ? policy.limit : Math.min(policy.limit, previous.tokens + (now - previous.at) * perMs);
     this.sweepSometimes(now);
-
-    const secondsUntilSlot = (oldest: number | undefined): number =>
-      oldest === undefined ? 0 : Math.max(1, Math.ceil((oldest + policy.windowMs - now) / 1000));
-
-    if (log.length >= policy.limit) {
-      const wait = secondsUntilSlot(log[0]);
-      this.hits.set(key, log);
-      return { allowed: false, limit: policy.limit, remaining: 0, resetS: wait, retryAfterS: wait };
+    // Seconds until the bucket holds `wanted` tokens again.
+    const secondsUntil = (have: number, wanted: number): number => (have >= wanted ? 0 : Math.max(1, Math.ceil((wanted - have) / perMs / 1000 - 1e-9)));
+    if (tokens < 1) {
+      this.buckets.set(key, { tokens, at: now });
+      const wait = secondsUntil(tokens, 1);
+      return { allowed: false, limit: policy.limit, remaining: 0, resetS: secondsUntil(tokens, policy.limit), retryAfterS: wait };
     }
-    log.push(now);
-    this.hits.set(key, log);
-    return {
-      allowed: true,
-      limit: policy.limit,
-      remaining: policy.limit - log.length,
-      resetS: secondsUntilSlot(log[0]),
-      retryAfterS: 0,
-    };
+    const left = tokens - 1;
+    this.buckets.set(key, { tokens: left, at: now });
+    return { allowed: true, limit: policy.limit, remaining: Math.floor(left), resetS: secondsUntil(left, policy.limit), retryAfterS: 0 };
   }
 
-  /** Drops logs whose every entry is older than the longest window seen, so idle keys cost nothing. */
+  /** Drops buckets idle long enough to be full again, so idle keys cost nothing. */
   private sweepSometimes(now: number): void {
     this.takesSinceSweep += 1;
     if (this.takesSinceSweep < 10_000) return;
     this.takesSinceSweep = 0;
-    for (const [key, log] of this.hits) {
-      // One hour is longer than any window we configure; a stale log past it is certainly empty.
-      if (log.length === 0 || log[log.length - 1]! <= now - 3_600_000) this.hits.delete(key);
-    }
+    // One hour is longer than any window we configure: an idle bucket is full by then.
+    for (const [key, bucket] of this.buckets) if (bucket.at <= now - 3_600_000) this.buckets.delete(key);
   }
 }
 
 /**
  * `RateLimit-Policy` and `RateLimit` as the current IETF draft writes them (structured-field
  * lists of named policies: `q` quota, `w` window seconds, `r` remaining, `t` seconds until reset;
- * draft-ietf-httpapi-ratelimit-headers, see research/conventions.md §3.1).
+ * draft-ietf-httpapi-ratelimit-headers), plus the `RateLimit-Limit` / `-Remaining` / `-Reset`
+ * trio of the earlier drafts that most client libraries parse (docs/api.md "Rate limits").
  */
 export function rateLimitHeaders(policy: RatePolicy, decision: RateDecision): Record<string, string> {
   const windowS = Math.max(1, Math.round(policy.windowMs / 1000));
   return {
     'RateLimit-Policy': `"${policy.name}";q=${policy.limit};w=${windowS}`,
     RateLimit: `"${policy.name}";r=${decision.remaining};t=${decision.resetS}`,
+    'RateLimit-Limit': String(policy.limit),
+    'RateLimit-Remaining': String(decision.remaining),
+    'RateLimit-Reset': String(decision.resetS),
   };
 }

@@ -1,3 +1,4 @@
+import type { Static, TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { LimitPolicyName, Scope } from './config.js';
 import type { BillableRoute } from './quota.js';
@@ -43,6 +44,8 @@ export interface RouteSpec {
   headers?: JsonSchema;
   responses: Record<string, ResponseSpec>;
   deprecated?: boolean;
+  /** A GET whose HEAD (answered by fastify) is documented as its own operation. */
+  head?: { operationId: string; summary: string };
 }
 
 declare module 'fastify' {
@@ -51,13 +54,21 @@ declare module 'fastify' {
   }
 }
 
-export type RouteHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+/** The body's type follows from the route's TypeBox body schema (the same object fastify validates with). */
+type BodyOf<S> = S extends TSchema ? Static<S> : unknown;
+export type RouteHandler<S = undefined> = (request: FastifyRequest<{ Body: BodyOf<S> }>, reply: FastifyReply) => Promise<unknown>;
 
 export class RouteRegistry {
   readonly specs: RouteSpec[] = [];
 
-  add(app: FastifyInstance, spec: RouteSpec, handler: RouteHandler): void {
+  add<S extends TSchema | JsonSchema | undefined = undefined>(app: FastifyInstance, spec: RouteSpec & { body?: S }, handler: RouteHandler<S>): void {
     this.specs.push(spec);
+    // JSON answers are serialized by their documented schema: what is sent is what is declared.
+    const response = Object.fromEntries(
+      Object.entries(spec.responses)
+        .filter(([, answer]) => answer.schema !== undefined && (answer.contentType ?? 'application/json').includes('json'))
+        .map(([status, answer]) => [status, answer.schema!]),
+    );
     app.route({
       method: spec.method,
       url: spec.url,
@@ -67,6 +78,7 @@ export class RouteRegistry {
         ...(spec.params ? { params: spec.params } : {}),
         ...(spec.querystring ? { querystring: spec.querystring } : {}),
         ...(spec.headers ? { headers: spec.headers } : {}),
+        ...(Object.keys(response).length > 0 ? { response } : {}),
       },
       config: { access: spec.access },
       handler,

@@ -1,18 +1,19 @@
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
+import { fetchListingPage, type FetchPageOptions } from '../analysis/portals/index.js';
 import { AnalysisPool, type AnalysisPoolOptions } from '../analysis/worker-pool.js';
 import { badRequest } from '../core/errors.js';
-import { fetchListingPage, type FetchPageOptions } from '../analysis/portals/index.js';
 import { JobManager, type RenderEngine } from '../jobs/manager.js';
+import { guardedFetch } from '../net/fetch.js';
 import { validateRenderRequest } from '../render/index.js';
 import { buildApp, type LogOptions } from './app.js';
 import { API_PREFIX, type ServerLimits } from './config.js';
 import { openServerStore, type ServerStore } from './store.js';
-import { guardedWebhookSender, WebhookDispatcher } from './webhooks.js';
+import { webhookSender, WebhookDispatcher } from './webhooks.js';
 
 /**
  * `immoreel serve` without the CLI: opens the store and the job layer of a data directory,
- * builds the app, listens, and knows how to stop in order (DESIGN §5, graceful shutdown).
+ * builds the app, listens, and knows how to stop in order (docs/api.md, graceful shutdown).
  */
 
 export interface StartOptions {
@@ -25,6 +26,8 @@ export interface StartOptions {
   /** Lets server-side fetches reach 127.0.0.1/::1 (tests with loopback fixture servers only). */
   allowLoopbackFetch?: boolean;
   log?: LogOptions | false;
+  /** Browser origins allowed by CORS; none = CORS off. */
+  corsOrigins?: readonly string[];
   webhookBackoffMs?: number[];
   webhookPollMs?: number;
   /** Test seam: a fake render engine. */
@@ -58,9 +61,11 @@ function listenError(error: unknown, options: StartOptions): unknown {
 
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const allowLoopback = options.allowLoopbackFetch === true;
+  // One port for every server-side fetch: listing pages, photos, logos, webhooks.
+  const fetch = guardedFetch({ allowLoopback });
   const store = openServerStore(options.dataDir);
   const fetchPage = (url: string, fetchOptions: FetchPageOptions): Promise<string> =>
-    fetchListingPage(url, { ...fetchOptions, guardAddresses: true, allowLoopback });
+    fetchListingPage(url, { ...fetchOptions, fetch });
   // Analysis never runs on this event loop, for requests or renders: one crafted page must not
   // stall every other request (docs/security.md).
   const analysis = new AnalysisPool(options.analysis);
@@ -72,7 +77,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       engine: options.engine,
       resolveAsset: async (tenant, assetId) => store.assets.resolve(tenant, assetId),
       allowLocalFiles: false,
-      allowLoopbackFetch: allowLoopback,
+      guardedFetch: fetch,
       linkBase: API_PREFIX,
       watchdogMs: options.watchdogMs,
       analyze: (input, signal) => analysis.analyze(input, { fetchPage, signal }),
@@ -91,12 +96,13 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     limits: options.limits,
     log: options.log,
     allowLoopbackFetch: allowLoopback,
+    corsOrigins: options.corsOrigins,
   });
 
   const webhooks = new WebhookDispatcher({
     store: store.webhooks,
     secretFor: (tenant) => store.keys.webhookSecret(tenant),
-    send: guardedWebhookSender(allowLoopback),
+    send: webhookSender(fetch),
     backoffMs: options.webhookBackoffMs,
     pollMs: options.webhookPollMs,
     onError: (message, fields) => app.log.warn(fields, message),

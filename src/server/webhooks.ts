@@ -2,11 +2,12 @@ import { createHmac } from 'node:crypto';
 import { isAppError } from '../core/errors.js';
 import type { JobRecord } from '../core/types.js';
 import type { Db } from '../jobs/db.js';
-import { fetchBuffer, parseRetryAfter } from '../net/fetch.js';
+import type { FetchPort } from '../net/fetch.js';
+import { parseRetryAfter } from '../net/retry.js';
 import { randomId } from './ids.js';
 
 /**
- * Job webhooks (DESIGN §5) in the Standard Webhooks scheme (research/conventions.md §1.4):
+ * Job webhooks (docs/api.md) in the Standard Webhooks scheme (docs/api.md):
  * on a terminal state the job record is POSTed to the request's `webhook_url` with
  * `webhook-id` (stable across retries), `webhook-timestamp` (Unix seconds) and
  * `webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed by the tenant's
@@ -107,14 +108,12 @@ export type WebhookSender = (url: string, headers: Record<string, string>, body:
  * Webhook POSTs go through the same guarded client as every server-side fetch (public addresses
  * only, checked at connection time); a redirect is a failed delivery, as Standard Webhooks says.
  */
-export function guardedWebhookSender(allowLoopback: boolean): WebhookSender {
+export function webhookSender(fetch: FetchPort): WebhookSender {
   return async (url, headers, body) => {
-    const result = await fetchBuffer(url, {
+    const result = await fetch(url, {
       method: 'POST',
       headers,
       body,
-      guardAddresses: true,
-      allowLoopback,
       maxRedirects: 0,
       retries: 0,
       timeoutMs: 15_000,

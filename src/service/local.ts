@@ -6,6 +6,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { analyzeListing } from '../analysis/analyze.js';
 import { resolveDataDir } from '../core/paths.js';
+import { sleep } from '../core/time.js';
 import { AppError, badRequest } from '../core/errors.js';
 import type {
   AnalyzeRequest,
@@ -35,19 +36,8 @@ export interface LocalServiceOptions {
 /** Local jobs all belong to one tenant; the server's tenants never see them, nor they the server's. */
 export const LOCAL_TENANT = 'local';
 
-const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
-
 /**
- * The engine in this process (DESIGN §1): analysis, and renders as jobs in the data directory's
+ * The engine in this process (docs/architecture.md): analysis, and renders as jobs in the data directory's
  * store. A job is rendered by the process that waits for it (`render`, `jobs wait`, a batch) or by
  * `immoreel worker`; a job nobody waits for stays queued for the worker (`render --no-wait`).
  */
@@ -129,7 +119,8 @@ export class LocalService implements Service {
         }
         // A job put back in the queue (its worker died) is taken again by this process.
         if (job.state === 'queued') manager.work(job.job_id);
-        await sleep(Math.min(this.options.pollMs ?? 250, Math.max(0, deadline - Date.now())), options.signal);
+        // An interruption ends the wait early; the check above then reports it.
+        await sleep(Math.min(this.options.pollMs ?? 250, Math.max(0, deadline - Date.now())), options.signal).catch(() => undefined);
         job = await this.getJob(jobId);
       }
     } finally {

@@ -8,7 +8,7 @@ export interface ServiceSelection {
   insecure?: boolean;
 }
 
-/** Local mode unless a profile or base URL selects a remote server (DESIGN §6). */
+/** Local mode unless a profile or base URL selects a remote server (docs/cli.md). */
 export async function openService(selection: ServiceSelection): Promise<Service> {
   const baseUrl = selection.baseUrl ?? process.env.IMMOREEL_BASE_URL;
   if (selection.profile !== undefined || (baseUrl !== undefined && baseUrl !== '')) {

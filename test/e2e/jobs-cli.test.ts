@@ -60,7 +60,7 @@ describe('immoreel jobs', () => {
     expect(result.stdout).toContain(`${succeeded}  succeeded`);
   });
 
-  it('show --json prints { ok, status, job } with the record of DESIGN §4', async () => {
+  it('show --json prints { ok, status, job } with the record of docs/jobs.md', async () => {
     const result = await cli('jobs', 'show', succeeded, '--json');
     expect(result.code).toBe(0);
     const body = JSON.parse(result.stdout);

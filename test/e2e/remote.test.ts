@@ -8,9 +8,9 @@ import { runCli, type CliResult } from '../helpers/cli.js';
 import { createKey, freshDataDir, startServe, type CreatedKey, type ServeProcess } from './server-process.js';
 
 /*
- * Issue 7: the real CLI against a real `immoreel serve` on loopback. Login and profiles, analyze
+ * the real CLI against a real `immoreel serve` on loopback. Login and profiles, analyze
  * (same output as local mode), a 100-row CSV batch at the default analyze rate with no 429, and
- * every error class of the contract mapped to its exit code (DESIGN §6).
+ * every error class of the contract mapped to its exit code (docs/cli.md).
  */
 
 const RATE_WINDOW_MS = 3000;

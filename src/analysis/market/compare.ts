@@ -1,17 +1,18 @@
 import type { ListingFacts, MarketComparison, MarketPosition, PropertyType } from '../../core/types.js';
+import { metroArea } from '../text/gazetteer.js';
 import { findReference, type MarketReference, type ReferenceKind, type ReferenceMatch } from './reference.js';
 
 /**
- * Price per m² and its place in the local market (DESIGN §2.2). Rules, from research/market.md §0:
+ * Price per m² and its place in the local market (docs/analysis.md). Rules, from docs/analysis.md:
  * below Q1 → `below`, above Q3 → `above`, else `in_line`. Without quartiles, a band of ±15 %
- * around the median (±25 % when the row has fewer than 10 listings, as §0 advises).
+ * around the median (±25 % when the row has fewer than 10 listings, as docs/analysis.md advises).
  */
 
-/** Warning code of sarout / rahn / tanazul listings: not freehold prices, kept out of comparison (§1.7, §2.5 rule 6). */
+/** Warning code of sarout / rahn / tanazul listings: not freehold prices, kept out of comparison (docs/analysis.md). */
 export const KEY_MONEY_SCHEME = 'KEY_MONEY_SCHEME';
 
 /**
- * Studios and 1-bedroom flats sell at +50–70 % per m² over their district (market.md §1.7), so
+ * Studios and 1-bedroom flats sell at +50–70 % per m² over their district (docs/analysis.md), so
  * they are compared with the apartment row raised by the midpoint, +60 %.
  */
 export const SMALL_UNIT_UPLIFT = 1.6;
@@ -25,7 +26,7 @@ const KIND_OF_TYPE: Readonly<Partial<Record<PropertyType, ReferenceKind>>> = {
   riad: 'riad',
 };
 
-/** Types whose `surface_total_m2` is a plot: dividing a price by it would understate the m² price (§1.6). */
+/** Types whose `surface_total_m2` is a plot: dividing a price by it would understate the m² price (docs/analysis.md). */
 const PLOT_TYPES: ReadonlySet<PropertyType> = new Set(['villa', 'house', 'riad', 'farm']);
 
 export function referenceKind(type: PropertyType | null): ReferenceKind | null {
@@ -65,12 +66,13 @@ const LEVELS: readonly Confidence[] = ['low', 'medium', 'high'];
 /**
  * high: a district row of ≥ 10 recent listings. Each weakness costs one step: a city-wide row,
  * an unknown sample size, figures older than 2024, a small-unit uplift. Fewer than 10 listings
- * or an indicative figure: low (market.md §0, §5).
+ * or an indicative figure: low (docs/analysis.md).
  */
 export function confidenceOf(match: ReferenceMatch, uplifted: boolean): Confidence {
   const { row } = match;
   if (row.indicative || (row.sample_size !== null && row.sample_size < 10)) return 'low';
-  let level = match.level === 'district' ? 2 : 1;
+  // A metro area's figures stand in for a commune: one step less sure than the commune's own.
+  let level = match.level === 'district' ? 2 : match.level === 'city' ? 1 : 0;
   if (row.sample_size === null) level -= 1;
   if (row.as_of < '2024') level -= 1;
   if (uplifted) level -= 1;
@@ -126,13 +128,14 @@ export function compareWithMarket(facts: ListingFacts): MarketResult {
     reference: row,
     uplifted,
     market: {
-      area: row.district === null ? row.city : `${row.district}, ${row.city}`,
+      area: match.level === 'metro_area' ? `${metroArea(row.city) ?? row.city} (${row.city} figures)` : row.district === null ? row.city : `${row.district}, ${row.city}`,
+      area_level: match.level,
       median_price_per_m2_mad: median,
       q1_price_per_m2_mad: q1,
       q3_price_per_m2_mad: q3,
       sample_size: row.sample_size,
       as_of: row.as_of,
-      source: uplifted ? `${row.source}; studio/1-bedroom uplift +60 % (research/market.md §1.7)` : row.source,
+      source: uplifted ? `${row.source}; studio/1-bedroom uplift +60 % (docs/sources.md)` : row.source,
       position,
       delta_pct: perM2 === null ? null : deltaPct(perM2, median),
       confidence: confidenceOf(match, uplifted),
@@ -151,7 +154,7 @@ export interface ImpliedYield {
 
 /**
  * Gross yield a sale would earn at the area's median asking rent: rent/m²/month × 12 ÷ price/m²
- * (market.md §1.9; an upper bound, asks on both sides). Null without a rent reference.
+ * (docs/analysis.md; an upper bound, asks on both sides). Null without a rent reference.
  */
 export function impliedGrossYield(facts: ListingFacts, perM2: number | null): ImpliedYield | null {
   if (facts.transaction !== 'sale' || perM2 === null || perM2 <= 0 || isKeyMoneyScheme(facts)) return null;
@@ -169,7 +172,7 @@ export function impliedGrossYield(facts: ListingFacts, perM2: number | null): Im
 
 /**
  * The city-wide reference of the same kind and transaction, for the plausibility check of
- * market.md §2.5 rule 5 (a price per m² outside 0.3×–4× the city median is suspect).
+ * docs/analysis.md (a price per m² outside 0.3×–4× the city median is suspect).
  */
 export function cityMedian(facts: ListingFacts): number | null {
   const kind = referenceKind(facts.property_type);

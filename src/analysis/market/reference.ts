@@ -2,19 +2,19 @@ import type { Transaction } from '../../core/types.js';
 import { cityKey, districtKeys, METRO_OF } from './places.js';
 
 /**
- * The market reference table (DESIGN §2.2): asking prices per m² by city and district, property
+ * The market reference table (docs/analysis.md): asking prices per m² by city and district, property
  * kind and transaction, every row with its source and date. All figures come from
- * /work/shared/research/market.md (the bracketed keys are that note's source keys, §6); the
+ * docs/analysis.md (the bracketed keys are the source keys of docs/sources.md); the
  * table is built once at module load and looked up through maps.
  *
  * Sale rows are DH per m². Rent rows are DH per m² per month.
  */
 
-/** Property kinds the research gives separate references for: never compared across kinds (market.md §0, §1.5, §1.6). */
+/** Property kinds the research gives separate references for: never compared across kinds (docs/analysis.md). */
 export type ReferenceKind = 'apartment' | 'villa' | 'riad';
 
 export interface MarketReference {
-  /** Display names, as market.md writes them. */
+  /** Display names, as the sources write them. */
   city: string;
   district: string | null;
   kind: ReferenceKind;
@@ -32,18 +32,18 @@ export interface MarketReference {
 
 const SOURCE = {
   cities2024:
-    '[DS-EARTHY] Avito + Yakeey apartment sale asks scraped Nov–Dec 2024, city medians (research/market.md §0)',
+    '[DS-EARTHY] Avito + Yakeey apartment sale asks scraped Nov–Dec 2024, city medians (docs/sources.md)',
   districts2024:
-    '[DS-EARTHY] Avito + Yakeey apartment sale asks scraped Nov–Dec 2024, district medians (research/market.md §1.2)',
-  districts2022: '[DS-ALTIMIS] Avito apartment sale asks, Jan 2022 (research/market.md §1.3)',
-  mouldarSale: '[MOULDAR-APT] mouldar apartment asking index, rolling 3 months to Feb 2026 (research/market.md §0, §1.4)',
-  rabat2018: '[MUB-2018-RABAT] Mubawab arrondissement average asking price, May 2018 (research/market.md §1.2, §1.4)',
-  marrakech2018: '[MUB-2018-MRK] Mubawab average asking price, May/June 2018 (research/market.md §1.2, §1.4)',
-  villas2024: '[LE360-VILLAS-2024] Le360, Casablanca villa prices per built m², May 2024 (research/market.md §1.6)',
+    '[DS-EARTHY] Avito + Yakeey apartment sale asks scraped Nov–Dec 2024, district medians (docs/sources.md)',
+  districts2022: '[DS-ALTIMIS] Avito apartment sale asks, Jan 2022 (docs/sources.md)',
+  mouldarSale: '[MOULDAR-APT] mouldar apartment asking index, rolling 3 months to Feb 2026 (docs/sources.md)',
+  rabat2018: '[MUB-2018-RABAT] Mubawab arrondissement average asking price, May 2018 (docs/sources.md)',
+  marrakech2018: '[MUB-2018-MRK] Mubawab average asking price, May/June 2018 (docs/sources.md)',
+  villas2024: '[LE360-VILLAS-2024] Le360, Casablanca villa prices per built m², May 2024 (docs/sources.md)',
   riads:
-    'indicative: [RIAD-2010] renovated riads 13,000–18,000 DH/m² (Dec 2010) + 35 % per [M24-MRK-2024] (research/market.md §1.5)',
-  rents2025: '[DS-MUBRENT] Mubawab apartment rental asks, ≈ July 2025, DH/m²/month (research/market.md §1.8)',
-  mouldarRent: '[MOULDAR-RENT-LIFT] mouldar rental index, apartments with a lift, to Mar 2026, DH/m²/month (research/market.md §1.8)',
+    'indicative: [RIAD-2010] renovated riads 13,000–18,000 DH/m² (Dec 2010) + 35 % per [M24-MRK-2024] (docs/sources.md)',
+  rents2025: '[DS-MUBRENT] Mubawab apartment rental asks, ≈ July 2025, DH/m²/month (docs/sources.md)',
+  mouldarRent: '[MOULDAR-RENT-LIFT] mouldar rental index, apartments with a lift, to Mar 2026, DH/m²/month (docs/sources.md)',
 } as const;
 
 /** [city, district | null, median, q1, q3, sample size] */
@@ -198,7 +198,7 @@ const BLOCKS: readonly Block[] = [
     ],
   },
   {
-    // Districts with no 2024 rows: the research says to fall back on Jan 2022 (§1.2, §1.3).
+    // Districts with no 2024 rows: the research says to fall back on Jan 2022 (docs/analysis.md).
     kind: 'apartment',
     transaction: 'sale',
     as_of: '2022-01',
@@ -343,8 +343,11 @@ for (const row of MARKET_REFERENCES) {
 
 export interface ReferenceMatch {
   row: MarketReference;
-  /** `district` when the row describes the listing's district, `city` for a city-wide row. */
-  level: 'district' | 'city';
+  /**
+   * `district` when the row describes the listing's district, `city` for a city-wide row,
+   * `metro_area` when a commune without figures of its own is compared with its metro area's core city.
+   */
+  level: 'district' | 'city' | 'metro_area';
 }
 
 /**
@@ -387,5 +390,10 @@ export function findReference(
   }
   if (cityK === null) return null;
   const row = BY_PLACE.get(indexKey(transaction, kind, cityK, ''));
-  return row === undefined ? null : { row, level: 'city' };
+  if (row !== undefined) return { row, level: 'city' };
+  // A commune without figures of its own (Tit Mellil, Mehdia): its metro area's core city.
+  const metro = METRO_OF[cityK];
+  if (metro === undefined || metro === cityK) return null;
+  const metroRow = BY_PLACE.get(indexKey(transaction, kind, metro, ''));
+  return metroRow === undefined ? null : { row: metroRow, level: 'metro_area' };
 }

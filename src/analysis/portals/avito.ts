@@ -21,7 +21,7 @@ import {
 
 /**
  * Avito (avito.ma), real-estate categories. Everything sits in the Next.js `__NEXT_DATA__`
- * script (research/portals.md §2): the ad object with typed params. The visible DOM uses hashed
+ * script (docs/portals.md): the ad object with typed params. The visible DOM uses hashed
  * class names that change between deployments, so the fallback reads only stable hooks
  * (og: tags, h1, label/value pairs).
  */
@@ -47,7 +47,7 @@ function recognize(url: URL): UrlVerdict {
   return { kind: 'not_listing', portal: 'avito', what: 'a search or category page' };
 }
 
-/** Param keys of `params.extra` (research/portals.md §2), then labels for keys we do not know. */
+/** Param keys of `params.extra` (docs/portals.md), then labels for keys we do not know. */
 const EXTRA_KEYS: Record<string, FeatureKey> = {
   elevator: 'elevator',
   balcony: 'balcony',

@@ -3,7 +3,7 @@ import { fold } from './values.js';
 
 /**
  * Amenity labels as the portals print them (FR/EN/AR), mapped to the canonical feature keys of
- * DESIGN §2.2. Labels come from research/portals.md (Mubawab FR/EN labels, Avito param labels),
+ * docs/analysis.md. Labels come from docs/portals.md (Mubawab FR/EN labels, Avito param labels),
  * matched whole after folding case and accents, so a page in any of the three languages maps
  * to the same keys.
  */

@@ -1,5 +1,7 @@
 import * as cheerio from 'cheerio';
 import type { CheerioAPI } from 'cheerio';
+// Every HTML character reference (`&eacute;`, `&hellip;`, numeric ones), by the WHATWG tables.
+import { decodeHTML, decodeHTMLAttribute } from 'entities';
 import { fold, tidy } from './values.js';
 
 /**
@@ -77,7 +79,7 @@ export class Page {
   /** The `<title>` text. */
   title(): string | null {
     const match = /<title\b[^>]*>([\s\S]*?)<\/title>/i.exec(this.html);
-    return match ? tidy(decodeEntities(match[1])) || null : null;
+    return match ? tidy(decodeHTML(match[1])) || null : null;
   }
 
   dom(): CheerioAPI {
@@ -105,22 +107,9 @@ function parseAttributes(source: string): Record<string, string | undefined> {
   const attrs: Record<string, string | undefined> = {};
   const pattern = /([^\s=/>"']+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+)))?/g;
   for (let match = pattern.exec(source); match !== null; match = pattern.exec(source)) {
-    attrs[match[1].toLowerCase()] = decodeEntities(match[2] ?? match[3] ?? match[4] ?? '');
+    attrs[match[1].toLowerCase()] = decodeHTMLAttribute(match[2] ?? match[3] ?? match[4] ?? '');
   }
   return attrs;
-}
-
-const NAMED_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' };
-
-/** Decodes the entities found in attributes and titles (named basics and numeric ones). */
-export function decodeEntities(text: string): string {
-  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, entity: string) => {
-    if (entity[0] === '#') {
-      const code = entity[1] === 'x' || entity[1] === 'X' ? parseInt(entity.slice(2), 16) : parseInt(entity.slice(1), 10);
-      return Number.isFinite(code) && code > 0 && code < 0x110000 ? String.fromCodePoint(code) : whole;
-    }
-    return NAMED_ENTITIES[entity.toLowerCase()] ?? whole;
-  });
 }
 
 /**
@@ -148,7 +137,7 @@ export function htmlToText(fragment: string): string {
     .replace(/<br\s*\/?>/gi, '\n')
     .replace(/<\/(p|div|li|h[1-6]|tr)>/gi, '\n')
     .replace(/<[^<>]+>/g, '');
-  return decodeEntities(withBreaks)
+  return decodeHTML(withBreaks)
     .split('\n')
     .map((line) => tidy(line))
     .join('\n')

@@ -21,12 +21,12 @@ import {
 } from './values.js';
 
 /**
- * Mubawab (mubawab.ma). Data sources, most stable first (research/portals.md §1): the
+ * Mubawab (mubawab.ma). Data sources, most stable first (docs/portals.md): the
  * RealEstateListing JSON-LD (title, description, photos, price, rooms, city), then the DOM for
  * what the JSON-LD lacks (district, property type, floor, amenities, sale/rent).
  */
 
-/** Path kinds after the language prefix (research/portals.md §1 "URLs"). */
+/** Path kinds after the language prefix (docs/portals.md "URLs"). */
 const NOT_LISTING_KINDS: Record<string, string> = {
   p: 'a new-build project page',
   b: 'an agency page',
@@ -210,7 +210,7 @@ function parse(page: Page, listing: Extract<UrlVerdict, { kind: 'listing' }> | n
 
   // Location: JSON-LD gives the city only; "<district> à <city>" comes from the DOM.
   const address = record(item.address ?? ld?.address);
-  // addressLocality is the city (§1), but read it as a location line in case it carries the district too.
+  // addressLocality is the city (docs/portals.md), but read it as a location line in case it carries the district too.
   const ldPlace = splitLocation(str(address.addressLocality));
   const ldCity = ldPlace.city;
   let locationLine = tidy($('.mainInfoProp h3.greyTit').first().text()) || tidy($('h3.greyTit').first().text());

@@ -1,5 +1,5 @@
 /**
- * Seller phone numbers, names and e-mails never leave the parser (DESIGN §2.2): every text an
+ * Seller phone numbers, names and e-mails never leave the parser (docs/analysis.md): every text an
  * adapter returns goes through here. Phone patterns cover Moroccan numbers in the forms
  * listings write them (06…, +212 6…, 00212…, with spaces, dots or dashes, Arabic-Indic digits).
  */
@@ -23,7 +23,8 @@ const PHONE = new RegExp(
 // long run without an `@` linear (docs/security.md).
 const EMAIL = /(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g;
 
-const HIDDEN = '[…]';
+/** What stands in for a scrubbed phone number, e-mail or name. */
+export const HIDDEN = '[…]';
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

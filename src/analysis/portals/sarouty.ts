@@ -19,7 +19,7 @@ import {
 
 /**
  * Sarouty (sarouty.ma). The site was rebuilt on WordPress and renders listings in the browser
- * from a public JSON API (research/portals.md §3), so a listing is fetched from
+ * from a public JSON API (docs/portals.md), so a listing is fetched from
  * `https://b2c-be-prod.api.sarouty.ma/api/properties/{id}` and its JSON read directly. A page
  * saved from the browser is read from any embedded API object, then JSON-LD, then the DOM.
  * No real Sarouty sample exists: the field names are those of three independent API clients.
@@ -108,7 +108,7 @@ function fromApi(data: Record<string, unknown>, facts: ListingFacts, privateStri
   const typeKey = fold(str(data.property_housing_type) ?? str(data.property_type) ?? '');
   facts.property_type =
     TYPE_KEYS[typeKey] ?? propertyTypeFromWords(typeKey) ?? propertyTypeFromWords(str(data.property_type_sale_name_en)) ?? propertyTypeFromWords(facts.title);
-  // property_sqft: despite the name, the three API clients read it as m² (research/portals.md §3).
+  // property_sqft: despite the name, the three API clients read it as m² (docs/portals.md).
   facts.surface_m2 = parseSurface(data.property_living_area ?? data.property_sqft ?? data.property_area);
   facts.surface_total_m2 = parseSurface(data.property_land_area ?? data.property_total_area);
   facts.bedrooms = parseCount(data.total_bedroom ?? data.property_bedrooms);
@@ -236,7 +236,7 @@ export const sarouty: PortalAdapter = {
   domain: 'sarouty.ma',
   ownsHost: (host) => host === 'sarouty.ma' || host.endsWith('.api.sarouty.ma'),
   recognize,
-  // robots.txt asks for "Crawl-delay: 10" (research/portals.md §3).
+  // robots.txt asks for "Crawl-delay: 10" (docs/portals.md).
   paceMs: 10_000,
   fetchPlan: (listing) => [
     { url: `${SAROUTY_API}${listing.listingId}`, accept: 'json' },

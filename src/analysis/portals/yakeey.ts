@@ -25,7 +25,7 @@ import {
  * used to tell living from total surface and as the fallback.
  */
 
-/** Listing references look like CA002544: two letters, six digits (research/portals.md §4). */
+/** Listing references look like CA002544: two letters, six digits (docs/portals.md). */
 const REFERENCE = /(?:^|-)([A-Za-z]{2}\d{5,8})$/;
 
 function recognize(url: URL): UrlVerdict {

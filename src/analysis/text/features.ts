@@ -1,6 +1,6 @@
 /**
- * Amenities as canonical feature keys (DESIGN §2.2), from their names in French, English, Arabic
- * script and Darija (research/market.md §2.8, portal amenity labels of research/portals.md).
+ * Amenities as canonical feature keys (docs/analysis-text.md), from their names in French, English, Arabic
+ * script and Darija (docs/analysis-text.md, portal amenity labels of docs/portals.md).
  * A negated amenity does not count: "sans ascenseur", "pas de parking", "non meublé",
  * "without elevator", "بدون مصعد", "ma kaynach", "Ascenseur : non".
  * Proximity features (beach, tram, schools) need a proximity word ("proche", "à 5 min", "قرب")

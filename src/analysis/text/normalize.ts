@@ -6,7 +6,7 @@
  *   (ﻣﺪﻳﻨﺔ, as pasted from PDFs) → ordinary letters, full-width digits → ASCII;
  * - diacritics dropped (é → e, Arabic harakat, hamza seats: أ/إ/آ → ا), lower case;
  * - Arabic-Indic (٠–٩) and Persian (۰–۹) digits → ASCII; Arabic letter variants unified
- *   (ة → ه, ى/ی → ي, ک → ك), tatweel removed (research/market.md §2: "normalise Arabic variants");
+ *   (ة → ه, ى/ی → ي, ک → ك), tatweel removed (docs/analysis-text.md: "normalise Arabic variants");
  * - every space-like character (U+00A0, U+202F, thin spaces…) → one ASCII space, newlines kept
  *   as sentence boundaries; typographic apostrophes and dashes → ASCII.
  */

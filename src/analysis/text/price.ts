@@ -1,5 +1,5 @@
 /**
- * Prices in listing text (research/market.md §2.5, research/portals.md "Common conventions").
+ * Prices in listing text (docs/analysis-text.md, docs/portals.md "Common conventions").
  *
  * A price is a number with a unit (DH, Dhs, dirhams, MAD, درهم, MDH, million(s), مليون, k, mille,
  * ألف, EUR, €) or a number right after a price word (prix, loyer, price, rent, ثمن, السعر, taman).
@@ -104,7 +104,7 @@ function readUnit(text: string, token: NumberToken): UnitReading | null {
   }
   if (groups.million !== undefined) {
     const written = token.decimalReading ?? token.value;
-    // Rule of research/market.md §2.5: an explicit DH unit or a decimal / small count means
+    // Rule of docs/analysis-text.md: an explicit DH unit or a decimal / small count means
     // real millions; otherwise (or with "centimes") the speaker counts centimes.
     const realMillions =
       groups.millionMad !== undefined || (groups.centimes === undefined && (token.hasDecimal || written < 10));

@@ -1,6 +1,6 @@
 /**
  * Surfaces in listing text: m², m2, mètres carrés, sqm, متر مربع, م2, and the loose "m", "mètres",
- * "mitre", "متر" that sellers also write (research/market.md §2.4, research/portals.md).
+ * "mitre", "متر" that sellers also write (docs/analysis-text.md, docs/portals.md).
  *
  * Each mention gets a role from the words around it: living ("habitable"), total ("surface
  * totale", "au total"), plot ("terrain de 300 m²", "m² de terrain"), a part of the home
@@ -251,7 +251,7 @@ function outdoorAddedTo(text: string, surface: SurfaceMention, mentions: readonl
 /**
  * Living and total surfaces from the mentions. Land has only a total (plot) surface; a living
  * surface stated next to a larger main one makes the larger one the total ("105 m² (78 m² habitables)");
- * terraces stated on top of the living surface make the total the sum (research/market.md §2.4:
+ * terraces stated on top of the living surface make the total the sum (docs/analysis-text.md:
  * portals count terraces in a flat's surface).
  */
 export function chooseSurfaces(mentions: readonly SurfaceMention[], isLand: boolean, text = ''): SurfaceFacts {

@@ -3,7 +3,7 @@
  * enrichment, src/analysis/property.ts):
  *
  * - KEY_MONEY_SCHEME: sarout / pas-de-porte (key money on an old lease), rahn (pledge lease),
- *   tanazul (transfer of rights), kontra (informal contract). research/market.md §1.7 and §2.2:
+ *   tanazul (transfer of rights), kontra (informal contract). docs/analysis-text.md:
  *   these are not ordinary freehold sales or leases and sell far below market.
  * - CONTRADICTION: the text states two different values for the same fact (a title saying
  *   3 bedrooms over a description saying 2, two different asking prices or surfaces).

@@ -14,7 +14,7 @@ import {
 import { contextFor, type CommandContext } from '../context.js';
 
 /*
- * `immoreel auth login | status | logout` (DESIGN §6): profiles for remote mode. The key is read
+ * `immoreel auth login | status | logout` (docs/cli.md): profiles for remote mode. The key is read
  * from standard input (--api-key-stdin) or IMMOREEL_API_KEY — never from a flag value, which would
  * end up in shell history and `ps` — checked with GET /api/v1/me, and saved in a 0600 file.
  */

@@ -12,7 +12,7 @@ import { MAX_LIST_LIMIT } from '../../jobs/store.js';
 import { contextFor, type CommandContext } from '../context.js';
 
 /*
- * `immoreel jobs …` (DESIGN §4, §6). Every subcommand except `purge` goes through the Service, so
+ * `immoreel jobs …` (docs/jobs.md, docs/cli.md). Every subcommand except `purge` goes through the Service, so
  * it works the same in local and remote mode, and `--json` prints exactly the HTTP API's bodies:
  *   show, wait, cancel → { ok: true, status: 'success', job }
  *   list               → { ok: true, status: 'success', jobs, next_cursor }

@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { batchIdOf, batchRowIdempotencyKey } from '../../client/idempotency.js';
 import { AppError, badRequest, ERROR_CODES, type ErrorCode } from '../../core/errors.js';
+import { sha256File } from '../../core/files.js';
+import { isRemoteRef } from '../../core/refs.js';
 import { resolveDataDir } from '../../core/paths.js';
 import type { Branding, JobRecord, RenderRequest, Service } from '../../core/types.js';
 import { failedFileFor, readBatchCsv, runBatch, writeFailedCsv, type BatchRow } from '../../jobs/batch.js';
@@ -14,7 +14,7 @@ import { LocalService } from '../../service/local.js';
 import type { CommandContext, GlobalOptions } from '../context.js';
 
 /*
- * `immoreel render --csv FILE --out-dir DIR [--resume] [--concurrency N]` (DESIGN §6).
+ * `immoreel render --csv FILE --out-dir DIR [--resume] [--concurrency N]` (docs/cli.md).
  * One job per row, one video per row at DIR/<id>.mp4, NDJSON results on stdout in completion
  * order, failed rows in FILE.failed.csv (input columns + error_code, error_message), exit 3 when
  * any row failed. `--resume` reads DIR/.immoreel-batch.json, written as rows succeed.
@@ -48,10 +48,6 @@ export const MANIFEST_NAME = '.immoreel-batch.json';
 const SAFE_ID = /^[\p{L}\p{N}][\p{L}\p{N} ._-]{0,99}$/u;
 
 const BRANDING_COLUMNS = ['agency_name', 'agent_name', 'phone', 'email', 'logo_url', 'primary_color'] as const;
-
-function isRemoteRef(value: string): boolean {
-  return /^(https?:|asset:)/i.test(value);
-}
 
 function parseBoolean(value: string, field: string): boolean {
   if (/^(1|true|yes|y|oui)$/i.test(value)) return true;
@@ -120,13 +116,7 @@ export async function rowInputHash(request: RenderRequest): Promise<string> {
 }
 
 async function fileSha256(path: string): Promise<string | null> {
-  try {
-    const hash = createHash('sha256');
-    for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-    return hash.digest('hex');
-  } catch {
-    return null;
-  }
+  return sha256File(path).catch(() => null);
 }
 
 async function readManifest(outDir: string): Promise<Manifest> {

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { AppError, badRequest } from '../../core/errors.js';
+import { isRemoteRef } from '../../core/refs.js';
 import { VIDEO_FORMATS, type Branding, type JobRecord, type Property, type RenderRequest } from '../../core/types.js';
 import { AUDIENCE_CHOICES } from '../../core/validate.js';
 import { demoBranding, demoListingText, demoPhotos } from '../../render/demo.js';
@@ -46,10 +47,6 @@ Examples:
   $ immoreel render --csv listings.csv --out-dir videos/ --resume`;
 
 const IMAGE_FILE = /\.(jpe?g|png|webp|avif|tiff?|gif|heic|heif)$/i;
-
-function isRemoteRef(value: string): boolean {
-  return /^(https?:\/\/|asset:)/i.test(value);
-}
 
 /** --photos P1,P2 and --photos-dir D: URLs kept, local files made absolute and checked now. */
 export function collectPhotos(flags: Pick<RenderFlags, 'photos' | 'photosDir'>): string[] {

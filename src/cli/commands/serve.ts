@@ -27,6 +27,7 @@ interface ServeFlags {
   rateWindowMs: string;
   drainMs: string;
   allowLoopbackFetch?: boolean;
+  corsOrigin?: string[];
   logLevel: string;
 }
 
@@ -40,6 +41,27 @@ function wholeNumber(value: string, flag: string, min: number, max = Number.MAX_
   return n;
 }
 
+/** `--cors-origin` values: `*` or origins as browsers send them (scheme://host[:port], no path). */
+function corsOrigins(values: string[] | undefined): string[] | undefined {
+  if (values === undefined) return undefined;
+  return values.flatMap((v) => v.split(',')).map((value) => {
+    const origin = value.trim();
+    if (origin === '*') return origin;
+    let url: URL | null = null;
+    try {
+      url = new URL(origin);
+    } catch {
+      url = null;
+    }
+    if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== origin.replace(/\/$/, '')) {
+      throw badRequest(`--cors-origin ${JSON.stringify(origin)} is not an origin: give scheme://host[:port], e.g. https://crm.example.com, or *.`, {
+        details: [{ field: '--cors-origin', message: 'must be an origin like https://crm.example.com' }],
+      });
+    }
+    return url.origin;
+  });
+}
+
 export function serveCommand(): Command {
   return new Command('serve')
     .description('Run the HTTP API v1 (analysis, render jobs, keys, quotas, rate limits) on this data directory.')
@@ -51,6 +73,7 @@ export function serveCommand(): Command {
     .option('--job-read-rate <n>', 'job reads (status, list, video) per key per minute', String(DEFAULT_LIMITS.jobReadsPerWindow))
     .option('--preview-concurrency <n>', 'jobs queued or running at once per preview tenant', String(DEFAULT_LIMITS.previewConcurrentRenders))
     .option('--max-queued <n>', 'jobs waiting in the queue per tenant', String(DEFAULT_LIMITS.maxQueuedJobs))
+    .option('--cors-origin <origin...>', 'let browser pages of these origins call the API (e.g. https://crm.example.com; * = any). Default: no CORS')
     .option('--drain-ms <ms>', 'on shutdown, how long running renders may finish before being re-queued', '25000')
     .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug']).default('info'))
     // Test and benchmark knobs: documented in docs/api.md, kept out of the everyday help.
@@ -82,6 +105,7 @@ export function serveCommand(): Command {
         concurrency: flags.concurrency === undefined ? undefined : wholeNumber(flags.concurrency, '--concurrency', 1, 30),
         limits,
         allowLoopbackFetch: flags.allowLoopbackFetch === true,
+        corsOrigins: corsOrigins(flags.corsOrigin),
         log: { stream: process.stderr, level: flags.logLevel },
       });
       // Lifecycle lines are written whatever --log-level says: scripts wait for "listening".

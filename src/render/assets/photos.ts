@@ -6,12 +6,12 @@ import sharp from 'sharp';
 import { AppError, badRequest } from '../../core/errors.js';
 import { refKind } from '../../core/refs.js';
 import type { Warning } from '../../core/types.js';
-import { fetchBuffer } from '../../net/fetch.js';
+import type { FetchPort } from '../../net/fetch.js';
 import type { LogoImage } from '../cards.js';
 import type { Shot } from '../storyboard.js';
 
 /**
- * Photos and logo (research/video.md §4.4–4.6): downloaded or read, decoded in full by sharp
+ * Photos and logo (docs/rendering.md): downloaded or read, decoded in full by sharp
  * (a truncated JPEG fails here instead of turning green in the video), turned upright from their
  * EXIF orientation, bounded in size, and cached by content hash in a cache shared by all jobs.
  * A broken photo is left out with a warning; none usable is a clear error before ffmpeg starts.
@@ -20,8 +20,8 @@ import type { Shot } from '../storyboard.js';
 export interface AssetContext {
   cacheDir: string;
   allowLocalFiles: boolean;
-  /** With allowLocalFiles false: outgoing fetches may still reach loopback (tests only). */
-  allowLoopbackFetch?: boolean;
+  /** The network, with the address policy the job layer chose (docs/architecture.md). */
+  fetch: FetchPort;
   resolveAsset?: (assetId: string) => Promise<string>;
   signal?: AbortSignal;
 }
@@ -80,14 +80,7 @@ async function exists(file: string): Promise<boolean> {
 export async function readImageRef(ref: string, ctx: AssetContext, maxBytes = MAX_PHOTO_BYTES): Promise<Buffer> {
   // The validators' rule: anything with an http(s) scheme is a URL, never a local path.
   if (refKind(ref) === 'http') {
-    const response = await fetchBuffer(ref, {
-      maxBytes,
-      timeoutMs: 20_000,
-      signal: ctx.signal,
-      // The server must not be made to fetch private addresses (DESIGN §5 security).
-      guardAddresses: !ctx.allowLocalFiles,
-      allowLoopback: ctx.allowLoopbackFetch === true,
-    });
+    const response = await ctx.fetch(ref, { maxBytes, timeoutMs: 20_000, signal: ctx.signal });
     if (response.status < 200 || response.status >= 300) throw new Error(`the server answered HTTP ${response.status}`);
     return response.body;
   }

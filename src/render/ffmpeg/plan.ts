@@ -1,8 +1,9 @@
 import { AUDIO_BITRATE_KBPS, AUDIO_RATE, FPS } from '../formats.js';
 import type { Motion, Shot, Timeline } from '../storyboard.js';
+import { commandArgs, QUIET_OPTIONS, type FfmpegCommandSpec } from './command.js';
 
 /**
- * The ffmpeg plan (DESIGN §1, pure): prepared files + timeline → the argument list of one ffmpeg
+ * The ffmpeg plan (docs/architecture.md, pure): prepared files + timeline → the argument list of one ffmpeg
  * run. Only numbers and our own file paths reach the filtergraph: every user text is already
  * drawn into a PNG (cards.ts).
  *
@@ -60,6 +61,9 @@ export interface PlanInput {
 }
 
 export interface RenderPlan {
+  /** The run for the runner (fluent-ffmpeg's builder). */
+  command: FfmpegCommandSpec;
+  /** The same run as ffmpeg's argument list (logs, tests, benchmarks). */
   args: string[];
   inputs: string[];
   filterGraph: string;
@@ -287,35 +291,34 @@ export function buildRenderPlan(input: PlanInput): RenderPlan {
 
   const filterGraph = graph.chains.join(';\n');
   const threads = Math.max(1, Math.floor(input.threads));
-  const args: string[] = ['-hide_banner', '-nostdin', '-y', '-loglevel', 'error', '-nostats', '-progress', 'pipe:1'];
-  inputs.forEach((file, index) => {
-    if (index === audioInput) args.push('-i', file);
-    else args.push('-framerate', String(FPS), '-i', file);
-  });
-  args.push(
-    '-filter_complex_threads', String(threads),
-    '-filter_complex', filterGraph,
-    '-map', '[vout]',
-    '-map', audioMap,
-    '-c:v', 'libx264',
-    '-preset', encoder.preset,
-    ...(encoder.x264Params === undefined ? [] : ['-x264-params', encoder.x264Params]),
-    '-crf', String(encoder.crf),
-    '-profile:v', 'high',
-    '-pix_fmt', 'yuv420p',
-    '-r', String(FPS),
-    '-g', String(encoder.gop),
-    '-bf', '2',
-    '-threads', String(threads),
-    '-color_primaries', 'bt709', '-color_trc', 'bt709', '-colorspace', 'bt709', '-color_range', 'tv',
-    '-c:a', 'aac',
-    '-b:a', `${AUDIO_BITRATE_KBPS}k`,
-    '-ar', String(AUDIO_RATE),
-    '-ac', '2',
-    '-t', n(durationS),
-    '-movflags', '+faststart',
-    '-f', 'mp4',
-    input.output,
-  );
-  return { args, inputs, filterGraph, durationS, frames: timeline.frames };
+  const command: FfmpegCommandSpec = {
+    inputs: inputs.map((file, index) => ({ file, options: index === audioInput ? [] : ['-framerate', String(FPS)] })),
+    complexFilter: filterGraph,
+    outputOptions: [
+      ...QUIET_OPTIONS,
+      '-filter_complex_threads', String(threads),
+      '-map', '[vout]',
+      '-map', audioMap,
+      '-c:v', 'libx264',
+      '-preset', encoder.preset,
+      ...(encoder.x264Params === undefined ? [] : ['-x264-params', encoder.x264Params]),
+      '-crf', String(encoder.crf),
+      '-profile:v', 'high',
+      '-pix_fmt', 'yuv420p',
+      '-r', String(FPS),
+      '-g', String(encoder.gop),
+      '-bf', '2',
+      '-threads', String(threads),
+      '-color_primaries', 'bt709', '-color_trc', 'bt709', '-colorspace', 'bt709', '-color_range', 'tv',
+      '-c:a', 'aac',
+      '-b:a', `${AUDIO_BITRATE_KBPS}k`,
+      '-ar', String(AUDIO_RATE),
+      '-ac', '2',
+      '-t', n(durationS),
+      '-movflags', '+faststart',
+      '-f', 'mp4',
+    ],
+    output: input.output,
+  };
+  return { command, args: commandArgs(command), inputs, filterGraph, durationS, frames: timeline.frames };
 }

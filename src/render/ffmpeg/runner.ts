@@ -1,16 +1,17 @@
-import { execFile, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import ffmpeg from 'fluent-ffmpeg';
 import { AppError } from '../../core/errors.js';
+import type { FfmpegCommandSpec } from './command.js';
 
 /**
- * The only module that touches fluent-ffmpeg (DESIGN §1: archived upstream, kept behind one small
- * module so it can be swapped for a plain spawn). fluent-ffmpeg spawns the binaries and keeps the
- * stderr ring buffer; the argument list is ours (ffmpeg/plan.ts), and so is the progress, read from
- * `-progress pipe:1` against the planned duration (fluent's own percent is unreliable with many
- * inputs, research/video.md §4.9). ffmpeg runs in its own process group: a cancel or the watchdog
- * kills the whole group at once.
+ * The only module that touches fluent-ffmpeg (archived upstream, so it stays behind this one small
+ * module: docs/rendering.md). The run is data built by pure functions (ffmpeg/plan.ts, music.ts);
+ * here it goes through fluent-ffmpeg's public builder (`input`, `inputOptions`, `complexFilter`,
+ * `outputOptions`, `output`, `on('progress')`, `kill`). Progress is the `timemark` of fluent's
+ * progress event against the planned duration (fluent's own percent is computed against the first
+ * input, a still image, so it means nothing here: docs/rendering.md).
  */
 
 export interface FfmpegBinaries {
@@ -60,46 +61,30 @@ function resolveBinary(name: 'ffmpeg' | 'ffprobe', envVar: 'FFMPEG_PATH' | 'FFPR
   return found;
 }
 
-/** ffmpeg and ffprobe, from FFMPEG_PATH / FFPROBE_PATH or PATH; DEPENDENCY_MISSING (exit 1) when absent. */
+/** The binaries found last, and the settings they were found with. */
+let found: { key: string; binaries: FfmpegBinaries } | null = null;
+
+/**
+ * ffmpeg and ffprobe, from FFMPEG_PATH / FFPROBE_PATH or PATH; DEPENDENCY_MISSING (exit 1) when
+ * absent. Looked up once per process: again only if one of those three variables changes.
+ */
 export function resolveBinaries(): FfmpegBinaries {
-  return { ffmpeg: resolveBinary('ffmpeg', 'FFMPEG_PATH'), ffprobe: resolveBinary('ffprobe', 'FFPROBE_PATH') };
-}
-
-/** What fluent-ffmpeg's (untyped, internal) spawner hands back. */
-interface LinesRing {
-  get(): string;
-}
-interface FluentSpawner {
-  _spawnFfmpeg(
-    args: string[],
-    options: Record<string, unknown>,
-    processCB: (child: ChildProcess, stdoutRing: LinesRing, stderrRing: LinesRing) => void,
-    endCB: (error: Error | null, stdoutRing?: LinesRing, stderrRing?: LinesRing) => void,
-  ): void;
-}
-
-/** Process groups of the ffmpeg runs in flight, killed if this process exits first. */
-const running = new Set<number>();
-let exitHookInstalled = false;
-
-function killGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // Already gone.
-    }
+  const key = [process.env.FFMPEG_PATH, process.env.FFPROBE_PATH, process.env.PATH].join('\0');
+  if (found?.key !== key) {
+    found = { key, binaries: { ffmpeg: resolveBinary('ffmpeg', 'FFMPEG_PATH'), ffprobe: resolveBinary('ffprobe', 'FFPROBE_PATH') } };
   }
+  return found.binaries;
 }
+
+/** The ffmpeg runs in flight, killed if this process exits first. */
+const running = new Set<ffmpeg.FfmpegCommand>();
+let exitHookInstalled = false;
 
 function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.once('exit', () => {
-    for (const pid of running) killGroup(pid);
+    for (const command of running) command.kill('SIGKILL');
   });
 }
 
@@ -131,43 +116,46 @@ export function stderrTail(stderr: string, redact: string[] = [], lines = 4): st
     .slice(0, 600);
 }
 
-/** Reads `-progress pipe:1` key=value blocks and reports out_time as a fraction of the plan. */
-export function progressParser(expectedDurationS: number, report: (fraction: number) => void): (chunk: string) => void {
-  let buffer = '';
-  return (chunk: string) => {
-    buffer += chunk;
-    const lines = buffer.split('\n');
-    buffer = lines.pop() ?? '';
-    for (const line of lines) {
-      const [key, value] = line.trim().split('=', 2);
-      // out_time_ms carries microseconds too (ffmpeg quirk, research/video.md §4.10).
-      if ((key === 'out_time_us' || key === 'out_time_ms') && value !== undefined && /^\d+$/.test(value)) {
-        if (expectedDurationS > 0) report(Math.min(1, Math.max(0, Number(value) / 1e6 / expectedDurationS)));
-      } else if (key === 'progress' && value === 'end') {
-        report(1);
-      }
-    }
-  };
+/** Seconds of an ffmpeg timemark (`00:01:02.50`), or null when it is not one (`N/A`). */
+export function timemarkSeconds(timemark: string | undefined): number | null {
+  const match = /^(-?)(\d+):(\d{2}):(\d{2}(?:\.\d+)?)$/.exec(timemark?.trim() ?? '');
+  if (match === null) return null;
+  const seconds = Number(match[2]) * 3600 + Number(match[3]) * 60 + Number(match[4]);
+  return match[1] === '-' ? -seconds : seconds;
 }
 
-/** Runs ffmpeg with `args` (from the plan builder); resolves when it exits 0. */
-export function runFfmpeg(args: string[], options: RunOptions = {}): Promise<void> {
+/** A progress report as a fraction of the planned duration (0 → 1), or null when it says nothing. */
+export function progressFraction(timemark: string | undefined, expectedDurationS: number): number | null {
+  const seconds = timemarkSeconds(timemark);
+  if (seconds === null || expectedDurationS <= 0) return null;
+  return Math.min(1, Math.max(0, seconds / expectedDurationS));
+}
+
+/** Builds the run with fluent-ffmpeg's public builder. */
+function buildCommand(spec: FfmpegCommandSpec, binary: string): ffmpeg.FfmpegCommand {
+  const command = ffmpeg().setFfmpegPath(binary);
+  for (const input of spec.inputs) command.input(input.file).inputOptions(input.options);
+  if (spec.complexFilter !== null) command.complexFilter(spec.complexFilter);
+  return command.outputOptions(spec.outputOptions).output(spec.output);
+}
+
+/** Runs one ffmpeg command (from the plan builders); resolves when it exits 0. */
+export function runFfmpeg(spec: FfmpegCommandSpec, options: RunOptions = {}): Promise<void> {
   const binaries = resolveBinaries();
   const what = options.what ?? 'run ffmpeg';
-  const command = ffmpeg().setFfmpegPath(binaries.ffmpeg) as unknown as FluentSpawner;
   installExitHook();
   return new Promise<void>((resolve, reject) => {
     if (options.signal?.aborted) {
       reject(options.signal.reason ?? new Error('aborted'));
       return;
     }
-    let child: ChildProcess | null = null;
+    const command = buildCommand(spec, binaries.ffmpeg);
     let failure: unknown = null;
     let settled = false;
     const timers: NodeJS.Timeout[] = [];
     const stop = (reason: unknown): void => {
       if (failure === null) failure = reason;
-      killGroup(child?.pid);
+      command.kill('SIGKILL');
     };
     const onAbort = (): void => stop(options.signal?.reason ?? new Error('aborted'));
     options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -192,44 +180,44 @@ export function runFfmpeg(args: string[], options: RunOptions = {}): Promise<voi
       for (const timer of timers) clearTimeout(timer);
       if (stallTimer !== null) clearTimeout(stallTimer);
       options.signal?.removeEventListener('abort', onAbort);
-      if (child?.pid !== undefined) running.delete(child.pid);
+      running.delete(command);
       if (error === null) resolve();
       else reject(error);
     };
-    const parse = progressParser(options.expectedDurationS ?? 0, (fraction) => {
-      armStall();
-      options.onProgress?.(fraction);
-    });
-    command._spawnFfmpeg(
-      args,
-      { captureStdout: false, detached: true, windowsHide: true, stdoutLines: 60 },
-      (proc) => {
-        child = proc;
-        if (proc.pid !== undefined) running.add(proc.pid);
-        proc.stdout?.setEncoding('utf8');
-        proc.stdout?.on('data', (data: string) => parse(data));
+    command
+      .on('start', () => {
+        running.add(command);
         armStall();
-        // A cancel that arrived while ffmpeg was being located.
-        if (failure !== null) killGroup(proc.pid);
-      },
-      (error, _stdout, stderr) => {
+        // A cancel that arrived while fluent-ffmpeg was preparing the run.
+        if (failure !== null) command.kill('SIGKILL');
+      })
+      .on('progress', (progress: { timemark?: string }) => {
+        armStall();
+        const fraction = progressFraction(progress.timemark, options.expectedDurationS ?? 0);
+        if (fraction !== null) options.onProgress?.(fraction);
+      })
+      .on('end', () => {
+        if (failure !== null) finish(failure);
+        else {
+          options.onProgress?.(1);
+          finish(null);
+        }
+      })
+      .on('error', (error: Error & { code?: string }, _stdout: string | null, stderr: string | null) => {
         if (failure !== null) {
           finish(failure);
           return;
         }
-        if (error === null || error === undefined) {
-          finish(null);
+        if (error.code === 'ENOENT' || error.code === 'EACCES') {
+          finish(new AppError('DEPENDENCY_MISSING', `ffmpeg could not be started (${error.code}). ${INSTALL_HINT}`, { reason: 'ffmpeg_missing' }));
           return;
         }
-        const tail = stderrTail(stderr?.get() ?? '', options.redact);
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'ENOENT' || code === 'EACCES') {
-          finish(new AppError('DEPENDENCY_MISSING', `ffmpeg could not be started (${code}). ${INSTALL_HINT}`, { reason: 'ffmpeg_missing' }));
-          return;
-        }
-        finish(new AppError('RENDER_FAILED', `ffmpeg failed to ${what}: ${error.message}${tail === '' ? '' : ` — ${tail}`}`, { reason: 'ffmpeg_failed' }));
-      },
-    );
+        const tail = stderrTail(stderr ?? '', options.redact);
+        // fluent-ffmpeg appends its own excerpt of stderr after a colon: the tail says it better.
+        const message = error.message.replace(/^(ffmpeg (?:exited with code \d+|was killed with signal \w+)):.*$/s, '$1');
+        finish(new AppError('RENDER_FAILED', `ffmpeg failed to ${what}: ${message}${tail === '' ? '' : ` — ${tail}`}`, { reason: 'ffmpeg_failed' }));
+      })
+      .run();
   });
 }
 

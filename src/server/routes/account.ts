@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { ServerContext } from '../app.js';
+import type { ServerContext } from '../context.js';
 import { API_PREFIX, PLANS, SCOPES } from '../config.js';
 import { periodOf, periodResetAt } from '../quota.js';
 import { UsageQuerySchema } from '../schemas/requests.js';

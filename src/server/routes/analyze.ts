@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import type { AnalyzeRequest, AnalyzeResponse } from '../../core/types.js';
+import type { AnalyzeResponse } from '../../core/types.js';
 import { API_PREFIX } from '../config.js';
-import type { ServerContext } from '../app.js';
+import type { ServerContext } from '../context.js';
 import { IdempotencyHeadersSchema, ErrorEnvelopeSchema } from '../schemas/common.js';
 import { AnalyzeBodySchema, AnalyzeResponseSchema } from '../schemas/requests.js';
-import { abortOnDisconnect, AUTH_ERRORS, caller, idempotencyKeyOf, RATE_HEADERS } from './common.js';
+import { abortOnDisconnect, AUTH_ERRORS, caller, idempotencyKeyOf, RATE_HEADERS, REPLAYED_HEADER } from './common.js';
 
 export function analyzeRoutes(app: FastifyInstance, ctx: ServerContext): void {
   ctx.registry.add(
@@ -24,7 +24,7 @@ export function analyzeRoutes(app: FastifyInstance, ctx: ServerContext): void {
       bodyLimit: ctx.limits.jsonBodyLimitBytes,
       headers: IdempotencyHeadersSchema,
       responses: {
-        '200': { description: 'The analysis.', schema: AnalyzeResponseSchema, headers: RATE_HEADERS },
+        '200': { description: 'The analysis.', schema: AnalyzeResponseSchema, headers: { ...RATE_HEADERS, ...REPLAYED_HEADER } },
         ...AUTH_ERRORS,
         '413': { description: 'PAYLOAD_TOO_LARGE: body over the limit.', schema: ErrorEnvelopeSchema },
         '502': { description: 'UPSTREAM_ERROR: the portal could not be fetched.', schema: ErrorEnvelopeSchema },
@@ -32,7 +32,7 @@ export function analyzeRoutes(app: FastifyInstance, ctx: ServerContext): void {
     },
     async (request, reply) => {
       const auth = caller(request);
-      const body = request.body as AnalyzeRequest;
+      const body = request.body;
       const compute = async () => {
         const property = await ctx.deps.analyze(body, abortOnDisconnect(reply));
         const answer: AnalyzeResponse = { ok: true, status: 'success', property };

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { badRequest } from '../../core/errors.js';
-import type { ServerContext } from '../app.js';
+import type { ServerContext } from '../context.js';
 import { API_PREFIX } from '../config.js';
 import { ErrorEnvelopeSchema } from '../schemas/common.js';
 import { AUTH_ERRORS, caller } from './common.js';

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../core/errors.js';
-import type { ServerContext } from '../app.js';
+import type { ServerContext } from '../context.js';
 import { API_PREFIX, API_VERSION } from '../config.js';
 import { ErrorEnvelopeSchema } from '../schemas/common.js';
+import { MALFORMED_URL } from './common.js';
 
 export function healthRoutes(app: FastifyInstance, ctx: ServerContext): void {
   ctx.registry.add(
@@ -28,6 +29,7 @@ export function healthRoutes(app: FastifyInstance, ctx: ServerContext): void {
             },
           },
         },
+        ...MALFORMED_URL,
         '503': { description: 'SERVICE_UNAVAILABLE: the store does not answer.', schema: ErrorEnvelopeSchema },
       },
     },

@@ -3,20 +3,31 @@ import { stat } from 'node:fs/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.js';
 import type { JobRecord, ListJobsOptions } from '../../core/types.js';
-import type { ServerContext } from '../app.js';
+import type { ServerContext } from '../context.js';
 import { API_PREFIX } from '../config.js';
 import { envelope, withHeaders } from '../errors.js';
-import { parseRange } from '../http-range.js';
+import { notModified, parseRange, rangeStillValid } from '../http-range.js';
+import { createHash } from 'node:crypto';
 import { ErrorEnvelopeSchema, JobEnvelopeSchema, JobIdParamsSchema, JobSchema } from '../schemas/common.js';
 import { JobListQuerySchema } from '../schemas/requests.js';
 import { AUTH_ERRORS, caller, RATE_HEADERS } from './common.js';
 
-/** How soon to poll again (Retry-After on job reads, research/conventions.md §1.2). */
+const ETAG_HEADER = { ETag: { description: 'This representation\'s version: send it back in `If-None-Match`.', schema: { type: 'string' } } };
+const VIDEO_HEADERS = {
+  ...ETAG_HEADER,
+  'Accept-Ranges': { description: 'Always `bytes`.', schema: { type: 'string' } },
+  'Content-Disposition': { description: '`attachment; filename="<job_id>.mp4"`.', schema: { type: 'string' } },
+  'Last-Modified': { description: 'When the MP4 was written (HTTP-date); usable in `If-Range`.', schema: { type: 'string' } },
+  'Content-Length': { description: 'Bytes in this answer.', schema: { type: 'integer' } },
+  ...RATE_HEADERS,
+};
+
+/** How soon to poll again (Retry-After on job reads, docs/api.md). */
 const POLL_AFTER_S: Partial<Record<JobRecord['state'], number>> = { queued: 5, running: 2 };
 
 const NOT_FOUND = { description: 'NOT_FOUND: no such job.', schema: ErrorEnvelopeSchema };
 
-/** The job if it exists and belongs to the caller's tenant; another tenant's job is a 403 (DESIGN §5). */
+/** The job if it exists and belongs to the caller's tenant; another tenant's job is a 403 (docs/api.md). */
 function ownJob(ctx: ServerContext, request: FastifyRequest): JobRecord {
   const { job_id: jobId } = request.params as { job_id: string };
   const found = ctx.deps.jobs.get(jobId);
@@ -45,7 +56,10 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
       url: `${API_PREFIX}/jobs/:job_id`,
       operationId: 'getJob',
       summary: 'A render job (replaces the retired GET /api/v1/tasks/{id})',
-      description: 'While the job is queued or running, `Retry-After` says when to poll again. Job reads: 120 per minute per key; faster polling is a 429.',
+      description:
+        'While the job is queued or running, `Retry-After` says when to poll again. Job reads: 120 per minute per key. ' +
+        'Send the last `ETag` in `If-None-Match` to get a bodiless 304 while nothing changed.',
+      headers: { type: 'object', properties: { 'if-none-match': { type: 'string', description: 'An `ETag` of this job from an earlier read.' } } },
       tag: 'jobs',
       access: readAccess,
       params: JobIdParamsSchema,
@@ -53,7 +67,11 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
         '200': {
           description: 'The job, whatever its state (a failed job is a 200 with `error`).',
           schema: JobEnvelopeSchema,
-          headers: { 'Retry-After': { description: 'Seconds before polling again (queued or running jobs).', schema: { type: 'integer' } }, ...RATE_HEADERS },
+          headers: { 'Retry-After': { description: 'Seconds before polling again (queued or running jobs).', schema: { type: 'integer' } }, ...ETAG_HEADER, ...RATE_HEADERS },
+        },
+        '304': {
+          description: 'Not Modified: `If-None-Match` names the current version; the job has not changed.',
+          headers: { 'Retry-After': { description: 'Seconds before polling again (queued or running jobs).', schema: { type: 'integer' } }, ...ETAG_HEADER, ...RATE_HEADERS },
         },
         ...AUTH_ERRORS,
         '404': NOT_FOUND,
@@ -62,7 +80,12 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
     async (request, reply) => {
       const job = ownJob(ctx, request);
       pollHint(reply, job);
-      return { ok: true, status: 'success', job };
+      const body = { ok: true, status: 'success', job };
+      // The job's own representation names its version: polling with If-None-Match costs no body.
+      const etag = `"${createHash('sha256').update(JSON.stringify(body)).digest('base64url').slice(0, 27)}"`;
+      reply.header('ETag', etag).header('Cache-Control', 'private, no-cache');
+      if (notModified(request.headers['if-none-match'], etag)) return reply.code(304).send();
+      return body;
     },
   );
 
@@ -103,11 +126,11 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
       url: `${API_PREFIX}/jobs/:job_id/cancel`,
       operationId: 'cancelJob',
       summary: 'Cancel a queued or running job',
-      description: 'A running render is stopped. A job already finished is returned unchanged.',
+      description: 'A running render is stopped. A job already finished is returned unchanged. No body is needed (an empty body with `Content-Type: application/json` is accepted).',
       tag: 'jobs',
       access: { scope: 'preview:dispatch', policy: 'account', billable: null },
       params: JobIdParamsSchema,
-      responses: { '200': { description: 'The job after cancellation.', schema: JobEnvelopeSchema }, ...AUTH_ERRORS, '404': NOT_FOUND },
+      responses: { '200': { description: 'The job after cancellation.', schema: JobEnvelopeSchema, headers: RATE_HEADERS }, ...AUTH_ERRORS, '404': NOT_FOUND },
     },
     async (request) => {
       const job = ownJob(ctx, request);
@@ -122,17 +145,30 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
       url: `${API_PREFIX}/jobs/:job_id/video`,
       operationId: 'downloadVideo',
       summary: 'The MP4 of a succeeded job (Range requests supported)',
+      description:
+        'Supports `Range` (one range), `If-Range` (an `ETag` or the `Last-Modified` date; a stale one gets the whole file) and `If-None-Match` (304). ' +
+        'HEAD answers the same headers without the body.',
       tag: 'jobs',
       access: readAccess,
       params: JobIdParamsSchema,
+      headers: {
+        type: 'object',
+        properties: {
+          range: { type: 'string', description: 'One byte range, e.g. `bytes=0-1048575` or `bytes=-500`.' },
+          'if-range': { type: 'string', description: 'The `ETag` or `Last-Modified` of the partial copy you hold.' },
+          'if-none-match': { type: 'string', description: 'The `ETag` of the copy you hold.' },
+        },
+      },
+      head: { operationId: 'headVideo', summary: 'The headers of the MP4 (size, ETag, Last-Modified) without the body' },
       responses: {
-        '200': { description: 'The whole MP4.', contentType: 'video/mp4', schema: { type: 'string', contentMediaType: 'video/mp4' } },
+        '200': { description: 'The whole MP4.', contentType: 'video/mp4', schema: { type: 'string', format: 'binary', contentMediaType: 'video/mp4' }, headers: VIDEO_HEADERS },
         '206': {
           description: 'The requested byte range.',
           contentType: 'video/mp4',
-          schema: { type: 'string', contentMediaType: 'video/mp4' },
-          headers: { 'Content-Range': { description: 'bytes start-end/size', schema: { type: 'string' } } },
+          schema: { type: 'string', format: 'binary', contentMediaType: 'video/mp4' },
+          headers: { 'Content-Range': { description: 'bytes start-end/size', schema: { type: 'string' } }, ...VIDEO_HEADERS },
         },
+        '304': { description: 'Not Modified: `If-None-Match` names this video.', headers: { ...ETAG_HEADER, ...RATE_HEADERS } },
         ...AUTH_ERRORS,
         '404': { description: 'NOT_FOUND: no such job, or its video is not ready (`reason: video_not_ready`) or was purged.', schema: ErrorEnvelopeSchema },
         '416': { description: 'The range starts past the end of the file (`Content-Range: bytes */size`).', schema: ErrorEnvelopeSchema },
@@ -156,8 +192,11 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
         .header('Content-Type', 'video/mp4')
         .header('Content-Disposition', `attachment; filename="${job.job_id}.mp4"`)
         .header('Last-Modified', info.mtime.toUTCString());
-      if (job.result?.sha256) reply.header('ETag', `"${job.result.sha256}"`);
-      const range = parseRange(request.headers.range, size);
+      const etag = job.result?.sha256 ? `"${job.result.sha256}"` : null;
+      if (etag !== null) reply.header('ETag', etag);
+      if (etag !== null && notModified(request.headers['if-none-match'], etag)) return reply.code(304).send();
+      const rangeHeader = rangeStillValid(request.headers['if-range'] as string | undefined, etag, info.mtime.toUTCString()) ? request.headers.range : undefined;
+      const range = parseRange(rangeHeader, size);
       if (range.kind === 'unsatisfiable') {
         const problem = new AppError('BAD_REQUEST', `The requested range is outside the video (${size} bytes).`, {
           reason: 'range_not_satisfiable',

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { ServerContext } from '../app.js';
+import type { ServerContext } from '../context.js';
+import { MALFORMED_URL } from './common.js';
 import { API_PREFIX } from '../config.js';
 import { buildOpenApiDocument } from '../openapi.js';
 
@@ -14,7 +15,7 @@ export function openapiRoutes(app: FastifyInstance, ctx: ServerContext): void {
       summary: 'This document: OpenAPI 3.1, generated from the schemas that validate requests',
       tag: 'service',
       access: { scope: null, policy: null, billable: null },
-      responses: { '200': { description: 'The OpenAPI document.', schema: { type: 'object' } } },
+      responses: { '200': { description: 'The OpenAPI document.', schema: { type: 'object', additionalProperties: true } }, ...MALFORMED_URL },
     },
     async (_request, reply) => {
       // Built on first use: by then every route (plugins included) has registered its declaration.

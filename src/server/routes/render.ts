@@ -1,15 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError, badRequest, type ErrorDetail } from '../../core/errors.js';
 import { assertRequestShape } from '../../core/limits.js';
-import type { JobRecord, RenderRequest } from '../../core/types.js';
+import type { JobRecord } from '../../core/types.js';
 import { assertPublicHost, ForbiddenAddressError } from '../../net/address-guard.js';
 import type { ValidRenderRequest } from '../../render/types.js';
-import type { ServerContext } from '../app.js';
+import type { ServerContext } from '../context.js';
 import type { AuthContext } from '../auth.js';
 import { API_PREFIX } from '../config.js';
 import { ErrorEnvelopeSchema, IdempotencyHeadersSchema, JobEnvelopeSchema } from '../schemas/common.js';
 import { RenderBodySchema } from '../schemas/requests.js';
-import { AUTH_ERRORS, caller, idempotencyKeyOf, RATE_HEADERS } from './common.js';
+import { AUTH_ERRORS, caller, idempotencyKeyOf, RATE_HEADERS, REPLAYED_HEADER } from './common.js';
 
 /** When a tenant is at its job limit, a slot usually frees within a render's length. */
 const BUSY_RETRY_AFTER_S = 30;
@@ -64,7 +64,7 @@ function tooBusy(message: string, reason: string): AppError {
   return new AppError('RATE_LIMIT_EXCEEDED', message, { reason, retryAfterS: BUSY_RETRY_AFTER_S });
 }
 
-/** At most N jobs in flight for a preview tenant, and at most M waiting for any tenant (DESIGN §5). */
+/** At most N jobs in flight for a preview tenant, and at most M waiting for any tenant (docs/api.md). */
 function checkJobLimits(ctx: ServerContext, auth: AuthContext): void {
   const { tenant, plan } = auth.key;
   if (plan === 'preview') {
@@ -103,7 +103,7 @@ export function renderRoutes(app: FastifyInstance, ctx: ServerContext): void {
         '202': {
           description: 'The job, queued.',
           schema: JobEnvelopeSchema,
-          headers: { Location: { description: 'The job: /api/v1/jobs/{job_id}.', schema: { type: 'string' } }, ...RATE_HEADERS },
+          headers: { Location: { description: 'The job: /api/v1/jobs/{job_id}.', schema: { type: 'string' } }, ...RATE_HEADERS, ...REPLAYED_HEADER },
         },
         ...AUTH_ERRORS,
         '413': { description: 'PAYLOAD_TOO_LARGE: body over the limit.', schema: ErrorEnvelopeSchema },
@@ -112,7 +112,7 @@ export function renderRoutes(app: FastifyInstance, ctx: ServerContext): void {
     async (request, reply) => {
       const auth = caller(request);
       const tenant = auth.key.tenant;
-      const body = request.body as RenderRequest;
+      const body = request.body;
       // Depth and size of the free-form parts first: nothing below may walk an unbounded body.
       assertRequestShape(body);
       const submit = async () => {

@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.js';
-import type { ServerContext } from '../app.js';
+import type { ServerContext } from '../context.js';
 import { API_PREFIX } from '../config.js';
 import { sendError, withExtras, withHeaders } from '../errors.js';
 import { ErrorEnvelopeSchema } from '../schemas/common.js';
 
 /**
- * The v0.9 routes, retired as of 2026-10-01 (interface spec §9): 410 Gone, answered without
+ * The v0.9 routes, retired as of 2026-10-01 (docs/api.md): 410 Gone, answered without
  * authentication, naming the successor in the body and in `Link: <…>; rel="successor-version"`
  * (RFC 5829), with the retirement date in `Sunset` (RFC 8594, an HTTP-date).
  */
@@ -22,7 +22,7 @@ export function retiredRoutes(app: FastifyInstance, ctx: ServerContext): void {
     const handler = async (request: FastifyRequest, reply: FastifyReply) => {
       const gone = new AppError(
         'GONE',
-        `${route.method} ${route.openapiUrl} was retired with API v0.9 on 2026-10-01: use ${route.successorRoute} instead.`,
+        `${request.method} ${route.openapiUrl} was retired with API v0.9 on 2026-10-01: use ${route.successorRoute} instead.`,
         { reason: 'endpoint_retired' },
       );
       withHeaders(gone, { Link: `<${route.successor}>; rel="successor-version"`, Sunset: SUNSET });
@@ -35,6 +35,7 @@ export function retiredRoutes(app: FastifyInstance, ctx: ServerContext): void {
         url: route.url,
         operationId: route.operationId,
         summary: `Retired (v0.9): use ${route.successorRoute}`,
+        description: `Every method on this path (GET, HEAD, POST, PUT, PATCH, DELETE) answers 410 Gone, naming the method called and the successor.`,
         tag: 'retired',
         deprecated: true,
         access: { scope: null, policy: null, billable: null },
@@ -52,7 +53,7 @@ export function retiredRoutes(app: FastifyInstance, ctx: ServerContext): void {
       },
       handler,
     );
-    // Any other method on a retired path is just as gone; not documented separately.
+    // Any other method on a retired path is just as gone (documented in the route's description).
     const others = (['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).filter((m) => m !== route.method);
     app.route({ method: [...others], url: route.url, handler });
   }

@@ -1,12 +1,8 @@
 import { ERROR_CODES } from '../../core/errors.js';
 import {
-  AUDIENCES,
-  FEATURE_KEYS,
   JOB_STAGES,
   JOB_STATES,
   LANGUAGES,
-  PROPERTY_TYPES,
-  TRANSACTIONS,
   VIDEO_FORMATS,
 } from '../../core/types.js';
 
@@ -18,8 +14,11 @@ import {
 
 export type JsonSchema = Record<string, unknown>;
 
+export { MarketSchema, PropertySchema, WarningSchema } from '../../core/property-schema.js';
+import { MarketSchema, PropertySchema, WarningSchema } from '../../core/property-schema.js';
+import { BrandingSchema } from '../../core/requests.js';
+
 const nullable = (type: string): JsonSchema => ({ type: [type, 'null'] });
-const stringArray: JsonSchema = { type: 'array', items: { type: 'string' } };
 
 export const ErrorDetailSchema: JsonSchema = {
   type: 'object',
@@ -32,7 +31,7 @@ export const ErrorDetailSchema: JsonSchema = {
 
 export const ErrorEnvelopeSchema: JsonSchema = {
   type: 'object',
-  description: 'Every failure of API v1 has this shape (DESIGN §5). `code` is stable; `reason` says which of several causes applies.',
+  description: 'Every failure of API v1 has this shape (docs/api.md). `code` is stable; `reason` says which of several causes applies.',
   required: ['ok', 'status', 'error'],
   properties: {
     ok: { const: false },
@@ -46,102 +45,20 @@ export const ErrorEnvelopeSchema: JsonSchema = {
         reason: {
           type: 'string',
           description:
-            'e.g. invalid_request, invalid_json, unsupported_media_type, unsupported_url, idempotency_key_reused, missing_key, invalid_key, ' +
-            'billing_scope, other_tenant, route_not_permitted, monthly_quota, analyze_rate, render_rate, job_reads_rate, concurrent_renders, queued_jobs, endpoint_retired',
+            'Which of several causes applies. Values: ' +
+            'invalid_request, invalid_json, invalid_field, invalid_job_id, invalid_content_length, invalid_image, invalid_webhook_url, unsupported_media_type, unsupported_url, ' +
+            'body_too_large, too_large, bad_url, bad_request, idempotency_key_reused, unknown_asset, range_not_satisfiable, ' +
+            'missing_key, malformed_header, invalid_key, billing_scope, other_tenant, route_not_permitted, monthly_quota, ' +
+            'analyze_rate, render_rate, job_reads_rate, account_rate, concurrent_renders, queued_jobs, ' +
+            'unknown_job, video_not_ready, no_video, unknown_route, method_not_allowed, endpoint_retired, ' +
+            'listing_removed, unrecognisable_text, forbidden_address, too_many_redirects, shutting_down, store_unavailable.',
         },
         details: { type: 'array', items: ErrorDetailSchema },
         request_id: { type: 'string' },
         successor: { type: 'string', description: 'Retired routes (410) only: the route to use instead.' },
+        resets_at: { type: 'string', format: 'date-time', description: 'QUOTA_EXCEEDED (`monthly_quota`) only: when the monthly quota starts again.' },
       },
     },
-  },
-};
-
-export const WarningSchema: JsonSchema = {
-  type: 'object',
-  required: ['code', 'message'],
-  properties: { code: { type: 'string' }, message: { type: 'string' } },
-};
-
-export const MarketSchema: JsonSchema = {
-  type: ['object', 'null'],
-  properties: {
-    area: { type: 'string' },
-    median_price_per_m2_mad: { type: 'number' },
-    q1_price_per_m2_mad: nullable('number'),
-    q3_price_per_m2_mad: nullable('number'),
-    sample_size: nullable('integer'),
-    as_of: { type: 'string' },
-    source: { type: 'string' },
-    position: { type: ['string', 'null'], enum: ['below', 'in_line', 'above', null] },
-    delta_pct: nullable('number'),
-    confidence: { type: 'string', enum: ['high', 'medium', 'low'] },
-  },
-};
-
-export const PropertySchema: JsonSchema = {
-  type: 'object',
-  description: 'The analysed listing (DESIGN §2.2). The first seven fields are the contract\'s; unknown facts are null, never guessed.',
-  required: ['title', 'city', 'district', 'price_mad', 'currency', 'features', 'marketing_angles'],
-  properties: {
-    title: { type: 'string' },
-    city: nullable('string'),
-    district: nullable('string'),
-    price_mad: { type: ['integer', 'null'], description: 'Always MAD; a rent is per month.' },
-    currency: { const: 'MAD' },
-    features: { ...stringArray, description: 'Feature labels in `language`.' },
-    marketing_angles: { ...stringArray, description: '3–6 sentences in `language`.' },
-    transaction: { type: ['string', 'null'], enum: [...TRANSACTIONS, null] },
-    property_type: { type: ['string', 'null'], enum: [...PROPERTY_TYPES, null] },
-    surface_m2: nullable('number'),
-    surface_total_m2: nullable('number'),
-    rooms: nullable('integer'),
-    bedrooms: nullable('integer'),
-    bathrooms: nullable('integer'),
-    floor: nullable('integer'),
-    feature_keys: { type: 'array', items: { type: 'string', enum: [...FEATURE_KEYS] } },
-    price_per_m2_mad: nullable('number'),
-    price_original: { type: ['object', 'null'], properties: { amount: { type: 'number' }, currency: { type: 'string' } } },
-    market: MarketSchema,
-    target_buyer: {
-      type: 'object',
-      properties: {
-        primary: { type: 'string', enum: [...AUDIENCES] },
-        segments: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              key: { type: 'string', enum: [...AUDIENCES] },
-              label: { type: 'string' },
-              score: { type: 'number' },
-              reasons: stringArray,
-            },
-          },
-        },
-        demographics: {
-          type: 'object',
-          properties: {
-            household: { type: 'string' },
-            age_range: { type: 'string' },
-            budget_mad: { type: ['array', 'null'], items: { type: 'number' } },
-            financing: { type: 'string' },
-          },
-        },
-      },
-    },
-    photos: stringArray,
-    source: {
-      type: 'object',
-      properties: {
-        kind: { type: 'string', enum: ['url', 'html', 'text'] },
-        portal: { type: ['string', 'null'], enum: ['mubawab', 'avito', 'sarouty', 'yakeey', null] },
-        listing_id: nullable('string'),
-        url: nullable('string'),
-      },
-    },
-    language: { type: 'string', enum: [...LANGUAGES] },
-    warnings: { type: 'array', items: WarningSchema },
   },
 };
 
@@ -186,11 +103,22 @@ export const JobSchema: JsonSchema = {
     result: VideoResultSchema,
     error: { type: ['object', 'null'], properties: { code: { type: 'string' }, message: { type: 'string' } } },
     warnings: { type: 'array', items: WarningSchema },
-    metadata: { type: ['object', 'null'] },
+    metadata: { type: ['object', 'null'], additionalProperties: true, description: 'The `metadata` given at submission, as given.' },
     links: {
       type: 'object',
       properties: { self: { type: 'string' }, video: nullable('string'), cancel: nullable('string') },
     },
+  },
+};
+
+/** The body of a webhook delivery (Standard Webhooks): the job as it ended. */
+export const WebhookEventSchema: JsonSchema = {
+  type: 'object',
+  required: ['type', 'timestamp', 'data'],
+  properties: {
+    type: { type: 'string', enum: ['job.succeeded', 'job.failed', 'job.canceled'] },
+    timestamp: { type: 'string', format: 'date-time' },
+    data: JobSchema,
   },
 };
 
@@ -232,4 +160,6 @@ export const COMPONENTS: Record<string, JsonSchema> = {
   VideoResult: VideoResultSchema,
   Job: JobSchema,
   JobEnvelope: JobEnvelopeSchema,
+  WebhookEvent: WebhookEventSchema,
+  Branding: BrandingSchema,
 };

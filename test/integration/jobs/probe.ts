@@ -40,7 +40,7 @@ export async function probe(file: string): Promise<Probe> {
   };
 }
 
-/** Asserts the output contract of DESIGN §3 that a user would notice. */
+/** Asserts the output contract of docs/rendering.md that a user would notice. */
 export function expectPlayable720p60(p: Probe, format: 'landscape' | 'portrait' | 'square' = 'landscape'): string[] {
   const size = { landscape: [1280, 720], portrait: [720, 1280], square: [720, 720] }[format];
   const problems: string[] = [];

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import type { JobStage } from '../../../src/core/types.js';
+import { openFetch } from '../../../src/net/fetch.js';
 import type { RenderContext, ValidRenderRequest } from '../../../src/render/types.js';
 import { demoProperty } from '../../unit/render/fixtures.js';
 
@@ -30,7 +31,7 @@ export interface PhotoSet {
   truncated: string;
 }
 
-/** Writes every kind of photo the pipeline must cope with (research/video.md §4.4–4.6). */
+/** Writes every kind of photo the pipeline must cope with (docs/rendering.md). */
 export async function makePhotos(): Promise<PhotoSet> {
   const dir = mkdtempSync(join(tmpdir(), 'immoreel-photos-'));
   const file = (name: string): string => join(dir, name);
@@ -93,6 +94,7 @@ export function renderContext(cacheDir: string, overrides: Partial<RenderContext
     threads: 2,
     onProgress: (stage, progress) => stages.push({ stage, progress }),
     allowLocalFiles: true,
+    fetch: openFetch,
     cacheDir,
     watchdogMs: 120_000,
     ...overrides,

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/core/errors.js';
+import { openFetch } from '../../../src/net/fetch.js';
 import { loadPhotos } from '../../../src/render/assets/photos.js';
 import { LocalService } from '../../../src/service/local.js';
 
@@ -51,7 +52,7 @@ async function failure(promise: Promise<unknown>): Promise<AppError> {
 
 describe('photos left out', () => {
   it('says the network is the cause when no photo could be downloaded (UPSTREAM_ERROR, exit 6)', async () => {
-    const error = await failure(loadPhotos(unreachable(3), { cacheDir: join(dir, 'cache'), allowLocalFiles: true }, () => {}));
+    const error = await failure(loadPhotos(unreachable(3), { cacheDir: join(dir, 'cache'), allowLocalFiles: true, fetch: openFetch }, () => {}));
     expect(error.code).toBe('UPSTREAM_ERROR');
     expect(error.exitCode).toBe(6);
     expect(error.message).toMatch(/None of the 3 photos could be downloaded: photo 1: Could not reach 127\.0\.0\.1:\d+: the connection was refused/);
@@ -60,7 +61,7 @@ describe('photos left out', () => {
   }, 60_000);
 
   it('names each reason when photos fail for different causes', async () => {
-    const error = await failure(loadPhotos([`${base}/missing.jpg`, `${base}/text.jpg`, unreachable(1)[0]!], { cacheDir: join(dir, 'cache'), allowLocalFiles: true }, () => {}));
+    const error = await failure(loadPhotos([`${base}/missing.jpg`, `${base}/text.jpg`, unreachable(1)[0]!], { cacheDir: join(dir, 'cache'), allowLocalFiles: true, fetch: openFetch }, () => {}));
     expect(error.code).toBe('BAD_REQUEST');
     expect(error.message).toMatch(/photo 1: the server answered HTTP 404/);
     expect(error.message).toMatch(/photo 2: it is not an image/);
@@ -95,7 +96,7 @@ describe('one URL rule for validators and readers', () => {
     const valid = validateRenderRequest({ description: 'Villa à Marrakech, 300 m²', photos: [`http:/127.0.0.1:${new URL(base).port}/text.jpg`] }, 'local');
     expect(valid.photos).toEqual([`${base}/text.jpg`]);
     // Read directly (no validator in between), it is still fetched: the server answers, with text.
-    const error = await failure(loadPhotos([`http:/127.0.0.1:${new URL(base).port}/text.jpg`], { cacheDir: join(dir, 'cache'), allowLocalFiles: true }, () => {}));
+    const error = await failure(loadPhotos([`http:/127.0.0.1:${new URL(base).port}/text.jpg`], { cacheDir: join(dir, 'cache'), allowLocalFiles: true, fetch: openFetch }, () => {}));
     expect(error.message).toMatch(/not an image/);
     expect(error.message).not.toMatch(/no such file/);
   });

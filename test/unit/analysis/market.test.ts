@@ -4,12 +4,12 @@ import { findReference, MARKET_REFERENCES } from '../../../src/analysis/market/r
 import { demoFacts, listing } from './property-fixtures.js';
 
 describe('market reference table', () => {
-  it('carries a source key of research/market.md and a date on every row', () => {
+  it('carries a source key of docs/sources.md and a date on every row', () => {
     expect(MARKET_REFERENCES.length).toBeGreaterThan(150);
     for (const row of MARKET_REFERENCES) {
       const name = `${row.transaction} ${row.kind} ${row.city}/${row.district}`;
       expect(row.source, name).toMatch(/\[[A-Z0-9-]+\]/);
-      expect(row.source, name).toContain('market.md');
+      expect(row.source, name).toContain('docs/sources.md');
       expect(row.as_of, name).toMatch(/^20\d\d-(0[1-9]|1[0-2])$/);
       expect(row.median, name).toBeGreaterThan(0);
       if (row.q1 !== null) expect(row.q1, name).toBeLessThanOrEqual(row.median);
@@ -17,7 +17,7 @@ describe('market reference table', () => {
     }
   });
 
-  it('holds the figures of market.md §0 and §1.2 as written', () => {
+  it('holds the figures of docs/analysis.md as written', () => {
     const casa = findReference('Casablanca', null, 'apartment', 'sale')?.row;
     expect(casa).toMatchObject({ median: 12235, q1: 10000, q3: 15496, sample_size: 1154, as_of: '2024-12' });
     expect(findReference('Casablanca', 'Maârif', 'apartment', 'sale')?.row).toMatchObject({ median: 16892, q1: 13964, q3: 20559, sample_size: 63 });
@@ -71,11 +71,12 @@ describe('market reference table', () => {
 });
 
 describe('compareWithMarket', () => {
-  it('compares the demo listing with the Maârif median (DESIGN §2.2)', () => {
+  it('compares the demo listing with the Maârif median (docs/analysis.md)', () => {
     const result = compareWithMarket(demoFacts());
     expect(result.price_per_m2_mad).toBe(15417);
     expect(result.market).toEqual({
       area: 'Maârif, Casablanca',
+      area_level: 'district',
       median_price_per_m2_mad: 16892,
       q1_price_per_m2_mad: 13964,
       q3_price_per_m2_mad: 20559,
@@ -162,7 +163,7 @@ describe('compareWithMarket', () => {
     expect(compareWithMarket(demoFacts({ property_type: 'duplex' })).market?.median_price_per_m2_mad).toBe(16892);
   });
 
-  it('raises the reference for studios and 1-bedroom flats (market.md §1.7)', () => {
+  it('raises the reference for studios and 1-bedroom flats (docs/analysis.md)', () => {
     const studio = compareWithMarket(demoFacts({ property_type: 'studio', bedrooms: null, surface_m2: 30, price_mad: 750_000 }));
     expect(studio.market).toMatchObject({
       median_price_per_m2_mad: Math.round(16892 * SMALL_UNIT_UPLIFT),

@@ -34,7 +34,7 @@ describe('plausibility warnings', () => {
     expect(codes(demoFacts({ transaction: 'rent', price_mad: 1_000 }))).toEqual(['PRICE_PER_M2_IMPLAUSIBLE']);
   });
 
-  it('flags a price per m² far from the city median (market.md §2.5 rule 5)', () => {
+  it('flags a price per m² far from the city median (docs/analysis.md)', () => {
     // 25,000 DH/m² is plausible in Casablanca's CFC, not 5× the Oujda median (4,700).
     const oujda = plausibilityWarnings(listing({ transaction: 'sale', property_type: 'apartment', city: 'Oujda', surface_m2: 100, price_mad: 2_500_000 }));
     expect(oujda).toEqual([{ code: 'PRICE_PER_M2_IMPLAUSIBLE', message: expect.stringContaining('Oujda median of 4 700') }]);

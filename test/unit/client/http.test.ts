@@ -101,7 +101,7 @@ describe('HttpClient: retries of 5xx and network errors', () => {
   });
 });
 
-describe('HttpClient: the error envelope becomes the AppError of DESIGN §6', () => {
+describe('HttpClient: the error envelope becomes the AppError of docs/cli.md', () => {
   const cases: { status: number; code: string; reason?: string; exit: number }[] = [
     { status: 400, code: 'BAD_REQUEST', reason: 'invalid_request', exit: 2 },
     { status: 401, code: 'UNAUTHORIZED', reason: 'invalid_key', exit: 4 },

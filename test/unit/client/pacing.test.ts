@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import pLimit from 'p-limit';
 import { HttpClient } from '../../../src/client/http.js';
-import { parseRateLimit, parseRateLimitPolicy, parseRetryAfter } from '../../../src/client/pacing.js';
+import { parseRateLimit, parseRateLimitPolicy } from '../../../src/client/pacing.js';
+import { parseRetryAfter } from '../../../src/net/retry.js';
 import { envelope, sendJson, startFake, type FakeServer } from './fake-server.js';
 
 describe('RateLimit header parsing (IETF draft, structured-field lists)', () => {

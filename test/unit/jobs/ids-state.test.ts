@@ -26,7 +26,7 @@ describe('job ids', () => {
 });
 
 describe('state machine', () => {
-  it('allows exactly the edges of DESIGN §4 plus the re-queue of a dead worker\'s job', () => {
+  it('allows exactly the edges of docs/jobs.md plus the re-queue of a dead worker\'s job', () => {
     const allowed = JOB_STATES.flatMap((from) => JOB_STATES.filter((to) => canTransition(from, to)).map((to) => `${from}→${to}`));
     expect(allowed.sort()).toEqual(['queued→canceled', 'queued→running', 'running→canceled', 'running→failed', 'running→queued', 'running→succeeded'].sort());
   });

@@ -53,7 +53,7 @@ function deadPid(): number {
 }
 
 describe('JobManager', () => {
-  it('stores a queued job with the record of DESIGN §4, with local or API links', () => {
+  it('stores a queued job with the record of docs/jobs.md, with local or API links', () => {
     const local = manager({ runWorkers: false });
     const job = local.submit(fakeRequest({ metadata: { crm_id: 'A-17' } }), { tenant: 'local' });
     expect(job).toMatchObject({ state: 'queued', stage: null, progress: 0, attempts: 0, template: 'classic', format: 'landscape', language: 'fr', result: null, error: null, metadata: { crm_id: 'A-17' } });

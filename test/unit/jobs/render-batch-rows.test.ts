@@ -8,7 +8,7 @@ import type { BatchRow } from '../../../src/jobs/batch.js';
 const row = (values: Record<string, string>, id = 'r1'): BatchRow => ({ line: 2, id, values: { id, ...values } });
 
 describe('a batch row as a render request', () => {
-  it('reads the DESIGN §6 columns, splits photos on |, resolves relative paths against the CSV folder', () => {
+  it('reads the docs/cli.md columns, splits photos on |, resolves relative paths against the CSV folder', () => {
     const request = rowRenderRequest(
       row({
         description: 'Villa 300 m² à Marrakech',

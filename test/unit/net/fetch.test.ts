@@ -4,7 +4,8 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/core/errors.js';
 import { forbiddenAddressKind, guardedLookup } from '../../../src/net/address-guard.js';
-import { fetchBuffer, parseRetryAfter } from '../../../src/net/fetch.js';
+import { fetchBuffer } from '../../../src/net/fetch.js';
+import { parseRetryAfter } from '../../../src/net/retry.js';
 
 /** A real HTTP server on 127.0.0.1 whose behaviour each test sets. */
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;

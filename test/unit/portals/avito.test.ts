@@ -148,3 +148,20 @@ describe('a saved page and a URL of different listings', () => {
     expect(() => parseListingPage(fixture('avito-next-data.html'), otherUrl)).toThrow(/listing 51234567 but the URL is listing 59999999/);
   });
 });
+
+describe('Avito page whose meta tags use named HTML entities (&eacute;, &agrave;, &hellip;…)', () => {
+  const { facts } = parseListingPage(fixture('avito-named-entities.html'), null);
+
+  it('decodes every entity of the og:title and og:description: no "&eacute;" reaches the listing', () => {
+    expect(facts.title).toBe('Villa rénovée à vendre à Anfa');
+    expect(facts.description).toContain('Très belle villa rénovée de 420 m²… Façade en pierre, poêle à bois, jardin arboré & piscine, 5 chambres. Proche écoles.');
+    expect(JSON.stringify(facts)).not.toMatch(/&[a-z]+;/i);
+  });
+
+  it('still reads the facts around them', () => {
+    expect(facts.property_type).toBe('villa');
+    expect(facts.transaction).toBe('sale');
+    expect(facts.bedrooms).toBe(5);
+    expect(facts.surface_m2).toBe(420);
+  });
+});

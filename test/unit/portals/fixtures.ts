@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
 
-/** A page of test/fixtures/portals (written for the project, reproducing research/portals.md structures). */
+/** A page of test/fixtures/portals (written for the project, reproducing docs/portals.md structures). */
 export function fixture(name: string): string {
   return readFileSync(new URL(`../../fixtures/portals/${name}`, import.meta.url), 'utf8');
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isAppError } from '../../../src/core/errors.js';
 import { recognizeUrl, requireListingUrl } from '../../../src/analysis/portals/index.js';
 
-// URL shapes from research/portals.md (§1–§4): listings with their ids, and pages that are not listings.
+// URL shapes from docs/portals.md (§1–§4): listings with their ids, and pages that are not listings.
 
 const LISTINGS: [string, string, string, 'sale' | 'rent' | null][] = [
   // Mubawab: /{lang}/a/{id}/{slug}, premium /pa/, fr/en/ar, no www, mobile host, no scheme.

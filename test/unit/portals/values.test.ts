@@ -11,7 +11,7 @@ import {
   transactionFromWords,
 } from '../../../src/analysis/portals/values.js';
 
-describe('amounts as portals print them (research/portals.md, Common conventions)', () => {
+describe('amounts as portals print them (docs/portals.md)', () => {
   it.each([
     ['1\u202f950\u202f000 DH', 1_950_000], // Avito FR, narrow no-break space
     ['9\u00a0000 DH', 9_000], // Mubawab FR, no-break space

@@ -92,7 +92,7 @@ describe('ffmpeg plan', () => {
 
   it('asks for the output contract: H.264 High yuv420p 60 fps, 1 s GOP, AAC-LC 160 kbps 48 kHz stereo, faststart', () => {
     const args = plan.args.join(' ');
-    for (const expected of ['-c:v libx264', '-profile:v high', '-pix_fmt yuv420p', '-r 60', '-g 60', '-c:a aac', '-b:a 160k', '-ar 48000', '-ac 2', '-movflags +faststart', '-threads 2', '-progress pipe:1']) {
+    for (const expected of ['-c:v libx264', '-profile:v high', '-pix_fmt yuv420p', '-r 60', '-g 60', '-c:a aac', '-b:a 160k', '-ar 48000', '-ac 2', '-movflags +faststart', '-threads 2', '-stats']) {
       expect(args).toContain(expected);
     }
     expect(plan.args[plan.args.length - 1]).toBe('/work/render.tmp.mp4');

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { isAppError } from '../../../src/core/errors.js';
-import { progressParser, resolveBinaries, stderrTail } from '../../../src/render/ffmpeg/runner.js';
+import { progressFraction, resolveBinaries, stderrTail, timemarkSeconds } from '../../../src/render/ffmpeg/runner.js';
 
 const saved = { ffmpeg: process.env.FFMPEG_PATH, ffprobe: process.env.FFPROBE_PATH };
 afterEach(() => {
@@ -11,13 +11,15 @@ afterEach(() => {
 });
 
 describe('ffmpeg runner', () => {
-  it('reads -progress blocks as a fraction of the planned duration, across chunk boundaries', () => {
-    const seen: number[] = [];
-    const parse = progressParser(10, (f) => seen.push(f));
-    parse('frame=60\nfps=0.0\nout_time_us=1000000\nout_ti');
-    parse('me_ms=2500000\nprogress=continue\nout_time_us=N/A\n');
-    parse('out_time_us=12000000\nprogress=end\n');
-    expect(seen).toEqual([0.1, 0.25, 1, 1]);
+  it('reads fluent-ffmpeg progress timemarks as a fraction of the planned duration', () => {
+    expect(timemarkSeconds('00:01:02.50')).toBe(62.5);
+    expect(timemarkSeconds('N/A')).toBeNull();
+    expect(progressFraction('00:00:01.00', 10)).toBe(0.1);
+    expect(progressFraction('00:00:02.50', 10)).toBe(0.25);
+    // Past the plan (the muxer's last packets) is capped; a negative start (B-frame delay) is 0.
+    expect(progressFraction('00:00:12.00', 10)).toBe(1);
+    expect(progressFraction('-00:00:00.03', 10)).toBe(0);
+    expect(progressFraction('N/A', 10)).toBeNull();
   });
 
   it('keeps the end of stderr for error messages, with job paths hidden', () => {
@@ -47,5 +49,15 @@ describe('ffmpeg runner', () => {
     const binaries = resolveBinaries();
     expect(binaries.ffmpeg).toMatch(/ffmpeg$/);
     expect(binaries.ffprobe).toMatch(/ffprobe$/);
+  });
+
+  it('looks the binaries up once per process, and again only when FFMPEG_PATH, FFPROBE_PATH or PATH change', () => {
+    delete process.env.FFMPEG_PATH;
+    const first = resolveBinaries();
+    expect(resolveBinaries()).toBe(first);
+    process.env.FFMPEG_PATH = first.ffmpeg;
+    const overridden = resolveBinaries();
+    expect(overridden).not.toBe(first);
+    expect(overridden.ffmpeg).toBe(first.ffmpeg);
   });
 });

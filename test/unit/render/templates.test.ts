@@ -48,6 +48,21 @@ describe('templates', () => {
     expect(broken.message).toMatch(/shots must be an object/);
   });
 
+  it('reports every fault of a template at once, each with its field, scenes checked by their own kind', () => {
+    const { message } = loadError(
+      brokenCopy((t) => {
+        const motion = t.motion as Record<string, unknown>;
+        motion.sequence = ['zoom_in', 'spin'];
+        const scenes = t.scenes as Record<string, unknown>[];
+        scenes[1] = { kind: 'slideshow' };
+        scenes[3] = { kind: 'features', duration_s: 3, max_items: 2.5 };
+      }),
+    );
+    expect(message).toMatch(/motion\.sequence\[1\] must be one of zoom_in, .* \(got "spin"\)/);
+    expect(message).toMatch(/scenes\[1\] must be a scene: an object with a kind \(intro, photos/);
+    expect(message).toMatch(/scenes\[3\]\.max_items must be a whole number from 1 to 8 \(got 2\.5\)/);
+  });
+
   it('reports an unknown template as a bad request naming the available ones', () => {
     try {
       loadTemplate('fancy');

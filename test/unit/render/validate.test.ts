@@ -21,7 +21,8 @@ describe('validateRenderRequest', () => {
     expect(refusal({ description: 'Villa 300 m² à Marrakech, 4 500 000 DH' }).details).toEqual([
       { field: 'photos', message: expect.stringMatching(/a description has none/) },
     ]);
-    expect(fields(refusal({ listing: { title: 'Villa', photos: [] } }))).toEqual(['photos']);
+    const contract = { city: null, district: null, currency: 'MAD', price_mad: null, features: [], marketing_angles: [] };
+    expect(fields(refusal({ listing: { ...contract, title: 'Villa', photos: [] } }))).toEqual(['photos']);
   });
 
   it('fills the defaults of a minimal request', () => {
@@ -68,10 +69,13 @@ describe('validateRenderRequest', () => {
   });
 
   it('checks a listing object field by field and keeps what it needs', () => {
-    const valid = validateRenderRequest({ listing: { title: 'Villa', city: 'Marrakech', price_mad: 4_500_000, features: ['Piscine'], marketing_angles: [], photos: ['https://cdn.example.com/villa.jpg'] } } as unknown as RenderRequest, 'local');
+    const valid = validateRenderRequest({ listing: { title: 'Villa', city: 'Marrakech', district: null, currency: 'MAD', price_mad: 4_500_000, features: ['Piscine'], marketing_angles: [], photos: ['https://cdn.example.com/villa.jpg'] } } as unknown as RenderRequest, 'local');
     expect(valid.listing).toMatchObject({ title: 'Villa', city: 'Marrakech', price_mad: 4_500_000, surface_m2: null, feature_keys: [], currency: 'MAD' });
-    const error = refusal({ listing: { title: 3, price_mad: -1, feature_keys: ['jacuzzi'], transaction: 'swap' } });
-    expect(fields(error).sort()).toEqual(['listing.feature_keys', 'listing.price_mad', 'listing.title', 'listing.transaction']);
+    const contract = { city: null, district: null, currency: 'MAD', features: [], marketing_angles: [] };
+    const error = refusal({ listing: { ...contract, title: 3, price_mad: -1, feature_keys: ['jacuzzi'], transaction: 'swap' } });
+    expect(fields(error).sort()).toEqual(['listing.feature_keys[0]', 'listing.price_mad', 'listing.title', 'listing.transaction']);
+    // The listing is an analysis `Property`: its contract fields are required.
+    expect(fields(refusal({ listing: { title: 'Villa' } })).sort()).toEqual(['listing.city', 'listing.currency', 'listing.district', 'listing.features', 'listing.marketing_angles', 'listing.price_mad', 'photos']);
   });
 
   it('lets local mode use file paths, made absolute, and refuses them on the server', () => {

@@ -22,7 +22,7 @@ function packets(frames = 240, keyEvery = 60): PacketInfo[] {
 const GOOD_BOXES = ['ftyp', 'moov', 'free', 'mdat'];
 
 describe('output contract checks', () => {
-  it('passes a video that meets DESIGN §3', () => {
+  it('passes a video that meets docs/rendering.md', () => {
     expect(checkContract(probeData(), packets(), GOOD_BOXES, expectations)).toEqual([]);
   });
 

@@ -111,20 +111,24 @@ describe('rate limits', () => {
     h = makeHarness({ now: () => clock, limits: { analyzePerWindow: 5 } });
     const { auth } = h.key();
     const call = () => h.app.inject({ method: 'POST', url: '/api/v1/analyze', headers: auth, payload: BAD_BODY });
+    // A bucket of 5 tokens, refilled at 5 per minute (one every 12 s): a burst of 5 passes.
     for (let i = 1; i <= 5; i += 1) {
       const res = await call();
       expect(res.statusCode).toBe(400);
       expect(res.headers['ratelimit-policy']).toBe('"analyze";q=5;w=60');
-      // t counts down to the moment the oldest request of the window expires.
-      expect(res.headers.ratelimit).toBe(`"analyze";r=${5 - i};t=${61 - i}`);
-      clock += 1000;
+      // t: seconds until the bucket is full again.
+      expect(res.headers.ratelimit).toBe(`"analyze";r=${5 - i};t=${12 * i}`);
+      expect(res.headers['ratelimit-limit']).toBe('5');
+      expect(res.headers['ratelimit-remaining']).toBe(String(5 - i));
+      expect(res.headers['ratelimit-reset']).toBe(String(12 * i));
     }
+    clock += 1000;
     const limited = await call();
     expect(limited.statusCode).toBe(429);
     expect(errorOf(limited.body)).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', reason: 'analyze_rate' });
-    expect(limited.headers['retry-after']).toBe('55');
-    expect(limited.headers.ratelimit).toBe('"analyze";r=0;t=55');
-    clock += 55_000;
+    expect(limited.headers['retry-after']).toBe('11');
+    expect(limited.headers.ratelimit).toBe('"analyze";r=0;t=59');
+    clock += 11_000;
     expect((await call()).statusCode).toBe(400);
   });
 

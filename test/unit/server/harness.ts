@@ -28,20 +28,26 @@ export interface HarnessOptions {
   validateRender?: (request: RenderRequest) => ValidRenderRequest | Promise<ValidRenderRequest>;
   analyze?: ServerDeps['analyze'];
   runWorkers?: boolean;
+  corsOrigins?: string[];
+  allowLoopbackFetch?: boolean;
 }
 
-/** A finished-looking render that writes a few bytes where the video belongs (route tests only; e2e renders for real). */
-export const fileEngine: RenderEngine = async (request, ctx) => {
-  const { writeFile } = await import('node:fs/promises');
-  ctx.onProgress('rendering', 0.5);
-  await writeFile(ctx.outputPath, Buffer.alloc(1000, 7));
-  const listing = request.listing ?? (await analyzeListing(request.input));
-  return {
-    result: { width: 1280, height: 720, fps: 60, duration_s: 10, size_bytes: 1000, video_codec: 'h264', audio_codec: 'aac', audio_bitrate_kbps: 160, sha256: 'ab'.repeat(32) },
-    listing,
-    warnings: [],
+/** A finished-looking render that writes `bytes` bytes where the video belongs (API tests only; e2e renders for real). */
+export function fakeRenderEngine(bytes: number, durationS = 10): RenderEngine {
+  return async (request, ctx) => {
+    const { writeFile } = await import('node:fs/promises');
+    ctx.onProgress('rendering', 0.5);
+    await writeFile(ctx.outputPath, Buffer.alloc(bytes, 7));
+    const listing = request.listing ?? (await analyzeListing(request.input));
+    return {
+      result: { width: 1280, height: 720, fps: 60, duration_s: durationS, size_bytes: bytes, video_codec: 'h264', audio_codec: 'aac', audio_bitrate_kbps: 160, sha256: 'ab'.repeat(32) },
+      listing,
+      warnings: [],
+    };
   };
-};
+}
+
+export const fileEngine: RenderEngine = fakeRenderEngine(1000);
 
 export function makeHarness(options: HarnessOptions = {}): Harness {
   const dataDir = mkdtempSync(join(tmpdir(), 'immoreel-server-'));
@@ -71,6 +77,8 @@ export function makeHarness(options: HarnessOptions = {}): Harness {
     limits: options.limits,
     now: options.now,
     log: { stream: sink, level: 'info' },
+    corsOrigins: options.corsOrigins,
+    allowLoopbackFetch: options.allowLoopbackFetch,
   });
   return {
     app,

@@ -36,6 +36,7 @@ describe('GET /api/v1/openapi.json', () => {
         'GET /api/v1/jobs',
         'POST /api/v1/jobs/{job_id}/cancel',
         'GET /api/v1/jobs/{job_id}/video',
+        'HEAD /api/v1/jobs/{job_id}/video',
         'POST /api/v1/assets',
         'GET /api/v1/me',
         'GET /api/v1/usage',
@@ -48,6 +49,32 @@ describe('GET /api/v1/openapi.json', () => {
     expect(doc.paths['/api/v1/campaigns/generate']!.post!.deprecated).toBe(true);
     expect(doc.paths['/api/v1/usage']!.get!.security).toEqual([{ bearerAuth: ['billing:read'] }]);
     expect(doc.paths['/api/v1/health']!.get!.security).toEqual([]);
+  });
+
+  it('declares what generated clients need: $ref listings, free-form metadata, binary uploads, real headers', async () => {
+    const doc = (await fetchDocument()) as unknown as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- walking a JSON document
+    const render = doc.paths['/api/v1/render-video'].post;
+    const body = render.requestBody.content['application/json'].schema.properties;
+    expect(body.listing).toEqual({ $ref: '#/components/schemas/Property' });
+    expect(body.branding).toEqual({ $ref: '#/components/schemas/Branding' });
+    expect(body.metadata.type).toBe('object');
+    expect(body.metadata.additionalProperties ?? body.metadata.patternProperties).toBeTruthy();
+    expect(body.duration_s).toMatchObject({ minimum: 10, maximum: 90 });
+    expect(doc.components.schemas.Branding.properties.agency_name.maxLength).toBe(80);
+    expect(render.responses['202'].headers).toHaveProperty('Idempotent-Replayed');
+    expect(render.responses['429'].headers).toHaveProperty('Retry-After');
+    expect(render.responses['429'].headers).toHaveProperty('RateLimit-Policy');
+    expect(render.responses['401'].headers).toHaveProperty('WWW-Authenticate');
+    const upload = doc.paths['/api/v1/assets'].post.requestBody.content;
+    expect(upload['image/jpeg'].schema).toMatchObject({ type: 'string', format: 'binary' });
+    const video = doc.paths['/api/v1/jobs/{job_id}/video'];
+    for (const header of ['ETag', 'Accept-Ranges', 'Content-Disposition', 'Last-Modified']) expect(video.get.responses['200'].headers).toHaveProperty(header);
+    expect(video.get.responses).toHaveProperty('304');
+    expect(video.head.operationId).toBe('headVideo');
+    expect(doc.paths['/api/v1/jobs/{job_id}'].get.responses['200'].headers).toHaveProperty('ETag');
+    expect(doc.components.schemas.ErrorEnvelope.properties.error.properties).toHaveProperty('resets_at');
+    expect(doc.components.schemas.Job.properties.metadata.additionalProperties).toBe(true);
+    expect(doc.webhooks.jobFinished.post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/WebhookEvent' });
   });
 
   it('resolves every $ref, and its schemas are valid JSON Schema 2020-12', async () => {

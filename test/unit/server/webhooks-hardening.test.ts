@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../../src/core/types.js';
 import { openServerStore, type ServerStore } from '../../../src/server/store.js';
-import { guardedWebhookSender, WebhookDispatcher } from '../../../src/server/webhooks.js';
+import { guardedFetch } from '../../../src/net/fetch.js';
+import { webhookSender, WebhookDispatcher } from '../../../src/server/webhooks.js';
 
 /** A slow or refused receiver affects its own deliveries only (docs/security.md). */
 
@@ -51,7 +52,7 @@ describe('webhook deliveries', () => {
     const log: string[] = [];
     const slowUrl = await receiver('slow', 1500, log);
     const fastUrl = await receiver('fast', 0, log);
-    const d = new WebhookDispatcher({ store: store.webhooks, secretFor: (t) => store.keys.webhookSecret(t), send: guardedWebhookSender(true) });
+    const d = new WebhookDispatcher({ store: store.webhooks, secretFor: (t) => store.keys.webhookSecret(t), send: webhookSender(guardedFetch({ allowLoopback: true })) });
     store.webhooks.register('job_01jslowaaaaaaaaaaaaaaaaaa1', 'slow', slowUrl);
     store.webhooks.register('job_01jfastaaaaaaaaaaaaaaaaaa1', 'fast', fastUrl);
     d.onTerminal(job('job_01jslowaaaaaaaaaaaaaaaaaa1'));
@@ -65,7 +66,7 @@ describe('webhook deliveries', () => {
 
   it('fails at once, with the reason, a delivery the address guard refuses', async () => {
     store.keys.create({ tenant: 'acme' });
-    const d = new WebhookDispatcher({ store: store.webhooks, secretFor: (t) => store.keys.webhookSecret(t), send: guardedWebhookSender(false) });
+    const d = new WebhookDispatcher({ store: store.webhooks, secretFor: (t) => store.keys.webhookSecret(t), send: webhookSender(guardedFetch({ allowLoopback: false })) });
     store.webhooks.register('job_01jguardaaaaaaaaaaaaaaaaa1', 'acme', 'http://127.0.0.1:9/hooks');
     d.onTerminal(job('job_01jguardaaaaaaaaaaaaaaaaa1'));
     await d.tick();

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../../src/core/types.js';
 import { openServerStore, type ServerStore } from '../../../src/server/store.js';
-import { guardedWebhookSender, WebhookDispatcher } from '../../../src/server/webhooks.js';
+import { guardedFetch } from '../../../src/net/fetch.js';
+import { webhookSender, WebhookDispatcher } from '../../../src/server/webhooks.js';
 
 interface Received {
   headers: IncomingMessage['headers'];
@@ -65,7 +66,7 @@ function dispatcher(allowLoopback: boolean): WebhookDispatcher {
   return new WebhookDispatcher({
     store: store.webhooks,
     secretFor: (tenant) => store.keys.webhookSecret(tenant),
-    send: guardedWebhookSender(allowLoopback),
+    send: webhookSender(guardedFetch({ allowLoopback })),
     backoffMs: [0, 10, 20],
   });
 }

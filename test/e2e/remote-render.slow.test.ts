@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,22 +10,20 @@ import { runRenderBatch } from '../../src/cli/commands/render-batch.js';
 import { Output } from '../../src/cli/output.js';
 import { RemoteService } from '../../src/client/remote-service.js';
 import type { JobRecord } from '../../src/core/types.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { assertBuiltCliIsFresh, runCli, type CliResult } from '../helpers/cli.js';
 import { expectPlayable720p60, probe } from '../integration/jobs/probe.js';
 import { LISTING_TEXT, makePhotos } from '../integration/jobs/photos.js';
 import { closedPort } from '../unit/client/fake-server.js';
 import { createKey, freshDataDir, type CreatedKey } from './server-process.js';
 
 /*
- * Issue 7, renders in remote mode against the real `immoreel serve` (real engine, real ffmpeg):
+ * renders in remote mode against the real `immoreel serve` (real engine, real ffmpeg):
  * render with wait and download, a job followed with `jobs wait` then `jobs download`, and a
  * server killed while the CLI polls (exit 6, clear message, the job still there after restart).
  */
 
 const BIN = fileURLToPath(new URL('../../bin/immoreel.js', import.meta.url));
 const RENDER_TIMEOUT = 15 * 60_000;
-/** `immoreel render` is the render command of issue 4; its remote-mode tests run once it exists. */
-const hasRenderCommand = /Usage: immoreel render/.test(spawnSync(process.execPath, [BIN, 'render', '--help'], { encoding: 'utf8' }).stdout ?? '');
 
 interface DetachedServer {
   url: string;
@@ -107,6 +105,8 @@ async function jobNow(jobId: string): Promise<JobRecord> {
 const sha256 = (file: string): string => createHash('sha256').update(readFileSync(file)).digest('hex');
 
 beforeAll(async () => {
+  // A stale build fails every test here with that reason (they spawn bin/immoreel.js, which runs dist/).
+  assertBuiltCliIsFresh();
   work = mkdtempSync(join(tmpdir(), 'immoreel-remote-render-'));
   configDir = join(work, 'config');
   dataDir = freshDataDir();
@@ -141,7 +141,7 @@ describe('remote renders', () => {
     expect(expectPlayable720p60(await probe(out))).toEqual([]);
   });
 
-  it.skipIf(!hasRenderCommand)('`render --profile P --photos … --out` waits and downloads the same MP4 contract as local mode', { timeout: RENDER_TIMEOUT }, async () => {
+  it('`render --profile P --photos … --out` waits and downloads the same MP4 contract as local mode', { timeout: RENDER_TIMEOUT }, async () => {
     const out = join(work, 'render.mp4');
     const result = await cli(['render', '--description', LISTING_TEXT, '--photos', photos.join(','), '--duration', '10', '--music', 'none', '--out', out]);
     expect(result.stderr).not.toContain('error');
@@ -149,14 +149,14 @@ describe('remote renders', () => {
     expect(expectPlayable720p60(await probe(out))).toEqual([]);
   });
 
-  it.skipIf(!hasRenderCommand)('`render --profile P --demo --out x.mp4` (the issue’s must-show)', { timeout: RENDER_TIMEOUT }, async () => {
+  it('`render --profile P --demo --out x.mp4` (the issue’s must-show)', { timeout: RENDER_TIMEOUT }, async () => {
     const out = join(work, 'demo.mp4');
     const result = await cli(['render', '--demo', '--duration', '10', '--out', out]);
     expect(result.code).toBe(0);
     expect(expectPlayable720p60(await probe(out))).toEqual([]);
   });
 
-  it.skipIf(!hasRenderCommand)('`render --no-wait` prints the job at once; `jobs wait` follows it to the end', { timeout: RENDER_TIMEOUT }, async () => {
+  it('`render --no-wait` prints the job at once; `jobs wait` follows it to the end', { timeout: RENDER_TIMEOUT }, async () => {
     const started = await cli(['render', '--description', LISTING_TEXT, '--photos', photos.join(','), '--duration', '10', '--music', 'none', '--no-wait', '--json']);
     expect(started.code).toBe(0);
     const queued = (JSON.parse(started.stdout) as { job: JobRecord }).job;

@@ -10,7 +10,7 @@ import { expectPlayable720p60, probe } from '../integration/jobs/probe.js';
 import { LISTING_TEXT, makePhotos } from '../integration/jobs/photos.js';
 
 /*
- * Issue 5, must show: a CSV of 50 rows, 5 of them bad, renders 45 videos, writes 5 clear per-row
+ * Must show: a CSV of 50 rows, 5 of them bad, renders 45 videos, writes 5 clear per-row
  * errors to FILE.failed.csv and ends with BATCH_ROWS_FAILED (exit 3); --resume renders nothing new.
  * Driven through the built CLI (`immoreel render --csv`): real engine, ffmpeg, store and exit codes.
  */

@@ -6,11 +6,17 @@ import sharp from 'sharp';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isAppError, type AppError } from '../../../src/core/errors.js';
 import { loadPhotos } from '../../../src/render/assets/photos.js';
-import { renderListing } from '../../../src/render/index.js';
+import { openFetch } from '../../../src/net/fetch.js';
+import { renderListing, type EngineOptions, type RenderContext, type ValidRenderRequest } from '../../../src/render/index.js';
 import { demoProperty } from '../../unit/render/fixtures.js';
 import { ffprobe, makePhotos, meanVolume, processesMentioning, renderContext, renderRequest, type PhotoSet } from './helpers.js';
 
 let photos: PhotoSet;
+
+/** The renderer as the job layer calls it, once the listing is analysed. */
+function render(request: ValidRenderRequest, ctx: RenderContext, options?: EngineOptions): ReturnType<typeof renderListing> {
+  return renderListing(request.listing ?? demoProperty(), request, ctx, options);
+}
 const cacheDir = mkdtempSync(join(tmpdir(), 'immoreel-render-cache-'));
 
 beforeAll(async () => {
@@ -45,13 +51,13 @@ describe('render engine (real ffmpeg)', { timeout: 180_000 }, () => {
       photos: [photos.corrupt, photos.huge, photos.truncated, photos.portrait, photos.tiny, photos.exifRotated, photos.good],
       duration_s: 4,
     });
-    const outcome = await renderListing(request, ctx);
+    const outcome = await render(request, ctx);
     const dropped = outcome.warnings.filter((w) => w.code === 'PHOTO_DROPPED').map((w) => w.message);
     expect(dropped).toHaveLength(3);
     expect(dropped.join('\n')).toMatch(/Photo 1 \(corrupt\.jpg\) was left out: it is not an image/);
     expect(dropped.join('\n')).toMatch(/Photo 3 \(truncated\.jpg\) was left out: the file is truncated or corrupt/);
     expect(dropped.join('\n')).toMatch(/Photo 5 \(tiny\.jpg\) was left out: it is too small \(120x80\)/);
-    // The verified output contract (DESIGN §3), checked again here independently.
+    // The verified output contract (docs/rendering.md), checked again here independently.
     expect(outcome.result).toMatchObject({ width: 1280, height: 720, fps: 60, video_codec: 'h264', audio_codec: 'aac' });
     expect(video(ctx.outputPath)).toMatchObject({ profile: 'High', pix_fmt: 'yuv420p', width: 1280, height: 720, r_frame_rate: '60/1' });
     expect(Number(ffprobe(ctx.outputPath).format.duration)).toBeCloseTo(4, 1);
@@ -66,7 +72,7 @@ describe('render engine (real ffmpeg)', { timeout: 180_000 }, () => {
   });
 
   it('turns EXIF-rotated photos upright and bounds huge ones before ffmpeg sees them', async () => {
-    const loaded = await loadPhotos([photos.exifRotated, photos.huge], { cacheDir, allowLocalFiles: true }, () => {});
+    const loaded = await loadPhotos([photos.exifRotated, photos.huge], { cacheDir, allowLocalFiles: true, fetch: openFetch }, () => {});
     const [rotated, huge] = loaded.photos;
     expect(rotated).toMatchObject({ width: 800, height: 1200 });
     expect(Math.max(huge!.width, huge!.height)).toBe(2048);
@@ -78,7 +84,7 @@ describe('render engine (real ffmpeg)', { timeout: 180_000 }, () => {
   it('renders a single photo without a price in portrait, 720x1280', async () => {
     const ctx = renderContext(cacheDir);
     const request = renderRequest({ photos: [photos.good], format: 'portrait', duration_s: 3, listing: demoProperty({ price_mad: null, price_per_m2_mad: null }) });
-    const outcome = await renderListing(request, ctx);
+    const outcome = await render(request, ctx);
     expect(outcome.result).toMatchObject({ width: 720, height: 1280, fps: 60 });
     expect(video(ctx.outputPath)).toMatchObject({ width: 720, height: 1280, profile: 'High' });
     const cards = readdirSync(join(ctx.workDir, 'cards'));
@@ -88,7 +94,7 @@ describe('render engine (real ffmpeg)', { timeout: 180_000 }, () => {
   it('draws Arabic cards and renders them (RTL, shaped by Pango)', async () => {
     const ctx = renderContext(cacheDir);
     const request = renderRequest({ photos: [photos.good, photos.second], language: 'ar', duration_s: 4, listing: demoProperty({ language: 'ar', marketing_angles: [] }) });
-    const outcome = await renderListing(request, ctx);
+    const outcome = await render(request, ctx);
     expect(outcome.result.width).toBe(1280);
     const intro = join(ctx.workDir, 'cards', 'card-intro-0.png');
     expect(existsSync(intro)).toBe(true);
@@ -114,7 +120,7 @@ describe('render engine (real ffmpeg)', { timeout: 180_000 }, () => {
     const ctx = renderContext(cacheDir);
     let shots: { start: number; frames: number; transitionFrames: number; motion: { kind: string } }[] = [];
     let fadeOutStart = 0;
-    await renderListing(renderRequest({ photos: [bars], duration_s: 5, music: 'none', branding: { unbranded: true } }), ctx, {
+    await render(renderRequest({ photos: [bars], duration_s: 5, music: 'none', branding: { unbranded: true } }), ctx, {
       onDebug: (d) => {
         shots = d.timeline.shots;
         fadeOutStart = d.timeline.frames - d.timeline.fadeOutFrames;
@@ -157,7 +163,7 @@ describe('render engine (real ffmpeg)', { timeout: 180_000 }, () => {
 
   it('fails clearly before ffmpeg when no photo is usable', async () => {
     const ctx = renderContext(cacheDir);
-    const error = await rejection(renderListing(renderRequest({ photos: [photos.corrupt, photos.truncated], music: 'none' }), ctx));
+    const error = await rejection(render(renderRequest({ photos: [photos.corrupt, photos.truncated], music: 'none' }), ctx));
     expect(error.code).toBe('BAD_REQUEST');
     expect(error.message).toMatch(/None of the 2 photos could be used/);
     expect(error.details.map((d) => d.field)).toEqual(['photos[0]', 'photos[1]']);
@@ -177,7 +183,7 @@ describe('render engine (real ffmpeg)', { timeout: 180_000 }, () => {
         ctx.controller.abort(new Error('canceled by the user'));
       }
     };
-    await expect(renderListing(request, ctx)).rejects.toThrow(/canceled by the user/);
+    await expect(render(request, ctx)).rejects.toThrow(/canceled by the user/);
     expect(abortedAt).toBeGreaterThan(0);
     expect(Date.now() - abortedAt).toBeLessThan(3000);
     expect(processesMentioning(ctx.workDir)).toEqual([]);
@@ -187,7 +193,7 @@ describe('render engine (real ffmpeg)', { timeout: 180_000 }, () => {
 
   it('writes a silent AAC track with --music none, and loops a short user audio file to the end', async () => {
     const silent = renderContext(cacheDir);
-    await renderListing(renderRequest({ photos: [photos.good], music: 'none', duration_s: 3 }), silent);
+    await render(renderRequest({ photos: [photos.good], music: 'none', duration_s: 3 }), silent);
     const audio = ffprobe(silent.outputPath).streams.find((s) => s.codec_type === 'audio');
     expect(audio).toMatchObject({ codec_name: 'aac', profile: 'LC', sample_rate: '48000', channels: 2 });
     expect(meanVolume(silent.outputPath, 1, 1)).toBeLessThan(-80);
@@ -195,7 +201,7 @@ describe('render engine (real ffmpeg)', { timeout: 180_000 }, () => {
     const tone = join(mkdtempSync(join(tmpdir(), 'immoreel-audio-')), 'tone.wav');
     execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=1.2', '-ac', '1', '-ar', '44100', tone]);
     const music = renderContext(cacheDir);
-    const outcome = await renderListing(renderRequest({ photos: [photos.good], music: tone, duration_s: 4 }), music);
+    const outcome = await render(renderRequest({ photos: [photos.good], music: tone, duration_s: 4 }), music);
     expect(outcome.result.audio_bitrate_kbps).toBeGreaterThan(150);
     // Still sounding at 2.5 s, after the 1.2 s file ran out: it loops; faded out at the very end.
     expect(meanVolume(music.outputPath, 2.3, 0.5)).toBeGreaterThan(-30);
@@ -205,7 +211,7 @@ describe('render engine (real ffmpeg)', { timeout: 180_000 }, () => {
   it('reports a missing ffmpeg as DEPENDENCY_MISSING before fetching anything', async () => {
     process.env.FFMPEG_PATH = '/nonexistent';
     const ctx = renderContext(cacheDir);
-    const error = await rejection(renderListing(renderRequest({ photos: [photos.good] }), ctx));
+    const error = await rejection(render(renderRequest({ photos: [photos.good] }), ctx));
     expect(error.code).toBe('DEPENDENCY_MISSING');
     expect(error.exitCode).toBe(1);
     expect(error.message).toMatch(/install/i);

@@ -8,7 +8,7 @@ import { expectPlayable720p60, ffmpegChildren, probe } from './probe.js';
 import { LISTING_TEXT, makePhotos } from './photos.js';
 
 /*
- * Issue 5, must show: real renders through the job layer (real engine, real ffmpeg, real store).
+ * Must show: real renders through the job layer (real engine, real ffmpeg, real store).
  * Videos are the shortest the validator accepts, from a short text and 1–2 small photos.
  */
 

@@ -12,7 +12,7 @@ import { expectPlayable720p60, probe } from '../integration/jobs/probe.js';
 import { LISTING_TEXT, makePhotos } from '../integration/jobs/photos.js';
 
 /*
- * Issue 5, must show: `immoreel worker` killed with SIGKILL in the middle of a real render; the
+ * Must show: `immoreel worker` killed with SIGKILL in the middle of a real render; the
  * next worker finds the job abandoned, renders it again, and it ends succeeded with a verified
  * video. Also `render --no-wait`'s detached worker draining the queue on its own.
  */

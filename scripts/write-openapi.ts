@@ -1,0 +1,31 @@
+/**
+ * Writes the OpenAPI document a server serves (GET /api/v1/openapi.json), from an app built on a
+ * throw-away data directory: `npm run lint:openapi` lints it with Redocly.
+ * Usage: tsx scripts/write-openapi.ts <out.json>
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildApp, type JobsPort } from '../src/server/app.js';
+import { openServerStore } from '../src/server/store.js';
+
+const out = process.argv[2];
+if (out === undefined) {
+  process.stderr.write('usage: tsx scripts/write-openapi.ts <out.json>\n');
+  process.exit(2);
+}
+const dir = mkdtempSync(join(tmpdir(), 'immoreel-openapi-'));
+const store = openServerStore(dir);
+const unused = (): never => {
+  throw new Error('not used to describe the API');
+};
+const jobs: JobsPort = { submit: unused, get: unused, list: unused, cancel: unused, videoPath: unused, countJobs: unused };
+const app = buildApp({ store, jobs, analyze: unused, validateRender: unused, corsOrigins: ['*'] });
+try {
+  const answer = await app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
+  writeFileSync(out, `${JSON.stringify(JSON.parse(answer.body), null, 2)}\n`);
+} finally {
+  await app.close();
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
+}

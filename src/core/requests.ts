@@ -1,0 +1,233 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { badRequest, type ErrorDetail } from './errors.js';
+import { MAX_DESCRIPTION_CHARS, MAX_HTML_BYTES, MAX_METADATA_BYTES } from './limits.js';
+import { PropertySchema } from './property-schema.js';
+import { AUDIENCES, LANGUAGES, VIDEO_FORMATS } from './types.js';
+
+/**
+ * The one definition of each input (docs/api.md "One schema per input"): `AnalyzeRequest` and
+ * `RenderRequest` are TypeBox schemas, so the same objects give the TypeScript types, the HTTP
+ * routes' validation (fastify's TypeBox type provider), the check run for CLI flags and CSV rows
+ * (`checkInput`), and the OpenAPI document. Every limit on an input is a constant of this module
+ * or of `limits.ts` (sizes and depths of free-form parts, shared with the page parsers).
+ */
+
+export { MAX_DESCRIPTION_CHARS, MAX_HTML_BYTES, MAX_METADATA_BYTES };
+export const MAX_URL_CHARS = 2048;
+export const MAX_PHOTOS = 40;
+/** Video length bounds (docs/video.md): shorter cannot show a listing, longer loses viewers. */
+export const MIN_DURATION_S = 10;
+export const MAX_DURATION_S = 90;
+/** Branding texts are drawn on a 1280-pixel end card: longer names do not fit. */
+export const MAX_NAME_CHARS = 80;
+export const MAX_PHONE_CHARS = 30;
+export const MAX_EMAIL_CHARS = 254;
+export const MAX_TEMPLATE_NAME_CHARS = 64;
+
+export const AUDIENCE_CHOICES = ['auto', ...AUDIENCES] as const;
+
+const listingInputs = {
+  url: Type.String({ minLength: 1, maxLength: MAX_URL_CHARS, description: 'A listing page on Mubawab, Avito, Sarouty or Yakeey.' }),
+  html: Type.String({ maxLength: MAX_HTML_BYTES, description: 'The listing page as saved by a browser; then nothing is fetched.' }),
+  description: Type.String({ maxLength: MAX_DESCRIPTION_CHARS, description: 'Raw listing text (French, English, Arabic, Darija).' }),
+  language: Type.Optional(Type.Union(LANGUAGES.map((l) => Type.Literal(l)), { default: 'fr', description: 'Language of labels, features and angles.' })),
+  target_audience: Type.Optional(
+    Type.Union(AUDIENCE_CHOICES.map((a) => Type.Literal(a)), { default: 'auto', description: 'Buyer profile the angles aim at; `auto` infers it.' }),
+  ),
+};
+
+export const AnalyzeRequestSchema = Type.Object(
+  {
+    url: Type.Optional(listingInputs.url),
+    html: Type.Optional(listingInputs.html),
+    description: Type.Optional(listingInputs.description),
+    language: listingInputs.language,
+    target_audience: listingInputs.target_audience,
+  },
+  {
+    title: 'analysis request',
+    additionalProperties: false,
+    description: 'Give `url`, `html` or `description` (at least one). `url` and `description` may be combined: page numbers win, the text adds features.',
+  },
+);
+export type AnalyzeRequest = Static<typeof AnalyzeRequestSchema>;
+
+const imageRef = (description: string) => Type.String({ minLength: 1, maxLength: MAX_URL_CHARS, description });
+
+export const BrandingSchema = Type.Object(
+  {
+    agency_name: Type.Optional(Type.String({ maxLength: MAX_NAME_CHARS })),
+    agent_name: Type.Optional(Type.String({ maxLength: MAX_NAME_CHARS })),
+    phone: Type.Optional(Type.String({ maxLength: MAX_PHONE_CHARS, description: 'Digits, spaces, + ( ) . - (e.g. +212 6 12 34 56 78).' })),
+    email: Type.Optional(Type.String({ maxLength: MAX_EMAIL_CHARS })),
+    logo_url: Type.Optional(imageRef('Logo URL (public http/https) or `asset:<asset_id>`.')),
+    primary_color: Type.Optional(Type.String({ maxLength: 16, description: 'A colour like #1A73E8.' })),
+    unbranded: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+export type Branding = Static<typeof BrandingSchema>;
+
+export const RenderRequestSchema = Type.Object(
+    {
+      ...{
+        url: Type.Optional(listingInputs.url),
+        html: Type.Optional(listingInputs.html),
+        description: Type.Optional(listingInputs.description),
+        language: listingInputs.language,
+        target_audience: listingInputs.target_audience,
+      },
+      listing: Type.Optional(PropertySchema),
+      photos: Type.Optional(
+        Type.Array(imageRef('http(s) URL, `asset:<id>`, or (CLI only) a file path.'), {
+          maxItems: MAX_PHOTOS,
+          description: "Photo URLs (public http/https) or `asset:<asset_id>` from POST /api/v1/assets. Default: the listing page's photos.",
+        }),
+      ),
+      template: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_TEMPLATE_NAME_CHARS, description: 'classic (default), luxury, social, …' })),
+      format: Type.Optional(Type.Union(VIDEO_FORMATS.map((f) => Type.Literal(f)), { default: 'landscape' })),
+      duration_s: Type.Optional(Type.Number({ minimum: MIN_DURATION_S, maximum: MAX_DURATION_S, 'x-unit': 'seconds', description: "Default: the template's." })),
+      music: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_URL_CHARS, description: '`auto`, `none` or a bundled track name.' })),
+      branding: Type.Optional(BrandingSchema),
+      webhook_url: Type.Optional(
+        Type.String({ minLength: 1, maxLength: MAX_URL_CHARS, description: 'Receives the job record, signed (Standard Webhooks), when the job ends. Public http(s) only.' }),
+      ),
+      metadata: Type.Optional(
+        Type.Record(Type.String(), Type.Unknown(), {
+          description: `Your own data (at most ${MAX_METADATA_BYTES} bytes as JSON), echoed in the job and its webhook.`,
+        }),
+      ),
+    },
+    {
+      title: 'render request',
+      additionalProperties: false,
+      description:
+        'Give `url`, `html` or `description` (analysed when the job runs), or `listing` (an analysis `property`) to skip analysis; not `listing` together with the others.',
+    },
+);
+
+export type RenderRequest = Static<typeof RenderRequestSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// The one check: schema errors → `details` with the same field names and messages everywhere.
+
+interface AjvLikeError {
+  keyword: string;
+  instancePath: string;
+  message?: string;
+  params: Record<string, unknown>;
+  parentSchema?: Record<string, unknown>;
+}
+
+const HEADER_NAMES: Record<string, string> = { 'idempotency-key': 'Idempotency-Key', 'content-type': 'Content-Type' };
+
+/** `/branding/phone` → `branding.phone`; array indexes as `photos[2]`. */
+function fieldOf(context: string | undefined, error: AjvLikeError): string {
+  const segments = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (error.keyword === 'required' && typeof error.params.missingProperty === 'string') segments.push(error.params.missingProperty);
+  if (error.keyword === 'additionalProperties' && typeof error.params.additionalProperty === 'string') segments.push(error.params.additionalProperty);
+  let field = '';
+  for (const segment of segments) field += /^\d+$/.test(segment) ? `[${segment}]` : field === '' ? segment : `.${segment}`;
+  if (context === 'headers') return HEADER_NAMES[field.toLowerCase()] ?? field;
+  return field === '' ? (context === 'body' || context === undefined ? 'body' : context) : field;
+}
+
+function messageOf(error: AjvLikeError): string {
+  const schema = error.parentSchema ?? {};
+  switch (error.keyword) {
+    case 'required':
+      return 'is required';
+    case 'additionalProperties':
+      return 'is not an accepted field';
+    case 'enum':
+      return `must be one of ${(error.params.allowedValues as unknown[]).map(String).join(', ')}`;
+    case 'const':
+      return `must be ${String(error.params.allowedValue)}`;
+    case 'type':
+      return `must be ${String(error.params.type).replace(/,/g, ' or ')}`;
+    case 'maxLength':
+      return `is longer than ${String(error.params.limit)} characters`;
+    case 'minLength':
+      return error.params.limit === 1 ? 'must not be empty' : `is shorter than ${String(error.params.limit)} characters`;
+    case 'maxItems':
+      return `has more than ${String(error.params.limit)} entries`;
+    case 'minimum':
+    case 'maximum':
+      if (typeof schema.minimum === 'number' && typeof schema.maximum === 'number') {
+        const unit = typeof schema['x-unit'] === 'string' ? ` of ${schema['x-unit']}` : '';
+        return `must be a number${unit} from ${schema.minimum} to ${schema.maximum}`;
+      }
+      return `must be ${error.keyword === 'minimum' ? '≥' : '≤'} ${String(error.params.limit)}`;
+    default:
+      return error.message ?? 'is invalid';
+  }
+}
+
+/** The `details` of a schema validation failure: one entry per field and message, each once. */
+export function validationDetails(errors: readonly AjvLikeError[], context?: string): ErrorDetail[] {
+  // A union of literals fails once per member and once as `anyOf`: say it once, as an enum.
+  const seen = new Set<string>();
+  const details: ErrorDetail[] = [];
+  const push = (detail: ErrorDetail): void => {
+    const key = `${detail.field}\u0000${detail.message}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    details.push(detail);
+  };
+  for (const error of errors) {
+    if (error.keyword === 'if' || error.keyword === 'oneOf') continue;
+    const parent = error.parentSchema;
+    const members = Array.isArray(parent?.anyOf) ? (parent.anyOf as Record<string, unknown>[]) : null;
+    if (error.keyword === 'anyOf' && members !== null && members.every((m) => 'const' in m)) {
+      push({ field: fieldOf(context, error), message: `must be one of ${members.map((m) => String(m.const)).join(', ')}` });
+      continue;
+    }
+    if (error.keyword === 'anyOf') continue;
+    // Members of a literal union: the `anyOf` entry above already said it.
+    if (error.keyword === 'const' && errors.some((e) => e.keyword === 'anyOf' && e.instancePath === error.instancePath)) continue;
+    push({ field: fieldOf(context, error), message: messageOf(error) });
+  }
+  return details;
+}
+
+/**
+ * The one validator of inputs. Bodies: strict (no coercion, unknown fields refused, every error
+ * reported). Query strings and path parameters arrive as text, so numbers there are coerced.
+ */
+const strictAjv = addFormats.default(new Ajv.default({ allErrors: true, verbose: true, coerceTypes: false, useDefaults: false, strict: false }));
+const lenientAjv = addFormats.default(new Ajv.default({ allErrors: true, verbose: true, coerceTypes: true, useDefaults: false, strict: false }));
+const compiled = new WeakMap<object, ValidateFunction>();
+
+export function compileInputSchema(schema: object, part: 'body' | 'text'): ValidateFunction {
+  if (part === 'text') return lenientAjv.compile(schema);
+  let validate = compiled.get(schema);
+  if (validate === undefined) {
+    validate = strictAjv.compile(schema);
+    compiled.set(schema, validate);
+  }
+  return validate;
+}
+
+/** The error every front door gives for an input that fails its schema: code, fields, message alike. */
+export function invalidInput(subject: string, details: ErrorDetail[]) {
+  const summary = details.map((d) => `${d.field} ${d.message}`).join('; ');
+  return badRequest(`Invalid ${subject}: ${summary}.`, { reason: 'invalid_request', details });
+}
+
+/** Every field of `value` that breaks `schema` (empty when it conforms). Undefined members are absent. */
+export function inputProblems(schema: TSchema, value: unknown): ErrorDetail[] {
+  const validate = compileInputSchema(schema, 'body');
+  return validate(value) ? [] : validationDetails((validate.errors ?? []) as ErrorObject[] as AjvLikeError[], 'body');
+}
+
+/** Throws BAD_REQUEST naming every field of `value` that breaks `schema`. */
+export function checkInput<S extends TSchema>(schema: S, value: unknown): Static<S> {
+  const details = inputProblems(schema, value);
+  if (details.length > 0) throw invalidInput(typeof schema.title === 'string' ? schema.title : 'request', details);
+  return value as Static<S>;
+}

@@ -1,0 +1,50 @@
+import type { AnalyzeRequest, JobList, JobRecord, JobState, ListJobsOptions, Property, RenderRequest } from '../core/types.js';
+import type { ValidRenderRequest } from '../render/types.js';
+import type { ServerLimits } from './config.js';
+import type { RouteRegistry } from './route-spec.js';
+import type { ServerStore } from './store.js';
+
+/**
+ * What routes are given: the app's parts and settings. Routes import this file, never app.ts
+ * (which imports the routes), so the server has no import cycle.
+ */
+
+/** What the HTTP layer needs from the job layer (JobManager satisfies it). */
+export interface JobsPort {
+  submit(request: ValidRenderRequest, options: { tenant: string }): JobRecord;
+  get(jobId: string): { job: JobRecord; tenant: string } | null;
+  list(tenant: string, options?: ListJobsOptions): JobList;
+  cancel(jobId: string): JobRecord;
+  videoPath(jobId: string): string | null;
+  countJobs(tenant: string, states: JobState[]): number;
+}
+
+export interface LogOptions {
+  stream: NodeJS.WritableStream;
+  level?: string;
+}
+
+/** Everything the app is built from: real parts in production, the same parts on a temp dir in tests. */
+export interface ServerDeps {
+  store: ServerStore;
+  jobs: JobsPort;
+  analyze(request: AnalyzeRequest, signal: AbortSignal): Promise<Property>;
+  validateRender(request: RenderRequest): ValidRenderRequest | Promise<ValidRenderRequest>;
+  limits?: Partial<ServerLimits>;
+  now?: () => number;
+  /** JSON lines; false = silent. */
+  log?: LogOptions | false;
+  /** Fetches to loopback addresses are allowed (tests only): webhook URLs on 127.0.0.1 are accepted. */
+  allowLoopbackFetch?: boolean;
+  /** Browser origins allowed by CORS (`--cors-origin`); none (the default) = no CORS headers. */
+  corsOrigins?: readonly string[];
+}
+
+export interface ServerContext {
+  deps: ServerDeps;
+  limits: ServerLimits;
+  registry: RouteRegistry;
+  now: () => number;
+  startedAt: number;
+}
+

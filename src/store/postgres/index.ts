@@ -1,0 +1,56 @@
+import { join } from 'node:path';
+import type { RecordStore } from '../types.js';
+import { PostgresJobRecords } from './jobs.js';
+import { migrate } from './migrate.js';
+import { checkConnection, createPool, type Pool, type PoolOptions } from './pool.js';
+import {
+  PostgresAssetRecords,
+  PostgresIdempotencyRecords,
+  PostgresKeyRecords,
+  PostgresRateLimitRecords,
+  PostgresUsageRecords,
+  PostgresWebhookRecords,
+} from './server.js';
+
+export interface PostgresRecordStore extends RecordStore {
+  readonly pool: Pool;
+}
+
+export interface OpenPostgresOptions extends PoolOptions {
+  /** Where local-mode job links point (the data directory's `jobs/`). */
+  dataDir: string;
+  now?: () => number;
+  /** Apply pending migrations at open (default true; `immoreel db migrate` runs them alone). */
+  migrate?: boolean;
+}
+
+/**
+ * Connects, checks the connection (a clear error and exit code when the server is unreachable,
+ * the credentials wrong or the database missing), migrates under the advisory lock, and returns
+ * the record store.
+ */
+export async function openPostgresRecordStore(url: string, options: OpenPostgresOptions): Promise<PostgresRecordStore> {
+  const now = options.now ?? Date.now;
+  const pool = createPool(url, options);
+  try {
+    await checkConnection(pool, url);
+    if (options.migrate !== false) await migrate(pool);
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw error;
+  }
+  return {
+    kind: 'postgres',
+    pool,
+    jobs: new PostgresJobRecords(pool, join(options.dataDir, 'jobs')),
+    keys: new PostgresKeyRecords(pool, now),
+    usage: new PostgresUsageRecords(pool, now),
+    idempotency: new PostgresIdempotencyRecords(pool, now),
+    assets: new PostgresAssetRecords(pool, now),
+    webhooks: new PostgresWebhookRecords(pool, now),
+    rateLimits: new PostgresRateLimitRecords(pool, now),
+    async close() {
+      await pool.end();
+    },
+  };
+}

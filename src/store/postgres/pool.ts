@@ -1,0 +1,83 @@
+import pg from 'pg';
+import { AppError } from '../../core/errors.js';
+
+export type Pool = pg.Pool;
+export type Client = pg.PoolClient;
+/** Anything that runs a query: the pool, or a client inside a transaction. */
+export type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient;
+
+/** int8 (COUNT(*), BIGINT millisecond timestamps) as numbers: every value we store fits in 2^53. */
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === pg.types.builtins.INT8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+export interface PoolOptions {
+  /** Connections per process (default 10): see docs/scaling.md "Capacity" for the arithmetic. */
+  max?: number;
+  /**
+   * Told when an idle connection breaks (the server restarted, a network cut). The pool replaces
+   * it on next use; without a listener node-postgres would crash the process.
+   */
+  onIdleError?: (error: Error) => void;
+}
+
+/** Hides the password of a `postgres://` URL, for messages and logs. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.href;
+  } catch {
+    return 'the database URL';
+  }
+}
+
+export function createPool(url: string, options: PoolOptions = {}): Pool {
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, connectionTimeoutMillis: 10_000, types, application_name: 'immoreel' });
+  pool.on('error', options.onIdleError ?? (() => undefined));
+  return pool;
+}
+
+/**
+ * The first connection, with the failure a user can act on (docs/scaling.md "Failure modes"):
+ * unreachable server exit 6, wrong credentials exit 4, missing database exit 2.
+ */
+export async function checkConnection(pool: Pool, url: string): Promise<void> {
+  try {
+    await pool.query('SELECT 1');
+  } catch (error) {
+    throw databaseError(error, url);
+  }
+}
+
+export function databaseError(error: unknown, url: string): unknown {
+  const e = error as { code?: string; message?: string };
+  const where = redactUrl(url);
+  if (e.code === '28P01' || e.code === '28000') {
+    return new AppError('UNAUTHORIZED', `PostgreSQL refused the credentials in ${where}: check the user name and password.`, { reason: 'database_credentials', cause: error });
+  }
+  if (e.code === '3D000') {
+    return new AppError('BAD_REQUEST', `The database in ${where} does not exist: create it (createdb) or fix --database-url / IMMOREEL_DATABASE_URL.`, { reason: 'database_missing', cause: error });
+  }
+  if (e.code === 'ECONNREFUSED' || e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN' || e.code === 'ETIMEDOUT' || /timeout/i.test(e.message ?? '')) {
+    return new AppError('SERVICE_UNAVAILABLE', `PostgreSQL is unreachable at ${where} (${e.code ?? 'timeout'}): check the host, the port and that the server runs.`, { reason: 'database_unreachable', cause: error });
+  }
+  return error;
+}
+
+/** Runs `work` in one transaction on one connection: COMMIT when it resolves, ROLLBACK when it throws. */
+export async function withTransaction<T>(pool: Pool, work: (client: Client) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}

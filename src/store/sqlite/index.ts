@@ -1,0 +1,116 @@
+import { JobStore } from '../../jobs/store.js';
+import { TokenBucketLimiter } from '../../server/rate-limit.js';
+import { openServerStore, type ServerStore } from '../../server/store.js';
+import type { AssetRow, RecordStore } from '../types.js';
+
+/**
+ * The embedded default as a RecordStore: the existing synchronous SQLite stores, wrapped in
+ * promises with no change of behaviour. SQLite answers in microseconds from the same process, so
+ * the wrapping costs nothing measurable; it lets the rest of the code be written once for both
+ * backends. Rate-limit windows stay in this process's memory: one machine, one process serving.
+ */
+export function openSqliteRecordStore(dataDir: string, options: { now?: () => number } = {}): RecordStore {
+  const now = options.now ?? Date.now;
+  const jobStore = JobStore.open(dataDir);
+  let server: ServerStore;
+  try {
+    server = openServerStore(dataDir, { now });
+  } catch (error) {
+    jobStore.close();
+    throw error;
+  }
+  const limiter = new TokenBucketLimiter(now);
+  const db = server.db;
+  // Runs synchronous work as a promise, so a throw becomes a rejection exactly as in PostgreSQL.
+  const later = <T>(work: () => T): Promise<T> => new Promise((resolve) => resolve(work()));
+
+  return {
+    kind: 'sqlite',
+    jobs: {
+      insert: (job) => later(() => jobStore.insert(job)),
+      row: (jobId) => later(() => jobStore.row(jobId)),
+      requestOf: (jobId) => later(() => jobStore.requestOf(jobId)),
+      toRecord: (row) => jobStore.toRecord(row),
+      list: (tenant, listOptions) => later(() => jobStore.list(tenant, listOptions)),
+      count: (tenant, states) => later(() => jobStore.count(tenant, states)),
+      transition: (jobId, to, patch, guard) => later(() => jobStore.transition(jobId, to, patch, guard)),
+      claimNext: (owner, leaseMs, onlyIds) => later(() => jobStore.claimNext(owner, leaseMs, onlyIds)),
+      renewLeases: (owner, leaseMs) => later(() => jobStore.renewLeases(owner, leaseMs)),
+      stillOwned: (owner, jobIds) => later(() => jobStore.stillOwned(owner, jobIds)),
+      setProgress: (jobId, owner, stage, progress) => later(() => jobStore.setProgress(jobId, owner, stage, progress)),
+      runningJobs: () => later(() => jobStore.runningJobs()),
+      purgeable: (cutoffIso) => later(() => jobStore.purgeable(cutoffIso)),
+      markExpired: (jobId) => later(() => jobStore.markExpired(jobId)),
+    },
+    keys: {
+      create: (keyOptions) => later(() => server.keys.create(keyOptions)),
+      get: (keyId) => later(() => server.keys.get(keyId)),
+      list: () => later(() => server.keys.list()),
+      listForTenant: (tenant) => later(() => server.keys.listForTenant(tenant)),
+      revoke: (keyId) => later(() => server.keys.revoke(keyId)),
+      authenticate: (presented) => later(() => server.keys.authenticate(presented)),
+      touch: (keyId) => later(() => server.keys.touch(keyId)),
+      webhookSecret: (tenant) => later(() => server.keys.webhookSecret(tenant)),
+    },
+    usage: {
+      used: (keyId, period) => later(() => server.usage.used(keyId, period)),
+      state: (keyId, limit) => later(() => server.usage.state(keyId, limit)),
+      reserve: (keyId, limit, route) => later(() => server.usage.reserve(keyId, limit, route)),
+      refund: (reservation) => later(() => server.usage.refund(reservation)),
+      byKey: (keyIds, period) => later(() => server.usage.byKey(keyIds, period)),
+    },
+    idempotency: {
+      run: (keyId, idempotencyKey, route, body, execute) => server.idempotency.run(keyId, idempotencyKey, route, body, execute),
+      purgeExpired: () => later(() => server.idempotency.purgeExpired()),
+    },
+    // AssetStore couples the row to a file it writes itself; the rows alone are read and written
+    // here, in the same table, so the asset bytes can move to the blob store.
+    assets: {
+      insert: (row) =>
+        later(() => {
+          db.prepare(
+            `INSERT INTO server_assets (asset_id, tenant, content_type, format, width, height, size_bytes, sha256, file, created_at, expires_at)
+             VALUES (@asset_id, @tenant, @content_type, @format, @width, @height, @size_bytes, @sha256, @file, @created_at, @expires_at)`,
+          ).run(row);
+        }),
+      find: (tenant, assetId) =>
+        later(() => {
+          const row = db.prepare('SELECT * FROM server_assets WHERE asset_id = ?').get(assetId) as AssetRow | undefined;
+          return row === undefined || row.tenant !== tenant || row.expires_at <= now() ? null : row;
+        }),
+      takeExpired: () =>
+        later(() =>
+          db.transaction(() => {
+            const rows = db.prepare('SELECT asset_id, file FROM server_assets WHERE expires_at <= ? ORDER BY asset_id').all(now()) as Pick<AssetRow, 'asset_id' | 'file'>[];
+            const remove = db.prepare('DELETE FROM server_assets WHERE asset_id = ?');
+            for (const row of rows) remove.run(row.asset_id);
+            return rows;
+          }).immediate(),
+        ),
+    },
+    webhooks: {
+      register: (jobId, tenant, url) => later(() => server.webhooks.register(jobId, tenant, url)),
+      enqueue: (jobId, payload) => later(() => server.webhooks.enqueue(jobId, payload)),
+      get: (jobId) => later(() => server.webhooks.get(jobId)),
+      waitingJobIds: () => later(() => server.webhooks.waitingJobIds()),
+      due: (limit) => later(() => server.webhooks.due(limit)),
+      claimDue: (limit, leaseMs) =>
+        later(() =>
+          db.transaction(() => {
+            const rows = server.webhooks.due(limit);
+            const lease = db.prepare('UPDATE server_webhooks SET next_attempt_at = ? WHERE job_id = ?');
+            for (const row of rows) lease.run(now() + leaseMs, row.job_id);
+            return rows;
+          }).immediate(),
+        ),
+      record: (jobId, outcome) => later(() => server.webhooks.record(jobId, outcome)),
+    },
+    rateLimits: {
+      take: (policy, partition) => later(() => limiter.take(policy, partition)),
+    },
+    async close() {
+      server.close();
+      jobStore.close();
+    },
+  };
+}

@@ -1,0 +1,130 @@
+import type { JobList, JobRecord, JobStage, JobState, ListJobsOptions } from '../core/types.js';
+import type { ValidRenderRequest } from '../render/types.js';
+import type { JobPatch, JobRow, NewJob, Owner } from '../jobs/store.js';
+import type { RateDecision, RatePolicy } from '../server/rate-limit.js';
+import type { ApiKeyRecord, CreatedKey, CreateKeyOptions } from '../server/keys.js';
+import type { BillableRoute, QuotaState, Reservation, UsageRow } from '../server/quota.js';
+import type { StoredAnswer } from '../server/idempotency.js';
+import type { DeliveryRow, DeliveryState } from '../server/webhooks.js';
+
+/**
+ * The record store: every piece of shared state (docs/scaling.md "Record store"), behind
+ * asynchronous interfaces with two implementations — SQLite (the embedded default, adapting the
+ * existing synchronous stores without changing their behaviour) and PostgreSQL (several machines).
+ * The rest of the code must not know which one runs.
+ */
+
+export type { JobPatch, JobRow, NewJob, Owner };
+
+/** Job records and their state machine (src/jobs/state.ts): every state change goes through `transition`. */
+export interface JobRecords {
+  insert(job: NewJob): Promise<JobRow>;
+  row(jobId: string): Promise<JobRow | undefined>;
+  /** The validated request a job was submitted with (read only when it runs). */
+  requestOf(jobId: string): Promise<ValidRenderRequest>;
+  /** The record the API and the CLI print. */
+  toRecord(row: JobRow): JobRecord;
+  /** Newest first, cursor-paginated; bad options are a 400 that says which field. */
+  list(tenant: string, options?: ListJobsOptions): Promise<JobList>;
+  count(tenant: string | null, states: readonly JobState[]): Promise<number>;
+  /** Read, check the edge, write — atomically; null when the job is gone or `guard` refuses. */
+  transition(jobId: string, to: JobState, patch?: JobPatch, guard?: (row: JobRow) => boolean): Promise<JobRow | null>;
+  /** Takes the oldest queued job (optionally among `onlyIds`) for `owner`; never the same job twice. */
+  claimNext(owner: Owner, leaseMs: number, onlyIds?: readonly string[]): Promise<JobRow | null>;
+  renewLeases(owner: Owner, leaseMs: number): Promise<void>;
+  stillOwned(owner: Owner, jobIds: readonly string[]): Promise<Set<string>>;
+  setProgress(jobId: string, owner: Owner, stage: JobStage, progress: number): Promise<void>;
+  runningJobs(): Promise<JobRow[]>;
+  purgeable(cutoffIso: string): Promise<JobRow[]>;
+  markExpired(jobId: string): Promise<void>;
+}
+
+export interface KeyRecords {
+  create(options: CreateKeyOptions): Promise<CreatedKey>;
+  get(keyId: string): Promise<ApiKeyRecord | null>;
+  list(): Promise<ApiKeyRecord[]>;
+  listForTenant(tenant: string): Promise<ApiKeyRecord[]>;
+  revoke(keyId: string): Promise<ApiKeyRecord>;
+  authenticate(presented: string): Promise<ApiKeyRecord | null>;
+  touch(keyId: string): Promise<void>;
+  webhookSecret(tenant: string): Promise<string | null>;
+}
+
+/** Monthly quotas, per key across all nodes. */
+export interface UsageRecords {
+  used(keyId: string, period?: string): Promise<number>;
+  state(keyId: string, limit: number): Promise<QuotaState>;
+  reserve(keyId: string, limit: number, route: BillableRoute): Promise<Reservation | null>;
+  refund(reservation: Reservation): Promise<void>;
+  byKey(keyIds: string[], period: string): Promise<UsageRow[]>;
+}
+
+export interface IdempotencyRecords {
+  /** Runs `execute` once per (API key, Idempotency-Key) — across all nodes for PostgreSQL. */
+  run<T>(
+    keyId: string,
+    idempotencyKey: string,
+    route: string,
+    body: unknown,
+    execute: () => Promise<{ value: T; store: StoredAnswer }>,
+  ): Promise<{ replayed: false; value: T } | { replayed: true; stored: StoredAnswer }>;
+  purgeExpired(): Promise<number>;
+}
+
+/** Metadata of an uploaded asset; the bytes live in the blob store under `blobKey`. */
+export interface AssetRow {
+  asset_id: string;
+  tenant: string;
+  content_type: string;
+  format: string;
+  width: number;
+  height: number;
+  size_bytes: number;
+  sha256: string;
+  /** The file name under `assets/` (local) or the key suffix (S3): `<asset_id>.<ext>`. */
+  file: string;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface AssetRecords {
+  insert(row: AssetRow): Promise<void>;
+  /** The asset if `tenant` owns it and it has not expired; null otherwise (no probing across tenants). */
+  find(tenant: string, assetId: string): Promise<AssetRow | null>;
+  /** Removes and returns the rows of expired assets, so their blobs can be deleted. */
+  takeExpired(): Promise<Pick<AssetRow, 'asset_id' | 'file'>[]>;
+}
+
+/** The webhook outbox: deliveries survive restarts and go out from whichever node sees them due. */
+export interface WebhookRecords {
+  register(jobId: string, tenant: string, url: string): Promise<void>;
+  enqueue(jobId: string, payload: string): Promise<boolean>;
+  get(jobId: string): Promise<DeliveryRow | null>;
+  waitingJobIds(): Promise<string[]>;
+  due(limit?: number): Promise<DeliveryRow[]>;
+  /**
+   * Due deliveries taken for one sender: their next attempt moves `leaseMs` ahead, so another
+   * node polling meanwhile does not send them too. The sender then `record`s the outcome; if it
+   * dies first, the delivery is due again when the lease ends (at least once, never lost).
+   */
+  claimDue(limit: number, leaseMs: number): Promise<DeliveryRow[]>;
+  record(jobId: string, outcome: { state: DeliveryState; status: number | null; error: string | null; nextAttemptAt: number | null }): Promise<void>;
+}
+
+/** Sliding-window rate limits, per key across all nodes (src/server/rate-limit.ts defines the semantics). */
+export interface RateLimitRecords {
+  take(policy: RatePolicy, partition: string): Promise<RateDecision>;
+}
+
+export interface RecordStore {
+  /** `sqlite` (embedded default) or `postgres`. */
+  readonly kind: 'sqlite' | 'postgres';
+  readonly jobs: JobRecords;
+  readonly keys: KeyRecords;
+  readonly usage: UsageRecords;
+  readonly idempotency: IdempotencyRecords;
+  readonly assets: AssetRecords;
+  readonly webhooks: WebhookRecords;
+  readonly rateLimits: RateLimitRecords;
+  close(): Promise<void>;
+}
