@@ -75,7 +75,7 @@ describe('validateRenderRequest', () => {
     const error = refusal({ listing: { ...contract, title: 3, price_mad: -1, feature_keys: ['jacuzzi'], transaction: 'swap' } });
     expect(fields(error).sort()).toEqual(['listing.feature_keys[0]', 'listing.price_mad', 'listing.title', 'listing.transaction']);
     // The listing is an analysis `Property`: its contract fields are required.
-    expect(fields(refusal({ listing: { title: 'Villa' } })).sort()).toEqual(['listing.city', 'listing.currency', 'listing.district', 'listing.features', 'listing.marketing_angles', 'listing.price_mad', 'photos']);
+    expect(fields(refusal({ listing: { title: 'Villa' } })).sort()).toEqual(['listing.city', 'listing.currency', 'listing.district', 'listing.features', 'listing.marketing_angles', 'listing.price_mad']);
   });
 
   it('lets local mode use file paths, made absolute, and refuses them on the server', () => {
