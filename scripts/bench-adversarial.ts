@@ -10,33 +10,18 @@
  *      latency p50/p99. Target: p99 under 50 ms.
  * Options: --duration S (default 10), --runs N (default 2, fastest kept).
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { MAX_DESCRIPTION_CHARS, MAX_HTML_BYTES } from '../src/core/limits.js';
 import { analyzeListing } from '../src/analysis/analyze.js';
-import { openServerStore } from '../src/server/store.js';
+import { flag, percentile, startBuiltServe } from './bench-serve.js';
 import { ENTRY_POINTS, PATHOLOGICAL, fastestMs, pageWith } from './adversarial.js';
 
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const BIN = join(ROOT, 'bin/immoreel.js');
-
-function flag(name: string, fallback: number): number {
-  const at = process.argv.indexOf(`--${name}`);
-  return at === -1 ? fallback : Number(process.argv[at + 1]);
-}
 const DURATION_S = flag('duration', 10);
 const RUNS = flag('runs', 2);
 const TEXT_CHARS = MAX_DESCRIPTION_CHARS - 100;
 /** Inputs that fill the largest page: the classes the page parser and the text extractor see most. */
 const PAGE_FILLERS = ['word characters, no @', 'angle brackets', 'e-mail near-miss a@b', 'repeated separators " - "', 'Arabic letters'];
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0;
-}
 
 /** The largest page a caller may send (just under 5 MB), its text made of `filler`. */
 function largestPage(make: (length: number) => string): string {
@@ -77,24 +62,8 @@ async function entryPoints(): Promise<void> {
 }
 
 async function healthUnderLoad(): Promise<void> {
-  if (!existsSync(join(ROOT, 'dist/cli/main.js'))) throw new Error('Run `npm run build` first: the benchmark starts the built `immoreel serve`.');
-  const dataDir = mkdtempSync(join(tmpdir(), 'immoreel-bench-adv-'));
-  const store = openServerStore(dataDir);
-  const { apiKey } = store.keys.create({ tenant: 'bench', monthlyQuota: 100_000_000 });
-  store.close();
-  const child = spawn(process.execPath, [BIN, '--data-dir', dataDir, 'serve', '--port', '0', '--analyze-rate', '100000000', '--log-level', 'warn'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const { url, apiKey, stop } = await startBuiltServe(['--analyze-rate', '100000000', '--log-level', 'warn']);
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      let buffer = '';
-      child.stderr.on('data', (chunk: Buffer) => {
-        buffer += chunk.toString();
-        const match = /"event":"listening","url":"([^"]+)"/.exec(buffer);
-        if (match) resolve(match[1]!);
-      });
-      child.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${buffer}`)));
-    });
     const bodies = [
       ...PATHOLOGICAL.map((p) => JSON.stringify({ description: `Villa à Marrakech 300 m² ${p.make(TEXT_CHARS)}` })),
       ...PAGE_FILLERS.map((name) => JSON.stringify({ html: largestPage(PATHOLOGICAL.find((p) => p.name === name)!.make) })),
@@ -131,9 +100,7 @@ async function healthUnderLoad(): Promise<void> {
     console.log(`analyses: ${sent} sent, answers ${[...statuses.entries()].map(([status, count]) => `${status}×${count}`).join(', ')}`);
     console.log(`target health p99 < 50 ms: ${p99 < 50 ? 'met' : 'NOT met'}`);
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
-    rmSync(dataDir, { recursive: true, force: true });
+    await stop();
   }
 }
 

@@ -11,22 +11,10 @@
  *   3. autocannon, as fast as 10 connections go for 10 s: the throughput ceiling.
  * Options: --rate N (default 200), --duration S (default 15), --connections N (default 10).
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
-import { openServerStore } from '../src/server/store.js';
+import { flag, percentile, startBuiltServe } from './bench-serve.js';
 
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const BIN = join(ROOT, 'bin/immoreel.js');
-
-function flag(name: string, fallback: number): number {
-  const at = process.argv.indexOf(`--${name}`);
-  return at === -1 ? fallback : Number(process.argv[at + 1]);
-}
 
 const RATE = flag('rate', 200);
 const DURATION_S = flag('duration', 15);
@@ -54,9 +42,6 @@ interface Summary {
   errors: number;
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
-}
 
 /** Open-loop paced load: request i is due at start + i × interval, whatever the previous ones did. */
 async function paced(url: string, apiKey: string, label: string, rate: number, durationS: number): Promise<Summary> {
@@ -136,27 +121,8 @@ async function bench(url: string, apiKey: string, label: string, options: { rate
 }
 
 async function main(): Promise<void> {
-  if (!existsSync(join(ROOT, 'dist/cli/main.js'))) throw new Error('Run `npm run build` first: the benchmark starts the built `immoreel serve`.');
-  const dataDir = mkdtempSync(join(tmpdir(), 'immoreel-bench-'));
-  const store = openServerStore(dataDir);
-  const { apiKey } = store.keys.create({ tenant: 'bench', monthlyQuota: 100_000_000 });
-  store.close();
-
-  const child = spawn(
-    process.execPath,
-    [BIN, '--data-dir', dataDir, 'serve', '--port', '0', '--analyze-rate', '100000000', '--log-level', 'warn'],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
+  const { url, apiKey, stop } = await startBuiltServe(['--analyze-rate', '100000000', '--log-level', 'warn']);
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      let buffer = '';
-      child.stderr.on('data', (chunk: Buffer) => {
-        buffer += chunk.toString();
-        const match = /"event":"listening","url":"([^"]+)"/.exec(buffer);
-        if (match) resolve(match[1]!);
-      });
-      child.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${buffer}`)));
-    });
     // Warm-up: JIT, SQLite page cache, the engine's lazy tables.
     await bench(url, apiKey, 'warm-up', { rate: 100, durationS: 3 });
     const runs = [
@@ -175,9 +141,7 @@ async function main(): Promise<void> {
     const fixed = runs[0]!;
     console.log(`\ntarget p99 ≤ 50 ms at ${RATE} req/s: ${fixed.p99 <= 50 && fixed.non2xx === 0 ? 'met' : 'NOT met'} (p99 ${fixed.p99.toFixed(1)} ms, ${fixed.non2xx} non-2xx)`);
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
-    rmSync(dataDir, { recursive: true, force: true });
+    await stop();
   }
 }
 

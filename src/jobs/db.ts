@@ -1,4 +1,4 @@
-import { closeSync, openSync } from 'node:fs';
+import { chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { PRIVATE_FILE_MODE, securePrivateDir } from '../core/paths.js';
@@ -7,7 +7,7 @@ export type Db = Database.Database;
 
 /**
  * Opens (creating if needed) the SQLite store of a data directory, in WAL mode. The directory is
- * private (0700) and the database file 0600 before SQLite opens it: SQLite gives its WAL and
+ * private (0700) and the database file 0600 before WAL mode is set: SQLite gives its WAL and
  * shared-memory files the database file's mode (docs/security.md).
  */
 export function openDatabase(dataDir: string): Db {
@@ -19,8 +19,11 @@ export function openDatabase(dataDir: string): Db {
     );
   }
   const file = join(dataDir, 'immoreel.db');
-  closeSync(openSync(file, 'a', PRIVATE_FILE_MODE));
   const db = new Database(file);
+  // Private before WAL mode creates the -wal and -shm files, which take the database's mode. By
+  // path, not through a file descriptor: closing any descriptor of the file would drop the
+  // POSIX locks SQLite holds on it in this process (another connection may have it open).
+  chmodSync(file, PRIVATE_FILE_MODE);
   db.pragma('journal_mode = WAL');
   // Several CLI processes may share one data directory (cron + a manual run): wait for locks.
   db.pragma('busy_timeout = 10000');

@@ -19,6 +19,8 @@ export const defaultEngine: RenderEngine = async (request, ctx) => {
 
 async function analyzeInput(request: ValidRenderRequest, ctx: RenderContext): Promise<RenderOutcome['listing']> {
   ctx.onProgress('fetching_assets', 0);
+  // The server analyses in its worker-thread pool (docs/security.md); elsewhere, in this thread.
+  if (ctx.analyze !== undefined) return ctx.analyze(request.input, ctx.signal);
   const { analyzeListing } = await import('../analysis/analyze.js');
   return analyzeListing(request.input, { signal: ctx.signal, fetch: ctx.fetch });
 }

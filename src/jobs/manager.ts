@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { AppError, badRequest } from '../core/errors.js';
 import { guardedFetch, type FetchPort } from '../net/fetch.js';
 import type { JobList, JobRecord, JobState, ListJobsOptions } from '../core/types.js';
-import type { ValidRenderRequest } from '../render/types.js';
+import type { RenderContext, ValidRenderRequest } from '../render/types.js';
 import { defaultEngine, type RenderEngine } from './engine.js';
 import { hashInputs } from './hash.js';
 import { assertJobId, newJobId } from './ids.js';
@@ -30,6 +30,8 @@ export interface JobManagerOptions {
    * The server passes its own port, which tests open to loopback fixture servers.
    */
   guardedFetch?: FetchPort;
+  /** How renders analyse their listing input (the server: its worker-thread pool); default in-process. */
+  analyze?: RenderContext['analyze'];
   /** e.g. '/api/v1' → links.self '/api/v1/jobs/ID'; absent → local file links. */
   linkBase?: string;
   /** Wall-clock limit of one render (default 30 min). */
@@ -98,6 +100,7 @@ export class JobManager {
       watchdogMs: options.watchdogMs ?? DEFAULT_WATCHDOG_MS,
       resolveAsset: options.resolveAsset,
       guardedFetch: options.guardedFetch ?? guardedFetch(),
+      analyze: options.analyze,
       onTerminal: (row) => manager?.emitTerminal(row),
     });
     manager = new JobManager(store, pool, options);

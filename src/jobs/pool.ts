@@ -107,6 +107,7 @@ export interface PoolOptions {
   resolveAsset?: (tenant: string, assetId: string) => Promise<string>;
   /** The network of jobs submitted by the server (no local files): refuses private addresses. */
   guardedFetch: FetchPort;
+  analyze?: RenderContext['analyze'];
   onTerminal: (row: JobRow) => void;
 }
 
@@ -303,6 +304,7 @@ export class WorkerPool {
         allowLocalFiles: row.allow_local_files === 1,
         // A job is trusted or not by where it came from (local mode or the server), not by who renders it.
         fetch: row.allow_local_files === 1 ? openFetch : this.options.guardedFetch,
+        ...(this.options.analyze === undefined ? {} : { analyze: this.options.analyze }),
         ...(resolveAsset === undefined ? {} : { resolveAsset: (assetId: string) => resolveAsset(row.tenant, assetId) }),
       };
       // Canceled while the directory was being prepared: an abort event would never reach the engine.

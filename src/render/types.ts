@@ -1,4 +1,4 @@
-import type { Branding, JobStage, Language, Property, RenderRequest, VideoFormat, VideoResult, Warning } from '../core/types.js';
+import type { AnalyzeRequest, Branding, JobStage, Language, Property, RenderRequest, VideoFormat, VideoResult, Warning } from '../core/types.js';
 import type { FetchPort } from '../net/fetch.js';
 
 /**
@@ -47,6 +47,11 @@ export interface RenderContext {
    * Default: `<data dir>/cache/render`, derived from workDir = `<data dir>/jobs/<job id>`.
    */
   cacheDir?: string;
+  /**
+   * Analyses the job's listing input; default in this thread. The server passes its worker-thread
+   * pool, so a render's analysis never runs on the server's event loop (docs/security.md).
+   */
+  analyze?: (input: AnalyzeRequest, signal: AbortSignal) => Promise<Property>;
 }
 
 /** What the renderer needs of a validated request: the listing is analysed before, by the job layer. */

@@ -341,16 +341,6 @@ export function validateRenderRequest(request: RenderRequest, mode: 'local' | 's
       if (ref !== null) photos.push(ref);
     });
   }
-  // A render that cannot succeed is refused now, not accepted, billed and failed later: a text
-  // has no photos, and without a page (url or html) there is nowhere to take them from.
-  const photosGiven = Array.isArray(body.photos) && body.photos.length > 0;
-  if (!photosGiven && problems.details.length === 0) {
-    if (listing !== null && listing.photos.length === 0) {
-      problems.add('photos', 'give photos: the listing object has none (listing.photos is empty)');
-    } else if (listing === null && !given('url') && !given('html') && given('description')) {
-      problems.add('photos', 'give photos: a description has none, and there is no listing page (url or html) to take them from');
-    }
-  }
 
   let template = DEFAULT_TEMPLATE;
   if (given('template')) {
@@ -406,6 +396,16 @@ export function validateRenderRequest(request: RenderRequest, mode: 'local' | 's
   const within = (inner: string, outer: string): boolean => inner === outer || inner.startsWith(`${outer}.`) || inner.startsWith(`${outer}[`);
   const flagged = (field: string): boolean => schemaProblems.some((p) => within(field, p.field) || within(p.field, field));
   const details = [...schemaProblems, ...problems.details.filter((d) => !flagged(d.field))];
+  // A render that cannot succeed is refused now, not accepted, billed and failed later: a text
+  // has no photos, and without a page (url or html) there is nowhere to take them from. Checked
+  // once the request is otherwise valid, so that it never hides what else is wrong.
+  if (details.length === 0 && photos.length === 0) {
+    if (listing !== null && listing.photos.length === 0) {
+      details.push({ field: 'photos', message: 'give photos: the listing object has none (listing.photos is empty)' });
+    } else if (listing === null && url === undefined && html === undefined && description !== undefined) {
+      details.push({ field: 'photos', message: 'give photos: a description has none, and there is no listing page (url or html) to take them from' });
+    }
+  }
   if (details.length > 0) throw invalidInput('render request', details);
   return {
     input: {

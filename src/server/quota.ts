@@ -75,6 +75,30 @@ export class UsageStore {
       .run(reservation.keyId, reservation.period, reservation.route);
   }
 
+  /** Remembers which unit a render job took, so that it can be given back when the job ends. */
+  chargeJob(jobId: string, reservation: Reservation): void {
+    this.db
+      .prepare('INSERT OR REPLACE INTO server_job_charges (job_id, key_id, period, route) VALUES (?, ?, ?, ?)')
+      .run(jobId, reservation.keyId, reservation.period, reservation.route);
+  }
+
+  /**
+   * A render job ended: when it failed on the caller's input (BAD_REQUEST — e.g. no photo could
+   * be used) its unit is given back, as for a request refused up front. True when refunded.
+   */
+  settleJob(jobId: string, failedOnInput: boolean): boolean {
+    const settle = this.db.transaction((): boolean => {
+      const row = this.db.prepare('SELECT key_id, period, route FROM server_job_charges WHERE job_id = ?').get(jobId) as
+        | { key_id: string; period: string; route: BillableRoute }
+        | undefined;
+      if (row === undefined) return false;
+      this.db.prepare('DELETE FROM server_job_charges WHERE job_id = ?').run(jobId);
+      if (failedOnInput) this.refund({ keyId: row.key_id, period: row.period, route: row.route });
+      return failedOnInput;
+    });
+    return settle.immediate();
+  }
+
   /** Every key's billable counts in a period, for `GET /usage`. */
   byKey(keyIds: string[], period: string): UsageRow[] {
     if (keyIds.length === 0) return [];

@@ -64,6 +64,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // One port for every server-side fetch: listing pages, photos, logos, webhooks.
   const fetch = guardedFetch({ allowLoopback });
   const store = openServerStore(options.dataDir);
+  const fetchPage = (url: string, fetchOptions: FetchPageOptions): Promise<string> =>
+    fetchListingPage(url, { ...fetchOptions, fetch });
+  // Analysis never runs on this event loop, for requests or renders: one crafted page must not
+  // stall every other request (docs/security.md).
+  const analysis = new AnalysisPool(options.analysis);
   let jobs: JobManager;
   try {
     jobs = JobManager.open({
@@ -75,16 +80,14 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       guardedFetch: fetch,
       linkBase: API_PREFIX,
       watchdogMs: options.watchdogMs,
+      analyze: (input, signal) => analysis.analyze(input, { fetchPage, signal }),
     });
   } catch (error) {
+    await analysis.close();
     store.close();
     throw error;
   }
 
-  const fetchPage = (url: string, fetchOptions: FetchPageOptions): Promise<string> =>
-    fetchListingPage(url, { ...fetchOptions, fetch });
-  // Analysis never runs on this event loop: one crafted page must not stall every other request.
-  const analysis = new AnalysisPool(options.analysis);
   const app = buildApp({
     store,
     jobs,
@@ -104,7 +107,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     pollMs: options.webhookPollMs,
     onError: (message, fields) => app.log.warn(fields, message),
   });
-  jobs.onTerminal((job) => webhooks.onTerminal(job));
+  jobs.onTerminal((job) => {
+    // A job that failed on the caller's input gives its quota unit back (docs/security.md).
+    store.usage.settleJob(job.job_id, job.state === 'failed' && job.error?.code === 'BAD_REQUEST');
+    webhooks.onTerminal(job);
+  });
   // Jobs that ended while no server ran (a `worker` process, a crash): their webhooks are still owed.
   for (const jobId of store.webhooks.waitingJobIds()) {
     const found = jobs.get(jobId);

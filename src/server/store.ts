@@ -80,6 +80,18 @@ const MIGRATIONS: Migration[] = [
       CREATE INDEX server_webhooks_due ON server_webhooks(state, next_attempt_at);
     `);
   },
+  (db) => {
+    // The quota unit each render job took, until the job ends (docs/security.md: a job that fails
+    // on the caller's input is not charged).
+    db.exec(`
+      CREATE TABLE server_job_charges (
+        job_id TEXT PRIMARY KEY,
+        key_id TEXT NOT NULL,
+        period TEXT NOT NULL,
+        route TEXT NOT NULL
+      );
+    `);
+  },
 ];
 
 export interface ServerStore {

@@ -121,6 +121,7 @@ export function renderRoutes(app: FastifyInstance, ctx: ServerContext): void {
         checkWebhookUrl(ctx, valid.webhook_url);
         checkJobLimits(ctx, auth);
         const job = ctx.deps.jobs.submit(valid, { tenant });
+        if (auth.reservation !== null) ctx.deps.store.usage.chargeJob(job.job_id, auth.reservation);
         if (valid.webhook_url !== null) ctx.deps.store.webhooks.register(job.job_id, tenant, valid.webhook_url);
         return { value: job, store: { statusCode: 202, body: null, jobId: job.job_id } };
       };

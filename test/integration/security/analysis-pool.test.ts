@@ -68,4 +68,20 @@ describe('analysis off the event loop', () => {
     expect(json.error?.message).toMatch(/budget/);
     expect(running.server.store.usage.used(running.keyId)).toBe(0);
   }, 60_000);
+
+  it("analyses a render job's listing in the pool too, within the same budget", async () => {
+    running = await startSecureServer({ analysis: { threads: 1, timeBudgetMs: 1 } });
+    const created = await running.post('/api/v1/render-video', { description: LISTING, photos: ['https://cdn.example.com/photo-1.jpg'], music: 'none' });
+    expect(created.status).toBe(202);
+    const jobId = (created.json as { job: { job_id: string } }).job.job_id;
+    let job: { state: string; error?: { code: string; message: string } } = { state: 'queued' };
+    for (let i = 0; i < 200 && (job.state === 'queued' || job.state === 'running'); i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const answer = await fetch(`${running.url}/api/v1/jobs/${jobId}`, { headers: running.auth });
+      job = ((await answer.json()) as { job: typeof job }).job;
+    }
+    expect(job.state).toBe('failed');
+    expect(job.error?.code).toBe('SERVICE_UNAVAILABLE');
+    expect(job.error?.message).toMatch(/budget/);
+  }, 60_000);
 });

@@ -11,7 +11,7 @@ const jobOf = (body: string): { job_id: string; state: string } => (JSON.parse(b
 const errorOf = (body: string): { code: string; message: string; reason?: string; details: { field: string; message: string }[] } => JSON.parse(body).error;
 
 async function succeededJob(auth: Record<string, string>): Promise<string> {
-  const created = await h.app.inject({ method: 'POST', url: '/api/v1/render-video', headers: auth, payload: { description: LISTING_TEXT, photos: ['https://cdn.example.com/1.jpg'] } });
+  const created = await h.app.inject({ method: 'POST', url: '/api/v1/render-video', headers: auth, payload: { description: LISTING_TEXT, photos: ['https://cdn.example.com/photo-1.jpg'] } });
   expect(created.statusCode, created.body).toBe(202);
   const id = jobOf(created.body).job_id;
   for (let i = 0; i < 200; i += 1) {
@@ -64,7 +64,7 @@ describe('conditional requests', () => {
   it('gives job reads an ETag and answers If-None-Match with 304 until the job changes', async () => {
     h = makeHarness({ runWorkers: false });
     const { auth } = h.key();
-    const created = await h.app.inject({ method: 'POST', url: '/api/v1/render-video', headers: auth, payload: { description: LISTING_TEXT, photos: ['https://cdn.example.com/1.jpg'] } });
+    const created = await h.app.inject({ method: 'POST', url: '/api/v1/render-video', headers: auth, payload: { description: LISTING_TEXT, photos: ['https://cdn.example.com/photo-1.jpg'] } });
     const id = jobOf(created.body).job_id;
     const first = await h.app.inject({ method: 'GET', url: `/api/v1/jobs/${id}`, headers: auth });
     const etag = String(first.headers.etag);
@@ -145,7 +145,7 @@ describe('small surprises', () => {
   it('accepts POST /jobs/{id}/cancel with Content-Type: application/json and no body', async () => {
     h = makeHarness({ runWorkers: false });
     const { auth } = h.key();
-    const id = jobOf((await h.app.inject({ method: 'POST', url: '/api/v1/render-video', headers: auth, payload: { description: LISTING_TEXT, photos: ['https://cdn.example.com/1.jpg'] } })).body).job_id;
+    const id = jobOf((await h.app.inject({ method: 'POST', url: '/api/v1/render-video', headers: auth, payload: { description: LISTING_TEXT, photos: ['https://cdn.example.com/photo-1.jpg'] } })).body).job_id;
     const canceled = await h.app.inject({ method: 'POST', url: `/api/v1/jobs/${id}/cancel`, headers: { ...auth, 'content-type': 'application/json' }, payload: '' });
     expect(canceled.statusCode, canceled.body).toBe(200);
     expect(jobOf(canceled.body).state).toBe('canceled');
