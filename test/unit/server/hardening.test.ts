@@ -14,7 +14,6 @@ function nested(depth: number): Record<string, unknown> {
 }
 
 const LISTING = {
-  currency: 'MAD',
   title: 'Appartement 120 m² à Maarif',
   city: 'Casablanca',
   district: 'Maarif',
