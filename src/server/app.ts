@@ -10,6 +10,8 @@ import { API_VERSION, DEFAULT_LIMITS, type ServerLimits } from './config.js';
 import { envelope, errorHandler, notFoundHandler, sendError } from './errors.js';
 import { randomId } from './ids.js';
 import { SlidingWindowLimiter } from './rate-limit.js';
+import { registerStudio } from './studio/index.js';
+import type { StudioLogin } from './studio/session.js';
 import { RouteRegistry } from './route-spec.js';
 import { accountRoutes } from './routes/account.js';
 import { analyzeRoutes } from './routes/analyze.js';
@@ -48,6 +50,8 @@ export interface ServerDeps {
   log?: LogOptions | false;
   /** Fetches to loopback addresses are allowed (tests only): webhook URLs on 127.0.0.1 are accepted. */
   allowLoopbackFetch?: boolean;
+  /** The Studio page at `/` (docs/studio.md); `login` is the one-time link of `immoreel studio`. */
+  studio?: { login?: StudioLogin; root?: string };
 }
 
 export interface ServerContext {
@@ -145,6 +149,7 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
       throw new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down: retry in a few seconds.', { reason: 'shutting_down', retryAfterS: 5 });
     }
   });
+  registerStudio(app, { keys: deps.store.keys, ...deps.studio });
   app.addHook('onRequest', createAuthorizer({ keys: deps.store.keys, usage: deps.store.usage, limiter, limits, now }));
   app.addHook('onResponse', refundHook(deps.store.usage));
   app.addHook('onResponse', async (request, reply) => {

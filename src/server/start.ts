@@ -7,6 +7,7 @@ import { JobManager, type RenderEngine } from '../jobs/manager.js';
 import { validateRenderRequest } from '../render/index.js';
 import { buildApp, type LogOptions } from './app.js';
 import { API_PREFIX, type ServerLimits } from './config.js';
+import type { StudioLogin } from './studio/session.js';
 import { openServerStore, type ServerStore } from './store.js';
 import { guardedWebhookSender, WebhookDispatcher } from './webhooks.js';
 
@@ -30,6 +31,8 @@ export interface StartOptions {
   /** Test seam: a fake render engine. */
   engine?: RenderEngine;
   watchdogMs?: number;
+  /** The one-time sign-in link of `immoreel studio`. */
+  studioLogin?: StudioLogin;
 }
 
 export interface RunningServer {
@@ -84,6 +87,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     limits: options.limits,
     log: options.log,
     allowLoopbackFetch: allowLoopback,
+    studio: { login: options.studioLogin },
   });
 
   const webhooks = new WebhookDispatcher({
