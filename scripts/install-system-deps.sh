@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian/Ubuntu machine lacks to build and run immoreel: ffmpeg/ffprobe for
-# rendering, and make/g++/python3 for better-sqlite3's from-source build. Does nothing when all
+# rendering, make/g++/python3 for better-sqlite3's from-source build, and Chromium for the Studio's
+# browser tests (docs/studio.md). Does nothing when all
 # are present. Needs root (or sudo) only when something is missing.
 set -euo pipefail
 
@@ -10,6 +11,7 @@ command -v ffprobe >/dev/null 2>&1 || need+=(ffmpeg)
 command -v make >/dev/null 2>&1 || need+=(make)
 command -v g++ >/dev/null 2>&1 || need+=(g++)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
+[ -x "${IMMOREEL_CHROMIUM:-/usr/bin/chromium}" ] || need+=(chromium)
 [ ${#need[@]} -eq 0 ] && exit 0
 
 packages=$(printf '%s\n' "${need[@]}" | sort -u | tr '\n' ' ')

@@ -6,6 +6,10 @@ export type PageLanguage = (typeof PAGE_LANGUAGES)[number];
 type Dictionary = Record<string, string>;
 
 const fr: Dictionary = {
+  'unit.mad': 'DH',
+  'unit.m2': 'm²',
+  'unit.mad_m2': 'DH/m²',
+  'branding.logo_choose': 'Choisir un logo',
   'type.apartment': 'Appartement',
   'type.studio': 'Studio',
   'type.duplex': 'Duplex',
@@ -179,6 +183,10 @@ const fr: Dictionary = {
 };
 
 const en: Dictionary = {
+  'unit.mad': 'MAD',
+  'unit.m2': 'm²',
+  'unit.mad_m2': 'MAD/m²',
+  'branding.logo_choose': 'Choose a logo',
   'type.apartment': 'Apartment',
   'type.studio': 'Studio',
   'type.duplex': 'Duplex',
@@ -352,6 +360,10 @@ const en: Dictionary = {
 };
 
 const ar: Dictionary = {
+  'unit.mad': 'درهم',
+  'unit.m2': 'م²',
+  'unit.mad_m2': 'درهم/م²',
+  'branding.logo_choose': 'اختر شعارًا',
   'type.apartment': 'شقة',
   'type.studio': 'استوديو',
   'type.duplex': 'دوبلكس',
