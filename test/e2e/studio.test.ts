@@ -1,4 +1,5 @@
 /// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
 // Callbacks passed to page.evaluate run in the page: they need the DOM types.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';

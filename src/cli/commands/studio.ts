@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Command } from 'commander';
-import { badRequest } from '../../core/errors.js';
 import { resolveDataDir } from '../../core/paths.js';
 import { contextFor } from '../context.js';
+import { wholeNumber } from './serve.js';
 
 const EXAMPLES = `
 Examples:
@@ -38,14 +38,6 @@ function openBrowser(url: string): boolean {
   return true;
 }
 
-function port(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || n > 65535) {
-    throw badRequest(`--port must be a whole number from 0 to 65535, not ${JSON.stringify(value)}.`, { details: [{ field: 'port', message: 'must be 0–65535' }] });
-  }
-  return n;
-}
-
 export function studioCommand(): Command {
   return new Command('studio')
     .description('Open the Studio web page on this machine (127.0.0.1) with a one-time sign-in link.')
@@ -57,10 +49,8 @@ export function studioCommand(): Command {
     .action(async (flags: StudioFlags, command: Command) => {
       const ctx = contextFor(command);
       const dataDir = resolveDataDir(ctx.globals.dataDir);
-      const concurrency = flags.concurrency === undefined ? undefined : Number(flags.concurrency);
-      if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 30)) {
-        throw badRequest(`--concurrency must be a whole number from 1 to 30, not ${JSON.stringify(flags.concurrency)}.`, { details: [{ field: 'concurrency', message: 'must be 1–30' }] });
-      }
+      const concurrency = flags.concurrency === undefined ? undefined : wholeNumber(flags.concurrency, '--concurrency', 1, 30);
+      const port = wholeNumber(flags.port, '--port', 0, 65535);
       // Loaded here: fastify and the job layer are only needed by the commands that serve.
       const { openServerStore } = await import('../../server/store.js');
       const { startServer } = await import('../../server/start.js');
@@ -75,7 +65,7 @@ export function studioCommand(): Command {
       const server = await startServer({
         dataDir,
         host: '127.0.0.1',
-        port: port(flags.port),
+        port,
         concurrency,
         studioLogin: { token, apiKey: created.apiKey },
         log: { stream: process.stderr, level: 'warn' },
