@@ -208,6 +208,16 @@ describe('the Studio in Chromium', () => {
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     expect(overflow, 'no sideways scrolling at phone width').toBeLessThanOrEqual(0);
 
+    // Re-run from the history: the job's settings come back and the listing is analysed again.
+    await page.setViewportSize(DESKTOP);
+    await page.click('#nav a[href="#history"]');
+    await page.locator(`#history-rows tr[data-job="${jobId}"]`).getByRole('button', { name: 'Refaire' }).click();
+    await page.waitForSelector('#render-form:not([hidden])');
+    expect(await page.inputValue('#listing')).toBe(LISTING_FR);
+    expect(await page.inputValue('#opt-duration')).toBe('10');
+    expect(await page.locator('#photo-list li.photo.ready').count()).toBe(3);
+    expect(await page.textContent('#rerun-status')).toContain(jobId);
+
     // Branding is remembered; the key is nowhere the page can read.
     await page.setViewportSize(DESKTOP);
     await page.reload();

@@ -693,9 +693,13 @@ function rerun(job: JobRecord): void {
     error: null,
   }));
   location.hash = '#new';
-  $('analyze-status').textContent = t('history.rerun_loaded', { id: job.job_id });
-  $('render-form').hidden = property === null && saved.input === undefined;
-  $('listing').focus();
+  // The listing is analysed again, so the video tells what the agent sees now.
+  property = null;
+  $('analysis').hidden = true;
+  $('render-form').hidden = true;
+  renderPhotos();
+  if ($<HTMLTextAreaElement>('listing').value.trim() !== '') $<HTMLFormElement>('analyze-form').requestSubmit();
+  $('rerun-status').textContent = t('history.rerun_loaded', { id: job.job_id });
 }
 
 // ---------- batch ----------
