@@ -72,6 +72,29 @@ async function analyzeText(page: Page, text: string): Promise<void> {
   await page.waitForSelector('#analysis:not([hidden]) #facts dt');
 }
 
+/** Nothing sticks out sideways at a phone's width (text that cannot wrap included). */
+async function expectFitsPhone(page: Page): Promise<void> {
+  const wide = await page.evaluate(() =>
+    [...document.querySelectorAll<HTMLElement>('body *')]
+      .filter((el) => el.offsetParent !== null && (el.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5 || el.getBoundingClientRect().left < -0.5))
+      .map((el) => `${el.tagName.toLowerCase()}#${el.id}.${el.className}`),
+  );
+  expect(wide, 'no element wider than a phone').toEqual([]);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(overflow, 'no sideways scrolling at phone width').toBeLessThanOrEqual(0);
+}
+
+/** Every visible form control has an accessible name (a label, aria-label or aria-labelledby). */
+async function expectLabelledControls(page: Page): Promise<void> {
+  const unlabelled = await page.evaluate(() =>
+    [...document.querySelectorAll<HTMLInputElement>('input, select, textarea')]
+      .filter((control) => control.type !== 'hidden' && !control.closest('[hidden]'))
+      .filter((control) => (control.labels?.length ?? 0) === 0 && !control.getAttribute('aria-label') && !control.getAttribute('aria-labelledby'))
+      .map((control) => control.id || control.name),
+  );
+  expect(unlabelled).toEqual([]);
+}
+
 beforeAll(async () => {
   const dir = freshDataDir();
   const colours = [
@@ -137,6 +160,7 @@ describe('the Studio in Chromium', () => {
     await page.dragAndDrop('#photo-list li:nth-child(3)', '#photo-list li:nth-child(1)');
     expect(await order()).toEqual(['photo-3.jpg', 'photo-2.jpg', 'photo-1.jpg']);
 
+    await expectLabelledControls(page);
     await page.fill('#opt-duration', '10');
     await page.fill('#brand-agency', 'Agence Atlas');
     await page.fill('#brand-phone', '+212 522 00 00 00');
@@ -199,14 +223,7 @@ describe('the Studio in Chromium', () => {
     await page.screenshot({ path: join(SHOTS, 'fr-desktop.png'), fullPage: true });
     await page.setViewportSize(PHONE);
     await page.screenshot({ path: join(SHOTS, 'fr-phone.png'), fullPage: true });
-    const wide = await page.evaluate(() =>
-      [...document.querySelectorAll<HTMLElement>('body *')]
-        .filter((el) => el.offsetParent !== null && el.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
-        .map((el) => `${el.tagName.toLowerCase()}#${el.id}.${el.className}`),
-    );
-    expect(wide, 'no element wider than a phone').toEqual([]);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-    expect(overflow, 'no sideways scrolling at phone width').toBeLessThanOrEqual(0);
+    await expectFitsPhone(page);
 
     // Re-run from the history: the job's settings come back and the listing is analysed again.
     await page.setViewportSize(DESKTOP);
@@ -244,6 +261,7 @@ describe('the Studio in Chromium', () => {
     await page.screenshot({ path: join(SHOTS, 'ar-desktop.png'), fullPage: true });
     await page.setViewportSize(PHONE);
     await page.screenshot({ path: join(SHOTS, 'ar-phone.png'), fullPage: true });
+    await expectFitsPhone(page);
     // Switching language keeps what was typed and lands in the link.
     await page.selectOption('#lang', 'en');
     expect(await page.getAttribute('html', 'dir')).toBe('ltr');

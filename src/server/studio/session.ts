@@ -101,8 +101,9 @@ export function cookieAuthHook() {
 export function sessionRoutes(app: FastifyInstance, options: SessionOptions): void {
   let login = options.login;
 
-  app.get('/studio/session', async (request) => {
+  app.get('/studio/session', async (request, reply) => {
     checkOrigin(request);
+    reply.header('Cache-Control', 'no-store');
     const apiKey = sessionKey(request);
     const record = apiKey === null ? null : options.keys.authenticate(apiKey);
     if (apiKey === null || record === null) return { ok: true, signed_in: false };
@@ -111,6 +112,7 @@ export function sessionRoutes(app: FastifyInstance, options: SessionOptions): vo
 
   app.post('/studio/session', async (request, reply) => {
     checkOrigin(request);
+    reply.header('Cache-Control', 'no-store');
     const body = request.body as { api_key?: unknown } | null;
     const apiKey = typeof body?.api_key === 'string' ? body.api_key.trim() : '';
     if (apiKey === '') throw badRequest('Paste your API key (it starts with imk_).', { reason: 'missing_key', details: [{ field: 'api_key', message: 'required' }] });
