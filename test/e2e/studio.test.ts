@@ -170,10 +170,12 @@ describe('the Studio in Chromium', () => {
     // Progress as the agent sees it, sampled until the video is there.
     const seen: number[] = [];
     const states = new Set<string>();
+    const etas = new Set<string>();
     const deadline = Date.now() + 840_000;
     while (Date.now() < deadline) {
       seen.push(Number(await page.getAttribute('#job-progress', 'value')));
       states.add((await page.textContent('#job-state')) ?? '');
+      etas.add((await page.textContent('#job-eta')) ?? '');
       if (await page.locator('#job-result:not([hidden])').count()) break;
       if ((await page.textContent('#job-error'))?.trim()) throw new Error(`render failed in the page: ${await page.textContent('#job-error')}`);
       await page.waitForTimeout(250);
@@ -184,6 +186,7 @@ describe('the Studio in Chromium', () => {
     expect(seen).toEqual([...seen].sort((a, b) => a - b));
     expect([...states].some((s) => s.includes('en cours'))).toBe(true);
     expect(await page.textContent('#job-state')).toContain('terminée');
+    expect([...etas].some((text) => /^Temps restant (estimé : \d+ s|: estimation en cours…)$/.test(text)), [...etas].join(' | ')).toBe(true);
 
     const jobId = (await page.textContent('#job-title'))!.replace(/^.*(job_\w+).*$/, '$1');
     const { job } = await api<{ job: JobRecord }>(`/api/v1/jobs/${jobId}`);
