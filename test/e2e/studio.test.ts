@@ -10,7 +10,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../src/core/types.js';
 import { launchChromium, type StartedBrowser } from '../helpers/browser.js';
-import { REPO_ROOT } from '../helpers/cli.js';
+import { REPO_ROOT, runCli } from '../helpers/cli.js';
 import { bearer, createKey, freshDataDir, startServe, type CreatedKey, type ServeProcess } from './server-process.js';
 
 /*
@@ -371,8 +371,14 @@ describe('the Studio in Chromium', () => {
       await page.close();
       await again.close();
     } finally {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
+      await exited;
     }
+    // Stopping the Studio revoked the key its link carried.
+    const listed = await runCli(['--data-dir', dataDir, 'keys', 'list', '--json']);
+    const { keys } = JSON.parse(listed.stdout) as { keys: { tenant: string; revoked_at: string | null }[] };
+    expect(keys.filter((k) => k.tenant === 'studio').map((k) => k.revoked_at === null)).toEqual([false]);
   });
 
   it('logged no console error on any page', () => {
