@@ -11,9 +11,12 @@
  *   parcelle), against the tool's living or total surface: portals fill those roles inconsistently.
  * - property type: the portal's category, with an apartment category accepting studio/duplex/penthouse,
  *   "Villas et Riads" accepting villa or riad, "Terrains et fermes" land or farm.
- * - bedrooms, bathrooms: exact. Mubawab "Pièces" is total rooms (compared as rooms), "N Chambres" bedrooms.
- * - city, district: names compared through the gazetteer's canonical names, else case-, accent- and
- *   hyphen-insensitive.
+ * - bedrooms: exact. Mubawab "Pièces" is total rooms (compared as rooms), "N Chambres" bedrooms.
+ * - bathrooms: the portal's count equals the tool's `bathrooms`, or `bathrooms + toilets` (portals
+ *   count a separate WC as a bathroom or not).
+ * - city: names compared through the gazetteer's canonical names, else case-, accent- and
+ *   hyphen-insensitive; two communes of one metro area (Bouskoura and Casablanca) also match.
+ * - district: as city names, or one the part of the other.
  *
  * Coverage: among rows whose text itself states the portal's value (its digits followed by a unit,
  * or the city's name), the share where the tool finds that value.
@@ -53,9 +56,10 @@ type Field = (typeof FIELDS)[number];
 const TARGETS: Partial<Record<Field, number>> = {
   price: 0.95,
   transaction: 0.97,
-  city: 0.95,
+  city: 0.97,
   surface: 0.9,
   bedrooms: 0.85,
+  bathrooms: 0.9,
   property_type: 0.9,
   district: 0.8,
 };
@@ -237,11 +241,14 @@ function cityKey(name: string): string {
   return nameKey(findCity(name) ?? name);
 }
 
-/** Same city, or a commune of the other's metropolitan area (Bouskoura filed as Casablanca). */
+/**
+ * Same city, or two communes of one metropolitan area (Bouskoura filed as Casablanca, Témara as
+ * Rabat): the tool reports the commune as `city` and its area as `metro_area` (docs/analysis-text.md "Metro areas").
+ */
 function sameCity(tool: string, portal: string): boolean {
-  const a = cityKey(tool);
-  const b = cityKey(portal);
-  return a === b || nameKey(metroArea(tool) ?? '') === b || nameKey(metroArea(portal) ?? '') === a;
+  if (cityKey(tool) === cityKey(portal)) return true;
+  const area = metroArea(tool);
+  return area !== null && area === metroArea(portal);
 }
 
 function districtKey(city: string | null, name: string): string {
@@ -288,9 +295,16 @@ function judge(field: Field, facts: ListingFacts, portal: PortalFacts): Judgemen
       const agree = both ? toolValues.some((t) => portal.surfaces.some((p) => near(t, p, 0.02))) : null;
       return { tool: toolValues.length > 0, portal: portal.surfaces.length > 0, agree, toolValue: `${show(facts.surface_m2)}/${show(facts.surface_total_m2)}`, portalValue: portal.surfaces.join('/') || '—' };
     }
-    case 'rooms':
-    case 'bedrooms':
     case 'bathrooms': {
+      // Portals count a separate WC as a bathroom or not: the portal's count matches bathrooms alone or bathrooms + toilets.
+      const tool = facts.bathrooms;
+      const theirs = portal.bathrooms;
+      const both = tool !== null && theirs !== null;
+      const agree = both ? tool === theirs || tool + (facts.toilets ?? 0) === theirs : null;
+      return { tool: tool !== null, portal: theirs !== null, agree, toolValue: `${show(tool)}+${show(facts.toilets)} WC`, portalValue: show(theirs) };
+    }
+    case 'rooms':
+    case 'bedrooms': {
       const tool = facts[field];
       const theirs = portal[field];
       const both = tool !== null && theirs !== null;

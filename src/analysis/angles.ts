@@ -134,6 +134,29 @@ class Writer {
   }
 }
 
+/**
+ * The second deal of a listing offered for sale or for rent (docs/analysis-text.md "Dual offers"):
+ * the angles pitch the main offer and mention the other once, right after the headline.
+ */
+function otherOffer(w: Writer): string | null {
+  const other = w.input.facts.offers[1];
+  if (other === undefined) return null;
+  const rent = other.transaction === 'rent';
+  if (other.price_mad === null) {
+    return w.t(
+      rent
+        ? { fr: 'Également proposé à la location.', en: 'Also offered for rent.', ar: 'معروض أيضاً للكراء.' }
+        : { fr: 'Également proposé à la vente.', en: 'Also offered for sale.', ar: 'معروض أيضاً للبيع.' },
+    );
+  }
+  const amount = w.mad(other.price_mad);
+  return w.t(
+    rent
+      ? { fr: `Également à louer : ${amount} par mois.`, en: `Also for rent: ${amount} a month.`, ar: `معروض أيضاً للكراء: ${amount} شهرياً.` }
+      : { fr: `Également à vendre : ${amount}.`, en: `Also for sale: ${amount}.`, ar: `معروض أيضاً للبيع: ${amount}.` },
+  );
+}
+
 /** "Appartement à vendre : 120 m² au 3e étage, à Maarif, Casablanca." */
 function headline(w: Writer): string | null {
   const f = w.input.facts;
@@ -355,6 +378,8 @@ export function marketingAngles(input: AngleInput): string[] {
   const market = marketSentence(w);
   const angles: string[] = [];
   if (head !== null) angles.push(head);
+  const other = otherOffer(w);
+  if (other !== null) angles.push(other);
   // Sentences are built lazily, best angle first, until the room left is filled.
   const room = MAX_ANGLES - angles.length - (market === null ? 0 : 1);
   const chosen: string[] = [];

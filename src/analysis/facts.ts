@@ -13,12 +13,15 @@ export function emptyFacts(): ListingFacts {
     rooms: null,
     bedrooms: null,
     bathrooms: null,
+    toilets: null,
     floor: null,
     city: null,
     district: null,
+    offers: [],
     feature_keys: [],
     photos: [],
     description: null,
     warnings: [],
+    provenance: {},
   };
 }

@@ -1,4 +1,5 @@
-import type { ListingFacts, PropertyType, Warning } from '../core/types.js';
+import type { ListingFacts, Offer, PropertyType, Provenance, ProvenanceField, ProvenanceSource, Warning, WarningValue } from '../core/types.js';
+import { PROVENANCE_FIELDS } from '../core/types.js';
 
 /**
  * Combines the facts of a portal page with those of a free text (DESIGN §2.1): page fields
@@ -35,10 +36,40 @@ function formatNumber(value: number): string {
   return value.toLocaleString('en-US').replace(/,/g, ' ');
 }
 
-function contradiction(what: string, pageValue: string, textValue: string): Warning {
+const SOURCE_WORDS: Record<ProvenanceSource, string> = {
+  structured_data: "the listing's fields say",
+  page_text: 'its text says',
+  description: 'the description says',
+};
+const KEPT: Record<ProvenanceSource, string> = {
+  structured_data: "the fields' value is kept",
+  page_text: "the listing text's value is kept",
+  description: "the description's value is kept",
+};
+
+/**
+ * A CONTRADICTION warning: both values, each with the words it was read from (docs/analysis.md
+ * "Provenance"), in the message and in `values`. The first side's value is kept.
+ */
+function contradictionOf(
+  what: string,
+  field: ProvenanceField,
+  pageValue: string,
+  textValue: string,
+  sides: { page: Provenance; text: Provenance },
+): Warning {
+  const pageSource = sides.page[field];
+  const textSource = sides.text[field];
+  const values: WarningValue[] = [
+    { source: pageSource?.source ?? 'structured_data', value: pageValue, excerpt: pageSource?.excerpt ?? null },
+    { source: textSource?.source ?? 'page_text', value: textValue, excerpt: textSource?.excerpt ?? null },
+  ];
+  const quoted = (v: WarningValue): string => (v.excerpt === null || v.source === 'structured_data' ? v.value : `${v.value} ("${v.excerpt}")`);
+  const [first, second] = values as [WarningValue, WarningValue];
   return {
     code: 'CONTRADICTION',
-    message: `${what}: the listing's fields say ${pageValue} but its text says ${textValue}; the fields' value is kept.`,
+    message: `${what}: ${SOURCE_WORDS[first.source]} ${quoted(first)} but ${SOURCE_WORDS[second.source]} ${quoted(second)}; ${KEPT[first.source]}.`,
+    values,
   };
 }
 
@@ -49,19 +80,22 @@ function differ(a: number, b: number, tolerance: number): boolean {
 
 function contradictions(page: ListingFacts, text: ListingFacts): Warning[] {
   const warnings: Warning[] = [];
+  const sides = { page: page.provenance, text: text.provenance };
+  const contradiction = (what: string, field: ProvenanceField, pageValue: string, textValue: string): Warning =>
+    contradictionOf(what, field, pageValue, textValue, sides);
   if (page.price_mad !== null && text.price_mad !== null && differ(page.price_mad, text.price_mad, 0.02)) {
     const shown = (facts: ListingFacts): string =>
       facts.price_original !== null
         ? `${formatNumber(facts.price_original.amount)} ${facts.price_original.currency}`
         : `${formatNumber(facts.price_mad as number)} MAD`;
-    warnings.push(contradiction('Price', shown(page), shown(text)));
+    warnings.push(contradiction('Price', 'price_mad', shown(page), shown(text)));
   }
   if (page.surface_m2 !== null && text.surface_m2 !== null) {
     // The text may quote the total surface where the fields give the living one, or the reverse.
     const matchesOne = [page.surface_m2, page.surface_total_m2].some((s) => s !== null && !differ(s, text.surface_m2 as number, 0.03));
-    if (!matchesOne) warnings.push(contradiction('Surface', `${formatNumber(page.surface_m2)} m²`, `${formatNumber(text.surface_m2)} m²`));
+    if (!matchesOne) warnings.push(contradiction('Surface', 'surface_m2', `${formatNumber(page.surface_m2)} m²`, `${formatNumber(text.surface_m2)} m²`));
   }
-  const counts: [keyof ListingFacts, string][] = [
+  const counts: ['rooms' | 'bedrooms' | 'bathrooms', string][] = [
     ['rooms', 'Rooms'],
     ['bedrooms', 'Bedrooms'],
     ['bathrooms', 'Bathrooms'],
@@ -69,17 +103,17 @@ function contradictions(page: ListingFacts, text: ListingFacts): Warning[] {
   for (const [field, label] of counts) {
     const a = page[field];
     const b = text[field];
-    if (typeof a === 'number' && typeof b === 'number' && a !== b) warnings.push(contradiction(label, String(a), String(b)));
+    if (typeof a === 'number' && typeof b === 'number' && a !== b) warnings.push(contradiction(label, field, String(a), String(b)));
   }
   if (page.floor !== null && text.floor !== null && page.floor !== text.floor) {
-    warnings.push(contradiction('Floor', floorLabel(page.floor), floorLabel(text.floor)));
+    warnings.push(contradiction('Floor', 'floor', floorLabel(page.floor), floorLabel(text.floor)));
   }
   if (page.transaction !== null && text.transaction !== null && page.transaction !== text.transaction) {
     const word = (t: string): string => (t === 'sale' ? 'for sale' : 'for rent');
-    warnings.push(contradiction('Transaction', word(page.transaction), word(text.transaction)));
+    warnings.push(contradiction('Transaction', 'transaction', word(page.transaction), word(text.transaction)));
   }
   if (page.property_type !== null && text.property_type !== null && FAMILIES[page.property_type] !== FAMILIES[text.property_type]) {
-    warnings.push(contradiction('Property type', page.property_type, text.property_type));
+    warnings.push(contradiction('Property type', 'property_type', page.property_type, text.property_type));
   }
   return warnings;
 }
@@ -105,15 +139,25 @@ export function mergeFacts(page: ListingFacts, text: ListingFacts): ListingFacts
     rooms: page.rooms ?? text.rooms,
     bedrooms: page.bedrooms ?? text.bedrooms,
     bathrooms: page.bathrooms ?? text.bathrooms,
+    toilets: page.toilets ?? text.toilets,
     floor: page.floor ?? text.floor,
     city: page.city ?? text.city,
     // A district from the text only makes sense in the page's city (or when the page has none).
     district: page.district ?? (page.city === null || text.city === null || sameName(page.city, text.city) ? text.district : null),
+    offers: [],
     feature_keys: [...new Set([...page.feature_keys, ...text.feature_keys])],
     photos: page.photos.length > 0 ? page.photos : text.photos,
     description: joinTexts(page.description, text.description),
     warnings: [],
+    provenance: {},
   };
+  for (const field of PROVENANCE_FIELDS) {
+    // Each field's provenance follows its value: the side whose value was kept.
+    const fromPage = field === 'price_mad' ? page.price_mad !== null || page.price_original !== null : page[field] !== null;
+    const chosen = fromPage ? page.provenance[field] : text.provenance[field];
+    if (chosen !== undefined && merged[field] !== null) merged.provenance[field] = chosen;
+  }
+  merged.offers = mergedOffers(merged, page, text);
   const seen = new Set<string>();
   for (const warning of [...page.warnings, ...text.warnings, ...contradictions(page, text)]) {
     const key = `${warning.code}\u0000${warning.message}`;
@@ -128,4 +172,22 @@ export function mergeFacts(page: ListingFacts, text: ListingFacts): ListingFacts
 function sameName(a: string, b: string): boolean {
   const key = (s: string): string => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
   return key(a) === key(b);
+}
+
+/**
+ * The merged deals: a dual offer stated on either side, reordered so that the main offer is the
+ * merged transaction with the merged price; otherwise the one deal the merged facts state.
+ */
+function mergedOffers(merged: ListingFacts, page: ListingFacts, text: ListingFacts): Offer[] {
+  const dual = page.offers.length > 1 ? page.offers : text.offers.length > 1 ? text.offers : null;
+  const single = (transaction: Offer['transaction']): Offer => ({
+    transaction,
+    price_mad: merged.price_mad,
+    period: transaction === 'rent' ? 'month' : null,
+  });
+  if (merged.transaction === null) return dual === null ? [] : dual.map((o) => ({ ...o }));
+  if (dual === null) return [single(merged.transaction)];
+  const main = dual.find((o) => o.transaction === merged.transaction);
+  const others = dual.filter((o) => o !== main).map((o) => ({ ...o }));
+  return [{ ...(main ?? single(merged.transaction)), price_mad: merged.price_mad }, ...others];
 }

@@ -3,6 +3,7 @@ import { marketingAngles } from './angles.js';
 import { buildTargetBuyer } from './audience.js';
 import { composeTitle, featureLabels } from './labels.js';
 import { compareWithMarket, impliedGrossYield } from './market/compare.js';
+import { metroArea } from './text/gazetteer.js';
 import { plausibilityWarnings } from './plausibility.js';
 
 export interface EnrichOptions {
@@ -18,7 +19,7 @@ function mergeWarnings(...lists: readonly Warning[][]): Warning[] {
     const key = `${warning.code}\u0000${warning.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    merged.push({ code: warning.code, message: warning.message });
+    merged.push(warning.values === undefined ? { code: warning.code, message: warning.message } : { code: warning.code, message: warning.message, values: warning.values.map((v) => ({ ...v })) });
   }
   return merged;
 }
@@ -62,7 +63,10 @@ export function buildProperty(facts: ListingFacts, source: ListingSource, option
     rooms: facts.rooms,
     bedrooms: facts.bedrooms,
     bathrooms: facts.bathrooms,
+    toilets: facts.toilets,
     floor: facts.floor,
+    metro_area: facts.city === null ? null : metroArea(facts.city),
+    offers: facts.offers.map((offer) => ({ ...offer })),
     feature_keys: featureKeys,
     price_per_m2_mad: perM2,
     price_original: facts.price_original === null ? null : { ...facts.price_original },
@@ -72,5 +76,6 @@ export function buildProperty(facts: ListingFacts, source: ListingSource, option
     source: { ...source },
     language,
     warnings,
+    provenance: { ...facts.provenance },
   };
 }

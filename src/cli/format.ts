@@ -1,5 +1,5 @@
 import type { ChalkInstance } from 'chalk';
-import type { Property } from '../core/types.js';
+import { PROVENANCE_FIELDS, type Property, type ProvenanceSource } from '../core/types.js';
 
 const group = (n: number): string => Math.round(n).toLocaleString('fr-FR').replace(/\u202f|\u00a0/g, ' ');
 const signed = (n: number): string => `${n > 0 ? '+' : ''}${n.toFixed(1)}`;
@@ -7,12 +7,37 @@ const signed = (n: number): string => `${n > 0 ? '+' : ''}${n.toFixed(1)}`;
 /** One labelled line of the summary: the label padded so values line up. */
 const row = (style: ChalkInstance, label: string, value: string): string => `${style.bold(label.padEnd(12))} ${value}`;
 
+const SOURCE_LABELS: Record<ProvenanceSource, string> = {
+  structured_data: 'page data',
+  page_text: 'page text',
+  description: 'description',
+};
+
+/** The `--explain` section: each field's value, where it came from, the words, the confidence. */
+function explanation(p: Property, style: ChalkInstance): string[] {
+  const lines = ['', style.bold('Where each fact came from')];
+  for (const field of PROVENANCE_FIELDS) {
+    const entry = p.provenance[field];
+    if (entry === undefined) continue;
+    const value = p[field];
+    lines.push(`  ${field.padEnd(17)} ${String(value).padEnd(12)} ${SOURCE_LABELS[entry.source]}, confidence ${entry.confidence.toFixed(2)}`);
+    lines.push(`  ${''.padEnd(17)} ${style.dim(`“${entry.excerpt}”`)}`);
+  }
+  if (lines.length === 2) lines.push('  (no field was read from the listing)');
+  return lines;
+}
+
+export interface FormatOptions {
+  /** Add where each fact came from (`analyze --explain`). */
+  explain?: boolean;
+}
+
 /** The readable summary `analyze` prints without --json. */
-export function formatProperty(p: Property, style: ChalkInstance): string {
+export function formatProperty(p: Property, style: ChalkInstance, options: FormatOptions = {}): string {
   const lines: string[] = [];
   const where = [p.district, p.city].filter(Boolean).join(', ');
   lines.push(style.bold(p.title || '(untitled listing)'));
-  if (where) lines.push(where);
+  if (where) lines.push(p.metro_area ? `${where} (${p.metro_area})` : where);
   const facts: string[] = [];
   if (p.transaction) facts.push(p.transaction === 'rent' ? 'for rent' : 'for sale');
   if (p.property_type) facts.push(p.property_type);
@@ -21,6 +46,7 @@ export function formatProperty(p: Property, style: ChalkInstance): string {
   if (p.rooms !== null) facts.push(`${p.rooms} room${p.rooms === 1 ? '' : 's'}`);
   if (p.bedrooms !== null) facts.push(`${p.bedrooms} bedroom${p.bedrooms === 1 ? '' : 's'}`);
   if (p.bathrooms !== null) facts.push(`${p.bathrooms} bathroom${p.bathrooms === 1 ? '' : 's'}`);
+  if (p.toilets !== null && p.toilets !== undefined) facts.push(`${p.toilets} WC`);
   if (p.floor !== null) facts.push(p.floor === 0 ? 'ground floor' : `floor ${p.floor}`);
   if (facts.length > 0) lines.push(facts.join(' · '));
   lines.push('');
@@ -28,6 +54,10 @@ export function formatProperty(p: Property, style: ChalkInstance): string {
   const perMonth = p.transaction === 'rent' ? '/month' : '';
   const original = p.price_original === null ? '' : ` (stated ${group(p.price_original.amount)} ${p.price_original.currency})`;
   lines.push(row(style, 'Price', p.price_mad === null ? 'not stated' : `${group(p.price_mad)} MAD${perMonth}${original}`));
+  for (const offer of (p.offers ?? []).slice(1)) {
+    const deal = offer.transaction === 'rent' ? 'also for rent' : 'also for sale';
+    lines.push(row(style, '', `${deal}: ${offer.price_mad === null ? 'price not stated' : `${group(offer.price_mad)} MAD${offer.period === 'month' ? '/month' : ''}`}`));
+  }
   if (p.price_per_m2_mad !== null) lines.push(row(style, 'Price / m²', `${group(p.price_per_m2_mad)} MAD${perMonth}`));
   if (p.market !== null) {
     const m = p.market;
@@ -65,5 +95,6 @@ export function formatProperty(p: Property, style: ChalkInstance): string {
     lines.push('', style.yellow('Warnings'));
     for (const w of p.warnings) lines.push(`  ! ${w.message} [${w.code}]`);
   }
+  if (options.explain === true) lines.push(...explanation(p, style));
   return lines.join('\n');
 }

@@ -71,9 +71,18 @@ export const FEATURE_KEYS = [
 export type FeatureKey = (typeof FEATURE_KEYS)[number];
 
 export interface Warning {
-  /** Stable, upper snake case, e.g. PRICE_PER_M2_IMPLAUSIBLE, KEY_MONEY_SCHEME, CONTRADICTION. */
+  /** Stable, upper snake case, e.g. PRICE_PER_M2_IMPLAUSIBLE, KEY_MONEY_SCHEME, CONTRADICTION, DUAL_OFFER. */
   code: string;
   message: string;
+  /** CONTRADICTION only: each source's value with the words it was read from. */
+  values?: WarningValue[];
+}
+
+export interface WarningValue {
+  source: ProvenanceSource;
+  value: string;
+  /** Verbatim, at most 120 characters; null when the source did not say where. */
+  excerpt: string | null;
 }
 
 export type PortalName = 'mubawab' | 'avito' | 'sarouty' | 'yakeey';
@@ -89,6 +98,43 @@ export interface PriceOriginal {
   amount: number;
   currency: string;
 }
+
+/** One deal a listing offers: a listing "à vendre ou à louer" offers two (docs/analysis-text.md "Dual offers"). */
+export interface Offer {
+  transaction: Transaction;
+  /** Always MAD; null when the text names the deal without its price. */
+  price_mad: number | null;
+  /** `month` for a rent (prices are monthly), null for a sale. */
+  period: 'month' | null;
+}
+
+/** Where a fact came from: the page's structured fields, the page's own text, or the description passed in. */
+export type ProvenanceSource = 'structured_data' | 'page_text' | 'description';
+
+export interface FieldProvenance {
+  source: ProvenanceSource;
+  /** The words the value was read from, verbatim (at most 120 characters); for structured data, the field and its value. */
+  excerpt: string;
+  /** 0–1: how sure the reading is (docs/analysis.md "Provenance"). */
+  confidence: number;
+}
+
+export const PROVENANCE_FIELDS = [
+  'transaction',
+  'property_type',
+  'price_mad',
+  'surface_m2',
+  'surface_total_m2',
+  'rooms',
+  'bedrooms',
+  'bathrooms',
+  'toilets',
+  'floor',
+  'city',
+  'district',
+] as const;
+export type ProvenanceField = (typeof PROVENANCE_FIELDS)[number];
+export type Provenance = Partial<Record<ProvenanceField, FieldProvenance>>;
 
 /**
  * Facts about one listing as read from a page and/or a text, before enrichment.
@@ -106,12 +152,18 @@ export interface ListingFacts {
   rooms: number | null;
   bedrooms: number | null;
   bathrooms: number | null;
+  /** WC / toilets counted apart from bathrooms. */
+  toilets: number | null;
   /** 0 = ground floor (RDC); negative = basement. */
   floor: number | null;
   city: string | null;
   district: string | null;
+  /** Every deal offered, the main one first (same as transaction / price_mad); empty when none is stated. */
+  offers: Offer[];
   feature_keys: FeatureKey[];
   photos: string[];
+  /** Where each extracted field came from. */
+  provenance: Provenance;
   /** The free text the facts came from (title + description), kept for angles; never output. */
   description: string | null;
   warnings: Warning[];
@@ -121,6 +173,11 @@ export type MarketPosition = 'below' | 'in_line' | 'above';
 
 export interface MarketComparison {
   area: string;
+  /**
+   * Which figures were used: the listing's district, its city (commune), or — for a commune
+   * without figures of its own — its metro area's (docs/analysis.md "Market comparison").
+   */
+  area_level: 'district' | 'city' | 'metro_area';
   median_price_per_m2_mad: number;
   q1_price_per_m2_mad: number | null;
   q3_price_per_m2_mad: number | null;
@@ -167,7 +224,11 @@ export interface Property {
   rooms: number | null;
   bedrooms: number | null;
   bathrooms: number | null;
+  toilets: number | null;
   floor: number | null;
+  /** The metropolitan area a commune belongs to ("Grand Casablanca" for Bouskoura), else null. */
+  metro_area: string | null;
+  offers: Offer[];
   feature_keys: FeatureKey[];
   price_per_m2_mad: number | null;
   price_original: PriceOriginal | null;
@@ -177,6 +238,7 @@ export interface Property {
   source: ListingSource;
   language: Language;
   warnings: Warning[];
+  provenance: Provenance;
 }
 
 export interface AnalyzeRequest {

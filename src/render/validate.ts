@@ -187,7 +187,7 @@ function validateListing(value: unknown, language: Language, problems: Problems)
     return false;
   });
   const listingLanguage = value.language === undefined ? language : oneOfOrNull(value.language, 'listing.language', LANGUAGES, problems) ?? language;
-  const text = (key: 'city' | 'district'): string | null => {
+  const text = (key: 'city' | 'district' | 'metro_area'): string | null => {
     const v = value[key];
     if (v === undefined || v === null) return null;
     if (typeof v !== 'string') {
@@ -196,7 +196,7 @@ function validateListing(value: unknown, language: Language, problems: Problems)
     }
     return v.trim() === '' ? null : v.trim().slice(0, MAX_TEXT_FIELD);
   };
-  const integer = (key: 'rooms' | 'bedrooms' | 'bathrooms'): number | null => {
+  const integer = (key: 'rooms' | 'bedrooms' | 'bathrooms' | 'toilets'): number | null => {
     const v = nullableNumber(value[key], `listing.${key}`, problems);
     return v === null ? null : Math.round(v);
   };
@@ -221,7 +221,11 @@ function validateListing(value: unknown, language: Language, problems: Problems)
     rooms: integer('rooms'),
     bedrooms: integer('bedrooms'),
     bathrooms: integer('bathrooms'),
+    toilets: integer('toilets'),
     floor,
+    metro_area: text('metro_area'),
+    // Offers and provenance describe the analysis, not the video: a listing passed in keeps none.
+    offers: [],
     feature_keys: featureKeys,
     price_per_m2_mad: nullableNumber(value.price_per_m2_mad, 'listing.price_per_m2_mad', problems),
     price_original: null,
@@ -231,6 +235,7 @@ function validateListing(value: unknown, language: Language, problems: Problems)
     source: source ?? { kind: 'text', portal: null, listing_id: null, url: null },
     language: listingLanguage,
     warnings: [],
+    provenance: {},
   };
 }
 

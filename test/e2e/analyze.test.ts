@@ -18,8 +18,9 @@ const ARABIC = /[\u0600-\u06ff]/;
 
 const PROPERTY_FIELDS = [
   'title', 'city', 'district', 'price_mad', 'currency', 'features', 'marketing_angles',
-  'transaction', 'property_type', 'surface_m2', 'surface_total_m2', 'rooms', 'bedrooms', 'bathrooms', 'floor',
-  'feature_keys', 'price_per_m2_mad', 'price_original', 'market', 'target_buyer', 'photos', 'source', 'language', 'warnings',
+  'transaction', 'property_type', 'surface_m2', 'surface_total_m2', 'rooms', 'bedrooms', 'bathrooms', 'toilets', 'floor',
+  'metro_area', 'offers', 'feature_keys', 'price_per_m2_mad', 'price_original', 'market', 'target_buyer', 'photos', 'source', 'language',
+  'warnings', 'provenance',
 ];
 
 async function analyzeJson(args: string[], input?: string): Promise<{ property: Property; stdout: string }> {
@@ -95,6 +96,17 @@ describe('immoreel analyze (single listing)', () => {
     expect(result.stdout).toMatch(/Buyer\s+Famille/);
     expect(result.stdout).toContain('Marketing angles');
     for (const angle of demo.marketing_angles) expect(result.stdout).toContain(`• ${angle}`);
+  });
+
+  it('shows where each fact came from with --explain', async () => {
+    const plain = await runCli(['analyze', '--demo']);
+    expect(plain.stdout).not.toContain('Where each fact came from');
+    const result = await runCli(['analyze', '--demo', '--explain']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('Where each fact came from');
+    expect(result.stdout).toMatch(/price_mad\s+1850000\s+description, confidence 0\.\d\d/);
+    expect(result.stdout).toMatch(/“[^”]*1 850 000 DH[^”]*”/);
+    expect(result.stdout).toMatch(/bedrooms\s+3\s+description/);
   });
 
   it('writes labels and angles in English with --language en', async () => {

@@ -1,4 +1,5 @@
 import type { ListingFacts, MarketComparison, MarketPosition, PropertyType } from '../../core/types.js';
+import { metroArea } from '../text/gazetteer.js';
 import { findReference, type MarketReference, type ReferenceKind, type ReferenceMatch } from './reference.js';
 
 /**
@@ -70,7 +71,8 @@ const LEVELS: readonly Confidence[] = ['low', 'medium', 'high'];
 export function confidenceOf(match: ReferenceMatch, uplifted: boolean): Confidence {
   const { row } = match;
   if (row.indicative || (row.sample_size !== null && row.sample_size < 10)) return 'low';
-  let level = match.level === 'district' ? 2 : 1;
+  // A metro area's figures stand in for a commune: one step less sure than the commune's own.
+  let level = match.level === 'district' ? 2 : match.level === 'city' ? 1 : 0;
   if (row.sample_size === null) level -= 1;
   if (row.as_of < '2024') level -= 1;
   if (uplifted) level -= 1;
@@ -126,7 +128,8 @@ export function compareWithMarket(facts: ListingFacts): MarketResult {
     reference: row,
     uplifted,
     market: {
-      area: row.district === null ? row.city : `${row.district}, ${row.city}`,
+      area: match.level === 'metro_area' ? `${metroArea(row.city) ?? row.city} (${row.city} figures)` : row.district === null ? row.city : `${row.district}, ${row.city}`,
+      area_level: match.level,
       median_price_per_m2_mad: median,
       q1_price_per_m2_mad: q1,
       q3_price_per_m2_mad: q3,

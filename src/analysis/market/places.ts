@@ -1,4 +1,5 @@
 import type { Language } from '../../core/types.js';
+import { metroAreaCommunes } from '../text/gazetteer.js';
 
 /**
  * Place names as the market table and the labels know them. Listings and extractors spell the
@@ -223,15 +224,9 @@ function computeDistrictKeys(name: string): string[] {
  * Satellite towns whose listings often name the big city instead ("Ville Verte, Casablanca")
  * or the reverse ("Casablanca, Dar Bouazza"): a district is looked up in the whole metro area.
  */
-export const METRO_OF: Record<string, string> = {
-  casablanca: 'casablanca',
-  'dar bouazza': 'casablanca',
-  bouskoura: 'casablanca',
-  'had soualem': 'casablanca',
-  rabat: 'rabat',
-  sale: 'rabat',
-  temara: 'rabat',
-};
+export const METRO_OF: Record<string, string> = Object.fromEntries(
+  metroAreaCommunes().map(([commune, area]) => [cityKey(commune), cityKey(area.core)]),
+);
 
 /** Names in Arabic script for cities and well-known districts (keyed by `placeKey` of the Latin name). */
 const ARABIC_NAMES: Record<string, string> = {

@@ -343,8 +343,11 @@ for (const row of MARKET_REFERENCES) {
 
 export interface ReferenceMatch {
   row: MarketReference;
-  /** `district` when the row describes the listing's district, `city` for a city-wide row. */
-  level: 'district' | 'city';
+  /**
+   * `district` when the row describes the listing's district, `city` for a city-wide row,
+   * `metro_area` when a commune without figures of its own is compared with its metro area's core city.
+   */
+  level: 'district' | 'city' | 'metro_area';
 }
 
 /**
@@ -387,5 +390,10 @@ export function findReference(
   }
   if (cityK === null) return null;
   const row = BY_PLACE.get(indexKey(transaction, kind, cityK, ''));
-  return row === undefined ? null : { row, level: 'city' };
+  if (row !== undefined) return { row, level: 'city' };
+  // A commune without figures of its own (Tit Mellil, Mehdia): its metro area's core city.
+  const metro = METRO_OF[cityK];
+  if (metro === undefined || metro === cityK) return null;
+  const metroRow = BY_PLACE.get(indexKey(transaction, kind, metro, ''));
+  return metroRow === undefined ? null : { row: metroRow, level: 'metro_area' };
 }

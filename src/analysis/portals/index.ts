@@ -1,5 +1,6 @@
 import { AppError, badRequest } from '../../core/errors.js';
-import type { ListingFacts, ListingSource, PortalName } from '../../core/types.js';
+import type { ListingFacts, ListingSource, PortalName, Provenance } from '../../core/types.js';
+import { PROVENANCE_FIELDS } from '../../core/types.js';
 import { fetchBuffer, type FetchOptions, type FetchResult } from '../../net/fetch.js';
 import { mergeFacts } from '../merge.js';
 import { extractFacts } from '../text/extract.js';
@@ -263,13 +264,17 @@ export function parseListingPage(html: string, url: string | null): PageAnalysis
   }
 
   const { title, description } = scrubbed(parse);
-  const pageFacts: ListingFacts = { ...parse.facts, title };
+  const pageFacts: ListingFacts = { ...parse.facts, title, provenance: structuredProvenance(parse.facts) };
   const ownText = [title, description].filter((t): t is string => t !== null).join('\n\n');
-  const facts = ownText === '' ? pageFacts : mergeFacts(pageFacts, extractFacts(ownText));
+  const facts = ownText === '' ? pageFacts : mergeFacts(pageFacts, extractFacts(ownText, { source: 'page_text' }));
   facts.description = ownText === '' ? null : ownText;
   // Descriptions name nearby places ("à 3 min de Maarif"): when the page states its city, its
   // district field (even empty) is the one to trust.
-  if (pageFacts.city !== null) facts.district = pageFacts.district;
+  if (pageFacts.city !== null) {
+    facts.district = pageFacts.district;
+    if (pageFacts.district === null) delete facts.provenance.district;
+    else if (pageFacts.provenance.district !== undefined) facts.provenance.district = pageFacts.provenance.district;
+  }
   // The text fills gaps: a page with an amenity list has no gap there (sellers' texts name
   // neighbouring amenities and search keywords: "proche piscine", "neuf meknes").
   if (pageFacts.feature_keys.length > 0) facts.feature_keys = pageFacts.feature_keys;
@@ -279,4 +284,21 @@ export function parseListingPage(html: string, url: string | null): PageAnalysis
     facts,
     source: { kind: 'url', portal: adapter.name, listing_id: listing?.listingId ?? parse.listingId, url: listingUrl },
   };
+}
+
+/** How sure a value of the page's own fields is: the seller typed it in the portal's form (docs/analysis.md "Provenance"). */
+const STRUCTURED_CONFIDENCE = 0.95;
+
+/**
+ * Provenance of the facts a portal page states in its data: the field and its value as the
+ * page gives them ("bedrooms: 3"), since structured data has no sentence to quote.
+ */
+function structuredProvenance(facts: ListingFacts): Provenance {
+  const provenance: Provenance = {};
+  for (const field of PROVENANCE_FIELDS) {
+    const value = field === 'price_mad' && facts.price_original !== null ? `${facts.price_original.amount} ${facts.price_original.currency}` : facts[field];
+    if (value === null) continue;
+    provenance[field] = { source: 'structured_data', excerpt: `${field}: ${value}`.slice(0, 120), confidence: STRUCTURED_CONFIDENCE };
+  }
+  return provenance;
 }

@@ -21,7 +21,8 @@ const PHONE = new RegExp(
 
 const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g;
 
-const HIDDEN = '[…]';
+/** What stands in for a scrubbed phone number, e-mail or name. */
+export const HIDDEN = '[…]';
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -1,8 +1,9 @@
-import type { ListingFacts, PropertyType } from '../../core/types.js';
+import type { FieldProvenance, ListingFacts, PropertyType, ProvenanceField, ProvenanceSource } from '../../core/types.js';
 import { emptyFacts } from '../facts.js';
 import { scrubPrivate } from '../portals/privacy.js';
 import { extractFeatures } from './features.js';
-import { extractFloor } from './floor.js';
+import { Excerpts } from './excerpt.js';
+import { findFloor } from './floor.js';
 import { extractLocation } from './location.js';
 import { normalizeText } from './normalize.js';
 import { findNumbers } from './numbers.js';
@@ -10,8 +11,9 @@ import { chargesAfter, choosePrice, findPriceMentions, statesNoPrice } from './p
 import { extractRoomCounts } from './rooms.js';
 import { chooseSurfaces, findSurfaceMentions } from './surface.js';
 import { extractTitle, titleEndIn } from './title.js';
-import { extractTransaction } from './transaction.js';
-import { extractPropertyType } from './type.js';
+import { findDualOffer } from './offers.js';
+import { readTransaction } from './transaction.js';
+import { findPropertyType } from './type.js';
 import { contradictionWarnings, keyMoneyWarnings } from './warnings.js';
 
 /**
@@ -29,7 +31,19 @@ export function eurToMadRate(): number {
 export interface ExtractOptions {
   /** MAD per EUR used to convert prices stated in euros (default: eurToMadRate()). */
   eurToMad?: number;
+  /** What the text is, for provenance: the description passed in (default) or a portal page's own text. */
+  source?: Extract<ProvenanceSource, 'page_text' | 'description'>;
 }
+
+/**
+ * Confidence of a value read from a text (docs/analysis.md "Provenance"): a labelled or title
+ * statement, an ordinary statement in the body, and a reading inferred from other words
+ * (a bathroom named without a count, a deal told by its price alone).
+ */
+const CONFIDENCE = { title: 0.9, body: 0.8, inferred: 0.6 } as const;
+
+/** The DUAL_OFFER warning: the text offers the property for sale and for rent. */
+export const DUAL_OFFER = 'DUAL_OFFER';
 
 /** A price this high is a sale price: no rent reaches it (see the use below). */
 const SALE_ONLY_PRICE_MAD = 200_000;
@@ -51,9 +65,28 @@ export function extractFacts(text: string, options: ExtractOptions = {}): Listin
   if (normalized === '') return facts;
   const titleEnd = titleEndIn(normalized);
   const numbers = findNumbers(normalized);
+  const excerpts = new Excerpts(text, normalized);
+  const source = options.source ?? 'description';
+  const note = (field: ProvenanceField, span: { start: number; end: number } | null | undefined, confidence?: number): void => {
+    if (span === null || span === undefined) return;
+    const value: FieldProvenance = {
+      source,
+      excerpt: excerpts.around(span.start, span.end),
+      confidence: confidence ?? (span.start < titleEnd ? CONFIDENCE.title : CONFIDENCE.body),
+    };
+    facts.provenance[field] = value;
+  };
 
-  facts.property_type = extractPropertyType(normalized, titleEnd);
-  facts.transaction = extractTransaction(normalized, titleEnd);
+  const type = findPropertyType(normalized, titleEnd);
+  facts.property_type = type?.type ?? null;
+  note('property_type', type);
+  const deal = readTransaction(normalized, titleEnd);
+  facts.transaction = deal.transaction;
+  if (deal.transaction !== null) {
+    // A deal that wins by a single description word is less sure than one the title states.
+    const words = deal.transaction === 'rent' ? deal.firstRent : deal.firstSale;
+    note('transaction', words, Math.abs(deal.rent - deal.sale) <= 1 && (words?.start ?? 0) >= titleEnd ? CONFIDENCE.inferred : undefined);
+  }
 
   const eurToMad = options.eurToMad ?? eurToMadRate();
   const prices = findPriceMentions(normalized, numbers, titleEnd, { eurToMad });
@@ -64,8 +97,26 @@ export function extractFacts(text: string, options: ExtractOptions = {}): Listin
     facts.price_original = price.currency === 'MAD' ? null : { amount: price.amount, currency: price.currency };
     // "12 000 DH/mois" says rent even when no rent word does; no home rents for 200 000 DH a
     // month (research/market.md §1.6: the dearest villas let for 25–65 k DH), so such a price is a sale.
-    if (facts.transaction === null && price.perMonth) facts.transaction = 'rent';
-    if (facts.transaction === null && !price.perMonth && price.mad >= SALE_ONLY_PRICE_MAD) facts.transaction = 'sale';
+    note('price_mad', price, price.labelled || price.inTitle ? CONFIDENCE.title : CONFIDENCE.body);
+    if (facts.transaction === null && (price.perMonth || price.mad >= SALE_ONLY_PRICE_MAD)) {
+      facts.transaction = price.perMonth ? 'rent' : 'sale';
+      note('transaction', price, CONFIDENCE.inferred);
+    }
+  }
+  const dual = findDualOffer(normalized, titleEnd, prices, facts.transaction);
+  if (dual !== null) {
+    const [main, other] = dual.offers;
+    facts.offers = [...dual.offers];
+    facts.transaction = main.transaction;
+    note('transaction', dual, CONFIDENCE.title);
+    facts.price_mad = main.price_mad;
+    facts.price_original = null;
+    const mainPrice = dual.offers[0].price_mad;
+    if (mainPrice === null) delete facts.provenance.price_mad;
+    else note('price_mad', prices.find((p) => Math.round(p.mad) === mainPrice) ?? dual);
+    facts.warnings.push({ code: DUAL_OFFER, message: dualOfferMessage(main, other) });
+  } else if (facts.transaction !== null) {
+    facts.offers = [{ transaction: facts.transaction, price_mad: facts.price_mad, period: facts.transaction === 'rent' ? 'month' : null }];
   }
 
   const isLand = facts.property_type === 'land' || facts.property_type === 'farm';
@@ -73,21 +124,43 @@ export function extractFacts(text: string, options: ExtractOptions = {}): Listin
   const surfaces = chooseSurfaces(surfaceMentions, isLand, normalized);
   facts.surface_m2 = surfaces.surface_m2;
   facts.surface_total_m2 = surfaces.surface_total_m2;
+  note('surface_m2', surfaces.surface_m2 === null ? null : surfaceMentions.find((m) => m.value === surfaces.surface_m2));
+  note('surface_total_m2', surfaces.surface_total_m2 === null ? null : surfaceMentions.find((m) => m.value === surfaces.surface_total_m2));
 
   const counts = extractRoomCounts(normalized, titleEnd);
   facts.rooms = counts.rooms;
   facts.bedrooms = counts.bedrooms;
   facts.bathrooms = counts.bathrooms;
-  facts.floor = facts.property_type !== null && WHOLE_BUILDING_TYPES.has(facts.property_type) ? null : extractFloor(normalized);
+  facts.toilets = counts.toilets;
+  note('rooms', counts.spans.rooms);
+  note('bedrooms', counts.spans.bedrooms);
+  note('bathrooms', counts.spans.bathrooms, counts.bathroomsInferred ? CONFIDENCE.inferred : undefined);
+  note('toilets', counts.spans.toilets);
+  const floor = facts.property_type !== null && WHOLE_BUILDING_TYPES.has(facts.property_type) ? null : findFloor(normalized);
+  facts.floor = floor?.floor ?? null;
+  note('floor', floor);
 
   const location = extractLocation(normalized, titleEnd);
   facts.city = location.city;
   facts.district = location.district;
+  note('city', location.citySpan);
+  note('district', location.districtSpan, CONFIDENCE.inferred + 0.1);
   facts.feature_keys = extractFeatures(normalized);
 
   facts.warnings = [
+    ...facts.warnings,
     ...keyMoneyWarnings(normalized),
     ...contradictionWarnings({ text: normalized, prices, surfaces: surfaceMentions, bedroomValues: counts.bedroomValues }),
   ];
   return facts;
+}
+
+function dualOfferMessage(main: { transaction: string; price_mad: number | null }, other: { transaction: string; price_mad: number | null }): string {
+  const describe = (offer: { transaction: string; price_mad: number | null }): string => {
+    const deal = offer.transaction === 'sale' ? 'for sale' : 'for rent';
+    if (offer.price_mad === null) return `${deal} (no price stated)`;
+    const amount = offer.price_mad.toLocaleString('en-US').replace(/,/g, ' ');
+    return `${deal} at ${amount} MAD${offer.transaction === 'rent' ? ' a month' : ''}`;
+  };
+  return `The listing is offered both ${describe(main)} and ${describe(other)}; the analysis uses the first, named first in the listing.`;
 }

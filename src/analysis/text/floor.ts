@@ -21,7 +21,7 @@ const FLOOR_PATTERNS: RegExp[] = [
   // "Étage : 6", "étage 5", "ETG1", "etag 5", "floor 3"
   /(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:etage|etg|etag|floor|level)\s?(?:n°|no|numero)?\s?:?\s?(?<n>\d{1,2})(?![a-z\u00df-\u024f\u0600-\u06ff\d]|\s?(?:etages|m2|m\b|min))/g,
   // "premier étage", "deuxième étage", "second floor", "الطابق الثالث", "tab9a tani"
-  new RegExp(String.raw`(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:(?<word>${ORDINAL_WORD_PATTERN})\s(?:etage|floor)|(?:الطابق|الطبقه|طابق|tab9a|tabqa|ta9a)\s(?:رقم\s)?(?:(?<ar>${ORDINAL_WORD_PATTERN})|(?<arn>\d{1,2})))(?![a-z\u00df-\u024f\u0600-\u06ff])`, 'g'),
+  new RegExp(String.raw`(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:(?<word>${ORDINAL_WORD_PATTERN})\s(?:etage|floor)|(?:الطابق|الطبقه|طابق|tab9a|tabqa|tabaq|ta9a)\s(?:رقم\s)?(?:(?<ar>${ORDINAL_WORD_PATTERN})|(?<arn>\d{1,2})))(?![a-z\u00df-\u024f\u0600-\u06ff])`, 'g'),
   // ground floor
   /(?<![a-z\u00df-\u024f\u0600-\u06ff])(?<ground>rdc|rez[- ]de[- ]chauss?e+s?|rez[- ]de[- ]chause|rez de jardin|rez[- ]de[- ]jardin|ground floor|ground level|الطابق الارضي|الارضي|سفليه|السفلي|sofliya|sefliya|sfliya)(?![a-z\u00df-\u024f\u0600-\u06ff])/g,
 ];
@@ -32,7 +32,12 @@ const BUILDING_AFTER = /^\s?s\b|^s?\s?(?:au total|en tout)/;
 
 /** The home's floor; null when the text does not say. */
 export function extractFloor(text: string): number | null {
-  let best: { floor: number; start: number } | null = null;
+  return findFloor(text)?.floor ?? null;
+}
+
+/** The home's floor and where it is stated; null when the text does not say. */
+export function findFloor(text: string): { floor: number; start: number; end: number } | null {
+  let best: { floor: number; start: number; end: number } | null = null;
   for (const pattern of FLOOR_PATTERNS) {
     for (const match of text.matchAll(pattern)) {
       const groups = match.groups ?? {};
@@ -47,9 +52,9 @@ export function extractFloor(text: string): number | null {
         const before = text.slice(Math.max(0, match.index - 16), match.index);
         if (BUILDING_BEFORE.test(before) || BUILDING_AFTER.test(text.slice(end, end + 12))) continue;
       }
-      if (best === null || match.index < best.start) best = { floor, start: match.index };
+      if (best === null || match.index < best.start) best = { floor, start: match.index, end };
       break;
     }
   }
-  return best?.floor ?? null;
+  return best;
 }

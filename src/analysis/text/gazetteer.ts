@@ -762,18 +762,53 @@ export function parentDistrict(city: string, district: string): string | null {
 }
 
 /**
- * Communes of Grand Casablanca (Nouaceur and Médiouna provinces) that portals sometimes file
- * under "Casablanca" and sometimes under their own name.
+ * Metropolitan areas: communes that portals file sometimes under their own name and sometimes
+ * under the big city's ("Ville Verte, Casablanca" for Bouskoura). Membership follows the
+ * administrative map (docs/analysis-text.md "Metro areas" names the sources): Grand Casablanca is
+ * the Casablanca and Mohammedia prefectures with the Nouaceur and Médiouna provinces, plus Had
+ * Soualem, sold as Casablanca's southern periphery; Rabat's area is the Rabat, Salé and
+ * Skhirate-Témara prefectures; Kénitra's takes in Mehdia. Places the gazetteer knows as districts
+ * (Lissasfa, Nouaceur, Harhoura) inherit the area of their city.
  */
-const METRO_AREA: ReadonlyMap<string, string> = new Map([
-  ['Bouskoura', 'Casablanca'],
-  ['Dar Bouazza', 'Casablanca'],
-  ['Tit Mellil', 'Casablanca'],
-  ['Médiouna', 'Casablanca'],
-]);
+export interface MetroArea {
+  /** "Grand Casablanca". */
+  name: string;
+  /** The city whose market figures stand for the area: "Casablanca". */
+  core: string;
+}
 
-/** The big city whose metropolitan area a commune belongs to ("Bouskoura" → "Casablanca"), or null. */
-export function metroArea(city: string): string | null {
+const METRO_AREAS: ReadonlyArray<MetroArea & { communes: readonly string[] }> = [
+  {
+    name: 'Grand Casablanca',
+    core: 'Casablanca',
+    communes: ['Casablanca', 'Mohammedia', 'Bouskoura', 'Dar Bouazza', 'Tit Mellil', 'Médiouna', 'Had Soualem'],
+  },
+  { name: 'Grand Rabat', core: 'Rabat', communes: ['Rabat', 'Salé', 'Témara', 'Skhirat', 'Tamesna', 'Aïn Aouda', 'Bouknadel'] },
+  { name: 'Grand Kénitra', core: 'Kénitra', communes: ['Kénitra', 'Mehdia'] },
+];
+
+const METRO_OF_CITY: ReadonlyMap<string, MetroArea> = new Map(
+  METRO_AREAS.flatMap(({ name, core, communes }) =>
+    communes.map((commune): [string, MetroArea] => {
+      const canonical = findCity(commune);
+      if (canonical === null) throw new Error(`gazetteer: metro area commune ${commune} is not a known city`);
+      return [canonical, { name, core }];
+    }),
+  ),
+);
+
+/** The metropolitan area a city or commune belongs to ("Bouskoura" → Grand Casablanca), or null. */
+export function metroAreaOf(city: string): MetroArea | null {
   const canonical = findCity(city);
-  return canonical === null ? null : (METRO_AREA.get(canonical) ?? null);
+  return canonical === null ? null : (METRO_OF_CITY.get(canonical) ?? null);
+}
+
+/** The name of a city's metropolitan area ("Bouskoura" → "Grand Casablanca"), or null. */
+export function metroArea(city: string): string | null {
+  return metroAreaOf(city)?.name ?? null;
+}
+
+/** Every commune of every metro area with its area, for the market tables. */
+export function metroAreaCommunes(): ReadonlyArray<[string, MetroArea]> {
+  return [...METRO_OF_CITY];
 }

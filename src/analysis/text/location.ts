@@ -9,12 +9,16 @@
  * "centre ville", "médina"). A district found in several cities ("Agdal": Rabat, Marrakech, Fès)
  * does not pick a city on its own: nothing is guessed.
  */
+import type { Span } from './rooms.js';
 import { fuzzyCity, isAliasPrefix, textAliases, type Alias, type PlaceEntry } from './gazetteer.js';
 import { tokenize, type Token } from './normalize.js';
 
 export interface Location {
   city: string | null;
   district: string | null;
+  /** Where the city and the district were read (first mention), for provenance. */
+  citySpan?: Span;
+  districtSpan?: Span;
 }
 
 interface Mention {
@@ -164,10 +168,10 @@ export function extractLocation(text: string, titleEnd: number): Location {
   const mentions = findMentions(text, titleEnd);
   if (mentions.length === 0) return { city: null, district: null };
 
-  const votes = new Map<string, { weight: number; first: number }>();
-  const vote = (city: string, weight: number, position: number): void => {
+  const votes = new Map<string, { weight: number; first: number; end: number }>();
+  const vote = (city: string, weight: number, position: number, end = position): void => {
     const current = votes.get(city);
-    if (current === undefined) votes.set(city, { weight, first: position });
+    if (current === undefined) votes.set(city, { weight, first: position, end });
     else current.weight += weight;
   };
   for (const mention of mentions) {
@@ -175,12 +179,12 @@ export function extractLocation(text: string, titleEnd: number): Location {
     if (isCityMention(mention)) {
       if (mention.street) continue;
       for (const entry of mention.entries) {
-        if (entry.kind === 'city') vote(entry.city, (mention.inTitle ? 3 : 1) * distance, mention.start);
+        if (entry.kind === 'city') vote(entry.city, (mention.inTitle ? 3 : 1) * distance, mention.start, mention.end);
       }
       continue;
     }
     const cities = citiesOf(mention);
-    if (cities.length === 1) vote(cities[0] as string, mention.street ? 0.5 : (mention.inTitle ? 2 : 1) * distance, mention.start);
+    if (cities.length === 1) vote(cities[0] as string, mention.street ? 0.5 : (mention.inTitle ? 2 : 1) * distance, mention.start, mention.end);
   }
   // A district found in several cities only breaks ties between cities the text names otherwise.
   for (const mention of mentions) {
@@ -189,7 +193,7 @@ export function extractLocation(text: string, titleEnd: number): Location {
   }
 
   let city: string | null = null;
-  let best = { weight: 0, first: Infinity };
+  let best = { weight: 0, first: Infinity, end: Infinity };
   for (const [name, tally] of votes) {
     if (tally.weight > best.weight || (tally.weight === best.weight && tally.first < best.first)) {
       city = name;
@@ -198,6 +202,7 @@ export function extractLocation(text: string, titleEnd: number): Location {
   }
 
   let district: string | null = null;
+  let districtSpan: Span | undefined;
   let districtScore = 0;
   for (const mention of mentions) {
     // A street or a landmark at a distance ("à 5 min de Maarif") is not where the home is.
@@ -209,8 +214,9 @@ export function extractLocation(text: string, titleEnd: number): Location {
     const score = (mention.inTitle ? 2 : 1) + (mention.placeWordBefore ? 0.5 : 0);
     if (score > districtScore) {
       district = entry.district;
+      districtSpan = { start: mention.start, end: mention.end };
       districtScore = score;
     }
   }
-  return { city, district };
+  return { city, district, citySpan: city === null ? undefined : { start: best.first, end: best.end }, districtSpan };
 }

@@ -5,26 +5,40 @@
  * - bedrooms = chambres, suites, bedrooms, غرف/بيوت (Moroccan listings name the salon apart, so
  *   "2بيوت صالون" is two bedrooms), Darija "byout"/"bit"; "une suite parentale et deux chambres" = 3;
  *   staff/storage rooms (chambre de bonne, de service, de rangement) are not bedrooms;
- * - bathrooms = salles de bain + salles d'eau / de douche, SDB, bathrooms, Arabic حمام and Darija
- *   7mam/hmam (a bathroom); the French "hammam" is a steam room (a feature, not a bathroom) and
- *   guest WCs / toilettes are not counted.
+ * - bathrooms = rooms with a shower or a bath: salles de bain + salles d'eau / de douche, SDB,
+ *   bathrooms, Arabic حمام and Darija 7mam/hmam; "hammam" counted with digits ("2 hammam") is the
+ *   Darija bathroom, while "un hammam", "hammam marocain" is a steam room (a feature). "Salle de
+ *   bain dans chaque chambre" gives one per bedroom; a suite parentale has its own bathroom;
+ * - toilets = WC, toilettes (guests' included), Arabic مرحاض, Darija "bit lma": counted apart, so
+ *   that "salle de bain + WC" is 1 bathroom and 1 toilet (docs/analysis-text.md "Bathrooms and toilets").
  *
  * English "rooms" is the total, except in a text that also counts "pieces" (Mubawab's English
  * pages say "6 Pieces · 3 Rooms", where Rooms are bedrooms).
  * Ranges and alternatives of a programme ("appartements de 2 et 3 chambres", "3 ch / 2 ch")
  * are not one home's count and are ignored.
  */
+import { WORD_START } from './normalize.js';
 import { COUNT_WORD_PATTERN, parseCount } from './numbers.js';
+
+export interface Span {
+  start: number;
+  end: number;
+}
 
 export interface RoomCounts {
   rooms: number | null;
   bedrooms: number | null;
   bathrooms: number | null;
+  toilets: number | null;
+  /** True when bathrooms were inferred (named without a count, one per bedroom, a suite's own). */
+  bathroomsInferred: boolean;
+  /** Where each count was read in the text (first mention), for provenance. */
+  spans: Partial<Record<'rooms' | 'bedrooms' | 'bathrooms' | 'toilets', Span>>;
   /** The first bedroom count of the title and of the description (for CONTRADICTION warnings). */
   bedroomValues: number[];
 }
 
-type Kind = 'bed' | 'suite' | 'bath' | 'shower' | 'piece' | 'room_en';
+type Kind = 'bed' | 'suite' | 'bath' | 'shower' | 'toilet' | 'piece' | 'room_en';
 
 interface CountMention {
   kind: Kind;
@@ -33,12 +47,15 @@ interface CountMention {
   end: number;
 }
 
+/** Toilets: French, English, Arabic, Darija ("bit lma" = the water room). */
+const TOILET_WORDS = String.raw`(?:wc|w\.c|toilettes?|toilets?|bit lma|مرحاض|مراحيض|طواليت|twalet|twalit)`;
 const ADJECTIVE = String.raw`(?:belles?|beaux|grandes?|grands|grand|spacieuses?|jolies?|petites?|vraies?|autres?|confortables?|lumineuses?|vastes?|magnifiques?|bonnes?|modernes?|large|big|spacious|double|nice|lovely|splendides?|superbes?)`;
 const NOUN = String.raw`(?:` +
   String.raw`(?<suite>suites?(?:\s+parentales?)?|chambres?\s+parentales?|master\s+(?:bed)?rooms?|master\s+suites?)` +
   String.raw`|(?<bed>chambres?(?:\s+a\s+coucher)?|chambes?|chmbres?|chbres?|chbr|ch|bedrooms?|bed\s?rooms?|beds?|br|bdr|غرف\s+نوم|غرفه\s+نوم|غرف|غرفه|بيوت|بيت|byout|biout|byot|bit|bitat)` +
-  String.raw`|(?<bath>salles?\s+de\s+bains?|salles?\s+de\s+bain|sdbs?|s\.d\.b|bathrooms?|baths?|حمامات|حمام|7mam|hmam|hemmam|7emmam|7mmam)` +
+  String.raw`|(?<bath>salles?\s+de\s+bains?|salles?\s+de\s+bain|sdbs?|s\.d\.b|bathrooms?|baths?|حمامات|حمام|7mam|hmam|hemmam|7emmam|7mmam|hammams?|hamam)` +
   String.raw`|(?<shower>salles?\s+d\s?'?\s?eau|salles?\s+de\s+douches?|shower\s?rooms?)` +
+  String.raw`|(?<toilet>${TOILET_WORDS})` +
   String.raw`|(?<piece>pieces?|pcs)` +
   String.raw`|(?<roomEn>rooms?)` +
   String.raw`)`;
@@ -47,7 +64,7 @@ const COUNTED = new RegExp(
   'g',
 );
 /** "Chambres : 3", "Nombre de pièces 4", "Nb. de salles de bains : 2", "عدد الغرف 3". */
-const LABEL_NOUN = String.raw`(?:(?<bed>chambres?|bedrooms?|الغرف)|(?<bath>salles? de bains?|sdb|bathrooms?|الحمامات)|(?<piece>pieces|rooms))`;
+const LABEL_NOUN = String.raw`(?:(?<bed>chambres?|bedrooms?|الغرف)|(?<bath>salles? de bains?|sdb|bathrooms?|الحمامات)|(?<toilet>wc|toilettes)|(?<piece>pieces|rooms))`;
 const LABELLED = [
   new RegExp(String.raw`(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:nombre de|nbre de|nb\.? de|nb|number of|no\.? of|عدد)\s+${LABEL_NOUN}\s*:?\s*(?<count>\d{1,2})(?![a-z\u00df-\u024f\u0600-\u06ff\d])`, 'g'),
   new RegExp(String.raw`(?<![a-z\u00df-\u024f\u0600-\u06ff])${LABEL_NOUN}\s*:\s*(?<count>\d{1,2})(?![a-z\u00df-\u024f\u0600-\u06ff\d])`, 'g'),
@@ -80,6 +97,20 @@ const ORDINAL_VALUE: Record<string, number> = {
   troisieme: 3, '3eme': 3, '3e': 3, '3 eme': 3, third: 3,
   quatrieme: 4, '4eme': 4, '4e': 4, fourth: 4,
 };
+/** "hammam" is the Darija bathroom only when counted with digits and not qualified as a steam room. */
+const STEAM_ROOM_AFTER = /^\s*(?:marocain|traditionnel|beldi|turc|prive|sauna|spa|et sauna|&)/;
+/** "salle de bain dans chaque chambre", "chambres chacune avec salle de bain": one bathroom per bedroom. */
+const EACH_BEDROOM_BATHROOM = new RegExp(
+  String.raw`(?:chaque chambre|chacune|chaque une|chaqu'une|toutes les chambres|each (?:bed)?room|all (?:bed)?rooms|كل غرفه|كل بيت|koll bit)` +
+    String.raw`[^.\n]{0,40}?(?:salles? de bains?|salles? d'eau|sdb|bathroom|حمام|7mam)` +
+    String.raw`|(?:salles? de bains?|salles? d'eau|sdb|bathroom|حمام|7mam)[^.\n]{0,20}?(?:dans chaque chambre|pour chaque chambre|in each (?:bed)?room|en suite dans chaque|في كل غرفه|لكل غرفه)`,
+);
+const BARE_TOILET = new RegExp(String.raw`${WORD_START}${TOILET_WORDS}(?![a-z\u00df-\u024f\u0600-\u06ff])`, 'g');
+/** A WC named as part of a bathroom ("salle de bain avec douche et WC") is not a separate toilet. */
+const TOILET_IN_BATHROOM_BEFORE = /(?:salles? de bains?|salles? d'eau|sdb|bathroom|douche|baignoire|shower)[^,;.\n+]{0,24}(?:avec|et|with|and|equipee de|\/)[^,;.\n+]{0,12}$/;
+/** A guests' or separate WC is a toilet of its own, wherever it is named. */
+const GUEST_TOILET_BEFORE = /(?:guest|guests'|visitor|separate|independent)\s*$/;
+const GUEST_TOILET_AFTER = /^\s*(?:invites?|visiteurs?|separes?|independants?|de reception|d'invites|للضيوف)/;
 const BARE_BATHROOM =
   /(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:salles?\s+de\s+bains?|salle\s+d\s?'?\s?eau|salle\s+de\s+douche|sdb|bathroom|shower room|حمام|الحمام|7mam|hmam|hemmam)(?![a-z\u00df-\u024f\u0600-\u06ff])/g;
 
@@ -88,6 +119,7 @@ function kindOf(groups: Record<string, string | undefined>): Kind {
   if (groups.bed) return 'bed';
   if (groups.bath) return 'bath';
   if (groups.shower) return 'shower';
+  if (groups.toilet) return 'toilet';
   if (groups.piece) return 'piece';
   return 'room_en';
 }
@@ -103,6 +135,8 @@ function findCounted(text: string): CountMention[] {
     const start = match.index;
     const end = start + match[0].length;
     const kind = kindOf(groups);
+    // "2 hammam" (Darija) is two bathrooms; "un hammam", "1 hammam marocain" a steam room.
+    if (kind === 'bath' && /^ham+ams?$/.test(groups.bath ?? '') && (!/^\d|^(?:jouj|jooj|zouj|joj|tlata|tleta|wahed|wa7ed)$/.test(groups.count ?? '') || STEAM_ROOM_AFTER.test(text.slice(end, end + 16)))) continue;
     if ((kind === 'bed' || kind === 'suite') && NOT_A_BEDROOM_AFTER.test(text.slice(end, end + 16))) continue;
     if (kind === 'piece' && NOT_A_ROOM_COUNT_AFTER.test(text.slice(end, end + 16))) continue;
     // "2 et 3 chambres", "3 chambres / 2 chambres": a programme's range, not one home.
@@ -116,7 +150,7 @@ function findCounted(text: string): CountMention[] {
       const groups = match.groups ?? {};
       const count = Number(groups.count);
       if (count === 0 || count > 30 || mentions.some((m) => m.start <= match.index && m.end > match.index)) continue;
-      const kind: Kind = groups.bed ? 'bed' : groups.bath ? 'bath' : 'piece';
+      const kind: Kind = groups.bed ? 'bed' : groups.bath ? 'bath' : groups.toilet ? 'toilet' : 'piece';
       mentions.push({ kind, count, start: match.index, end: match.index + match[0].length });
     }
   }
@@ -203,33 +237,105 @@ const BATH_FAMILY: ReadonlySet<Kind> = new Set(['bath']);
 const SHOWER_FAMILY: ReadonlySet<Kind> = new Set(['shower']);
 const BATHROOM_FAMILY: ReadonlySet<Kind> = new Set(['bath', 'shower']);
 const PIECE_FAMILY: ReadonlySet<Kind> = new Set(['piece']);
+const TOILET_FAMILY: ReadonlySet<Kind> = new Set(['toilet']);
 const ROOM_EN_FAMILY: ReadonlySet<Kind> = new Set(['room_en']);
+
+function spanOf(mention: { start: number; end: number } | undefined): Span | undefined {
+  return mention === undefined ? undefined : { start: mention.start, end: mention.end };
+}
+
+/** Bathrooms of a text that names them without counting them ("cuisine, salle de bain, suite parentale"). */
+function bareBathrooms(text: string, mentions: readonly CountMention[], bedrooms: number | null): { count: number; span: Span | undefined } {
+  const bare = [...text.matchAll(BARE_BATHROOM)];
+  // A suite parentale has its own bathroom; a bathroom word right after the suite is that one.
+  const suites = [
+    ...mentions.filter((m) => m.kind === 'suite').map((m) => ({ start: m.start, end: m.end, count: m.count })),
+    ...[...text.matchAll(BARE_SUITE)].map((m) => ({ start: m.index, end: m.index + m[0].length, count: 1 })),
+  ].filter((suite, index, all) => !all.some((other, j) => j < index && other.start <= suite.start && other.end >= suite.start));
+  let suiteBathrooms = 0;
+  for (const suite of suites) suiteBathrooms += suite.count;
+  // Each suite owns at most the first bathroom named right after it.
+  const owned = new Set<number>();
+  for (const suite of suites) {
+    const next = bare.find((m) => m.index >= suite.end);
+    if (next !== undefined && next.index - suite.end <= 80 && !/[.\n]/.test(text.slice(suite.end, next.index))) owned.add(next.index);
+  }
+  const separate = bare.filter((m) => !owned.has(m.index));
+  const suitesOwn = Math.min(suiteBathrooms, 4);
+  // Bedrooms beyond the suites share at least one bathroom, named or not ("3 chambres dont une suite parentale").
+  const shared = bedrooms !== null && bedrooms > suitesOwn ? 1 : 0;
+  const count = suitesOwn === 0 ? Math.min(separate.length, 4) : suitesOwn + Math.max(Math.min(separate.length, 4), shared);
+  const first = bare[0] ?? [...text.matchAll(BARE_SUITE)][0];
+  return { count, span: first === undefined ? undefined : { start: first.index, end: first.index + first[0].length } };
+}
+
+function bareToilets(text: string): { count: number; span: Span | undefined } {
+  const separate = [...text.matchAll(BARE_TOILET)].filter((m) => {
+    const before = text.slice(Math.max(0, m.index - 48), m.index);
+    if (GUEST_TOILET_BEFORE.test(before) || GUEST_TOILET_AFTER.test(text.slice(m.index + m[0].length, m.index + m[0].length + 16))) return true;
+    return !TOILET_IN_BATHROOM_BEFORE.test(before);
+  });
+  const first = separate[0];
+  return { count: Math.min(separate.length, 3), span: first === undefined ? undefined : { start: first.index, end: first.index + first[0].length } };
+}
 
 export function extractRoomCounts(text: string, titleEnd: number): RoomCounts {
   const mentions = findCounted(text);
   const ordinals = findOrdinals(text);
+  const spans: RoomCounts['spans'] = {};
   const hasPieces = mentions.some((m) => m.kind === 'piece');
   // English "rooms" are bedrooms beside "pieces" (Mubawab EN), total rooms otherwise.
   const bedroomFamily: ReadonlySet<Kind> = hasPieces ? new Set(['bed', 'suite', 'room_en']) : BEDROOM_FAMILY;
 
+  const roomFamily = hasPieces ? PIECE_FAMILY : ROOM_EN_FAMILY;
   let rooms = firstChainTotal(text, mentions, PIECE_FAMILY) ?? (hasPieces ? null : firstChainTotal(text, mentions, ROOM_EN_FAMILY));
-  if (rooms === null) {
+  if (rooms !== null) spans.rooms = spanOf(mentions.find((m) => roomFamily.has(m.kind)));
+  else {
     const code = FRENCH_TYPE_CODE.exec(text);
     FRENCH_TYPE_CODE.lastIndex = 0;
-    if (code?.[1] !== undefined) rooms = Number(code[1]);
+    if (code?.[1] !== undefined) {
+      rooms = Number(code[1]);
+      spans.rooms = { start: code.index, end: code.index + code[0].length };
+    }
   }
 
   // "une deuxième chambre" says there are at least two.
   const bedrooms = atLeast(countBedrooms(text, mentions, bedroomFamily), ordinalAtLeast(ordinals, BEDROOM_FAMILY));
+  if (bedrooms !== null) spans.bedrooms = spanOf(mentions.find((m) => bedroomFamily.has(m.kind)));
 
   const baths = firstChainTotal(text, mentions, BATH_FAMILY);
   const showers = firstChainTotal(text, mentions, SHOWER_FAMILY);
   let bathrooms: number | null =
     baths !== null || showers !== null ? atLeast((baths ?? 0) + (showers ?? 0), ordinalAtLeast(ordinals, BATHROOM_FAMILY)) : null;
-  if (bathrooms === null) {
-    const bare = text.match(BARE_BATHROOM)?.length ?? 0;
+  let bathroomsInferred = false;
+  if (bathrooms !== null) spans.bathrooms = spanOf(mentions.find((m) => BATHROOM_FAMILY.has(m.kind)));
+  else {
+    bathroomsInferred = true;
+    const bare = bareBathrooms(text, mentions, bedrooms);
     const ordinal = ordinalAtLeast(ordinals, BATHROOM_FAMILY);
-    if (bare > 0 || ordinal !== null) bathrooms = Math.max(Math.min(bare, 4), ordinal ?? 0);
+    if (bare.count > 0 || ordinal !== null) {
+      bathrooms = Math.max(bare.count, ordinal ?? 0);
+      spans.bathrooms = bare.span;
+    }
+  }
+  // "salle de bain dans chaque chambre": one per bedroom, at least.
+  if (bedrooms !== null) {
+    const each = EACH_BEDROOM_BATHROOM.exec(text);
+    if (each !== null && (bathrooms === null || bathrooms < bedrooms)) {
+      bathrooms = bedrooms;
+      bathroomsInferred = true;
+      spans.bathrooms = { start: each.index, end: each.index + each[0].length };
+    }
+  }
+
+  let toilets = firstChainTotal(text, mentions, TOILET_FAMILY);
+  if (toilets !== null) spans.toilets = spanOf(mentions.find((m) => m.kind === 'toilet'));
+  else {
+    const bare = bareToilets(text);
+    if (bare.count > 0) {
+      toilets = bare.count;
+      spans.toilets = bare.span;
+    }
   }
 
   // A title that counts other bedrooms than the description is a contradiction worth flagging.
@@ -237,5 +343,5 @@ export function extractRoomCounts(text: string, titleEnd: number): RoomCounts {
   const inTitle = plainBedrooms.find((m) => m.start < titleEnd);
   const inBody = plainBedrooms.find((m) => m.start >= titleEnd);
   const bedroomValues = [inTitle, inBody].filter((m): m is CountMention => m !== undefined).map((m) => m.count);
-  return { rooms, bedrooms, bathrooms, bedroomValues };
+  return { rooms, bedrooms, bathrooms, toilets, bathroomsInferred, spans, bedroomValues };
 }

@@ -11,7 +11,7 @@ const SIGNALS = new RegExp(
   String.raw`(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:` +
     String.raw`(?<rent>a louer|alouer|a loue|en location|a la location|pour location|location|locations|louer|loue|louez|louons|loyer|loyers|for rent|to rent|to let|rental|for lease|per month|monthly|للكراء|كراء|الكراء|للايجار|ايجار|الايجار|للإيجار|lkra|l kra|kra|lil kra|bel kra|nkri|nekri)` +
     String.raw`|(?<rentPeriod>\/\s?mois|par mois|dh\/mois|mensuel|mensuelle)` +
-    String.raw`|(?<sale>a vendre|avendre|a vende|en vente|vente|vend|vends|vendre|vendu|vendons|achat|acheter|achetez|acquerir|acquisition|a ceder|cession|ceder|for sale|sale|buy|للبيع|بيع|البيع|نبيع|lbi3|lilbi3|bi3|lbay3)` +
+    String.raw`|(?<sale>a vendre|avendre|a vende|en vente|vente|vend|vends|vendre|vendu|vendons|achat|acheter|achetez|acquerir|acquisition|a ceder|cession|ceder|for sale|sale|buy|للبيع|بيع|البيع|نبيع|lbi3|lilbi3|bi3|lbay3|nbi3|nbi3o|kanbi3|kanbi3o|nbi3ha)` +
     String.raw`)(?![a-z\u00df-\u024f\u0600-\u06ff])`,
   'g',
 );
@@ -28,9 +28,26 @@ const NOT_THIS_SALE_AFTER = /^\s*(?:ouverts?|a cote|et location|ou location|ou a
 /** English "location" = place: "great location", "prime location". */
 const ENGLISH_LOCATION_BEFORE = /(?:great|excellent|prime|good|central|perfect|ideal|strategic|quiet|the|this|its|amazing|top|unbeatable|superb|fantastic|convenient|best)\s*$/;
 
+export interface TransactionSignals {
+  transaction: Transaction | null;
+  /** Weight of the rent and of the sale words (title words count three times). */
+  rent: number;
+  sale: number;
+  /** The first word of each side that counted, for provenance and dual offers. */
+  firstRent: { start: number; end: number } | null;
+  firstSale: { start: number; end: number } | null;
+}
+
 export function extractTransaction(text: string, titleEnd: number): Transaction | null {
+  return readTransaction(text, titleEnd).transaction;
+}
+
+/** Sale and rent words of a text, weighed (see the module comment). */
+export function readTransaction(text: string, titleEnd: number): TransactionSignals {
   let rent = 0;
   let sale = 0;
+  let firstRent: TransactionSignals['firstRent'] = null;
+  let firstSale: TransactionSignals['firstSale'] = null;
   for (const match of text.matchAll(SIGNALS)) {
     const groups = match.groups ?? {};
     const start = match.index;
@@ -43,6 +60,7 @@ export function extractTransaction(text: string, titleEnd: number): Transaction 
       if (match[0] === 'loue' && LET_ALREADY_BEFORE.test(before)) continue;
       if (match[0] === 'location' && ENGLISH_LOCATION_BEFORE.test(before)) continue;
       rent += weight;
+      firstRent ??= { start, end };
     } else if (groups.rentPeriod !== undefined) {
       rent += weight * 0.5;
     } else if (groups.sale !== undefined) {
@@ -50,8 +68,9 @@ export function extractTransaction(text: string, titleEnd: number): Transaction 
       // English "sale" only in "for sale"/"on sale": "Salé" the city is written "sale" once normalised.
       if (match[0] === 'sale' && !/(?:for|on)\s*$/.test(before)) continue;
       sale += weight;
+      firstSale ??= { start, end };
     }
   }
-  if (rent === sale) return null;
-  return rent > sale ? 'rent' : 'sale';
+  const transaction = rent === sale ? null : rent > sale ? 'rent' : 'sale';
+  return { transaction, rent, sale, firstRent, firstSale };
 }

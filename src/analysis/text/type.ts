@@ -17,7 +17,7 @@ const TYPE_WORDS = new RegExp(
     String.raw`|(?<penthouse>penthouses?|بنتهاوس)` +
     String.raw`|(?<villa>villas?|vila|filla|فيلا|فيلات|الفيلا)` +
     String.raw`|(?<riad>riads?|رياض)` +
-    String.raw`|(?<house>maisons?|hotel particulier|house|townhouse|منزل|المنزل|دار)` +
+    String.raw`|(?<house>maisons?|hotel particulier|house|townhouse|منزل|المنزل|دار|dar)` +
     String.raw`|(?<farm>fermes?|ferme agricole|farm|ضيعه|الضيعه|ferma|day3a)` +
     String.raw`|(?<land>terrains?|lots?|plot|land|hectares?|ارض|الارض|بقعه|البقعه|بقع|bo9a)` +
     String.raw`|(?<office>bureaux?|plateaux? (?:de |a usage de )?bureaux?|plateau|offices?|مكتب|مكاتب|biro)` +
@@ -33,6 +33,12 @@ type Checker = (before: string, after: string, inTitle: boolean) => boolean;
 const PLACE_RIAD_BEFORE = /(?:hay|mahaj|quartier|residence|res|lotissement|bd|boulevard|avenue|av|rue|al|el|ryad)\s*$/;
 const PLACE_RIAD_AFTER = /^\s*(?:oulad|ouled|salam|essalam|el|al|zitoun|andalous|sbil|rahma|errahma|ال)/;
 const NOT_A_HOUSE_AFTER = /^\s*(?:d\s?'?\s?hotes?|de maitre|البيضاء|بوعزه|الضياف|الشباب|السلام|الامان|المسنين|bouazza)/;
+/**
+ * Darija "dar" (a house) is also the first word of place and institution names: Dar Bouazza,
+ * Dar el Beida (Casablanca), Dar Es Salam, Dar Chabab (youth centre), "wast dar" (the patio).
+ */
+const NOT_A_DAR_AFTER = /^\s*(?:bouazza|bouaza|el\b|al\b|es\b|lbida|lbayda|beida|baida|essalam|salam|lamane|chabab|chebab|taliba|dyafa|diafa|ould|gueddari|chaoui|touzani|sebti|lhana)/;
+const NOT_A_DAR_BEFORE = /(?:wast|west|f wast|residence|quartier|hay|douar|rue|bd|avenue)\s*$/;
 const NOT_A_FARM = { before: /(?:residence|complexe|ensemble|immeuble|quartier|espace|porte|cuisine|parking|piscine|garage|resid|res)\s*$/, after: /^\s*(?:bretonne|breton)/ };
 const LAND_AS_AMENITY_AFTER = /^\s*(?:de |d'|du )?(?:foot|football|sport|sports|basket|basketball|tennis|golf|jeux|padel|omnisports?|handball)/;
 const LAND_OF_ANOTHER_BEFORE = /(?:sur un|sur une|sur|avec un|avec|et|un beau|d'un|son|du|de)\s*$/;
@@ -71,9 +77,10 @@ const CHECKS: Partial<Record<PropertyType, Checker>> = {
 
 const APARTMENT_SUBTYPES: ReadonlySet<PropertyType> = new Set(['studio', 'duplex', 'penthouse']);
 
-interface TypeMention {
+export interface TypeMention {
   type: PropertyType;
   start: number;
+  end: number;
 }
 
 function typeOf(groups: Record<string, string | undefined>): PropertyType | null {
@@ -92,6 +99,7 @@ function qualifies(text: string, type: PropertyType, word: string, start: number
   if (type === 'commercial' && /^loca(?:l|ux)$/.test(word) && !inTitle) return COMMERCIAL_LOCAL_AFTER.test(after) || /(?:un|le|ce|mon|du)\s*$/.test(before);
   if (type === 'office' && word === 'plateau') return inTitle && /^\s*(?:de |a usage )?(?:bureau|professionnel)/.test(after);
   if (type === 'riad' && word === 'رياض') return !/^\s*ال/.test(after);
+  if (type === 'house' && word === 'dar') return !NOT_A_DAR_AFTER.test(after) && !NOT_A_DAR_BEFORE.test(before);
   const check = CHECKS[type];
   return check === undefined || check(before, after, inTitle);
 }
@@ -103,7 +111,7 @@ function mentions(text: string, from: number, to: number, inTitle: boolean, firs
     const type = typeOf(match.groups ?? {});
     if (type === null) continue;
     if (!qualifies(text, type, match[0], match.index, match.index + match[0].length, inTitle)) continue;
-    found.push({ type, start: match.index });
+    found.push({ type, start: match.index, end: match.index + match[0].length });
     if (firstOnly) break;
   }
   return found;
@@ -111,14 +119,19 @@ function mentions(text: string, from: number, to: number, inTitle: boolean, firs
 
 /** The property type the text states, or null. `titleEnd` is where the title stops in `text`. */
 export function extractPropertyType(text: string, titleEnd: number): PropertyType | null {
+  return findPropertyType(text, titleEnd)?.type ?? null;
+}
+
+/** The mention the property type is read from, or null. */
+export function findPropertyType(text: string, titleEnd: number): TypeMention | null {
   const inTitle = mentions(text, 0, titleEnd, true, false);
   const first = inTitle[0];
   if (first !== undefined) {
     if (first.type === 'apartment') {
       const precise = inTitle.find((m) => APARTMENT_SUBTYPES.has(m.type));
-      if (precise !== undefined) return precise.type;
+      if (precise !== undefined) return precise;
     }
-    return first.type;
+    return first;
   }
-  return mentions(text, titleEnd, text.length, false, true)[0]?.type ?? null;
+  return mentions(text, titleEnd, text.length, false, true)[0] ?? null;
 }

@@ -12,6 +12,7 @@ interface AnalyzeFlags extends InputFlags {
   csv?: string;
   out?: string;
   concurrency?: string;
+  explain?: boolean;
 }
 
 const EXAMPLES = `
@@ -22,7 +23,8 @@ Examples:
   $ immoreel analyze --url https://www.mubawab.ma/fr/a/8418668/... --json
   $ immoreel analyze --url URL --html-file saved-page.html
   $ immoreel analyze --csv listings.csv --out results.csv
-  $ immoreel analyze --demo`;
+  $ immoreel analyze --demo
+  $ immoreel analyze --description-file annonce.txt --explain`;
 
 /** Columns of `--out results.csv`: the id, the outcome, then the analysis in flat form. */
 const RESULT_COLUMNS = [
@@ -111,6 +113,7 @@ export function analyzeCommand(): Command {
     .option('--csv <file>', 'batch: a CSV with columns id,url,description,language,target_audience (- for stdin)')
     .option('--out <file>', 'batch: write results to FILE (.csv for CSV, else NDJSON)')
     .option('--concurrency <n>', 'batch: rows analyzed at once', '8')
+    .option('--explain', 'show where each fact came from (page data, page text or description), with the words and a confidence')
     .addHelpText('after', EXAMPLES)
     .action(async (stdinArg: string | undefined, flags: AnalyzeFlags, command: Command) => {
       const ctx = contextFor(command);
@@ -128,7 +131,7 @@ export function analyzeCommand(): Command {
         const progress = ctx.output.progress('Analyzing listing…');
         const response = await service.analyze(request).finally(() => progress.stop());
         if (ctx.output.json) ctx.output.data(response);
-        else ctx.output.text(formatProperty(response.property, ctx.output.style));
+        else ctx.output.text(formatProperty(response.property, ctx.output.style, { explain: flags.explain === true }));
       } finally {
         await service.close();
       }

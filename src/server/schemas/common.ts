@@ -6,6 +6,7 @@ import {
   JOB_STATES,
   LANGUAGES,
   PROPERTY_TYPES,
+  PROVENANCE_FIELDS,
   TRANSACTIONS,
   VIDEO_FORMATS,
 } from '../../core/types.js';
@@ -57,16 +58,40 @@ export const ErrorEnvelopeSchema: JsonSchema = {
   },
 };
 
+const PROVENANCE_SOURCES = ['structured_data', 'page_text', 'description'];
+
 export const WarningSchema: JsonSchema = {
   type: 'object',
   required: ['code', 'message'],
-  properties: { code: { type: 'string' }, message: { type: 'string' } },
+  properties: {
+    code: { type: 'string' },
+    message: { type: 'string' },
+    values: {
+      type: 'array',
+      description: 'CONTRADICTION only: each source\'s value with the words it was read from.',
+      items: {
+        type: 'object',
+        properties: { source: { type: 'string', enum: PROVENANCE_SOURCES }, value: { type: 'string' }, excerpt: nullable('string') },
+      },
+    },
+  },
+};
+
+const FieldProvenanceSchema: JsonSchema = {
+  type: 'object',
+  required: ['source', 'excerpt', 'confidence'],
+  properties: {
+    source: { type: 'string', enum: PROVENANCE_SOURCES },
+    excerpt: { type: 'string', maxLength: 120, description: 'The words the value was read from, verbatim; for page data, "field: value".' },
+    confidence: { type: 'number', minimum: 0, maximum: 1 },
+  },
 };
 
 export const MarketSchema: JsonSchema = {
   type: ['object', 'null'],
   properties: {
     area: { type: 'string' },
+    area_level: { type: 'string', enum: ['district', 'city', 'metro_area'], description: 'metro_area: a commune compared with its metro area\'s figures.' },
     median_price_per_m2_mad: { type: 'number' },
     q1_price_per_m2_mad: nullable('number'),
     q3_price_per_m2_mad: nullable('number'),
@@ -97,8 +122,23 @@ export const PropertySchema: JsonSchema = {
     surface_total_m2: nullable('number'),
     rooms: nullable('integer'),
     bedrooms: nullable('integer'),
-    bathrooms: nullable('integer'),
+    bathrooms: { type: ['integer', 'null'], description: 'Rooms with a shower or a bath.' },
+    toilets: { type: ['integer', 'null'], description: 'WC counted apart from bathrooms.' },
     floor: nullable('integer'),
+    metro_area: { type: ['string', 'null'], description: 'The metropolitan area of the city (commune), e.g. Grand Casablanca.' },
+    offers: {
+      type: 'array',
+      description: 'Every deal offered, the main one first (the same as transaction / price_mad); two for a DUAL_OFFER listing.',
+      items: {
+        type: 'object',
+        required: ['transaction', 'price_mad', 'period'],
+        properties: {
+          transaction: { type: 'string', enum: [...TRANSACTIONS] },
+          price_mad: nullable('integer'),
+          period: { type: ['string', 'null'], enum: ['month', null] },
+        },
+      },
+    },
     feature_keys: { type: 'array', items: { type: 'string', enum: [...FEATURE_KEYS] } },
     price_per_m2_mad: nullable('number'),
     price_original: { type: ['object', 'null'], properties: { amount: { type: 'number' }, currency: { type: 'string' } } },
@@ -142,6 +182,11 @@ export const PropertySchema: JsonSchema = {
     },
     language: { type: 'string', enum: [...LANGUAGES] },
     warnings: { type: 'array', items: WarningSchema },
+    provenance: {
+      type: 'object',
+      description: 'Where each extracted field came from, keyed by field name.',
+      properties: Object.fromEntries(PROVENANCE_FIELDS.map((field) => [field, FieldProvenanceSchema])),
+    },
   },
 };
 

@@ -76,6 +76,7 @@ describe('compareWithMarket', () => {
     expect(result.price_per_m2_mad).toBe(15417);
     expect(result.market).toEqual({
       area: 'Maârif, Casablanca',
+      area_level: 'district',
       median_price_per_m2_mad: 16892,
       q1_price_per_m2_mad: 13964,
       q3_price_per_m2_mad: 20559,

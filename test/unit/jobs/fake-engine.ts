@@ -29,9 +29,9 @@ export function fakeProperty(title = 'Appartement test'): Property {
   return {
     title, city: 'Casablanca', district: 'Maarif', price_mad: 950000, currency: 'MAD', features: [], marketing_angles: [],
     transaction: 'sale', property_type: 'apartment', surface_m2: 80, surface_total_m2: null, rooms: null, bedrooms: 2,
-    bathrooms: null, floor: null, feature_keys: [], price_per_m2_mad: 11875, price_original: null, market: null,
+    bathrooms: null, toilets: null, floor: null, metro_area: 'Grand Casablanca', offers: [{ transaction: 'sale', price_mad: 950000, period: null }], feature_keys: [], price_per_m2_mad: 11875, price_original: null, market: null,
     target_buyer: { primary: 'family', segments: [], demographics: { household: '', age_range: '', budget_mad: null, financing: '' } },
-    photos: [], source: { kind: 'text', portal: null, listing_id: null, url: null }, language: 'fr', warnings: [],
+    photos: [], source: { kind: 'text', portal: null, listing_id: null, url: null }, language: 'fr', warnings: [], provenance: {},
   };
 }
 

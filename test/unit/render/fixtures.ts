@@ -17,7 +17,10 @@ export function demoProperty(overrides: Partial<Property> = {}): Property {
     rooms: 5,
     bedrooms: 3,
     bathrooms: 2,
+    toilets: null,
     floor: 3,
+    metro_area: 'Grand Casablanca',
+    offers: [{ transaction: 'sale', price_mad: 1_850_000, period: null }],
     feature_keys: ['terrace', 'elevator', 'parking', 'concierge', 'security', 'equipped_kitchen'],
     price_per_m2_mad: 15_417,
     price_original: null,
@@ -27,6 +30,7 @@ export function demoProperty(overrides: Partial<Property> = {}): Property {
     source: { kind: 'text', portal: null, listing_id: null, url: null },
     language: 'fr',
     warnings: [],
+    provenance: {},
     ...overrides,
   };
 }

@@ -69,7 +69,10 @@ describe('findDistrict', () => {
     expect(parentDistrict('Casablanca', 'Les Princesses')).toBe('Maârif');
     expect(parentDistrict('Casablanca', 'bourgogne est')).toBe('Bourgogne');
     expect(parentDistrict('Casablanca', 'Maârif')).toBeNull();
-    expect(metroArea('Bouskoura')).toBe('Casablanca');
-    expect(metroArea('Rabat')).toBeNull();
+    expect(metroArea('Bouskoura')).toBe('Grand Casablanca');
+    expect(metroArea('Casablanca')).toBe('Grand Casablanca');
+    expect(metroArea('Témara')).toBe('Grand Rabat');
+    expect(metroArea('Mehdia')).toBe('Grand Kénitra');
+    expect(metroArea('Marrakech')).toBeNull();
   });
 });
