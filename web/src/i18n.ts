@@ -6,6 +6,7 @@ export type PageLanguage = (typeof PAGE_LANGUAGES)[number];
 type Dictionary = Record<string, string>;
 
 const fr: Dictionary = {
+  'fact.toilets': 'WC',
   'unit.mad': 'DH',
   'unit.m2': 'm²',
   'unit.mad_m2': 'DH/m²',
@@ -183,6 +184,7 @@ const fr: Dictionary = {
 };
 
 const en: Dictionary = {
+  'fact.toilets': 'Toilets',
   'unit.mad': 'MAD',
   'unit.m2': 'm²',
   'unit.mad_m2': 'MAD/m²',
@@ -360,6 +362,7 @@ const en: Dictionary = {
 };
 
 const ar: Dictionary = {
+  'fact.toilets': 'المراحيض',
   'unit.mad': 'درهم',
   'unit.m2': 'م²',
   'unit.mad_m2': 'درهم/م²',

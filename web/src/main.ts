@@ -198,6 +198,7 @@ function renderAnalysis(p: Property): void {
   fact(facts, 'fact.rooms', n(p.rooms));
   fact(facts, 'fact.bedrooms', n(p.bedrooms));
   fact(facts, 'fact.bathrooms', n(p.bathrooms));
+  fact(facts, 'fact.toilets', n(p.toilets));
   fact(facts, 'fact.floor', n(p.floor));
   fact(facts, 'fact.place', [p.district, p.city].filter((v) => v !== null).join(', '));
   fact(facts, 'fact.ppm2', n(p.price_per_m2_mad, 'unit.mad_m2'));
