@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian/Ubuntu machine lacks to build and run immoreel: ffmpeg/ffprobe for
-# rendering, make/g++/python3 for better-sqlite3's from-source build, and PostgreSQL (≥ 15, Debian's
-# `postgresql` package) that the scale-out tests start on loopback (docs/scaling.md "Tests").
-# Does nothing when all are present. Needs root (or sudo) only when something is missing.
+# rendering, make/g++/python3 for better-sqlite3's from-source build, PostgreSQL (≥ 15, Debian's
+# `postgresql` package) that the scale-out tests start on loopback (docs/scaling.md "Tests"), and
+# Chromium for the Studio's browser tests (docs/studio.md). Does nothing when all are present.
+# Needs root (or sudo) only when something is missing.
 set -euo pipefail
 
 need=()
@@ -19,6 +20,7 @@ for bin in /usr/lib/postgresql/*/bin/initdb; do
   [ "${major%%.*}" -ge 15 ] 2>/dev/null && has_postgres=yes
 done
 [ "$has_postgres" = yes ] || need+=(postgresql)
+[ -x "${IMMOREEL_CHROMIUM:-/usr/bin/chromium}" ] || need+=(chromium)
 [ ${#need[@]} -eq 0 ] && exit 0
 
 packages=$(printf '%s\n' "${need[@]}" | sort -u | tr '\n' ' ')

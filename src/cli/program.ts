@@ -7,6 +7,7 @@ import { templatesCommand } from './commands/templates.js';
 import { authCommand } from './commands/auth.js';
 import { keysCommand } from './commands/keys.js';
 import { serveCommand } from './commands/serve.js';
+import { studioCommand } from './commands/studio.js';
 import { jobsCommand } from './commands/jobs.js';
 import { workerCommand } from './commands/worker.js';
 
@@ -38,6 +39,7 @@ export function buildProgram(): Command {
   program.addCommand(templatesCommand());
   program.addCommand(doctorCommand());
   program.addCommand(serveCommand());
+  program.addCommand(studioCommand());
   program.addCommand(keysCommand());
   program.addCommand(jobsCommand());
   program.addCommand(workerCommand());

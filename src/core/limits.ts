@@ -27,6 +27,21 @@ export const MAX_LISTING_NAME_CHARS = 120;
 export const MAX_LISTING_LIST_ITEMS = 60;
 export const MAX_LISTING_ITEM_CHARS = 400;
 
+/** Bytes of a string in UTF-8, without Node's Buffer (this module is also type-checked for the Studio page). */
+function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) bytes += 1;
+    else if (unit < 0x800) bytes += 2;
+    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      bytes += 4; // a surrogate pair is one 4-byte character
+      i += 1;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
 /**
  * Checks that a free-form JSON value nests at most `maxDepth` levels and weighs at most
  * `maxBytes` as JSON, without recursion (a deeply nested value must not overflow the stack) and
@@ -46,12 +61,12 @@ export function checkJsonShape(value: unknown, field: string, limits: { maxDepth
         if (Array.isArray(current)) stack.push({ value: child, depth: depth + 1 });
         else {
           const [key, inner] = child as [string, unknown];
-          bytes += Buffer.byteLength(key) + 3;
+          bytes += utf8Length(key) + 3;
           stack.push({ value: inner, depth: depth + 1 });
         }
       }
     } else if (typeof current === 'string') {
-      bytes += Buffer.byteLength(current) + 2;
+      bytes += utf8Length(current) + 2;
     } else {
       bytes += String(current).length;
     }

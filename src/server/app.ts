@@ -10,6 +10,7 @@ import { API_VERSION, DEFAULT_LIMITS, type ServerLimits } from './config.js';
 import { envelope, errorHandler, notFoundHandler, sendError, withHeaders } from './errors.js';
 import { randomId } from './ids.js';
 import { TokenBucketLimiter } from './rate-limit.js';
+import { registerStudio } from './studio/index.js';
 import { RouteRegistry } from './route-spec.js';
 import { accountRoutes } from './routes/account.js';
 import { analyzeRoutes } from './routes/analyze.js';
@@ -181,6 +182,7 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
       throw new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down: retry in a few seconds.', { reason: 'shutting_down', retryAfterS: 5 });
     }
   });
+  registerStudio(app, { keys: deps.store.keys, ...deps.studio });
   app.addHook('onRequest', createAuthorizer({ keys: deps.store.keys, usage: deps.store.usage, limiter, limits, now, idempotency: deps.store.idempotency }));
   app.addHook('onResponse', refundHook(deps.store.usage));
   app.addHook('onResponse', async (request, reply) => {

@@ -3,6 +3,7 @@ import type { ValidRenderRequest } from '../render/types.js';
 import type { ServerLimits } from './config.js';
 import type { RouteRegistry } from './route-spec.js';
 import type { ServerStore } from './store.js';
+import type { StudioLogin } from './studio/session.js';
 
 /**
  * What routes are given: the app's parts and settings. Routes import this file, never app.ts
@@ -38,6 +39,8 @@ export interface ServerDeps {
   allowLoopbackFetch?: boolean;
   /** Browser origins allowed by CORS (`--cors-origin`); none (the default) = no CORS headers. */
   corsOrigins?: readonly string[];
+  /** The Studio page at `/` (docs/studio.md); `login` is the one-time link of `immoreel studio`. */
+  studio?: { login?: StudioLogin; root?: string };
 }
 
 export interface ServerContext {

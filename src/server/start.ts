@@ -8,6 +8,7 @@ import { guardedFetch } from '../net/fetch.js';
 import { validateRenderRequest } from '../render/index.js';
 import { buildApp, type LogOptions } from './app.js';
 import { API_PREFIX, type ServerLimits } from './config.js';
+import type { StudioLogin } from './studio/session.js';
 import { openServerStore, type ServerStore } from './store.js';
 import { webhookSender, WebhookDispatcher } from './webhooks.js';
 
@@ -35,6 +36,8 @@ export interface StartOptions {
   watchdogMs?: number;
   /** Analysis worker threads and the time budget of one analysis (docs/security.md). */
   analysis?: AnalysisPoolOptions;
+  /** The one-time sign-in link of `immoreel studio`. */
+  studioLogin?: StudioLogin;
 }
 
 export interface RunningServer {
@@ -97,6 +100,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     log: options.log,
     allowLoopbackFetch: allowLoopback,
     corsOrigins: options.corsOrigins,
+    studio: { login: options.studioLogin },
   });
 
   const webhooks = new WebhookDispatcher({

@@ -174,7 +174,7 @@ function makeCase(n: number): Case {
       return {
         label: `route#${n}`,
         method: pick(['PUT', 'DELETE', 'PATCH', 'GET'] as const),
-        path: pick(['/api/v1/analyze', '/api/v1/render-video', '/api/v2/analyze', `/api/v1/${randomString(12).replace(/[^a-z]/g, '')}`, '/', '/api/v1/jobs/job_01jabcdefghjkmnpqrstvwxyz0/delete']),
+        path: pick(['/api/v1/analyze', '/api/v1/render-video', '/api/v2/analyze', `/api/v1/${randomString(12).replace(/[^a-z]/g, '')}`, '/index.php', '/api/v1/jobs/job_01jabcdefghjkmnpqrstvwxyz0/delete']),
         headers: { ...auth, 'x-garbage': randomString(50).replace(/[^\x20-\x7e]/g, '?') },
       };
   }

@@ -31,7 +31,7 @@ interface ServeFlags {
   logLevel: string;
 }
 
-function wholeNumber(value: string, flag: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+export function wholeNumber(value: string, flag: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const n = Number(value);
   if (!/^\d+$/.test(value.trim()) || n < min || n > max) {
     throw badRequest(`${flag} must be a whole number from ${min}${max === Number.MAX_SAFE_INTEGER ? '' : ` to ${max}`}, not ${JSON.stringify(value)}.`, {

@@ -1,0 +1,401 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+// Callbacks passed to page.evaluate run in the page: they need the DOM types.
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ConsoleMessage, Page } from 'playwright-core';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JobRecord } from '../../src/core/types.js';
+import { launchChromium, type StartedBrowser } from '../helpers/browser.js';
+import { REPO_ROOT, runCli } from '../helpers/cli.js';
+import { bearer, createKey, freshDataDir, startServe, type CreatedKey, type ServeProcess } from './server-process.js';
+
+/*
+ * The Studio in a real browser (docs/studio.md, "Tests"): Debian's Chromium driven by
+ * playwright-core against the real `immoreel serve` on loopback, one real render checked with
+ * the <video> element and the API's checksum. Screenshots land in docs/studio/.
+ */
+
+const SHOTS = join(REPO_ROOT, 'docs', 'studio');
+const DESKTOP = { width: 1280, height: 900 };
+const PHONE = { width: 390, height: 844 };
+const LISTING_FR =
+  'Appartement à vendre à Maarif, Casablanca. 120 m², 3 chambres, 2 salles de bain, terrasse, ascenseur, parking. Prix : 1 850 000 DH.';
+const LISTING_AR = 'شقة للبيع في المعاريف بالدار البيضاء، المساحة 120 متر مربع، 3 غرف نوم، حمامان، مصعد وموقف سيارات. الثمن 1850000 درهم.';
+
+let server: ServeProcess;
+let key: CreatedKey;
+let chrome: StartedBrowser;
+let photoFiles: string[] = [];
+let tinyFile = '';
+const consoleProblems: string[] = [];
+/** Chromium logs every 4xx answer and aborted request as a console error: only those a test provokes on purpose are allowed. */
+const allowedConsoleErrors: RegExp[] = [];
+
+function watch(page: Page): Page {
+  page.on('console', (message: ConsoleMessage) => {
+    if (message.type() !== 'error' && message.type() !== 'warning') return;
+    const text = message.text();
+    if (message.type() === 'error' && allowedConsoleErrors.some((pattern) => pattern.test(text))) return;
+    consoleProblems.push(`${message.type()}: ${text} (${page.url()})`);
+  });
+  page.on('pageerror', (error) => consoleProblems.push(`pageerror: ${error.message} (${page.url()})`));
+  return page;
+}
+
+async function newPage(path: string): Promise<Page> {
+  const page = watch(await chrome.browser.newPage());
+  await page.setViewportSize(DESKTOP);
+  await page.goto(`${server.url}${path}`);
+  await page.waitForSelector('body[data-ready="true"]');
+  return page;
+}
+
+async function api<T>(path: string): Promise<T> {
+  const response = await fetch(`${server.url}${path}`, { headers: bearer(key) });
+  expect(response.status).toBe(200);
+  return (await response.json()) as T;
+}
+
+async function uploadAsset(file: string): Promise<string> {
+  const response = await fetch(`${server.url}/api/v1/assets`, { method: 'POST', headers: { ...bearer(key), 'content-type': 'image/jpeg' }, body: readFileSync(file) });
+  expect(response.status).toBe(201);
+  return ((await response.json()) as { asset: { ref: string } }).asset.ref;
+}
+
+async function analyzeText(page: Page, text: string): Promise<void> {
+  await page.fill('#listing', text);
+  await page.click('#analyze-btn');
+  await page.waitForSelector('#analysis:not([hidden]) #facts dt');
+}
+
+/** Nothing sticks out sideways at a phone's width (text that cannot wrap included). */
+async function expectFitsPhone(page: Page): Promise<void> {
+  const wide = await page.evaluate(() =>
+    [...document.querySelectorAll<HTMLElement>('body *')]
+      .filter((el) => el.offsetParent !== null && (el.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5 || el.getBoundingClientRect().left < -0.5))
+      .map((el) => `${el.tagName.toLowerCase()}#${el.id}.${el.className}`),
+  );
+  expect(wide, 'no element wider than a phone').toEqual([]);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(overflow, 'no sideways scrolling at phone width').toBeLessThanOrEqual(0);
+}
+
+/** Every visible form control has an accessible name (a label, aria-label or aria-labelledby). */
+async function expectLabelledControls(page: Page): Promise<void> {
+  const unlabelled = await page.evaluate(() =>
+    [...document.querySelectorAll<HTMLInputElement>('input, select, textarea')]
+      .filter((control) => control.type !== 'hidden' && !control.closest('[hidden]'))
+      .filter((control) => (control.labels?.length ?? 0) === 0 && !control.getAttribute('aria-label') && !control.getAttribute('aria-labelledby'))
+      .map((control) => control.id || control.name),
+  );
+  expect(unlabelled).toEqual([]);
+}
+
+beforeAll(async () => {
+  const dir = freshDataDir();
+  const colours = [
+    { r: 180, g: 120, b: 80 },
+    { r: 60, g: 130, b: 190 },
+    { r: 90, g: 160, b: 90 },
+  ];
+  photoFiles = await Promise.all(
+    colours.map(async (background, index) => {
+      const file = join(dir, `photo-${index + 1}.jpg`);
+      const stripe = await sharp({ create: { width: 400, height: 720, channels: 3, background: { r: 240, g: 240, b: 240 } } }).jpeg().toBuffer();
+      await sharp({ create: { width: 1280, height: 720, channels: 3, background } })
+        .composite([{ input: stripe, left: 200 + index * 300, top: 0 }])
+        .jpeg({ quality: 85 })
+        .toFile(file);
+      return file;
+    }),
+  );
+  // A sound image far too small for a video: the upload accepts it (logos are small), the render cannot use it.
+  tinyFile = join(dir, 'tiny.png');
+  await sharp({ create: { width: 16, height: 16, channels: 3, background: '#336699' } }).png().toFile(tinyFile);
+
+  server = await startServe(freshDataDir());
+  key = await createKey(server.dataDir, ['--tenant', 'agence-atlas']);
+  chrome = await launchChromium();
+  mkdirSync(SHOTS, { recursive: true });
+}, 120_000);
+
+afterAll(async () => {
+  await chrome?.close();
+  await server?.stop();
+});
+
+describe('the Studio in Chromium', () => {
+  it('signs in, analyses, uploads and reorders 3 photos, renders, plays and downloads the video', { timeout: 900_000 }, async () => {
+    const page = await newPage('/?lang=fr');
+    expect(await page.getAttribute('html', 'dir')).toBe('ltr');
+    expect(await page.getAttribute('html', 'lang')).toBe('fr');
+    await page.fill('#api-key', key.api_key);
+    await page.press('#api-key', 'Enter');
+    await page.waitForSelector('#new-view:not([hidden])');
+    expect(await page.textContent('#whoami')).toContain('agence-atlas');
+
+    await analyzeText(page, LISTING_FR);
+    expect(await page.textContent('#facts')).toContain('120 m²');
+    expect(await page.textContent('#facts')).toContain('Appartement');
+    const chart = page.locator('#market svg[role="img"]');
+    expect(await chart.getAttribute('aria-label')).toMatch(/Q1 .*médiane .*Q3/);
+    expect(await page.locator('#market circle.listing').count()).toBe(1);
+    expect(await page.locator('#buyer li').count()).toBeGreaterThan(0);
+    expect(await page.locator('#angles li').count()).toBeGreaterThan(0);
+
+    await page.setInputFiles('#photo-input', photoFiles);
+    await page.waitForFunction(() => document.querySelectorAll('#photo-list li.photo.ready').length === 3, null, { timeout: 60_000 });
+    const order = (): Promise<string[]> => page.$$eval('#photo-list li img', (images) => images.map((img) => img.getAttribute('alt') ?? ''));
+    expect(await order()).toEqual(['photo-1.jpg', 'photo-2.jpg', 'photo-3.jpg']);
+    // Keyboard reorder: the arrow button of photo 1 makes photo 2 the cover.
+    await page.getByRole('button', { name: 'Descendre la photo 1' }).click();
+    expect(await order()).toEqual(['photo-2.jpg', 'photo-1.jpg', 'photo-3.jpg']);
+    expect(await page.locator('#photo-list li').first().locator('.badge').textContent()).toBe('Couverture');
+    // Mouse reorder: drag the third photo onto the first.
+    await page.dragAndDrop('#photo-list li:nth-child(3)', '#photo-list li:nth-child(1)');
+    expect(await order()).toEqual(['photo-3.jpg', 'photo-2.jpg', 'photo-1.jpg']);
+
+    await expectLabelledControls(page);
+    await page.fill('#opt-duration', '10');
+    await page.fill('#brand-agency', 'Agence Atlas');
+    await page.fill('#brand-phone', '+212 522 00 00 00');
+    await page.click('#render-btn');
+    await page.waitForSelector('#job-panel:not([hidden])');
+
+    // Progress as the agent sees it, sampled until the video is there.
+    const seen: number[] = [];
+    const states = new Set<string>();
+    const etas = new Set<string>();
+    const deadline = Date.now() + 840_000;
+    while (Date.now() < deadline) {
+      seen.push(Number(await page.getAttribute('#job-progress', 'value')));
+      states.add((await page.textContent('#job-state')) ?? '');
+      etas.add((await page.textContent('#job-eta')) ?? '');
+      if (await page.locator('#job-result:not([hidden])').count()) break;
+      if ((await page.textContent('#job-error'))?.trim()) throw new Error(`render failed in the page: ${await page.textContent('#job-error')}`);
+      await page.waitForTimeout(250);
+    }
+    const distinct = [...new Set(seen)];
+    expect(distinct.length, `progress values seen: ${distinct.join(', ')}`).toBeGreaterThanOrEqual(3);
+    expect(distinct.some((v) => v > 0 && v < 100)).toBe(true);
+    expect(seen).toEqual([...seen].sort((a, b) => a - b));
+    expect([...states].some((s) => s.includes('en cours'))).toBe(true);
+    expect(await page.textContent('#job-state')).toContain('terminée');
+    expect([...etas].some((text) => /^Temps restant (estimé : \d+ s|: estimation en cours…)$/.test(text)), [...etas].join(' | ')).toBe(true);
+
+    const jobId = (await page.textContent('#job-title'))!.replace(/^.*(job_\w+).*$/, '$1');
+    const { job } = await api<{ job: JobRecord }>(`/api/v1/jobs/${jobId}`);
+    expect(job.state).toBe('succeeded');
+    expect(job.metadata).toMatchObject({ studio: { duration_s: 10, template: 'classic' } });
+
+    const video = await page.evaluate(async () => {
+      const element = document.querySelector<HTMLVideoElement>('#job-video')!;
+      if (element.readyState < 1) await new Promise((resolve, reject) => {
+        element.addEventListener('loadedmetadata', resolve, { once: true });
+        element.addEventListener('error', () => reject(new Error(`video error ${element.error?.code}`)), { once: true });
+      });
+      element.muted = true;
+      await element.play();
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      element.pause();
+      return { duration: element.duration, width: element.videoWidth, height: element.videoHeight, time: element.currentTime };
+    });
+    expect(video.width).toBe(1280);
+    expect(video.height).toBe(720);
+    expect(video.duration).toBeCloseTo(job.result!.duration_s, 0);
+    expect(video.duration).toBeGreaterThanOrEqual(9.5);
+    expect(video.time).toBeGreaterThan(0.3);
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#job-download')]);
+    const saved = await download.path();
+    const bytes = readFileSync(saved);
+    expect(bytes.length).toBe(job.result!.size_bytes);
+    expect(createHash('sha256').update(bytes).digest('hex')).toBe(job.result!.sha256);
+
+    await chrome.browser.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+    await page.click('#job-copy');
+    await expect.poll(() => page.textContent('#copy-status')).toBe('Lien copié.');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${server.url}/api/v1/jobs/${jobId}/video`);
+
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: join(SHOTS, 'fr-desktop.png'), fullPage: true });
+    await page.setViewportSize(PHONE);
+    await page.screenshot({ path: join(SHOTS, 'fr-phone.png'), fullPage: true });
+    await expectFitsPhone(page);
+
+    // Re-run from the history: the job's settings come back and the listing is analysed again.
+    await page.setViewportSize(DESKTOP);
+    await page.click('#nav a[href="#history"]');
+    await page.locator(`#history-rows tr[data-job="${jobId}"]`).getByRole('button', { name: 'Refaire' }).click();
+    await page.waitForSelector('#render-form:not([hidden])');
+    expect(await page.inputValue('#listing')).toBe(LISTING_FR);
+    expect(await page.inputValue('#opt-duration')).toBe('10');
+    expect(await page.locator('#photo-list li.photo.ready').count()).toBe(3);
+    expect(await page.textContent('#rerun-status')).toContain(jobId);
+
+    // Branding is remembered; the key is nowhere the page can read.
+    await page.setViewportSize(DESKTOP);
+    await page.reload();
+    await page.waitForSelector('#new-view:not([hidden])');
+    expect(await page.inputValue('#brand-agency')).toBe('Agence Atlas');
+    const readable = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie);
+    expect(readable).toContain('Agence Atlas');
+    expect(readable).not.toContain(key.api_key);
+    await page.close();
+  });
+
+  it('shows the Arabic page right to left, mirrored, and analyses Arabic text', async () => {
+    const page = await newPage('/?lang=ar');
+    expect(await page.getAttribute('html', 'dir')).toBe('rtl');
+    expect(await page.getAttribute('html', 'lang')).toBe('ar');
+    expect(await page.textContent('#nav a[href="#new"]')).toBe('فيديو جديد');
+    // Mirrored: the brand sits on the right, the tools on the left.
+    const brand = (await page.locator('.brand').boundingBox())!;
+    const tools = (await page.locator('.top-tools').boundingBox())!;
+    expect(brand.x).toBeGreaterThan(tools.x);
+    await analyzeText(page, LISTING_AR);
+    expect(await page.textContent('#analysis-title')).toBe('التحليل');
+    expect(await page.textContent('#facts')).toContain('120');
+    await page.screenshot({ path: join(SHOTS, 'ar-desktop.png'), fullPage: true });
+    await page.setViewportSize(PHONE);
+    await page.screenshot({ path: join(SHOTS, 'ar-phone.png'), fullPage: true });
+    await expectFitsPhone(page);
+    // Switching language keeps what was typed and lands in the link.
+    await page.selectOption('#lang', 'en');
+    expect(await page.getAttribute('html', 'dir')).toBe('ltr');
+    expect(page.url()).toContain('lang=en');
+    expect(await page.inputValue('#listing')).toBe(LISTING_AR);
+    expect(await page.textContent('#analysis-title')).toBe('Analysis');
+    await page.close();
+  });
+
+  it('explains a link that is not a listing, keeping the text', async () => {
+    const page = await newPage('/?lang=fr');
+    allowedConsoleErrors.push(/^Failed to load resource: the server responded with a status of 400 \(Bad Request\)$/);
+    const link = 'https://www.example.com/annonces/villa-42';
+    await page.fill('#listing', link);
+    await page.click('#analyze-btn');
+    await page.waitForSelector('#analyze-error:not(:empty)');
+    expect(await page.textContent('#analyze-error')).toContain('n’est pas une annonce Mubawab, Avito, Sarouty ou Yakeey');
+    expect(await page.inputValue('#listing')).toBe(link);
+    await page.close();
+  });
+
+  it('shows why a render failed, in the page language', { timeout: 300_000 }, async () => {
+    const page = await newPage('/?lang=en');
+    await analyzeText(page, LISTING_FR);
+    await page.setInputFiles('#photo-input', [tinyFile]);
+    await page.waitForSelector('#photo-list li.photo.ready');
+    await page.fill('#opt-duration', '10');
+    // The first attempt never reaches the server (the network drops it): the page says so, keeps
+    // everything, and the retry carries the same Idempotency-Key, so one click never makes two jobs.
+    const keys: string[] = [];
+    page.on('request', (r) => {
+      if (r.url().endsWith('/api/v1/render-video')) keys.push(r.headers()['idempotency-key'] ?? '');
+    });
+    allowedConsoleErrors.push(/^Failed to load resource: net::ERR_FAILED$/);
+    await page.route('**/api/v1/render-video', (route) => route.abort('failed'), { times: 1 });
+    await page.click('#render-btn');
+    await page.waitForSelector('#render-error:not(:empty)');
+    expect(await page.textContent('#render-error')).toContain('The server does not answer');
+    expect(await page.inputValue('#listing')).toBe(LISTING_FR);
+    expect(await page.locator('#photo-list li.photo.ready').count()).toBe(1);
+    await page.click('#render-btn');
+    await page.waitForSelector('#job-error:not(:empty)', { timeout: 240_000 });
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).toBe(keys[0]);
+    expect(await page.textContent('#job-error')).toMatch(/^The video could not be made: .+ Change the photos or settings and try again\.$/);
+    expect(await page.textContent('#job-state')).toContain('failed');
+    await page.close();
+  });
+
+  it('runs a CSV batch, follows every row, cancels one from the history and downloads the failed rows', { timeout: 300_000 }, async () => {
+    const tiny = await uploadAsset(tinyFile);
+    const good = await Promise.all(photoFiles.map(uploadAsset));
+    const csv = [
+      'id,description,photos,language,duration_s',
+      `broken-photo,"${LISTING_FR}",${tiny},fr,10`,
+      `bad-language,"${LISTING_FR}",,xx,10`,
+      `to-cancel,"${LISTING_FR}",${good.join('|')},fr,30`,
+    ].join('\n');
+    const page = await newPage('/?lang=fr#batch');
+    await page.setInputFiles('#batch-input', { name: 'lot.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await page.waitForSelector('#batch-rows tr[data-row="to-cancel"]');
+    const rowText = (id: string): Promise<string> => page.locator(`#batch-rows tr[data-row="${id}"]`).innerText();
+    await expect.poll(() => rowText('bad-language'), { timeout: 30_000 }).toContain('échouée');
+    expect(await rowText('bad-language')).toContain('language');
+    await expect.poll(() => rowText('to-cancel'), { timeout: 30_000 }).toMatch(/en attente|en cours/);
+
+    // The history, filtered, then the cancel of the running row.
+    await page.click('#nav a[href="#history"]');
+    await page.waitForSelector('#history-rows tr');
+    const { jobs } = await api<{ jobs: JobRecord[] }>('/api/v1/jobs?limit=50');
+    const toCancel = jobs.find((j) => (j.metadata as { batch_row_id?: string } | null)?.batch_row_id === 'to-cancel')!;
+    await page.selectOption('#history-filter', 'failed');
+    await expect.poll(() => page.locator('#history-rows tr').count()).toBeGreaterThan(0);
+    for (const state of await page.$$eval('#history-rows td.state', (cells) => cells.map((c) => c.className))) expect(state).toContain('failed');
+    await page.selectOption('#history-filter', '');
+    await page.locator(`#history-rows tr[data-job="${toCancel.job_id}"]`).getByRole('button', { name: 'Annuler' }).click();
+    await expect.poll(() => page.locator(`#history-rows tr[data-job="${toCancel.job_id}"] td.state`).innerText()).toBe('annulée');
+
+    await page.click('#nav a[href="#batch"]');
+    await expect.poll(() => page.textContent('#batch-summary'), { timeout: 240_000 }).toBe('3 sur 3 terminées, 3 en échec.');
+    expect(await rowText('broken-photo')).toContain('échouée');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#batch-failed')]);
+    const failedCsv = readFileSync(await download.path(), 'utf8');
+    const lines = failedCsv.trim().split(/\r\n/);
+    expect(lines[0]).toBe('id,description,photos,language,duration_s,error_code,error_message');
+    expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(['broken-photo', 'bad-language', 'to-cancel']);
+    expect(failedCsv).toContain('BAD_REQUEST');
+    expect(failedCsv).toContain('CANCELED');
+    await page.close();
+  });
+
+  it('signs in once through the link `immoreel studio` prints', { timeout: 120_000 }, async () => {
+    const dataDir = freshDataDir();
+    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/immoreel.js'), '--data-dir', dataDir, '--json', 'studio', '--no-browser'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const line = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        let err = '';
+        child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          if (out.includes('\n')) resolve(out.split('\n')[0]!);
+        });
+        child.on('exit', (code) => reject(new Error(`studio exited with ${code}: ${err}`)));
+      });
+      const started = JSON.parse(line) as { url: string; login_url: string };
+      expect(started.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const page = watch(await chrome.browser.newPage());
+      await page.goto(started.login_url);
+      await page.waitForSelector('#new-view:not([hidden])');
+      expect(new URL(page.url()).pathname).toBe('/');
+      expect(await page.textContent('#whoami')).toContain('studio');
+      // The link works once.
+      const again = watch(await chrome.browser.newPage());
+      await again.context().clearCookies();
+      await again.goto(started.login_url);
+      await again.waitForSelector('#signin-view:not([hidden])');
+      expect(await again.textContent('#signin-error')).toContain('already used');
+      await page.close();
+      await again.close();
+    } finally {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    // Stopping the Studio revoked the key its link carried.
+    const listed = await runCli(['--data-dir', dataDir, 'keys', 'list', '--json']);
+    const { keys } = JSON.parse(listed.stdout) as { keys: { tenant: string; revoked_at: string | null }[] };
+    expect(keys.filter((k) => k.tenant === 'studio').map((k) => k.revoked_at === null)).toEqual([false]);
+  });
+
+  it('logged no console error on any page', () => {
+    expect(consoleProblems).toEqual([]);
+  });
+});
