@@ -1,16 +1,24 @@
 import { CommanderError } from 'commander';
-import { toAppError, type AppError } from '../core/errors.js';
-import { Output } from './output.js';
+import type { AppError } from '../core/errors.js';
 import { buildProgram } from './program.js';
 
-/** Exit codes of DESIGN §6 that do not come from an AppError. */
+/*
+ * The CLI's entry point and the only place that sets the exit code (docs/cli.md, "Exit codes").
+ * Commands return or throw; everything thrown becomes one `error:` line (and the JSON envelope
+ * with --json). No stack trace reaches the terminal: an unexpected error writes its trace to a
+ * file and names it. This module loads only commander and the command definitions, so `--help`
+ * stays fast; the output module and each command's code are loaded when needed.
+ */
+
+/** Usage errors found by commander itself (unknown option, bad choice…). */
 const EXIT_USAGE = 2;
 
 function wantsJson(argv: string[]): boolean {
   return argv.includes('--json');
 }
 
-function report(error: AppError, argv: string[]): void {
+async function report(error: AppError, argv: string[]): Promise<void> {
+  const { Output } = await import('./output.js');
   const output = new Output({ json: wantsJson(argv), quiet: false, color: !argv.includes('--no-color') });
   if (output.json) {
     output.data({ ok: false, status: 'error', error: error.toJSON() });
@@ -19,13 +27,16 @@ function report(error: AppError, argv: string[]): void {
   for (const detail of error.details) {
     if (!error.message.includes(detail.message)) output.error(`  ${detail.field}: ${detail.message}`);
   }
-  if (error.code === 'INTERNAL_SERVER_ERROR') {
-    const cause = error.cause instanceof Error ? error.cause.stack ?? error.cause.message : String(error.cause);
-    output.error(`This is a bug in immoreel. Please report it with the command you ran.\n${cause}`);
-  }
 }
 
-/** The only place that sets the exit code (DESIGN §6). Commands return or throw. */
+/** `head` closed the pipe: the reader has what it wanted, which is success (docs/cli.md). */
+function endQuietlyOnClosedPipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
+}
+
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
   try {
@@ -36,12 +47,15 @@ export async function main(argv: string[]): Promise<number> {
       // Help and version are exits with code 0; everything else commander rejects is usage.
       return error.exitCode === 0 ? 0 : EXIT_USAGE;
     }
-    const appError = toAppError(error);
-    report(appError, argv);
+    const { cliError } = await import('./errors.js');
+    const appError = await cliError(error);
+    await report(appError, argv);
     return appError.exitCode;
   }
 }
 
+endQuietlyOnClosedPipe(process.stdout);
+endQuietlyOnClosedPipe(process.stderr);
 const code = await main(process.argv);
 // Let stdout drain before exiting so piped JSON is never cut off.
 process.exitCode = code;

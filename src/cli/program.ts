@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
-import { analyzeCommand } from './commands/analyze.js';
-import { doctorCommand } from './commands/doctor.js';
-import { renderCommand } from './commands/render.js';
-import { templatesCommand } from './commands/templates.js';
-import { authCommand } from './commands/auth.js';
-import { keysCommand } from './commands/keys.js';
-import { serveCommand } from './commands/serve.js';
-import { jobsCommand } from './commands/jobs.js';
-import { workerCommand } from './commands/worker.js';
+import { analyzeCommand } from './definitions/analyze.js';
+import { doctorCommand } from './definitions/doctor.js';
+import { renderCommand } from './definitions/render.js';
+import { templatesCommand } from './definitions/templates.js';
+import { authCommand } from './definitions/auth.js';
+import { keysCommand } from './definitions/keys.js';
+import { serveCommand } from './definitions/serve.js';
+import { jobsCommand } from './definitions/jobs.js';
+import { workerCommand } from './definitions/worker.js';
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -22,7 +22,12 @@ Exit codes:
   2  invalid input or usage  6  service or portal unreachable
   3  some batch rows failed  7  render job failed`;
 
-/** The commander tree. Commands only parse their options and call one function. */
+/**
+ * The commander tree: every command, option and help text, loaded without any command's code.
+ * Each definition in ./definitions/ imports its command module only when the command runs, so
+ * `--help` loads neither SQLite, the HTTP client nor the parsers (docs/cli.md, "Start-up").
+ * A new command is one definition file and one `addCommand` line below.
+ */
 export function buildProgram(): Command {
   const program = new Command('immoreel')
     .description('Analyze Moroccan property listings and render marketing videos.')
@@ -31,7 +36,7 @@ export function buildProgram(): Command {
     .option('-q, --quiet', 'no messages or progress on stderr (errors still shown)')
     .option('--no-color', 'no colours (NO_COLOR is honoured too)')
     .addOption(new Option('--profile <name>', 'use a saved remote server profile').env('IMMOREEL_PROFILE'))
-    .addOption(new Option('--base-url <url>', 'run against an immoreel server (remote mode)'))
+    .addOption(new Option('--base-url <url>', 'run against an immoreel server (remote mode)').env('IMMOREEL_BASE_URL'))
     .addOption(new Option('--data-dir <dir>', 'local data directory (jobs, cache)').env('IMMOREEL_DATA_DIR'))
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
@@ -47,8 +52,9 @@ export function buildProgram(): Command {
   program.addCommand(workerCommand());
   program.addCommand(authCommand());
   // Usage errors anywhere in the tree must reach main() as exceptions (exit 2), never exit(1).
+  // Every subcommand's help lists the global flags too.
   const overrideAll = (command: Command): void => {
-    command.exitOverride();
+    command.exitOverride().configureHelp({ showGlobalOptions: true });
     command.commands.forEach(overrideAll);
   };
   overrideAll(program);

@@ -1,28 +1,19 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { AppError, badRequest } from '../../core/errors.js';
 import type { AnalyzeRequest, Property, Service } from '../../core/types.js';
-import { AUDIENCE_CHOICES } from '../../core/validate.js';
 import { csvLine, failedFileFor, readBatchCsv, runBatch, writeFailedCsv, type BatchRow } from '../../jobs/batch.js';
 import { contextFor, type CommandContext } from '../context.js';
 import { formatProperty } from '../format.js';
 import { readInputRequest, type InputFlags } from '../inputs.js';
 
-interface AnalyzeFlags extends InputFlags {
+export interface AnalyzeFlags extends InputFlags {
   csv?: string;
   out?: string;
   concurrency?: string;
 }
 
-const EXAMPLES = `
-Examples:
-  $ immoreel analyze --description "Appartement 120 m² à Maarif, 3 chambres, 1 850 000 DH"
-  $ immoreel analyze --description-file annonce.txt --language en --json
-  $ pbpaste | immoreel analyze - --audience investor
-  $ immoreel analyze --url https://www.mubawab.ma/fr/a/8418668/... --json
-  $ immoreel analyze --url URL --html-file saved-page.html
-  $ immoreel analyze --csv listings.csv --out results.csv
-  $ immoreel analyze --demo`;
+
 
 /** Columns of `--out results.csv`: the id, the outcome, then the analysis in flat form. */
 const RESULT_COLUMNS = [
@@ -97,22 +88,8 @@ async function analyzeBatch(ctx: CommandContext, service: Service, flags: Analyz
   }
 }
 
-export function analyzeCommand(): Command {
-  return new Command('analyze')
-    .description('Analyze a listing: facts, price per m² against the market, buyer profile, marketing angles.')
-    .argument('[stdin]', 'pass - to read the description from standard input')
-    .option('--url <url>', 'listing URL on Mubawab, Avito, Sarouty or Yakeey')
-    .option('--html-file <file>', 'a listing page saved from the browser (nothing is fetched)')
-    .option('--description <text>', 'the listing text (title and description)')
-    .option('--description-file <file>', 'read the listing text from a file')
-    .addOption(new Option('--language <lang>', 'language of labels and angles').choices(['fr', 'en', 'ar']).default('fr'))
-    .addOption(new Option('--audience <audience>', 'buyer profile to aim at').choices([...AUDIENCE_CHOICES]).default('auto'))
-    .option('--demo', 'analyze the bundled sample listing (offline)')
-    .option('--csv <file>', 'batch: a CSV with columns id,url,description,language,target_audience (- for stdin)')
-    .option('--out <file>', 'batch: write results to FILE (.csv for CSV, else NDJSON)')
-    .option('--concurrency <n>', 'batch: rows analyzed at once', '8')
-    .addHelpText('after', EXAMPLES)
-    .action(async (stdinArg: string | undefined, flags: AnalyzeFlags, command: Command) => {
+/** `analyze`: one listing, or a batch with --csv. */
+export async function analyze(stdinArg: string | undefined, flags: AnalyzeFlags, command: Command): Promise<void> {
       const ctx = contextFor(command);
       const service = await ctx.openService();
       try {
@@ -132,5 +109,4 @@ export function analyzeCommand(): Command {
       } finally {
         await service.close();
       }
-    });
 }

@@ -2,13 +2,13 @@ import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import type { ChalkInstance } from 'chalk';
-import { Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { AppError, badRequest } from '../../core/errors.js';
 import { resolveDataDir } from '../../core/paths.js';
-import { JOB_STATES, type JobRecord, type JobState } from '../../core/types.js';
+import type { JobRecord, JobState } from '../../core/types.js';
 import { parseAge } from '../../jobs/age.js';
 import { JobManager } from '../../jobs/manager.js';
-import { MAX_LIST_LIMIT } from '../../jobs/store.js';
+import { MAX_LIST_LIMIT } from '../../jobs/limits.js';
 import { contextFor, type CommandContext } from '../context.js';
 
 /*
@@ -18,13 +18,7 @@ import { contextFor, type CommandContext } from '../context.js';
  *   list               → { ok: true, status: 'success', jobs, next_cursor }
  */
 
-const EXAMPLES = `
-Examples:
-  $ immoreel jobs list --state running
-  $ immoreel jobs show job_01jd9x3m6k8b2q4r5s7t9v0w1y
-  $ immoreel jobs wait job_01jd9x3m6k8b2q4r5s7t9v0w1y && immoreel jobs download job_01jd9x3m6k8b2q4r5s7t9v0w1y --out villa.mp4
-  $ immoreel jobs cancel job_01jd9x3m6k8b2q4r5s7t9v0w1y
-  $ immoreel jobs purge --older-than 30d`;
+
 
 const percent = (progress: number): string => `${Math.round(progress * 100)}%`;
 
@@ -102,17 +96,9 @@ export function assertSucceeded(job: JobRecord): JobRecord {
   return job;
 }
 
-export function jobsCommand(): Command {
-  const jobs = new Command('jobs').description('Follow, cancel and download render jobs.').addHelpText('after', EXAMPLES);
-
-  jobs
-    .command('list')
-    .description('List jobs, newest first.')
-    .addOption(new Option('--state <state>', 'only jobs in this state').choices([...JOB_STATES]))
-    .option('--limit <n>', `at most N jobs (1–${MAX_LIST_LIMIT})`, '20')
-    .option('--cursor <cursor>', 'the next page: the next_cursor of the previous one')
-    .action(async (flags: { state?: JobState; limit: string; cursor?: string }, command: Command) =>
-      withService(command, async (ctx, service) => {
+/** `jobs list`. */
+export async function listJobs(flags: { state?: JobState; limit: string; cursor?: string }, command: Command): Promise<void> {
+  await withService(command, async (ctx, service) => {
         const page = await service.listJobs({ state: flags.state, limit: parseLimit(flags.limit), cursor: flags.cursor });
         if (ctx.output.json) {
           ctx.output.data({ ok: true, status: 'success', jobs: page.jobs, next_cursor: page.next_cursor });
@@ -120,24 +106,17 @@ export function jobsCommand(): Command {
         }
         ctx.output.text(formatJobTable(page.jobs, ctx.output.style));
         if (page.next_cursor !== null) ctx.output.info(`More: immoreel jobs list --cursor ${page.next_cursor}`);
-      }),
-    );
+      });
+}
 
-  jobs
-    .command('show')
-    .description('Show one job.')
-    .argument('<job_id>')
-    .action(async (jobId: string, _flags: unknown, command: Command) =>
-      withService(command, async (ctx, service) => printJob(ctx, await service.getJob(jobId))),
-    );
+/** `jobs show`. */
+export async function showJob(jobId: string, _flags: unknown, command: Command): Promise<void> {
+  await withService(command, async (ctx, service) => printJob(ctx, await service.getJob(jobId)));
+}
 
-  jobs
-    .command('wait')
-    .description('Wait for a job to finish (renders it here if nothing else is). Exit 7 if it failed.')
-    .argument('<job_id>')
-    .option('--timeout <seconds>', 'give up after this many seconds (exit 6)')
-    .action(async (jobId: string, flags: { timeout?: string }, command: Command) =>
-      withService(command, async (ctx, service) => {
+/** `jobs wait`: exit 7 when the job did not succeed. */
+export async function waitJob(jobId: string, flags: { timeout?: string }, command: Command): Promise<void> {
+  await withService(command, async (ctx, service) => {
         const timeoutMs = flags.timeout === undefined ? undefined : Number(flags.timeout) * 1000;
         if (timeoutMs !== undefined && !(timeoutMs > 0)) throw badRequest(`--timeout must be a number of seconds, not ${JSON.stringify(flags.timeout)}.`);
         const progress = ctx.output.progress(`Waiting for ${jobId}…`);
@@ -154,42 +133,32 @@ export function jobsCommand(): Command {
         if (job.state === 'succeeded') progress.succeed(`${job.job_id} succeeded`);
         else progress.fail(`${job.job_id} ${job.state}`);
         printJob(ctx, assertSucceeded(job));
-      }),
-    );
+      });
+}
 
-  jobs
-    .command('cancel')
-    .description('Cancel a queued or running job (a finished job is left as it is).')
-    .argument('<job_id>')
-    .action(async (jobId: string, _flags: unknown, command: Command) =>
-      withService(command, async (ctx, service) => {
+/** `jobs cancel`. */
+export async function cancelJob(jobId: string, _flags: unknown, command: Command): Promise<void> {
+  await withService(command, async (ctx, service) => {
         const job = await service.cancelJob(jobId);
         if (job.state !== 'canceled') ctx.output.info(`${job.job_id} had already ${job.state === 'succeeded' ? 'succeeded' : 'failed'}; nothing to cancel.`);
         printJob(ctx, job);
-      }),
-    );
+      });
+}
 
-  jobs
-    .command('download')
-    .description('Copy the verified video of a succeeded job.')
-    .argument('<job_id>')
-    .option('--out <file>', 'where to write the MP4 (a directory: DIR/JOB_ID.mp4)', '.')
-    .action(async (jobId: string, flags: { out: string }, command: Command) =>
-      withService(command, async (ctx, service) => {
+/** `jobs download`. */
+export async function downloadJob(jobId: string, flags: { out: string }, command: Command): Promise<void> {
+  await withService(command, async (ctx, service) => {
         // A directory receives DIR/JOB_ID.mp4 (decided here, so local and remote services agree).
         const isDir = (await stat(flags.out).catch(() => null))?.isDirectory() === true;
         const path = resolve(isDir ? join(flags.out, `${jobId}.mp4`) : flags.out);
         const bytes = await service.downloadVideo(jobId, path);
         if (ctx.output.json) ctx.output.data({ ok: true, status: 'success', job_id: jobId, path, size_bytes: bytes });
         else ctx.output.text(`Saved ${path} (${(bytes / 1e6).toFixed(1)} MB)`);
-      }),
-    );
+      });
+}
 
-  jobs
-    .command('purge')
-    .description('Delete the videos and work files of finished jobs (records stay, marked expired). Local data directory only.')
-    .option('--older-than <age>', 'jobs finished more than this long ago (e.g. 30d, 12h, 0s for all)', '30d')
-    .action(async (flags: { olderThan: string }, command: Command) => {
+/** `jobs purge` (local data directory only). */
+export async function purgeJobs(flags: { olderThan: string }, command: Command): Promise<void> {
       const ctx = contextFor(command);
       if (ctx.globals.profile !== undefined || (ctx.globals.baseUrl ?? process.env.IMMOREEL_BASE_URL ?? '') !== '') {
         throw badRequest('jobs purge works on a local data directory; run it where the jobs are stored (the server keeps its own retention).');
@@ -203,9 +172,4 @@ export function jobsCommand(): Command {
       } finally {
         await manager.close();
       }
-    });
-
-  // Subcommands were made before the program's exitOverride: usage errors must reach main() too.
-  for (const sub of jobs.commands) sub.exitOverride().showHelpAfterError('(run with --help for usage)');
-  return jobs;
-}
+    }
