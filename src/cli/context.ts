@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import type { Service } from '../core/types.js';
+import { serviceMode, type ServiceMode } from '../service/mode.js';
 import { Output } from './output.js';
 
-/** Options every command accepts (DESIGN §6), read with commander's optsWithGlobals(). */
+/** Options every command accepts (docs/cli.md), read with commander's optsWithGlobals(). */
 export interface GlobalOptions {
   json?: boolean;
   quiet?: boolean;
@@ -15,8 +16,10 @@ export interface GlobalOptions {
 export interface CommandContext {
   output: Output;
   globals: GlobalOptions;
+  /** Local or remote, as the globals select (the one decision: src/service/mode.ts). */
+  mode: ServiceMode;
   /** Opens the local or remote Service as the globals select; the caller closes it. */
-  openService(): Promise<Service>;
+  openService(options?: { concurrency?: number }): Promise<Service>;
 }
 
 export function contextFor(command: Command): CommandContext {
@@ -24,15 +27,17 @@ export function contextFor(command: Command): CommandContext {
   const output = new Output({
     json: Boolean(globals.json),
     quiet: Boolean(globals.quiet),
+    // `render --color #RRGGBB` is the agency colour: only the global --no-color (false) turns colours off.
     color: globals.color !== false,
   });
   return {
     output,
     globals,
-    async openService() {
+    mode: serviceMode(globals),
+    async openService(options = {}) {
       // Lazy: the remote client and the job store are only loaded by the commands that need them.
       const { openService } = await import('../service/open.js');
-      return openService(globals);
+      return openService({ ...globals, ...options, warn: (message) => output.warn(message) });
     },
   };
 }

@@ -1,5 +1,6 @@
 import { CommanderError } from 'commander';
 import type { AppError } from '../core/errors.js';
+import { EXIT_INTERRUPTED, wasInterrupted } from './interrupt.js';
 import { buildProgram } from './program.js';
 
 /*
@@ -41,7 +42,7 @@ export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
   try {
     await program.parseAsync(argv);
-    return 0;
+    return wasInterrupted() ? EXIT_INTERRUPTED : 0;
   } catch (error) {
     if (error instanceof CommanderError) {
       // Help and version are exits with code 0; everything else commander rejects is usage.
@@ -49,6 +50,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     const { cliError } = await import('./errors.js');
     const appError = await cliError(error);
+    if (wasInterrupted()) return EXIT_INTERRUPTED;
     await report(appError, argv);
     return appError.exitCode;
   }

@@ -129,7 +129,7 @@ export async function login(flags: { apiKeyStdin?: boolean; apiKey?: string }, c
           reason: 'key_on_command_line',
         });
       }
-      const rawUrl = ctx.globals.baseUrl ?? process.env.IMMOREEL_BASE_URL;
+      const rawUrl = ctx.globals.baseUrl;
       if (rawUrl === undefined || rawUrl === '') {
         throw badRequest('auth login needs the server address: --base-url URL (or IMMOREEL_BASE_URL).', { details: [{ field: 'base-url', message: 'is required' }] });
       }
@@ -177,7 +177,7 @@ export async function status(_flags: unknown, command: Command): Promise<void> {
         if (only === undefined || only === name) views.push({ view: viewOf(name, profile, 'profile'), apiKey: profile.api_key });
       }
       const envKey = process.env.IMMOREEL_API_KEY?.trim();
-      const envUrl = ctx.globals.baseUrl ?? process.env.IMMOREEL_BASE_URL;
+      const envUrl = ctx.globals.baseUrl;
       if (envKey !== undefined && envKey !== '' && envUrl !== undefined && envUrl !== '' && only === undefined) {
         const baseUrl = normalizeBaseUrl(envUrl);
         views.unshift({ view: viewOf('(environment)', { base_url: baseUrl, api_key: envKey, key_id: null, tenant: null, plan: null, scopes: [] }, 'environment'), apiKey: envKey });

@@ -160,7 +160,7 @@ export async function downloadJob(jobId: string, flags: { out: string }, command
 /** `jobs purge` (local data directory only). */
 export async function purgeJobs(flags: { olderThan: string }, command: Command): Promise<void> {
       const ctx = contextFor(command);
-      if (ctx.globals.profile !== undefined || (ctx.globals.baseUrl ?? process.env.IMMOREEL_BASE_URL ?? '') !== '') {
+      if (ctx.mode === 'remote') {
         throw badRequest('jobs purge works on a local data directory; run it where the jobs are stored (the server keeps its own retention).');
       }
       const olderThanMs = parseAge(flags.olderThan);

@@ -13,7 +13,7 @@ const DRAIN_MS = 30_000;
 export async function worker(flags: { untilIdle?: boolean; concurrency?: string }, command: Command): Promise<void> {
       const ctx = contextFor(command);
       const { output, globals } = ctx;
-      if (globals.profile !== undefined || (globals.baseUrl ?? process.env.IMMOREEL_BASE_URL ?? '') !== '') {
+      if (ctx.mode === 'remote') {
         throw badRequest('immoreel worker renders the jobs of a local data directory; it does not run against a remote server.');
       }
       const dataDir = resolveDataDir(globals.dataDir);

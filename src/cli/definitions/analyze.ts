@@ -25,7 +25,7 @@ export function analyzeCommand(): Command {
     .option('--demo', 'analyze the bundled sample listing (offline)')
     .option('--csv <file>', 'batch: a CSV with columns id,url,description,language,target_audience (- for stdin)')
     .option('--out <file>', 'batch: write results to FILE (.csv for CSV, else NDJSON)')
-    .option('--concurrency <n>', 'batch: rows analyzed at once', '8')
+    .option('--concurrency <n>', 'batch: rows analyzed at once (default 8)')
     .addHelpText('after', EXAMPLES)
     .action(async (stdinArg: string | undefined, flags: AnalyzeFlags, command: Command) => {
       const { analyze } = await import('../commands/analyze.js');
