@@ -5,7 +5,8 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { batchIdOf, batchRowIdempotencyKey } from '../client/idempotency.js';
 import { AppError, badRequest } from '../core/errors.js';
 import type { Branding, JobRecord, RenderRequest, Service } from '../core/types.js';
-import { failedFileFor, JobFailedError, jobFailure, readBatchCsv, runBatch, updateFailedCsv, type BatchColumns, type BatchRow } from './batch.js';
+import { failedFileFor, readBatchCsv, runBatch, updateFailedCsv, type BatchColumns, type BatchRow } from './batch.js';
+import { JobFailedError, jobFailure } from './failure.js';
 import { hashInputs } from './hash.js';
 
 /*

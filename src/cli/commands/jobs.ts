@@ -1,15 +1,18 @@
-import { stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { mkdir, stat } from 'node:fs/promises';
+import { dirname, extname, join, resolve } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import type { ChalkInstance } from 'chalk';
 import type { Command } from 'commander';
-import { AppError, badRequest } from '../../core/errors.js';
+import { badRequest } from '../../core/errors.js';
 import { resolveDataDir } from '../../core/paths.js';
 import type { JobRecord, JobState } from '../../core/types.js';
 import { parseAge } from '../../jobs/age.js';
 import { JobManager } from '../../jobs/manager.js';
 import { MAX_LIST_LIMIT } from '../../jobs/limits.js';
 import { contextFor, type CommandContext } from '../context.js';
+import { assertWritableFolder } from '../files.js';
+import { followUp } from '../hints.js';
+import { jobFailure } from '../../jobs/failure.js';
 
 /*
  * `immoreel jobs …` (DESIGN §4, §6). Every subcommand except `purge` goes through the Service, so
@@ -87,12 +90,9 @@ function parseLimit(value: string): number {
   return n;
 }
 
-/** The exit status of `jobs wait`: a job that ended without a video is exit 7. */
+/** The exit status of `jobs wait`: a job that ended without a video carries its own error code. */
 export function assertSucceeded(job: JobRecord): JobRecord {
-  if (job.state === 'failed') {
-    throw new AppError('RENDER_FAILED', `Job ${job.job_id} failed: ${job.error?.message ?? 'unknown error'} [${job.error?.code ?? 'RENDER_FAILED'}]`);
-  }
-  if (job.state === 'canceled') throw new AppError('RENDER_FAILED', `Job ${job.job_id} was canceled; it has no video.`, { reason: 'canceled' });
+  if (job.state === 'failed' || job.state === 'canceled') throw jobFailure(job);
   return job;
 }
 
@@ -105,7 +105,10 @@ export async function listJobs(flags: { state?: JobState; limit: string; cursor?
           return;
         }
         ctx.output.text(formatJobTable(page.jobs, ctx.output.style));
-        if (page.next_cursor !== null) ctx.output.info(`More: immoreel jobs list --cursor ${page.next_cursor}`);
+        if (page.next_cursor !== null) {
+          const filters = [...(flags.state === undefined ? [] : ['--state', flags.state]), ...(flags.limit === '20' ? [] : ['--limit', flags.limit])];
+          ctx.output.info(`More: ${followUp(ctx.globals, 'jobs', 'list', ...filters, '--cursor', page.next_cursor)}`);
+        }
       });
 }
 
@@ -146,11 +149,19 @@ export async function cancelJob(jobId: string, _flags: unknown, command: Command
 }
 
 /** `jobs download`. */
-export async function downloadJob(jobId: string, flags: { out: string }, command: Command): Promise<void> {
+export async function downloadJob(jobId: string, flags: { out: string; force?: boolean }, command: Command): Promise<void> {
   await withService(command, async (ctx, service) => {
-        // A directory receives DIR/JOB_ID.mp4 (decided here, so local and remote services agree).
-        const isDir = (await stat(flags.out).catch(() => null))?.isDirectory() === true;
+        // A directory (existing, or named with a trailing /) receives DIR/JOB_ID.mp4 (decided here, so local and remote services agree).
+        const isDir = (await stat(flags.out).catch(() => null))?.isDirectory() === true || /[\\/]$/.test(flags.out);
         const path = resolve(isDir ? join(flags.out, `${jobId}.mp4`) : flags.out);
+        if (!isDir && extname(path).toLowerCase() !== '.mp4') {
+          throw badRequest(`--out ${flags.out} must name an .mp4 file (the video is MP4), or a folder.`, { details: [{ field: 'out', message: 'must end in .mp4' }] });
+        }
+        if (isDir) await mkdir(dirname(path), { recursive: true });
+        else await assertWritableFolder(dirname(path), '--out');
+        if (flags.force !== true && (await stat(path).catch(() => null)) !== null) {
+          throw badRequest(`${path} already exists: pass --force to overwrite it, or choose another --out.`, { reason: 'file_exists', details: [{ field: 'out', message: 'file exists' }] });
+        }
         const bytes = await service.downloadVideo(jobId, path);
         if (ctx.output.json) ctx.output.data({ ok: true, status: 'success', job_id: jobId, path, size_bytes: bytes });
         else ctx.output.text(`Saved ${path} (${(bytes / 1e6).toFixed(1)} MB)`);

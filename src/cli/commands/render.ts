@@ -9,7 +9,7 @@ import { AppError, badRequest } from '../../core/errors.js';
 import type { Branding, JobRecord, Property, RenderRequest } from '../../core/types.js';
 import { demoBranding, demoListingText, demoPhotos } from '../../render/demo.js';
 import { resolveDataDir } from '../../core/paths.js';
-import { jobFailure } from '../../jobs/batch.js';
+import { jobFailure } from '../../jobs/failure.js';
 import { formatEta, runRenderBatch } from '../../jobs/render-batch.js';
 import { contextFor, type CommandContext, type GlobalOptions } from '../context.js';
 import { followUp } from '../hints.js';

@@ -57,7 +57,8 @@ export function jobsCommand(): Command {
     .description('Copy the verified video of a succeeded job.')
     .argument('<job_id>')
     .option('--out <file>', 'where to write the MP4 (a directory: DIR/JOB_ID.mp4)', '.')
-    .action(async (jobId: string, flags: { out: string }, command: Command) => {
+    .option('--force', 'overwrite the file if it exists')
+    .action(async (jobId: string, flags: { out: string; force?: boolean }, command: Command) => {
       const { downloadJob } = await import('../commands/jobs.js');
       await downloadJob(jobId, flags, command);
     });
