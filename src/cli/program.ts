@@ -20,7 +20,9 @@ Exit codes:
   0  ok                      4  authentication or permission
   1  unexpected error        5  rate limit or quota
   2  invalid input or usage  6  service or portal unreachable
-  3  some batch rows failed  7  render job failed`;
+  3  some batch rows failed  7  render job failed
+130  interrupted (Ctrl-C): the running job was canceled
+See docs/cli.md for the situations behind each code.`;
 
 /**
  * The commander tree: every command, option and help text, loaded without any command's code.
