@@ -71,10 +71,12 @@ export class Output {
 
   /** A spinner on a TTY; elsewhere a no-op, so logs and pipes stay clean. */
   progress(text: string): Progress {
-    if (this.quiet || !this.stderrIsTty) {
+    // A terminal that reports 0 columns (some CI pseudo-terminals) would make the spinner loop forever.
+    if (this.quiet || !this.stderrIsTty || (this.stderr as NodeJS.WriteStream).columns === 0) {
       return { update() {}, succeed() {}, fail() {}, stop() {} };
     }
-    const spinner: Ora = ora({ text, stream: this.stderr as NodeJS.WriteStream, color: 'cyan' }).start();
+    // discardStdin off: ora would put the terminal in raw mode, which swallows Ctrl-C and stalls renders.
+    const spinner: Ora = ora({ text, stream: this.stderr as NodeJS.WriteStream, color: 'cyan', discardStdin: false }).start();
     return {
       update: (next) => {
         spinner.text = next;

@@ -343,6 +343,8 @@ export class WorkerPool {
     if (finished === null || finished.state !== 'succeeded') {
       // Canceled, re-queued or failed: no video may stay where a result is expected.
       await rm(outputPath, { force: true });
+      // Canceled or stopped: its half-made files (render-*.tmp.mp4, soundtrack.wav) go too.
+      if (controller.signal.aborted) await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
     }
     if (finished !== null) this.options.onTerminal(finished);
   }

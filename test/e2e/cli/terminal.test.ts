@@ -1,0 +1,73 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../helpers/cli.js';
+
+/*
+ * The CLI in a real (pseudo-)terminal, as a user at a keyboard runs it: colours and Ctrl-C only
+ * exist there. test/helpers/pty-run.py uses python3's pty module (standard library).
+ */
+
+const BIN = fileURLToPath(new URL('../../../bin/immoreel.js', import.meta.url));
+const PTY_RUN = fileURLToPath(new URL('../../helpers/pty-run.py', import.meta.url));
+const ANSI = /\u001b\[[0-9;]*m/;
+
+interface PtyResult {
+  code: number | null;
+  signal: number | null;
+  output: string;
+}
+
+function inTerminal(argv: string[], cwd: string, interruptAfter: string | null = null, timeoutS = 180): PtyResult {
+  const spec = { argv, cwd, env: { NO_COLOR: '', FORCE_COLOR: '' }, interrupt_after: interruptAfter, timeout_s: timeoutS };
+  const out = execFileSync('python3', [PTY_RUN, JSON.stringify(spec)], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: (timeoutS + 30) * 1000 });
+  return JSON.parse(out) as PtyResult;
+}
+
+const plain = (text: string): string => text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
+
+describe('the CLI in a terminal', () => {
+  let work: string;
+  let dataDir: string;
+
+  beforeAll(() => {
+    work = mkdtempSync(join(tmpdir(), 'immoreel-tty-'));
+    dataDir = join(work, 'data');
+  });
+
+  afterAll(() => {
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('the first Ctrl-C during render cancels the job, stops ffmpeg, removes its files and exits 130', { timeout: 240_000 }, async () => {
+    // Interrupted once the render has reached the encoding stages (past 20 %).
+    const result = inTerminal([process.execPath, BIN, '--data-dir', dataDir, 'render', '--demo', '--duration', '12', '--out', join(work, 'demo.mp4')], work, '(?:[2-9]\\d) %');
+    expect(result.code, plain(result.output)).toBe(130);
+    expect(plain(result.output)).toMatch(/canceled; nothing was saved/);
+    expect(plain(result.output)).not.toMatch(/\n\s+at /);
+    const jobs = JSON.parse((await runCli(['--data-dir', dataDir, '--json', 'jobs', 'list'])).stdout) as { jobs: { job_id: string; state: string }[] };
+    expect(jobs.jobs.map((j) => j.state)).toEqual(['canceled']);
+    // No temporary render files and no video left behind, and no ffmpeg still running on them.
+    const jobDir = join(dataDir, 'jobs', jobs.jobs[0]!.job_id);
+    const left = existsSync(jobDir) ? readdirSync(jobDir, { recursive: true }).map(String) : [];
+    expect(left.filter((f) => /\.tmp\.mp4$|soundtrack\.wav$|\.mp4$/.test(f))).toEqual([]);
+    expect(existsSync(join(work, 'demo.mp4'))).toBe(false);
+    const ffmpegs = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((l) => /ffmpeg/.test(l) && l.includes(dataDir));
+    expect(ffmpegs).toEqual([]);
+  });
+
+  it('colours stdout on a terminal, and not when stdout is redirected to a file', () => {
+    writeFileSync(join(work, 'list.sh'), `"${process.execPath}" "${BIN}" --data-dir "${dataDir}" jobs list > "${join(work, 'list.txt')}"\n`);
+    const onTerminal = inTerminal([process.execPath, BIN, '--data-dir', dataDir, 'jobs', 'list'], work);
+    expect(onTerminal.code).toBe(0);
+    expect(onTerminal.output).toMatch(ANSI);
+    const redirected = inTerminal(['sh', join(work, 'list.sh')], work);
+    expect(redirected.code).toBe(0);
+    const file = readFileSync(join(work, 'list.txt'), 'utf8');
+    expect(file).toMatch(/canceled/);
+    expect(file).not.toMatch(ANSI);
+  });
+});
