@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../helpers/cli.js';
 
@@ -13,6 +14,7 @@ import { runCli } from '../../helpers/cli.js';
 
 const BIN = fileURLToPath(new URL('../../../bin/immoreel.js', import.meta.url));
 const PTY_RUN = fileURLToPath(new URL('../../helpers/pty-run.py', import.meta.url));
+// eslint-disable-next-line no-control-regex -- ANSI colour codes start with ESC
 const ANSI = /\u001b\[[0-9;]*m/;
 
 interface PtyResult {
@@ -27,7 +29,7 @@ function inTerminal(argv: string[], cwd: string, interruptAfter: string | null =
   return JSON.parse(out) as PtyResult;
 }
 
-const plain = (text: string): string => text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '');
+const plain = (text: string): string => stripVTControlCharacters(text);
 
 describe('the CLI in a terminal', () => {
   let work: string;
