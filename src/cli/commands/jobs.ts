@@ -159,7 +159,8 @@ export async function downloadJob(jobId: string, flags: { out: string; force?: b
         }
         if (isDir) await mkdir(dirname(path), { recursive: true });
         else await assertWritableFolder(dirname(path), '--out');
-        if (flags.force !== true && (await stat(path).catch(() => null)) !== null) {
+        // A job without a video says so (exit 7) before any word about the file.
+        if (flags.force !== true && (await stat(path).catch(() => null)) !== null && (await service.getJob(jobId)).state === 'succeeded') {
           throw badRequest(`${path} already exists: pass --force to overwrite it, or choose another --out.`, { reason: 'file_exists', details: [{ field: 'out', message: 'file exists' }] });
         }
         const bytes = await service.downloadVideo(jobId, path);
