@@ -8,7 +8,14 @@ import { contextFor } from '../context.js';
 
 
 async function withStore<T>(command: Command, work: (store: ServerStore) => T | Promise<T>): Promise<T> {
-  const store = openServerStore(resolveDataDir(contextFor(command).globals.dataDir));
+  const ctx = contextFor(command);
+  if (ctx.mode === 'remote') {
+    throw badRequest(
+      'API keys live on the server, in the data directory of `immoreel serve`: run `immoreel keys …` on that machine (without --profile or --base-url). A remote profile can only use its own key (`immoreel auth status`).',
+      { reason: 'keys_are_server_side' },
+    );
+  }
+  const store = openServerStore(resolveDataDir(ctx.globals.dataDir));
   try {
     return await work(store);
   } finally {
@@ -59,6 +66,8 @@ export async function createKey(flags: { tenant: string; preview?: boolean; scop
       const { record } = created;
       if (output.json) {
         output.data({
+          ok: true,
+          status: 'success',
           key_id: record.key_id,
           api_key: created.apiKey,
           tenant: record.tenant,
@@ -89,7 +98,7 @@ export async function listKeys(_flags: unknown, command: Command): Promise<void>
       const { output } = contextFor(command);
       const listed = await withStore(command, (store) => store.keys.list().map((record) => ({ record, quota: store.usage.state(record.key_id, record.monthly_quota) })));
       if (output.json) {
-        output.data({ keys: listed.map(({ record, quota }) => ({ ...record, usage: quota })) });
+        output.data({ ok: true, status: 'success', keys: listed.map(({ record, quota }) => ({ ...record, usage: quota })) });
         return;
       }
       if (listed.length === 0) {
@@ -104,6 +113,6 @@ export async function listKeys(_flags: unknown, command: Command): Promise<void>
 export async function revokeKey(keyId: string, _flags: unknown, command: Command): Promise<void> {
       const { output } = contextFor(command);
       const record = await withStore(command, (store) => store.keys.revoke(keyId));
-      if (output.json) output.data(record);
+      if (output.json) output.data({ ok: true, status: 'success', ...record });
       else output.info(`Revoked ${record.key_id} (tenant ${record.tenant}).`);
     }

@@ -3,8 +3,8 @@ import { SCOPES } from '../../server/config.js';
 
 const EXAMPLES = `
 Examples:
-  $ immoreel keys create --tenant acme                     standard key: all scopes, 100000 requests/month
-  $ immoreel keys create --tenant sandbox --preview --json preview key (preview:read, preview:dispatch)
+  $ immoreel keys create --tenant acme                      # standard key: all scopes, 100000 requests/month
+  $ immoreel keys create --tenant sandbox --preview --json  # preview key (preview:read, preview:dispatch)
   $ immoreel keys create --tenant crm --scopes preview:read --monthly-quota 5000
   $ immoreel keys list
   $ immoreel keys revoke key_0123456789abcdef
