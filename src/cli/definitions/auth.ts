@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { lazy } from './lazy.js';
 
 const EXAMPLES = `
 Examples:
@@ -20,27 +21,18 @@ export function authCommand(): Command {
     .option('--api-key-stdin', 'read the API key from standard input (hidden prompt on a terminal)')
     .addOption(new Option('--api-key <key>', 'refused: keys on the command line leak into shell history').hideHelp())
     .addHelpText('after', '\nThe server comes from --base-url (or IMMOREEL_BASE_URL); the profile name from --profile (default "default").\nThe key comes from --api-key-stdin or IMMOREEL_API_KEY.')
-    .action(async (flags: { apiKeyStdin?: boolean; apiKey?: string }, command: Command) => {
-      const { login } = await import('../commands/auth.js');
-      await login(flags, command);
-    });
+    .action(lazy(async () => (await import('../commands/auth.js')).login));
 
   auth
     .command('status')
     .description('List saved profiles (keys masked) and check each with the server: scopes and quota use.')
-    .action(async (_flags: unknown, command: Command) => {
-      const { status } = await import('../commands/auth.js');
-      await status(_flags, command);
-    });
+    .action(lazy(async () => (await import('../commands/auth.js')).status));
 
   auth
     .command('logout')
     .description('Remove a saved profile (--profile, default "default"). The key stays valid on the server.')
     .option('--all', 'remove every saved profile')
-    .action(async (flags: { all?: boolean }, command: Command) => {
-      const { logout } = await import('../commands/auth.js');
-      await logout(flags, command);
-    });
+    .action(lazy(async () => (await import('../commands/auth.js')).logout));
 
   for (const sub of auth.commands) sub.exitOverride().showHelpAfterError('(run with --help for usage)');
   return auth;

@@ -1,10 +1,8 @@
 import { Command } from 'commander';
+import { lazy } from './lazy.js';
 
 export function doctorCommand(): Command {
   return new Command('doctor')
     .description('Check that this machine can render videos (ffmpeg, encoders, fonts, music, templates).')
-    .action(async (flags: unknown, command: Command) => {
-      const { doctor } = await import('../commands/doctor.js');
-      await doctor(flags, command);
-    });
+    .action(lazy(async () => (await import('../commands/doctor.js')).doctor));
 }

@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
-import { JOB_STATES, type JobState } from '../../core/types.js';
+import { lazy } from './lazy.js';
+import { JOB_STATES } from '../../core/types.js';
 import { MAX_LIST_LIMIT } from '../../jobs/limits.js';
 
 const EXAMPLES = `
@@ -19,38 +20,26 @@ export function jobsCommand(): Command {
     .addOption(new Option('--state <state>', 'only jobs in this state').choices([...JOB_STATES]))
     .option('--limit <n>', `at most N jobs (1–${MAX_LIST_LIMIT})`, '20')
     .option('--cursor <cursor>', 'the next page: the next_cursor of the previous one')
-    .action(async (flags: { state?: JobState; limit: string; cursor?: string }, command: Command) => {
-      const { listJobs } = await import('../commands/jobs.js');
-      await listJobs(flags, command);
-    });
+    .action(lazy(async () => (await import('../commands/jobs.js')).listJobs));
 
   jobs
     .command('show')
     .description('Show one job.')
     .argument('<job_id>')
-    .action(async (jobId: string, _flags: unknown, command: Command) => {
-      const { showJob } = await import('../commands/jobs.js');
-      await showJob(jobId, _flags, command);
-    });
+    .action(lazy(async () => (await import('../commands/jobs.js')).showJob));
 
   jobs
     .command('wait')
     .description('Wait for a job to finish (renders it here if nothing else is). Exit 7 if it failed.')
     .argument('<job_id>')
     .option('--timeout <seconds>', 'give up after this many seconds (exit 6)')
-    .action(async (jobId: string, flags: { timeout?: string }, command: Command) => {
-      const { waitJob } = await import('../commands/jobs.js');
-      await waitJob(jobId, flags, command);
-    });
+    .action(lazy(async () => (await import('../commands/jobs.js')).waitJob));
 
   jobs
     .command('cancel')
     .description('Cancel a queued or running job (a finished job is left as it is).')
     .argument('<job_id>')
-    .action(async (jobId: string, _flags: unknown, command: Command) => {
-      const { cancelJob } = await import('../commands/jobs.js');
-      await cancelJob(jobId, _flags, command);
-    });
+    .action(lazy(async () => (await import('../commands/jobs.js')).cancelJob));
 
   jobs
     .command('download')
@@ -58,19 +47,13 @@ export function jobsCommand(): Command {
     .argument('<job_id>')
     .option('--out <file>', 'where to write the MP4 (a directory: DIR/JOB_ID.mp4)', '.')
     .option('--force', 'overwrite the file if it exists')
-    .action(async (jobId: string, flags: { out: string; force?: boolean }, command: Command) => {
-      const { downloadJob } = await import('../commands/jobs.js');
-      await downloadJob(jobId, flags, command);
-    });
+    .action(lazy(async () => (await import('../commands/jobs.js')).downloadJob));
 
   jobs
     .command('purge')
     .description('Delete the videos and work files of finished jobs (records stay, marked expired). Local data directory only.')
     .option('--older-than <age>', 'jobs finished more than this long ago (e.g. 30d, 12h, 0s for all)', '30d')
-    .action(async (flags: { olderThan: string }, command: Command) => {
-      const { purgeJobs } = await import('../commands/jobs.js');
-      await purgeJobs(flags, command);
-    });
+    .action(lazy(async () => (await import('../commands/jobs.js')).purgeJobs));
 
   // Subcommands were made before the program's exitOverride: usage errors must reach main() too.
   for (const sub of jobs.commands) sub.exitOverride().showHelpAfterError('(run with --help for usage)');

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { lazy } from './lazy.js';
 import { SCOPES } from '../../server/config.js';
 
 const EXAMPLES = `
@@ -22,27 +23,18 @@ export function keysCommand(): Command {
     .option('--preview', 'a sandbox preview key: exactly preview:read and preview:dispatch, 1000 requests/month')
     .option('--scopes <list>', `comma-separated scopes among ${SCOPES.join(', ')} (default: all for standard keys)`)
     .option('--monthly-quota <n>', 'billable requests (analyses + renders) per calendar month')
-    .action(async (flags: { tenant: string; preview?: boolean; scopes?: string; monthlyQuota?: string }, command: Command) => {
-      const { createKey } = await import('../commands/keys.js');
-      await createKey(flags, command);
-    });
+    .action(lazy(async () => (await import('../commands/keys.js')).createKey));
 
   keys
     .command('list')
     .description('List keys: ids, tenants, scopes, this month\'s usage and masked keys.')
-    .action(async (_flags: unknown, command: Command) => {
-      const { listKeys } = await import('../commands/keys.js');
-      await listKeys(_flags, command);
-    });
+    .action(lazy(async () => (await import('../commands/keys.js')).listKeys));
 
   keys
     .command('revoke')
     .description('Revoke a key: it is refused (401) from the next request on.')
     .argument('<key_id>', 'the key id shown by `keys create` / `keys list`')
-    .action(async (keyId: string, _flags: unknown, command: Command) => {
-      const { revokeKey } = await import('../commands/keys.js');
-      await revokeKey(keyId, _flags, command);
-    });
+    .action(lazy(async () => (await import('../commands/keys.js')).revokeKey));
 
   for (const sub of keys.commands) sub.exitOverride();
   return keys;

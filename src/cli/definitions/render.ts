@@ -1,7 +1,8 @@
 import { Command, Option } from 'commander';
+import { withListingInputs } from './inputs.js';
+import { lazy } from './lazy.js';
 import { VIDEO_FORMATS } from '../../core/types.js';
 import { AUDIENCE_CHOICES } from '../../core/validate.js';
-import type { RenderFlags } from '../commands/render.js';
 
 const EXAMPLES = `
 Examples:
@@ -15,13 +16,9 @@ Examples:
   $ immoreel render --csv listings.csv --out-dir videos/ --resume`;
 
 export function renderCommand(): Command {
-  return new Command('render')
-    .description('Render a listing into a marketing video (MP4, 720p, 60 fps, AAC 160 kbps).')
-    .argument('[stdin]', 'pass - to read the description from standard input')
-    .option('--url <url>', 'listing URL on Mubawab, Avito, Sarouty or Yakeey')
-    .option('--html-file <file>', 'a listing page saved from the browser (nothing is fetched)')
-    .option('--description <text>', 'the listing text (title and description)')
-    .option('--description-file <file>', 'read the listing text from a file')
+  return withListingInputs(
+    new Command('render').description('Render a listing into a marketing video (MP4, 720p, 60 fps, AAC 160 kbps).'),
+  )
     .option('--listing-json <file>', 'an `immoreel analyze --json` output: skips analysis')
     .option('--photos <list>', 'photos: files or URLs separated by commas (default: the listing page\'s photos)')
     .option('--photos-dir <dir>', 'every photo in a folder, in name order')
@@ -46,8 +43,5 @@ export function renderCommand(): Command {
     .option('--resume', 'batch: skip rows already rendered into --out-dir')
     .option('--concurrency <n>', 'batch: rows rendered at once')
     .addHelpText('after', EXAMPLES)
-    .action(async (stdinArg: string | undefined, flags: RenderFlags, command: Command) => {
-      const { render } = await import('../commands/render.js');
-      await render(stdinArg, flags, command);
-    });
+    .action(lazy(async () => (await import('../commands/render.js')).render));
 }

@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
+import { lazy } from './lazy.js';
 import { DEFAULT_LIMITS } from '../../server/config.js';
-import type { ServeFlags } from '../commands/serve.js';
 
 const EXAMPLES = `
 Examples:
@@ -34,8 +34,5 @@ export function serveCommand(): Command {
         .hideHelp(),
     )
     .addHelpText('after', EXAMPLES)
-    .action(async (flags: ServeFlags, command: Command) => {
-      const { serve } = await import('../commands/serve.js');
-      await serve(flags, command);
-    });
+    .action(lazy(async () => (await import('../commands/serve.js')).serve));
 }

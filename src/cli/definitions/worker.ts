@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { lazy } from './lazy.js';
 
 const EXAMPLES = `
 Examples:
@@ -12,8 +13,5 @@ export function workerCommand(): Command {
     .option('--until-idle', 'exit once nothing is queued and nothing runs here')
     .option('--concurrency <n>', 'renders at once (1–30; default: one per CPU core)')
     .addHelpText('after', EXAMPLES)
-    .action(async (flags: { untilIdle?: boolean; concurrency?: string }, command: Command) => {
-      const { worker } = await import('../commands/worker.js');
-      await worker(flags, command);
-    });
+    .action(lazy(async () => (await import('../commands/worker.js')).worker));
 }
