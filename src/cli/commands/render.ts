@@ -16,7 +16,7 @@ import { followUp } from '../hints.js';
 import { readInputRequest, type InputFlags } from '../inputs.js';
 import { interruptible, wasInterrupted } from '../interrupt.js';
 import { assertWritableFolder } from '../files.js';
-import { parseCount } from '../parse.js';
+import { parseCount, withFlagNames } from '../parse.js';
 
 export interface RenderFlags extends InputFlags {
   listingJson?: string;
@@ -238,7 +238,9 @@ async function renderOne(ctx: CommandContext, flags: RenderFlags, stdinArg: stri
   }
   const service = await ctx.openService();
   try {
-    const submitted = await service.renderVideo(request);
+    const submitted = await service.renderVideo(request).catch((error: unknown) => {
+      throw withFlagNames(error);
+    });
     if (target === null) {
       if (ctx.mode === 'local') startDetachedWorker(ctx.globals);
       if (output.json) output.data({ ok: true, status: 'success', job: submitted });

@@ -63,6 +63,17 @@ describe('files as spreadsheets and editors save them', () => {
   });
 });
 
+describe('words a user sees', () => {
+  it('a render error names the flag typed, while --json keeps the request field of the API', async () => {
+    const human = await runCli(['--data-dir', dataDir, 'render', '--demo', '--color', 'red', '--out', join(work, 'x.mp4')], { cwd: work });
+    expect(human.code).toBe(2);
+    expect(human.stderr).toMatch(/--color must be a colour like #/);
+    expect(human.stderr).not.toMatch(/branding\.primary_color/);
+    const machine = await runCli(['--data-dir', dataDir, '--json', 'render', '--demo', '--color', 'red', '--out', join(work, 'x.mp4')], { cwd: work });
+    expect(JSON.parse(machine.stdout).error.details[0].field).toBe('branding.primary_color');
+  });
+});
+
 describe('hints and envelopes', () => {
   it('the next-page hint keeps --data-dir and --limit', async () => {
     const result = await runCli(['--data-dir', dataDir, 'jobs', 'list', '--limit', '1'], { cwd: work });
