@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { mkdir, readFile, stat } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
 import { dirname, extname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
@@ -10,6 +9,7 @@ import type { Branding, JobRecord, Property, RenderRequest } from '../../core/ty
 import { demoBranding, demoListingText, demoPhotos } from '../../render/demo.js';
 import { resolveDataDir } from '../../core/paths.js';
 import { jobFailure } from '../../jobs/failure.js';
+import { defaultConcurrency } from '../../jobs/limits.js';
 import { formatEta, runRenderBatch } from '../../jobs/render-batch.js';
 import { contextFor, type CommandContext, type GlobalOptions } from '../context.js';
 import { followUp } from '../hints.js';
@@ -309,7 +309,7 @@ async function renderBatch(ctx: CommandContext, flags: RenderFlags & { csv: stri
             csv: flags.csv,
             outDir: flags.outDir as string,
             resume: Boolean(flags.resume),
-            concurrency: concurrency ?? (ctx.mode === 'remote' ? 4 : availableParallelism()),
+            concurrency: concurrency ?? (ctx.mode === 'remote' ? 4 : defaultConcurrency()),
             defaults: settingsFromFlags(flags, false),
           },
           {
