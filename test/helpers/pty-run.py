@@ -20,6 +20,9 @@ if pid == 0:
 
 output = b""
 pattern = re.compile(spec["interrupt_after"]) if spec.get("interrupt_after") else None
+# "type_after": [regex, text] types text (an answer to a prompt) once regex appears.
+typing = (re.compile(spec["type_after"][0]), spec["type_after"][1]) if spec.get("type_after") else None
+typed = False
 interrupted = False
 deadline = time.time() + spec.get("timeout_s", 120)
 while time.time() < deadline:
@@ -35,6 +38,9 @@ while time.time() < deadline:
     if pattern and not interrupted and pattern.search(output.decode("utf-8", "replace")):
         os.write(fd, b"\x03")
         interrupted = True
+    if typing and not typed and typing[0].search(output.decode("utf-8", "replace")):
+        os.write(fd, typing[1].encode())
+        typed = True
 else:
     os.kill(pid, signal.SIGKILL)
 _, status = os.waitpid(pid, 0)

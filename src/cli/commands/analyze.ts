@@ -72,6 +72,8 @@ async function analyzeBatch(ctx: CommandContext, service: Service, flags: Analyz
   const failed: { row: BatchRow; error: AppError }[] = [];
   const progress = output.progress(`Analyzing ${batch.rows.length} listings…`);
   const lines = new Map<string, string>();
+  // On a terminal without --json, one readable line per row; piped or with --json, NDJSON.
+  const readable = !output.json && process.stdout.isTTY === true;
   let done = 0;
   const summary = await runBatch(batch.rows, async (row) => (await service.analyze(rowRequest(row, defaults))).property, {
     concurrency,
@@ -82,7 +84,14 @@ async function analyzeBatch(ctx: CommandContext, service: Service, flags: Analyz
       const record = outcome.ok
         ? { ok: true, status: 'success', id: outcome.id, property: outcome.value }
         : { ok: false, status: 'error', id: outcome.id, error: outcome.error.toJSON() };
-      if (outFile === null) output.record(record);
+      if (outFile === null && readable) {
+        const p = outcome.ok ? outcome.value : null;
+        output.text(
+          p !== null
+            ? `${output.style.green('✔')} ${outcome.id}  ${p.title || '(untitled)'}${p.city ? ` — ${p.city}` : ''}${p.price_mad === null ? '' : ` · ${p.price_mad.toLocaleString('fr-FR')} MAD`}`
+            : `${output.style.red('✘')} ${outcome.id}  ${outcome.ok ? '' : `${outcome.error.code}: ${outcome.error.message}`}`,
+        );
+      } else if (outFile === null) output.record(record);
       // A results file keeps the input's row order, whatever order the rows finished in.
       else lines.set(outcome.id, asCsv ? resultCsvRow(outcome.id, outcome.ok ? outcome.value : null, outcome.ok ? null : outcome.error) : `${JSON.stringify(record)}\n`);
     },

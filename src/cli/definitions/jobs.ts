@@ -53,6 +53,8 @@ export function jobsCommand(): Command {
     .command('purge')
     .description('Delete the videos and work files of finished jobs (records stay, marked expired). Local data directory only.')
     .option('--older-than <age>', 'jobs finished more than this long ago (e.g. 30d, 12h, 0s for all)', '30d')
+    .option('--dry-run', 'say what would be deleted, delete nothing')
+    .option('-y, --yes', 'do not ask for confirmation on a terminal')
     .action(lazy(async () => (await import('../commands/jobs.js')).purgeJobs));
 
   // Subcommands were made before the program's exitOverride: usage errors must reach main() too.

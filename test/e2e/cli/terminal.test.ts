@@ -23,8 +23,8 @@ interface PtyResult {
   output: string;
 }
 
-function inTerminal(argv: string[], cwd: string, interruptAfter: string | null = null, timeoutS = 180): PtyResult {
-  const spec = { argv, cwd, env: { NO_COLOR: '', FORCE_COLOR: '' }, interrupt_after: interruptAfter, timeout_s: timeoutS };
+function inTerminal(argv: string[], cwd: string, interruptAfter: string | null = null, timeoutS = 180, typeAfter: [string, string] | null = null): PtyResult {
+  const spec = { argv, cwd, env: { NO_COLOR: '', FORCE_COLOR: '' }, interrupt_after: interruptAfter, type_after: typeAfter, timeout_s: timeoutS };
   const out = execFileSync('python3', [PTY_RUN, JSON.stringify(spec)], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: (timeoutS + 30) * 1000 });
   return JSON.parse(out) as PtyResult;
 }
@@ -71,5 +71,16 @@ describe('the CLI in a terminal', () => {
     const file = readFileSync(join(work, 'list.txt'), 'utf8');
     expect(file).toMatch(/canceled/);
     expect(file).not.toMatch(ANSI);
+  });
+
+  it('jobs purge asks before deleting on a terminal, and --dry-run deletes nothing', async () => {
+    const purge = [process.execPath, BIN, '--data-dir', dataDir, 'jobs', 'purge', '--older-than', '0s'];
+    const dry = inTerminal([...purge, '--dry-run'], work);
+    expect(plain(dry.output)).toMatch(/Would purge 1 finished job/);
+    const declined = inTerminal(purge, work, null, 60, ['\\[y/N\\]', 'n\r']);
+    expect(declined.code).toBe(0);
+    expect(plain(declined.output)).toMatch(/Nothing was deleted/);
+    const accepted = inTerminal(purge, work, null, 60, ['\\[y/N\\]', 'y\r']);
+    expect(plain(accepted.output)).toMatch(/Purged 1 finished job/);
   });
 });

@@ -30,7 +30,7 @@ const COMMANDS: Record<string, string[]> = {
   'jobs wait': ['--timeout'],
   'jobs cancel': [],
   'jobs download': ['--out', '--force'],
-  'jobs purge': ['--older-than'],
+  'jobs purge': ['--older-than', '--dry-run', '--yes'],
   worker: ['--until-idle', '--concurrency'],
   'auth login': ['--api-key-stdin', '--api-key'],
   'auth status': [],
