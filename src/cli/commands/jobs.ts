@@ -3,9 +3,10 @@ import { dirname, extname, join, resolve } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import type { ChalkInstance } from 'chalk';
 import type { Command } from 'commander';
-import { badRequest } from '../../core/errors.js';
+import { AppError, badRequest } from '../../core/errors.js';
 import { resolveDataDir } from '../../core/paths.js';
-import type { JobRecord, JobState } from '../../core/types.js';
+import type { JobRecord, JobState, Service } from '../../core/types.js';
+import { assertJobId, isJobId } from '../../jobs/ids.js';
 import { parseAge } from '../../jobs/age.js';
 import { JobManager } from '../../jobs/manager.js';
 import { MAX_LIST_LIMIT } from '../../jobs/limits.js';
@@ -90,6 +91,28 @@ function parseLimit(value: string): number {
   return n;
 }
 
+/**
+ * A job id, or a unique prefix of one as `git` accepts for commits (`job_01m8`, `01m8`): the jobs
+ * visible to this data directory or key are searched, newest first (docs/cli.md, "Job ids").
+ */
+export async function resolveJobId(service: Service, input: string): Promise<string> {
+  const typed: string = input;
+  if (isJobId(input)) return input;
+  const prefix = (typed.startsWith('job_') ? typed : `job_${typed}`).toLowerCase();
+  if (!/^job_[0-9a-z]{4,25}$/.test(prefix)) return assertJobId(input);
+  const matches: string[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 50; page += 1) {
+    const list = await service.listJobs({ limit: MAX_LIST_LIMIT, cursor });
+    matches.push(...list.jobs.map((j) => j.job_id).filter((id) => id.startsWith(prefix)));
+    if (list.next_cursor === null || matches.length > 1) break;
+    cursor = list.next_cursor;
+  }
+  if (matches.length === 1) return matches[0]!;
+  if (matches.length === 0) throw new AppError('NOT_FOUND', `No job id starts with ${prefix}: see \`immoreel jobs list\`.`);
+  throw badRequest(`${input} is the start of several job ids (${matches.slice(0, 3).join(', ')}…): give more characters.`, { reason: 'ambiguous_job_id' });
+}
+
 /** The exit status of `jobs wait`: a job that ended without a video carries its own error code. */
 export function assertSucceeded(job: JobRecord): JobRecord {
   if (job.state === 'failed' || job.state === 'canceled') throw jobFailure(job);
@@ -113,13 +136,14 @@ export async function listJobs(flags: { state?: JobState; limit: string; cursor?
 }
 
 /** `jobs show`. */
-export async function showJob(jobId: string, _flags: unknown, command: Command): Promise<void> {
-  await withService(command, async (ctx, service) => printJob(ctx, await service.getJob(jobId)));
+export async function showJob(input: string, _flags: unknown, command: Command): Promise<void> {
+  await withService(command, async (ctx, service) => printJob(ctx, await service.getJob(await resolveJobId(service, input))));
 }
 
 /** `jobs wait`: exit 7 when the job did not succeed. */
-export async function waitJob(jobId: string, flags: { timeout?: string }, command: Command): Promise<void> {
+export async function waitJob(input: string, flags: { timeout?: string }, command: Command): Promise<void> {
   await withService(command, async (ctx, service) => {
+        const jobId = await resolveJobId(service, input);
         const timeoutMs = flags.timeout === undefined ? undefined : Number(flags.timeout) * 1000;
         if (timeoutMs !== undefined && !(timeoutMs > 0)) throw badRequest(`--timeout must be a number of seconds, not ${JSON.stringify(flags.timeout)}.`);
         const progress = ctx.output.progress(`Waiting for ${jobId}…`);
@@ -140,8 +164,9 @@ export async function waitJob(jobId: string, flags: { timeout?: string }, comman
 }
 
 /** `jobs cancel`. */
-export async function cancelJob(jobId: string, _flags: unknown, command: Command): Promise<void> {
+export async function cancelJob(input: string, _flags: unknown, command: Command): Promise<void> {
   await withService(command, async (ctx, service) => {
+        const jobId = await resolveJobId(service, input);
         const job = await service.cancelJob(jobId);
         if (job.state !== 'canceled') ctx.output.info(`${job.job_id} had already ${job.state === 'succeeded' ? 'succeeded' : 'failed'}; nothing to cancel.`);
         printJob(ctx, job);
@@ -149,8 +174,9 @@ export async function cancelJob(jobId: string, _flags: unknown, command: Command
 }
 
 /** `jobs download`. */
-export async function downloadJob(jobId: string, flags: { out: string; force?: boolean }, command: Command): Promise<void> {
+export async function downloadJob(input: string, flags: { out: string; force?: boolean }, command: Command): Promise<void> {
   await withService(command, async (ctx, service) => {
+        const jobId = await resolveJobId(service, input);
         // A directory (existing, or named with a trailing /) receives DIR/JOB_ID.mp4 (decided here, so local and remote services agree).
         const isDir = (await stat(flags.out).catch(() => null))?.isDirectory() === true || /[\\/]$/.test(flags.out);
         const path = resolve(isDir ? join(flags.out, `${jobId}.mp4`) : flags.out);

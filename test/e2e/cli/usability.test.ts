@@ -74,6 +74,23 @@ describe('words a user sees', () => {
   });
 });
 
+describe('job ids', () => {
+  it('accepts a unique prefix of a job id, with or without job_', async () => {
+    const list = JSON.parse((await runCli(['--data-dir', dataDir, '--json', 'jobs', 'list'])).stdout) as { jobs: { job_id: string }[] };
+    const id = list.jobs[0]!.job_id;
+    // Two ids made in the same millisecond share their time part: take enough characters to be unique.
+    const other = list.jobs[1]!.job_id;
+    let n = 8;
+    while (id.slice(0, n) === other.slice(0, n)) n += 1;
+    const shown = await runCli(['--data-dir', dataDir, '--json', 'jobs', 'show', id.slice(4, n + 1)]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(JSON.parse(shown.stdout).job.job_id).toBe(id);
+    const ambiguous = await runCli(['--data-dir', dataDir, 'jobs', 'show', other.slice(0, 8)]);
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toMatch(/start of several job ids/);
+  });
+});
+
 describe('hints and envelopes', () => {
   it('the next-page hint keeps --data-dir and --limit', async () => {
     const result = await runCli(['--data-dir', dataDir, 'jobs', 'list', '--limit', '1'], { cwd: work });
