@@ -5,6 +5,7 @@ import { doctorCommand } from './definitions/doctor.js';
 import { renderCommand } from './definitions/render.js';
 import { templatesCommand } from './definitions/templates.js';
 import { authCommand } from './definitions/auth.js';
+import { completionCommand } from './definitions/completion.js';
 import { keysCommand } from './definitions/keys.js';
 import { serveCommand } from './definitions/serve.js';
 import { jobsCommand } from './definitions/jobs.js';
@@ -53,6 +54,7 @@ export function buildProgram(): Command {
   program.addCommand(jobsCommand());
   program.addCommand(workerCommand());
   program.addCommand(authCommand());
+  program.addCommand(completionCommand());
   // Usage errors anywhere in the tree must reach main() as exceptions (exit 2), never exit(1).
   // Every subcommand's help lists the global flags too.
   const overrideAll = (command: Command): void => {

@@ -35,6 +35,7 @@ const COMMANDS: Record<string, string[]> = {
   'auth login': ['--api-key-stdin', '--api-key'],
   'auth status': [],
   'auth logout': ['--all'],
+  completion: [],
 };
 
 function leaves(command: Command, path: string[] = []): Record<string, Command> {
