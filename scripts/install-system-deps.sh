@@ -10,6 +10,7 @@ command -v ffprobe >/dev/null 2>&1 || need+=(ffmpeg)
 command -v make >/dev/null 2>&1 || need+=(make)
 command -v g++ >/dev/null 2>&1 || need+=(g++)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
+command -v ps >/dev/null 2>&1 || need+=(procps)  # the Ctrl-C test checks that no ffmpeg is left running
 [ ${#need[@]} -eq 0 ] && exit 0
 
 packages=$(printf '%s\n' "${need[@]}" | sort -u | tr '\n' ' ')
