@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoListingText, demoPhotos } from '../../../src/render/demo.js';
 import { runCli } from '../../helpers/cli.js';
 
 /*
@@ -82,5 +83,23 @@ describe('the CLI in a terminal', () => {
     expect(plain(declined.output)).toMatch(/Nothing was deleted/);
     const accepted = inTerminal(purge, work, null, 60, ['\\[y/N\\]', 'y\r']);
     expect(plain(accepted.output)).toMatch(/Purged 1 finished job/);
+  });
+
+  it('Ctrl-C in a batch cancels the running row; --resume renders only what is missing', { timeout: 400_000 }, async () => {
+    const photos = demoPhotos().slice(0, 3).join('|');
+    const csv = join(work, 'batch.csv');
+    writeFileSync(csv, `id,description,photos,duration_s,music\nfirst,"${demoListingText().replace(/"/g, '""')}",${photos},10,none\nsecond,"${demoListingText().replace(/"/g, '""')}",${photos},10,none\n`);
+    const batchDir = join(work, 'batch-data');
+    const args = [process.execPath, BIN, '--data-dir', batchDir, 'render', '--csv', csv, '--out-dir', join(work, 'videos'), '--concurrency', '1'];
+    // Interrupted once the first row is done and the second is rendering.
+    const interrupted = inTerminal(args, work, '✔ first[\\s\\S]*[1-9]\\d? %|1 done, 0 failed, 1 running', 300);
+    expect(interrupted.code, plain(interrupted.output)).toBe(130);
+    expect(plain(interrupted.output)).toMatch(/--resume/);
+    const jobs = JSON.parse((await runCli(['--data-dir', batchDir, '--json', 'jobs', 'list'])).stdout) as { jobs: { state: string }[] };
+    expect(jobs.jobs.map((j) => j.state).sort()).toEqual(['canceled', 'succeeded']);
+    const resumed = await runCli(['--data-dir', batchDir, '--json', 'render', '--csv', csv, '--out-dir', join(work, 'videos'), '--resume'], { cwd: work, timeoutMs: 300_000 });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const rows = resumed.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; skipped: boolean });
+    expect(Object.fromEntries(rows.map((r) => [r.id, r.skipped]))).toEqual({ first: true, second: false });
   });
 });
