@@ -1,6 +1,7 @@
 // Preloaded with `node --import` by test/e2e/cli/start.test.ts: reports on stderr every module the
 // process resolves (LOAD url) and every native addon it opens (DLOPEN file).
 import { register } from 'node:module';
+import process from 'node:process';
 
 const dlopen = process.dlopen;
 process.dlopen = function (module, filename, ...rest) {
