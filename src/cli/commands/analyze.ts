@@ -138,7 +138,7 @@ export async function analyze(stdinArg: string | undefined, flags: AnalyzeFlags,
     const progress = ctx.output.progress('Analyzing listing…');
     const response = await service.analyze(request).finally(() => progress.stop());
     if (ctx.output.json) ctx.output.data(response);
-    else ctx.output.text(formatProperty(response.property, ctx.output.style));
+    else ctx.output.text(formatProperty(response.property, ctx.output.style, request.language ?? 'fr'));
   } finally {
     await service.close();
   }
