@@ -21,6 +21,7 @@ for bin in /usr/lib/postgresql/*/bin/initdb; do
 done
 [ "$has_postgres" = yes ] || need+=(postgresql)
 [ -x "${IMMOREEL_CHROMIUM:-/usr/bin/chromium}" ] || need+=(chromium)
+command -v ps >/dev/null 2>&1 || need+=(procps)  # the Ctrl-C test checks that no ffmpeg is left running
 [ ${#need[@]} -eq 0 ] && exit 0
 
 packages=$(printf '%s\n' "${need[@]}" | sort -u | tr '\n' ' ')

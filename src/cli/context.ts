@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { Service } from '../core/types.js';
+import { serviceMode, type ServiceMode } from '../service/mode.js';
 import { Output } from './output.js';
 
 /** Options every command accepts (docs/cli.md), read with commander's optsWithGlobals(). */
@@ -17,8 +18,10 @@ export interface GlobalOptions {
 export interface CommandContext {
   output: Output;
   globals: GlobalOptions;
+  /** Local or remote, as the globals select (the one decision: src/service/mode.ts). */
+  mode: ServiceMode;
   /** Opens the local or remote Service as the globals select; the caller closes it. */
-  openService(): Promise<Service>;
+  openService(options?: { concurrency?: number }): Promise<Service>;
 }
 
 export function contextFor(command: Command): CommandContext {
@@ -26,15 +29,17 @@ export function contextFor(command: Command): CommandContext {
   const output = new Output({
     json: Boolean(globals.json),
     quiet: Boolean(globals.quiet),
+    // `render --color #RRGGBB` is the agency colour: only the global --no-color (false) turns colours off.
     color: globals.color !== false,
   });
   return {
     output,
     globals,
-    async openService() {
+    mode: serviceMode(globals),
+    async openService(options = {}) {
       // Lazy: the remote client and the job store are only loaded by the commands that need them.
       const { openService } = await import('../service/open.js');
-      return openService(globals);
+      return openService({ ...globals, ...options, warn: (message) => output.warn(message) });
     },
   };
 }

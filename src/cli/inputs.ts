@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { badRequest } from '../core/errors.js';
+import { decodeText } from '../core/text.js';
 import type { AnalyzeRequest } from '../core/types.js';
 
 /** The listing inputs shared by `analyze` and `render` (docs/cli.md). */
@@ -16,13 +17,17 @@ export interface InputFlags {
 /** Bundled sample listing, shipped with the package for offline demos. */
 export const DEMO_DIR = new URL('../../assets/demo/', import.meta.url);
 
+/** A text file as the user's editor saved it: UTF-8, UTF-16 or Windows-1252 (docs/cli.md, "Files"). */
 async function readText(file: string, what: string): Promise<string> {
+  let buffer: Buffer;
   try {
-    return await readFile(file, 'utf8');
+    buffer = await readFile(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw badRequest(`Cannot read ${what} ${file}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}.`);
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder, not a file' : code === 'EACCES' ? 'permission denied' : (code ?? 'unreadable');
+    throw badRequest(`Cannot read ${what} ${file}: ${why}.`);
   }
+  return decodeText(buffer).text;
 }
 
 async function readStdin(): Promise<string> {
@@ -31,7 +36,7 @@ async function readStdin(): Promise<string> {
   }
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  return decodeText(Buffer.concat(chunks)).text;
 }
 
 /** Builds the analysis inputs from flags; only one description source may be given. */

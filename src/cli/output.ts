@@ -4,7 +4,8 @@ import ora, { type Ora } from 'ora';
 /**
  * Where everything the CLI prints goes (docs/cli.md): data on stdout (one JSON document, NDJSON
  * lines, or a readable summary), messages and progress on stderr. Spinners only when stderr is
- * a TTY; colours off with NO_COLOR, --no-color or a non-TTY; --quiet silences messages.
+ * a TTY; colours off with NO_COLOR, --no-color, and on each stream that is not a TTY; --quiet
+ * silences messages.
  */
 export interface OutputOptions {
   json: boolean;
@@ -22,7 +23,10 @@ export interface Progress {
 export class Output {
   readonly json: boolean;
   readonly quiet: boolean;
+  /** Colours for what goes to stdout (on only when stdout is a terminal). */
   readonly style: ChalkInstance;
+  /** Colours for messages on stderr (on only when stderr is a terminal). */
+  private readonly errStyle: ChalkInstance;
   private readonly stderrIsTty: boolean;
 
   constructor(options: OutputOptions, private readonly stdout: NodeJS.WritableStream = process.stdout, private readonly stderr: NodeJS.WritableStream = process.stderr) {
@@ -30,7 +34,10 @@ export class Output {
     this.quiet = options.quiet;
     this.stderrIsTty = Boolean((stderr as NodeJS.WriteStream).isTTY);
     const colorWanted = options.color && !('NO_COLOR' in process.env && process.env.NO_COLOR !== '');
-    this.style = new Chalk({ level: colorWanted && this.stderrIsTty ? 1 : 0 });
+    // Each stream is coloured only when it is a terminal: `jobs list > file` gets plain text.
+    const stdoutIsTty = Boolean((stdout as NodeJS.WriteStream).isTTY);
+    this.style = new Chalk({ level: colorWanted && stdoutIsTty ? 1 : 0 });
+    this.errStyle = new Chalk({ level: colorWanted && this.stderrIsTty ? 1 : 0 });
   }
 
   /** One JSON document on stdout. */
@@ -54,20 +61,22 @@ export class Output {
   }
 
   warn(message: string): void {
-    if (!this.quiet) this.stderr.write(`${this.style.yellow('warning:')} ${message}\n`);
+    if (!this.quiet) this.stderr.write(`${this.errStyle.yellow('warning:')} ${message}\n`);
   }
 
   /** Errors are always shown, even with --quiet: cron mails them. */
   error(message: string): void {
-    this.stderr.write(`${this.style.red('error:')} ${message}\n`);
+    this.stderr.write(`${this.errStyle.red('error:')} ${message}\n`);
   }
 
   /** A spinner on a TTY; elsewhere a no-op, so logs and pipes stay clean. */
   progress(text: string): Progress {
-    if (this.quiet || !this.stderrIsTty) {
+    // A terminal that reports 0 columns (some CI pseudo-terminals) would make the spinner loop forever.
+    if (this.quiet || !this.stderrIsTty || (this.stderr as NodeJS.WriteStream).columns === 0) {
       return { update() {}, succeed() {}, fail() {}, stop() {} };
     }
-    const spinner: Ora = ora({ text, stream: this.stderr as NodeJS.WriteStream, color: 'cyan' }).start();
+    // discardStdin off: ora would put the terminal in raw mode, which swallows Ctrl-C and stalls renders.
+    const spinner: Ora = ora({ text, stream: this.stderr as NodeJS.WriteStream, color: 'cyan', discardStdin: false }).start();
     return {
       update: (next) => {
         spinner.text = next;

@@ -1,24 +1,32 @@
-import { packageVersion } from '../core/files.js';
 import { Command, Option } from 'commander';
-import { analyzeCommand } from './commands/analyze.js';
-import { doctorCommand } from './commands/doctor.js';
-import { renderCommand } from './commands/render.js';
-import { templatesCommand } from './commands/templates.js';
-import { authCommand } from './commands/auth.js';
-import { keysCommand } from './commands/keys.js';
-import { serveCommand } from './commands/serve.js';
-import { studioCommand } from './commands/studio.js';
-import { jobsCommand } from './commands/jobs.js';
-import { workerCommand } from './commands/worker.js';
+import { packageVersion } from '../core/files.js';
+import { analyzeCommand } from './definitions/analyze.js';
+import { doctorCommand } from './definitions/doctor.js';
+import { renderCommand } from './definitions/render.js';
+import { templatesCommand } from './definitions/templates.js';
+import { authCommand } from './definitions/auth.js';
+import { completionCommand } from './definitions/completion.js';
+import { keysCommand } from './definitions/keys.js';
+import { serveCommand } from './definitions/serve.js';
+import { studioCommand } from './definitions/studio.js';
+import { jobsCommand } from './definitions/jobs.js';
+import { workerCommand } from './definitions/worker.js';
 
 export const EXIT_CODES_HELP = `
 Exit codes:
   0  ok                      4  authentication or permission
   1  unexpected error        5  rate limit or quota
   2  invalid input or usage  6  service or portal unreachable
-  3  some batch rows failed  7  render job failed`;
+  3  some batch rows failed  7  render job failed
+130  interrupted (Ctrl-C): the running job was canceled
+See docs/cli.md for the situations behind each code.`;
 
-/** The commander tree. Commands only parse their options and call one function. */
+/**
+ * The commander tree: every command, option and help text, loaded without any command's code.
+ * Each definition in ./definitions/ imports its command module only when the command runs, so
+ * `--help` loads neither SQLite, the HTTP client nor the parsers (docs/cli.md, "Start-up").
+ * A new command is one definition file and one `addCommand` line below.
+ */
 export function buildProgram(): Command {
   const program = new Command('immoreel')
     .description('Analyze Moroccan property listings and render marketing videos.')
@@ -27,7 +35,7 @@ export function buildProgram(): Command {
     .option('-q, --quiet', 'no messages or progress on stderr (errors still shown)')
     .option('--no-color', 'no colours (NO_COLOR is honoured too)')
     .addOption(new Option('--profile <name>', 'use a saved remote server profile').env('IMMOREEL_PROFILE'))
-    .addOption(new Option('--base-url <url>', 'run against an immoreel server (remote mode)'))
+    .addOption(new Option('--base-url <url>', 'run against an immoreel server (remote mode)').env('IMMOREEL_BASE_URL'))
     .addOption(new Option('--data-dir <dir>', 'local data directory (jobs, cache)').env('IMMOREEL_DATA_DIR'))
     .option('--insecure', 'allow remote mode over plain http:// to another machine (the API key travels unencrypted)')
     .showHelpAfterError('(run with --help for usage)')
@@ -44,9 +52,11 @@ export function buildProgram(): Command {
   program.addCommand(jobsCommand());
   program.addCommand(workerCommand());
   program.addCommand(authCommand());
+  program.addCommand(completionCommand());
   // Usage errors anywhere in the tree must reach main() as exceptions (exit 2), never exit(1).
+  // Every subcommand's help lists the global flags too.
   const overrideAll = (command: Command): void => {
-    command.exitOverride();
+    command.exitOverride().configureHelp({ showGlobalOptions: true });
     command.commands.forEach(overrideAll);
   };
   overrideAll(program);

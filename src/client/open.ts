@@ -1,12 +1,10 @@
 import { join } from 'node:path';
-import { Output } from '../cli/output.js';
 import { assertKeyTransport, ProfileStore, resolveRemoteTarget, sendsKeyInClear, type RemoteSelection } from './profiles.js';
 import { RemoteService } from './remote-service.js';
 
 export interface RemoteOpenOptions extends RemoteSelection {
-  /** The CLI's globals, when present: warnings respect --quiet and --no-color. */
-  quiet?: boolean;
-  color?: boolean;
+  /** Where warnings go (the CLI passes its own output, so they follow --quiet and --no-color). */
+  warn?: (message: string) => void;
 }
 
 /**
@@ -16,15 +14,15 @@ export interface RemoteOpenOptions extends RemoteSelection {
 export async function openRemoteService(selection: RemoteOpenOptions): Promise<RemoteService> {
   const store = new ProfileStore();
   const target = resolveRemoteTarget(selection, store);
-  const output = new Output({ json: false, quiet: selection.quiet === true, color: selection.color !== false });
+  const warn = selection.warn ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));
   assertKeyTransport(target.baseUrl, selection.insecure);
   if (sendsKeyInClear(target.baseUrl)) {
-    output.warn(`${target.baseUrl} is plain http: the API key travels unencrypted over the network; use https.`);
+    warn(`${target.baseUrl} is plain http: the API key travels unencrypted over the network; use https.`);
   }
   return new RemoteService({
     baseUrl: target.baseUrl,
     apiKey: target.apiKey,
-    warn: (message) => output.warn(message),
+    warn,
     assetCacheFile: join(store.dir, 'asset-cache.json'),
   });
 }

@@ -1,9 +1,9 @@
-import { createReadStream } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
-import { parse } from 'csv-parse';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import pLimit from 'p-limit';
 import { AppError, badRequest, toAppError } from '../core/errors.js';
+import { decodeText } from '../core/text.js';
 
 /** One data row of a batch CSV, keyed by its `id` column (or its line number when absent). */
 export interface BatchRow {
@@ -16,39 +16,129 @@ export interface BatchRow {
 export interface BatchFile {
   columns: string[];
   rows: BatchRow[];
+  /** Header names the batch does not know (the caller reports them). */
+  unknownColumns: string[];
 }
 
-/** Reads a whole CSV (RFC 4180, header row, optional BOM; `-` is stdin) before anything runs. */
-export async function readBatchCsv(file: string): Promise<BatchFile> {
-  const input = file === '-' ? process.stdin : createReadStream(file);
-  const parser = input.pipe(
-    parse({ bom: true, columns: (header: string[]) => header.map((h) => h.trim().toLowerCase()), skip_empty_lines: true, trim: true, info: true }),
-  );
-  const rows: BatchRow[] = [];
-  let columns: string[] = [];
-  const seen = new Set<string>();
+/**
+ * The columns a batch knows: canonical names, and the other names accepted for them (the CLI's
+ * own option names, so `duration` works as well as `duration_s`). docs/cli.md lists them.
+ */
+export interface BatchColumns {
+  known: readonly string[];
+  aliases?: Readonly<Record<string, string>>;
+}
+
+/** Columns every batch accepts: the row id, and the error columns of a `.failed.csv` fed back in. */
+const ALWAYS_KNOWN = ['id', 'error_code', 'error_message'];
+
+/** `Agency Name`, `agency-name` → `agency_name`. */
+function normalizeHeader(header: string): string {
+  return header.trim().toLowerCase().replace(/[\s-]+/g, '_');
+}
+
+/** Levenshtein distance, for "did you mean" on misspelt column names. */
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i += 1) {
+    let previous = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j += 1) {
+      const current = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
+      previous = current;
+    }
+  }
+  return row[b.length]!;
+}
+
+/** `;` (French Excel), tab or `,`: whichever separates the header line's fields most often. */
+export function detectDelimiter(text: string): string {
+  const header = text.split(/\r?\n/, 1)[0] ?? '';
+  const unquoted = header.replace(/"[^"]*"/g, '');
+  const counts = [';', '\t', ','].map((d) => ({ d, n: unquoted.split(d).length - 1 }));
+  const best = counts.reduce((a, b) => (b.n > a.n ? b : a), { d: ',', n: 0 });
+  return best.d;
+}
+
+async function readAll(file: string): Promise<Buffer> {
+  if (file !== '-') return readFile(file);
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/**
+ * Reads a whole CSV (header row; `-` is stdin) before anything runs. Separators `,` `;` or tab and
+ * encodings UTF-8 (with or without BOM), UTF-16 and Windows-1252 are recognised (Excel's saves).
+ * Headers are case-insensitive; aliases are mapped to their canonical names; a column the batch
+ * does not know is refused when it looks like a misspelling of one it knows, else reported in
+ * `unknownColumns` for the caller to warn about.
+ */
+export async function readBatchCsv(file: string, columnsSpec: BatchColumns = { known: [] }): Promise<BatchFile> {
+  let buffer: Buffer;
   try {
-    for await (const entry of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
-      if (columns.length === 0) columns = Object.keys(entry.record);
-      const line = entry.info.lines;
-      const rawId = entry.record.id?.trim();
-      const id = rawId ? rawId : `line-${line}`;
-      if (seen.has(id)) {
-        throw badRequest(`${file}:${line}: duplicate id ${JSON.stringify(id)}; every row needs its own id.`, {
-          details: [{ field: `line ${line}`, message: 'duplicate id' }],
+    buffer = await readAll(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw badRequest(`CSV file not found: ${file}. Check the path.`, { details: [{ field: 'csv', message: 'no such file' }] });
+    if (code === 'EISDIR') throw badRequest(`${file} is a folder: --csv takes a CSV file.`, { details: [{ field: 'csv', message: 'is a folder' }] });
+    throw error;
+  }
+  const { text } = decodeText(buffer);
+  const delimiter = detectDelimiter(text);
+  let records: { record: Record<string, string>; info: { lines: number } }[];
+  try {
+    records = parse(text, {
+      delimiter,
+      columns: (header: string[]) => header.map(normalizeHeader),
+      skip_empty_lines: true,
+      trim: true,
+      info: true,
+      relax_column_count: true,
+    }) as { record: Record<string, string>; info: { lines: number } }[];
+  } catch (error) {
+    throw badRequest(`${file} is not a valid CSV file (${(error as Error).message.replace(/^Invalid /, 'invalid ')}). Save it from your spreadsheet as "CSV UTF-8".`, {
+      details: [{ field: 'csv', message: 'not a valid CSV file' }],
+    });
+  }
+  const aliases = columnsSpec.aliases ?? {};
+  const known = new Set([...ALWAYS_KNOWN, ...columnsSpec.known]);
+  const header = records.length > 0 ? Object.keys(records[0]!.record) : [];
+  const unknownColumns: string[] = [];
+  if (columnsSpec.known.length > 0) {
+    for (const column of header) {
+      if (known.has(column) || aliases[column] !== undefined) continue;
+      const candidates = [...known, ...Object.keys(aliases)];
+      const close = candidates.find((candidate) => distance(column, candidate) <= Math.min(2, Math.floor(candidate.length / 3)));
+      if (close !== undefined) {
+        throw badRequest(`${file}: unknown column "${column}" — did you mean "${aliases[close] ?? close}"? Rename the column and run again.`, {
+          details: [{ field: column, message: `unknown column; did you mean ${aliases[close] ?? close}?` }],
         });
       }
-      seen.add(id);
-      rows.push({ line, id, values: entry.record });
+      unknownColumns.push(column);
     }
-  } catch (error) {
-    if (error instanceof AppError) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw badRequest(`CSV file not found: ${file}`);
-    throw badRequest(`${file} is not a valid CSV file: ${(error as Error).message}`);
+  }
+  const rows: BatchRow[] = [];
+  const seen = new Set<string>();
+  for (const entry of records) {
+    const line = entry.info.lines;
+    const values: Record<string, string> = { ...entry.record };
+    for (const [alias, canonical] of Object.entries(aliases)) {
+      if (values[alias] !== undefined && (values[canonical] === undefined || values[canonical] === '')) values[canonical] = values[alias];
+    }
+    const rawId = values.id?.trim();
+    const id = rawId ? rawId : `line-${line}`;
+    if (seen.has(id)) {
+      throw badRequest(`${file}:${line}: duplicate id ${JSON.stringify(id)}; every row needs its own id.`, {
+        details: [{ field: `line ${line}`, message: 'duplicate id' }],
+      });
+    }
+    seen.add(id);
+    rows.push({ line, id, values });
   }
   if (rows.length === 0) throw badRequest(`${file} has no data rows (a header row, then one row per listing).`);
-  return { columns, rows };
+  return { columns: header, rows, unknownColumns };
 }
 
 export type BatchOutcome<T> =
@@ -108,10 +198,17 @@ export async function writeFailedCsv(file: string, columns: string[], failed: { 
   await writeFile(file, stringify([header, ...records]));
 }
 
-/** `listings.csv` → `listings.failed.csv` (docs/cli.md). */
-export function failedFileFor(csvFile: string): string {
-  if (csvFile === '-') return 'stdin.failed.csv';
+/** `listings.csv` → `listings.failed.csv` (docs/cli.md); stdin has none unless asked for. */
+export function failedFileFor(csvFile: string): string | null {
+  if (csvFile === '-') return null;
   return csvFile.replace(/(\.csv)?$/i, '.failed.csv');
+}
+
+/** Writes the failed rows, or removes a stale list when every row succeeded (it would mislead). */
+export async function updateFailedCsv(file: string | null, columns: string[], failed: { row: BatchRow; error: AppError }[]): Promise<void> {
+  if (file === null) return;
+  if (failed.length > 0) await writeFailedCsv(file, columns, failed);
+  else await rm(file, { force: true });
 }
 
 export function csvLine(values: (string | number | boolean | null | undefined)[]): string {

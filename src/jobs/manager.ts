@@ -210,12 +210,17 @@ export class JobManager {
    * Retention: removes the files (video, work files) of jobs finished before `olderThanMs` ago.
    * Records stay; a purged succeeded job keeps its verified properties with `result.expired_at`.
    */
-  async purge(olderThanMs: number): Promise<PurgeSummary> {
+  /** Deletes the files of jobs finished before now − olderThanMs; `dryRun` only counts them. */
+  async purge(olderThanMs: number, options: { dryRun?: boolean } = {}): Promise<PurgeSummary> {
     const cutoff = new Date(Date.now() - olderThanMs).toISOString();
     const summary: PurgeSummary = { jobs: 0, bytes: 0 };
     for (const row of this.store.purgeable(cutoff)) {
       const dir = this.store.jobDir(row.job_id);
       summary.bytes += await sizeOf(dir);
+      if (options.dryRun) {
+        summary.jobs += 1;
+        continue;
+      }
       await rm(dir, { recursive: true, force: true });
       this.store.markExpired(row.job_id);
       summary.jobs += 1;

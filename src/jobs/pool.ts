@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { chmod, mkdir, rm, stat } from 'node:fs/promises';
-import { availableParallelism, hostname, totalmem } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { isAppError } from '../core/errors.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../core/paths.js';
@@ -12,7 +12,7 @@ import type { RenderEngine } from './engine.js';
 import { listingSummary, MAX_ATTEMPTS, type JobRow, type JobStore, type Owner } from './store.js';
 
 /** The most renders one pool runs at once (docs/jobs.md). */
-export const MAX_CONCURRENCY = 30;
+export { defaultConcurrency, MAX_CONCURRENCY } from './limits.js';
 
 /**
  * ffmpeg threads per render. Each render gets a share of the machine's logical cores, rounded
@@ -23,18 +23,6 @@ export const MAX_CONCURRENCY = 30;
  */
 export function threadBudget(concurrency: number, cores: number = availableParallelism()): number {
   return Math.max(1, Math.floor((cores * 1.5) / Math.max(1, concurrency)));
-}
-
-/** Memory one render may take at peak (measured ~170 MB at 720p60, see docs/jobs.md), with headroom. */
-const MEMORY_PER_RENDER = 512 * 1024 * 1024;
-
-/**
- * Default pool size: two renders per logical core (a render has phases that leave the CPU idle:
- * measured +25 % videos/min at 4 than at 2 on 2 cores, docs/jobs.md), no more than memory allows
- * at 512 MB each, at most 30.
- */
-export function defaultConcurrency(cores: number = availableParallelism(), memory: number = totalmem()): number {
-  return Math.max(1, Math.min(MAX_CONCURRENCY, 2 * cores, Math.floor(memory / MEMORY_PER_RENDER)));
 }
 
 /** Owners alive in this process: a running job owned by this pid but by none of these is abandoned. */
@@ -359,6 +347,8 @@ export class WorkerPool {
     if (finished === null || finished.state !== 'succeeded') {
       // Canceled, re-queued or failed: no video may stay where a result is expected.
       await rm(outputPath, { force: true });
+      // Canceled or stopped: its half-made files (render-*.tmp.mp4, soundtrack.wav) go too.
+      if (controller.signal.aborted) await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
     }
     if (finished !== null) this.options.onTerminal(finished);
   }

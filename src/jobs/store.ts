@@ -21,7 +21,8 @@ import { assertTransition, isTerminal } from './state.js';
 /** A render is tried at most this many times when its worker keeps dying (docs/jobs.md). */
 export const MAX_ATTEMPTS = 3;
 export const DEFAULT_LIST_LIMIT = 20;
-export const MAX_LIST_LIMIT = 100;
+export { MAX_LIST_LIMIT } from './limits.js';
+import { MAX_LIST_LIMIT } from './limits.js';
 
 /**
  * Versioned schema of the `jobs` component (src/jobs/db.ts applies what a data directory lacks).

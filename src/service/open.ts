@@ -1,19 +1,21 @@
 import type { Service } from '../core/types.js';
-import { LocalService } from './local.js';
+import { serviceMode, type ServiceSelection } from './mode.js';
 
-export interface ServiceSelection {
-  profile?: string;
-  baseUrl?: string;
-  dataDir?: string;
-  insecure?: boolean;
+export type { ServiceSelection } from './mode.js';
+
+export interface OpenServiceOptions extends ServiceSelection {
+  /** Local mode: renders at once in this process (batches set it from --concurrency). */
+  concurrency?: number;
+  /** Where warnings about the connection go (remote mode: a plain-http server, for instance). */
+  warn?: (message: string) => void;
 }
 
-/** Local mode unless a profile or base URL selects a remote server (docs/cli.md). */
-export async function openService(selection: ServiceSelection): Promise<Service> {
-  const baseUrl = selection.baseUrl ?? process.env.IMMOREEL_BASE_URL;
-  if (selection.profile !== undefined || (baseUrl !== undefined && baseUrl !== '')) {
+/** Local mode unless a profile or base URL selects a remote server (./mode.ts). */
+export async function openService(options: OpenServiceOptions): Promise<Service> {
+  if (serviceMode(options) === 'remote') {
     const { openRemoteService } = await import('../client/open.js');
-    return openRemoteService(selection);
+    return openRemoteService(options);
   }
-  return new LocalService({ dataDir: selection.dataDir });
+  const { LocalService } = await import('./local.js');
+  return new LocalService({ dataDir: options.dataDir, concurrency: options.concurrency });
 }

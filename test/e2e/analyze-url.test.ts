@@ -153,10 +153,10 @@ describe('immoreel analyze --csv with a url column (live fetch through a proxy)'
     );
     const result = await cli(['analyze', '--csv', csv, '--json'], { HTTP_PROXY: proxyUrl, HTTPS_PROXY: proxyUrl, NO_PROXY: '' });
     expect(result.code, result.stderr).toBe(3);
-    // One NDJSON line per row, then the batch's own error envelope (exit 3).
+    // One NDJSON line per row (the envelope every --json command uses, plus the row id), then the batch's own error envelope (exit 3).
     const lines = result.stdout
       .split('\n')
-      .filter((line) => line.startsWith('{"id"'))
+      .filter((line) => line.startsWith('{"ok":') && line.includes('"id":'))
       .map((line) => JSON.parse(line) as { id: string; ok: boolean; property?: Analysis['property']; error?: ErrorEnvelope['error'] });
     expect(lines).toHaveLength(4);
     const byId = new Map(lines.map((line) => [line.id, line]));

@@ -90,11 +90,16 @@ describe('immoreel analyze (single listing)', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(() => JSON.parse(result.stdout)).toThrow();
     expect(result.stdout).toContain('1 850 000 MAD');
-    expect(result.stdout).toMatch(/Price \/ m²\s+15 417 MAD/);
-    expect(result.stdout).toMatch(/Market\s+in line \(-8\.7 % vs median\)/);
+    // The labels follow --language (French by default), like the angles.
+    expect(result.stdout).toMatch(/Prix \/ m²\s+15 417 MAD/);
+    expect(result.stdout).toMatch(/Marché\s+in line \(-8\.7 % vs median\)/);
+    // No internal document references in what a user reads.
+    expect(result.stdout).not.toMatch(/research\/|§/);
     expect(result.stdout).toContain('median 16 892 MAD/m² in Maârif, Casablanca');
-    expect(result.stdout).toMatch(/Buyer\s+Famille/);
-    expect(result.stdout).toContain('Marketing angles');
+    expect(result.stdout).toMatch(/Acheteur\s+Famille/);
+    const english = await runCli(['analyze', '--demo', '--language', 'en']);
+    expect(english.stdout).toMatch(/Price \/ m²\s+15 417 MAD/);
+    expect(result.stdout).toContain('Angles marketing');
     for (const angle of demo.marketing_angles) expect(result.stdout).toContain(`• ${angle}`);
   });
 

@@ -81,14 +81,15 @@ describe('immoreel jobs', () => {
     expect(JSON.parse(unknown.stdout).error.code).toBe('NOT_FOUND');
   });
 
-  it('wait exits 0 with the job when it succeeded and 7 when it failed', async () => {
+  it('wait exits 0 with the job when it succeeded, and with the job error\'s own code when it failed', async () => {
     const ok = await cli('jobs', 'wait', succeeded, '--json');
     expect(ok.code).toBe(0);
     expect(JSON.parse(ok.stdout).job.state).toBe('succeeded');
     const ko = await cli('jobs', 'wait', failed, '--json');
-    expect(ko.code).toBe(7);
+    // Unreadable photos are bad input found inside the job: exit 2, the real code and the job id.
+    expect(ko.code).toBe(2);
     const body = JSON.parse(ko.stdout);
-    expect(body).toMatchObject({ ok: false, status: 'error', error: { code: 'RENDER_FAILED' } });
+    expect(body).toMatchObject({ ok: false, status: 'error', error: { code: 'BAD_REQUEST', job_id: failed } });
     expect(body.error.message).toContain('None of the 2 photos could be read');
   });
 
@@ -103,6 +104,11 @@ describe('immoreel jobs', () => {
     expect(readFileSync(intoDir.path).length).toBe(intoDir.size_bytes);
     const none = await cli('jobs', 'download', failed, '--out', out);
     expect(none.code).toBe(7);
+    // An existing file is never overwritten without --force.
+    const again = await cli('jobs', 'download', succeeded, '--out', out);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/already exists: pass --force/);
+    expect((await cli('jobs', 'download', succeeded, '--out', out, '--force')).code).toBe(0);
   });
 
   it('cancel cancels a queued job and leaves a finished one unchanged', async () => {

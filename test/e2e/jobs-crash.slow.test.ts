@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { startDetachedWorker } from '../../src/cli/commands/render-batch.js';
+import { startDetachedWorker } from '../../src/cli/commands/render.js';
 import type { JobRecord } from '../../src/core/types.js';
 import { LocalService } from '../../src/service/local.js';
 import { runCli } from '../helpers/cli.js';

@@ -3,11 +3,9 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runRenderBatch } from '../../src/cli/commands/render-batch.js';
-import { Output } from '../../src/cli/output.js';
+import { runRenderBatch } from '../../src/jobs/render-batch.js';
 import { RemoteService } from '../../src/client/remote-service.js';
 import type { JobRecord } from '../../src/core/types.js';
 import { assertBuiltCliIsFresh, runCli, type CliResult } from '../helpers/cli.js';
@@ -170,17 +168,14 @@ describe('remote renders', () => {
     const csv = join(work, 'batch.csv');
     writeFileSync(csv, `id,description,photos\nvilla-1,"${LISTING_TEXT}",${photos[0]}\nvilla-2,"${LISTING_TEXT} Vue sur parc.",${photos.join('|')}\n`);
     const runOnce = async (): Promise<{ id: string; job: JobRecord }[]> => {
-      const stdout = new PassThrough();
-      let printed = '';
-      stdout.on('data', (d: Buffer) => (printed += d.toString()));
-      const output = new Output({ json: true, quiet: true, color: false }, stdout, new PassThrough());
+      const records: { id: string; job?: JobRecord }[] = [];
       const service = new RemoteService({ baseUrl: server.url, apiKey: key.api_key, assetCacheFile: join(configDir, 'asset-cache.json') });
       try {
-        await runRenderBatch({ output, globals: {}, openService: async () => service }, service, { csv, outDir: dir, resume: false, defaults: { music: 'none', duration_s: 10 } });
+        await runRenderBatch(service, { csv, outDir: dir, resume: false, concurrency: 4, defaults: { music: 'none', duration_s: 10 } }, { onRecord: (record) => records.push(record) });
       } finally {
         await service.close();
       }
-      return printed.trim().split('\n').map((l) => JSON.parse(l) as { id: string; job: JobRecord });
+      return records.map((r) => ({ id: r.id, job: r.job as JobRecord }));
     };
     const before = (await cli(['jobs', 'list', '--limit', '100', '--json'], 60_000)).stdout;
     const countBefore = (JSON.parse(before) as { jobs: JobRecord[] }).jobs.length;

@@ -35,13 +35,14 @@ describe('immoreel render (CLI, local mode)', { timeout: 180_000 }, () => {
     expect(Number(format.duration)).toBeCloseTo(10, 1);
   });
 
-  it('refuses bad render settings before queueing, naming each field (exit 2)', async () => {
+  it('refuses bad render settings before queueing, naming each flag typed (exit 2)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'immoreel-e2e-render-'));
     const result = await runCli(['--data-dir', join(dir, 'data'), 'render', '--demo', '--duration', '5', '--template', 'fancy', '--color', 'red']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/duration_s must be a number of seconds from 10 to 90/);
+    expect(result.stderr).toMatch(/--duration must be a number of seconds from 10 to 90/);
     expect(result.stderr).toMatch(/template must be one of classic, luxury, social/);
-    expect(result.stderr).toMatch(/branding\.primary_color/);
+    expect(result.stderr).toMatch(/--color must be a colour/);
+    expect(result.stderr).not.toMatch(/branding\.primary_color|duration_s/);
   });
 
   it('says how to install ffmpeg when it is missing (exit 1)', async () => {

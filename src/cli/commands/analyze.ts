@@ -1,44 +1,44 @@
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { Command, Option } from 'commander';
+import { writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import type { Command } from 'commander';
 import { AppError, badRequest } from '../../core/errors.js';
 import type { AnalyzeRequest, Property, Service } from '../../core/types.js';
-import { AUDIENCE_CHOICES } from '../../core/validate.js';
-import { csvLine, failedFileFor, readBatchCsv, runBatch, writeFailedCsv, type BatchRow } from '../../jobs/batch.js';
+import { csvLine, failedFileFor, readBatchCsv, runBatch, updateFailedCsv, type BatchColumns, type BatchRow } from '../../jobs/batch.js';
 import { contextFor, type CommandContext } from '../context.js';
 import { formatProperty } from '../format.js';
 import { readInputRequest, type InputFlags } from '../inputs.js';
+import { assertWritableFolder } from '../files.js';
+import { parseCount } from '../parse.js';
 
-interface AnalyzeFlags extends InputFlags {
+
+export interface AnalyzeFlags extends InputFlags {
   csv?: string;
   out?: string;
   concurrency?: string;
   explain?: boolean;
 }
 
-const EXAMPLES = `
-Examples:
-  $ immoreel analyze --description "Appartement 120 m² à Maarif, 3 chambres, 1 850 000 DH"
-  $ immoreel analyze --description-file annonce.txt --language en --json
-  $ pbpaste | immoreel analyze - --audience investor
-  $ immoreel analyze --url https://www.mubawab.ma/fr/a/8418668/... --json
-  $ immoreel analyze --url URL --html-file saved-page.html
-  $ immoreel analyze --csv listings.csv --out results.csv
-  $ immoreel analyze --demo
-  $ immoreel analyze --description-file annonce.txt --explain`;
+
 
 /** Columns of `--out results.csv`: the id, the outcome, then the analysis in flat form. */
 const RESULT_COLUMNS = [
   'id', 'ok', 'title', 'transaction', 'property_type', 'city', 'district', 'price_mad', 'surface_m2',
   'rooms', 'bedrooms', 'bathrooms', 'floor', 'price_per_m2_mad', 'market_position', 'market_delta_pct',
-  'primary_audience', 'feature_keys', 'warnings', 'error_code', 'error_message',
+  'primary_audience', 'feature_keys', 'marketing_angles', 'warnings', 'error_code', 'error_message',
 ] as const;
+
+/** The columns of an analyze batch, and the CLI option names accepted for them (docs/cli.md). */
+const ANALYZE_BATCH_COLUMNS: BatchColumns = {
+  known: ['url', 'description', 'language', 'target_audience'],
+  aliases: { audience: 'target_audience' },
+};
 
 function resultCsvRow(id: string, property: Property | null, error: AppError | null): string {
   const p = property;
   return csvLine([
     id, p !== null, p?.title, p?.transaction, p?.property_type, p?.city, p?.district, p?.price_mad, p?.surface_m2,
     p?.rooms, p?.bedrooms, p?.bathrooms, p?.floor, p?.price_per_m2_mad, p?.market?.position, p?.market?.delta_pct,
-    p?.target_buyer.primary, p?.feature_keys.join('|'), p?.warnings.map((w) => w.code).join('|'),
+    p?.target_buyer.primary, p?.feature_keys.join('|'), p?.marketing_angles.join(' | '), p?.warnings.map((w) => w.code).join('|'),
     error?.code, error?.message,
   ]);
 }
@@ -62,78 +62,85 @@ function rowRequest(row: BatchRow, defaults: AnalyzeRequest): AnalyzeRequest {
 async function analyzeBatch(ctx: CommandContext, service: Service, flags: AnalyzeFlags, defaults: AnalyzeRequest): Promise<void> {
   const { output } = ctx;
   const csvFile = flags.csv as string;
-  const batch = await readBatchCsv(csvFile);
-  let sink: WriteStream | null = null;
-  const asCsv = flags.out !== undefined && /\.csv$/i.test(flags.out);
-  if (flags.out !== undefined) {
-    sink = createWriteStream(flags.out);
-    if (asCsv) sink.write(csvLine([...RESULT_COLUMNS]));
+  const concurrency = parseCount(flags.concurrency ?? '8', '--concurrency', 1, 64);
+  const outFile = flags.out === undefined ? null : resolve(flags.out);
+  if (outFile !== null) await assertWritableFolder(dirname(outFile), '--out');
+  const batch = await readBatchCsv(csvFile, ANALYZE_BATCH_COLUMNS);
+  if (batch.unknownColumns.length > 0) {
+    output.warn(`${csvFile}: column${batch.unknownColumns.length === 1 ? '' : 's'} ${batch.unknownColumns.map((c) => `"${c}"`).join(', ')} ignored (an analyze batch reads id, url, description, language, target_audience).`);
   }
+  const asCsv = outFile !== null && /\.csv$/i.test(outFile);
   const failed: { row: BatchRow; error: AppError }[] = [];
   const progress = output.progress(`Analyzing ${batch.rows.length} listings…`);
+  const lines = new Map<string, string>();
+  // On a terminal without --json, one readable line per row; piped or with --json, NDJSON.
+  const readable = !output.json && process.stdout.isTTY === true;
   let done = 0;
   const summary = await runBatch(batch.rows, async (row) => (await service.analyze(rowRequest(row, defaults))).property, {
-    concurrency: Number(flags.concurrency ?? 8),
+    concurrency,
     onOutcome: (outcome) => {
       done += 1;
       progress.update(`Analyzing listings… ${done}/${batch.rows.length}`);
       if (!outcome.ok) failed.push({ row: outcome.row, error: outcome.error });
-      const line = outcome.ok
-        ? { id: outcome.id, ok: true, property: outcome.value }
-        : { id: outcome.id, ok: false, error: outcome.error.toJSON() };
-      if (sink === null) output.record(line);
-      else sink.write(asCsv ? resultCsvRow(outcome.id, outcome.ok ? outcome.value : null, outcome.ok ? null : outcome.error) : `${JSON.stringify(line)}\n`);
+      const record = outcome.ok
+        ? { ok: true, status: 'success', id: outcome.id, property: outcome.value }
+        : { ok: false, status: 'error', id: outcome.id, error: outcome.error.toJSON() };
+      if (outFile === null && readable) {
+        const p = outcome.ok ? outcome.value : null;
+        output.text(
+          p !== null
+            ? `${output.style.green('✔')} ${outcome.id}  ${p.title || '(untitled)'}${p.city ? ` — ${p.city}` : ''}${p.price_mad === null ? '' : ` · ${p.price_mad.toLocaleString('fr-FR')} MAD`}`
+            : `${output.style.red('✘')} ${outcome.id}  ${outcome.ok ? '' : `${outcome.error.code}: ${outcome.error.message}`}`,
+        );
+      } else if (outFile === null) output.record(record);
+      // A results file keeps the input's row order, whatever order the rows finished in.
+      else lines.set(outcome.id, asCsv ? resultCsvRow(outcome.id, outcome.ok ? outcome.value : null, outcome.ok ? null : outcome.error) : `${JSON.stringify(record)}\n`);
     },
   });
   progress.stop();
-  if (sink !== null) await new Promise<void>((resolve, reject) => sink.end((err?: Error | null) => (err ? reject(err) : resolve())));
+  if (outFile !== null) {
+    const ordered = batch.rows.map((row) => lines.get(row.id) ?? '').join('');
+    await writeFile(outFile, (asCsv ? csvLine([...RESULT_COLUMNS]) : '') + ordered);
+  }
   const failedFile = failedFileFor(csvFile);
-  if (failed.length > 0) await writeFailedCsv(failedFile, batch.columns, failed);
+  await updateFailedCsv(failedFile, batch.columns, failed);
   output.info(
     `${summary.total} rows: ${summary.succeeded} analyzed, ${summary.failed} failed` +
-      (failed.length > 0 ? ` (see ${failedFile})` : '') +
-      (flags.out !== undefined ? `; results in ${flags.out}` : ''),
+      (failed.length > 0 && failedFile !== null ? ` (see ${failedFile})` : '') +
+      (outFile !== null ? `; results in ${outFile}` : ''),
   );
   if (summary.failed > 0) {
-    throw new AppError('BATCH_ROWS_FAILED', `${summary.failed} of ${summary.total} rows failed; they are listed in ${failedFile}.`);
+    throw new AppError('BATCH_ROWS_FAILED', `${summary.failed} of ${summary.total} rows failed${failedFile === null ? '' : `; they are listed in ${failedFile}`}.`);
   }
 }
 
-export function analyzeCommand(): Command {
-  return new Command('analyze')
-    .description('Analyze a listing: facts, price per m² against the market, buyer profile, marketing angles.')
-    .argument('[stdin]', 'pass - to read the description from standard input')
-    .option('--url <url>', 'listing URL on Mubawab, Avito, Sarouty or Yakeey')
-    .option('--html-file <file>', 'a listing page saved from the browser (nothing is fetched)')
-    .option('--description <text>', 'the listing text (title and description)')
-    .option('--description-file <file>', 'read the listing text from a file')
-    .addOption(new Option('--language <lang>', 'language of labels and angles').choices(['fr', 'en', 'ar']).default('fr'))
-    .addOption(new Option('--audience <audience>', 'buyer profile to aim at').choices([...AUDIENCE_CHOICES]).default('auto'))
-    .option('--demo', 'analyze the bundled sample listing (offline)')
-    .option('--csv <file>', 'batch: a CSV with columns id,url,description,language,target_audience (- for stdin)')
-    .option('--out <file>', 'batch: write results to FILE (.csv for CSV, else NDJSON)')
-    .option('--concurrency <n>', 'batch: rows analyzed at once', '8')
-    .option('--explain', 'show where each fact came from (page data, page text or description), with the words and a confidence')
-    .addHelpText('after', EXAMPLES)
-    .action(async (stdinArg: string | undefined, flags: AnalyzeFlags, command: Command) => {
-      const ctx = contextFor(command);
-      const service = await ctx.openService();
-      try {
-        const defaults: AnalyzeRequest = {
-          language: flags.language as AnalyzeRequest['language'],
-          target_audience: flags.audience as AnalyzeRequest['target_audience'],
-        };
-        if (flags.csv !== undefined) {
-          await analyzeBatch(ctx, service, flags, defaults);
-          return;
-        }
-        const request = { ...(await readInputRequest(flags, stdinArg)), ...defaults };
-        const progress = ctx.output.progress('Analyzing listing…');
-        const response = await service.analyze(request).finally(() => progress.stop());
-        if (ctx.output.json) ctx.output.data(response);
-        else ctx.output.text(formatProperty(response.property, ctx.output.style, { explain: flags.explain === true }));
-      } finally {
-        await service.close();
-      }
-    });
+/** `analyze`: one listing, or a batch with --csv. */
+export async function analyze(stdinArg: string | undefined, flags: AnalyzeFlags, command: Command): Promise<void> {
+  const ctx = contextFor(command);
+  if (flags.csv === undefined) {
+    // Batch flags without a batch would be silently ignored: refuse them.
+    if (flags.out !== undefined) throw badRequest('--out writes the results of a batch (--csv FILE); for one listing, redirect the output: `immoreel analyze … --json > result.json`.');
+    if (flags.concurrency !== undefined) throw badRequest('--concurrency goes with --csv (rows analyzed at once).');
+    if (flags.demo && (flags.url ?? flags.htmlFile ?? flags.description ?? flags.descriptionFile ?? stdinArg) !== undefined) {
+      throw badRequest('--demo analyzes the bundled sample listing; it cannot be combined with --url, --html-file, --description, --description-file or "-". Drop --demo to analyze your listing.');
+    }
+  }
+  const defaults: AnalyzeRequest = {
+    language: flags.language as AnalyzeRequest['language'],
+    target_audience: flags.audience as AnalyzeRequest['target_audience'],
+  };
+  const request = flags.csv === undefined ? { ...(await readInputRequest(flags, stdinArg)), ...defaults } : null;
+  const service = await ctx.openService();
+  try {
+    if (request === null) {
+      await analyzeBatch(ctx, service, flags, defaults);
+      return;
+    }
+    const progress = ctx.output.progress('Analyzing listing…');
+    const response = await service.analyze(request).finally(() => progress.stop());
+    if (ctx.output.json) ctx.output.data(response);
+    else ctx.output.text(formatProperty(response.property, ctx.output.style, { language: request.language ?? 'fr', explain: flags.explain === true }));
+  } finally {
+    await service.close();
+  }
 }

@@ -1,4 +1,4 @@
-import { Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { AppError, badRequest, toAppError } from '../../core/errors.js';
 import { HttpClient } from '../../client/http.js';
 import {
@@ -19,16 +19,7 @@ import { contextFor, type CommandContext } from '../context.js';
  * end up in shell history and `ps` — checked with GET /api/v1/me, and saved in a 0600 file.
  */
 
-const EXAMPLES = `
-Examples:
-  $ immoreel auth login --base-url https://immoreel.example.com --api-key-stdin < key.txt
-  $ IMMOREEL_API_KEY=imk_… immoreel auth login --base-url http://127.0.0.1:8080 --profile local
-  $ immoreel auth status --json
-  $ immoreel --profile local analyze --description "Villa 300 m² avec piscine, Marrakech"
-  $ immoreel auth logout --profile local
 
-Profiles live in $IMMOREEL_CONFIG_DIR/profiles.json (default ~/.config/immoreel/profiles.json,
-mode 0600). IMMOREEL_API_KEY and IMMOREEL_BASE_URL override any profile (cron, CI).`;
 
 interface MeAnswer {
   key?: { key_id?: string; tenant?: string; scopes?: string[]; plan?: string };
@@ -131,23 +122,15 @@ function formatView(view: ProfileView, ctx: CommandContext): string {
   return lines.join('\n');
 }
 
-export function authCommand(): Command {
-  const auth = new Command('auth').description('Log in to immoreel servers (remote mode) and manage saved profiles.').addHelpText('after', EXAMPLES);
-
-  auth
-    .command('login')
-    .description('Check an API key against a server (GET /api/v1/me) and save it as a profile.')
-    .option('--api-key-stdin', 'read the API key from standard input (hidden prompt on a terminal)')
-    .addOption(new Option('--api-key <key>', 'refused: keys on the command line leak into shell history').hideHelp())
-    .addHelpText('after', '\nThe server comes from --base-url (or IMMOREEL_BASE_URL); the profile name from --profile (default "default").\nThe key comes from --api-key-stdin or IMMOREEL_API_KEY.')
-    .action(async (flags: { apiKeyStdin?: boolean; apiKey?: string }, command: Command) => {
+/** `auth login`. */
+export async function login(flags: { apiKeyStdin?: boolean; apiKey?: string }, command: Command): Promise<void> {
       const ctx = contextFor(command);
       if (flags.apiKey !== undefined) {
         throw badRequest('Never pass an API key as a flag value: it ends up in shell history and in `ps`. Use --api-key-stdin (e.g. `< key.txt`) or IMMOREEL_API_KEY.', {
           reason: 'key_on_command_line',
         });
       }
-      const rawUrl = ctx.globals.baseUrl ?? process.env.IMMOREEL_BASE_URL;
+      const rawUrl = ctx.globals.baseUrl;
       if (rawUrl === undefined || rawUrl === '') {
         throw badRequest('auth login needs the server address: --base-url URL (or IMMOREEL_BASE_URL).', { details: [{ field: 'base-url', message: 'is required' }] });
       }
@@ -184,12 +167,10 @@ export function authCommand(): Command {
       }
       ctx.output.text(formatView(view, ctx));
       ctx.output.info(`Saved profile "${name}" in ${store.path}. Use it with --profile ${name} (or --base-url ${baseUrl}).`);
-    });
+}
 
-  auth
-    .command('status')
-    .description('List saved profiles (keys masked) and check each with the server: scopes and quota use.')
-    .action(async (_flags: unknown, command: Command) => {
+/** `auth status`. */
+export async function status(_flags: unknown, command: Command): Promise<void> {
       const ctx = contextFor(command);
       const store = new ProfileStore();
       const only = ctx.globals.profile;
@@ -198,7 +179,7 @@ export function authCommand(): Command {
         if (only === undefined || only === name) views.push({ view: viewOf(name, profile, 'profile'), apiKey: profile.api_key });
       }
       const envKey = process.env.IMMOREEL_API_KEY?.trim();
-      const envUrl = ctx.globals.baseUrl ?? process.env.IMMOREEL_BASE_URL;
+      const envUrl = ctx.globals.baseUrl;
       if (envKey !== undefined && envKey !== '' && envUrl !== undefined && envUrl !== '' && only === undefined) {
         const baseUrl = normalizeBaseUrl(envUrl);
         views.unshift({ view: viewOf('(environment)', { base_url: baseUrl, api_key: envKey, key_id: null, tenant: null, plan: null, scopes: [] }, 'environment'), apiKey: envKey });
@@ -240,13 +221,10 @@ export function authCommand(): Command {
       }
       ctx.output.text(views.map((v) => formatView(v.view, ctx)).join('\n\n'));
       if (mode !== null) ctx.output.info(`Profiles file: ${store.path} (mode 0${mode.toString(8)})`);
-    });
+}
 
-  auth
-    .command('logout')
-    .description('Remove a saved profile (--profile, default "default"). The key stays valid on the server.')
-    .option('--all', 'remove every saved profile')
-    .action(async (flags: { all?: boolean }, command: Command) => {
+/** `auth logout`. */
+export async function logout(flags: { all?: boolean }, command: Command): Promise<void> {
       const ctx = contextFor(command);
       const store = new ProfileStore();
       const names = flags.all === true ? store.list().map((p) => p.name) : [ctx.globals.profile ?? DEFAULT_PROFILE];
@@ -266,8 +244,4 @@ export function authCommand(): Command {
       }
       ctx.output.text(removed.length === 0 ? 'No profiles to remove.' : `Removed profile${removed.length === 1 ? '' : 's'} ${removed.join(', ')}.`);
       if (removed.length > 0) ctx.output.info('The key itself still works on the server; if it leaked, revoke it there with `immoreel keys revoke KEY_ID`.');
-    });
-
-  for (const sub of auth.commands) sub.exitOverride().showHelpAfterError('(run with --help for usage)');
-  return auth;
 }

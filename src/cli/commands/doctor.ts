@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { AppError, isAppError } from '../../core/errors.js';
 import { missingFontFiles } from '../../render/fonts.js';
 import { MUSIC_TRACKS } from '../../render/music-tracks.js';
@@ -118,8 +118,8 @@ async function assetChecks(): Promise<Check[]> {
   return checks;
 }
 
-export function doctorCommand(): Command {
-  return new Command('doctor').description('Check that this machine can render videos (ffmpeg, encoders, fonts, music, templates).').action(async (_flags: unknown, command: Command) => {
+/** `doctor`: can this machine render? Exit 1 when a required piece is missing. */
+export async function doctor(_flags: unknown, command: Command): Promise<void> {
     const ctx = contextFor(command);
     const checks = [...(await binaryChecks()), ...(await assetChecks())];
     const failed = checks.filter((c) => !c.ok);
@@ -137,5 +137,4 @@ export function doctorCommand(): Command {
         details: failed.map((c) => ({ field: c.name, message: `${c.detail}${c.hint === undefined ? '' : ` — ${c.hint}`}` })),
       });
     }
-  });
 }

@@ -1,15 +1,19 @@
-import { stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { mkdir, stat } from 'node:fs/promises';
+import { dirname, extname, join, resolve } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import type { ChalkInstance } from 'chalk';
-import { Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { AppError, badRequest } from '../../core/errors.js';
 import { resolveDataDir } from '../../core/paths.js';
-import { JOB_STATES, type JobRecord, type JobState } from '../../core/types.js';
+import type { JobRecord, JobState, Service } from '../../core/types.js';
+import { assertJobId, isJobId } from '../../jobs/ids.js';
 import { parseAge } from '../../jobs/age.js';
 import { JobManager } from '../../jobs/manager.js';
-import { MAX_LIST_LIMIT } from '../../jobs/store.js';
+import { MAX_LIST_LIMIT } from '../../jobs/limits.js';
 import { contextFor, type CommandContext } from '../context.js';
+import { assertWritableFolder } from '../files.js';
+import { followUp } from '../hints.js';
+import { jobFailure } from '../../jobs/failure.js';
 
 /*
  * `immoreel jobs …` (docs/jobs.md, docs/cli.md). Every subcommand except `purge` goes through the Service, so
@@ -18,13 +22,7 @@ import { contextFor, type CommandContext } from '../context.js';
  *   list               → { ok: true, status: 'success', jobs, next_cursor }
  */
 
-const EXAMPLES = `
-Examples:
-  $ immoreel jobs list --state running
-  $ immoreel jobs show job_01jd9x3m6k8b2q4r5s7t9v0w1y
-  $ immoreel jobs wait job_01jd9x3m6k8b2q4r5s7t9v0w1y && immoreel jobs download job_01jd9x3m6k8b2q4r5s7t9v0w1y --out villa.mp4
-  $ immoreel jobs cancel job_01jd9x3m6k8b2q4r5s7t9v0w1y
-  $ immoreel jobs purge --older-than 30d`;
+
 
 const percent = (progress: number): string => `${Math.round(progress * 100)}%`;
 
@@ -93,51 +91,59 @@ function parseLimit(value: string): number {
   return n;
 }
 
-/** The exit status of `jobs wait`: a job that ended without a video is exit 7. */
-export function assertSucceeded(job: JobRecord): JobRecord {
-  if (job.state === 'failed') {
-    throw new AppError('RENDER_FAILED', `Job ${job.job_id} failed: ${job.error?.message ?? 'unknown error'} [${job.error?.code ?? 'RENDER_FAILED'}]`);
+/**
+ * A job id, or a unique prefix of one as `git` accepts for commits (`job_01m8`, `01m8`): the jobs
+ * visible to this data directory or key are searched, newest first (docs/cli.md, "Job ids").
+ */
+export async function resolveJobId(service: Service, input: string): Promise<string> {
+  const typed: string = input;
+  if (isJobId(input)) return input;
+  const prefix = (typed.startsWith('job_') ? typed : `job_${typed}`).toLowerCase();
+  if (!/^job_[0-9a-z]{4,25}$/.test(prefix)) return assertJobId(input);
+  const matches: string[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 50; page += 1) {
+    const list = await service.listJobs({ limit: MAX_LIST_LIMIT, cursor });
+    matches.push(...list.jobs.map((j) => j.job_id).filter((id) => id.startsWith(prefix)));
+    if (list.next_cursor === null || matches.length > 1) break;
+    cursor = list.next_cursor;
   }
-  if (job.state === 'canceled') throw new AppError('RENDER_FAILED', `Job ${job.job_id} was canceled; it has no video.`, { reason: 'canceled' });
+  if (matches.length === 1) return matches[0]!;
+  if (matches.length === 0) throw new AppError('NOT_FOUND', `No job id starts with ${prefix}: see \`immoreel jobs list\`.`);
+  throw badRequest(`${input} is the start of several job ids (${matches.slice(0, 3).join(', ')}…): give more characters.`, { reason: 'ambiguous_job_id' });
+}
+
+/** The exit status of `jobs wait`: a job that ended without a video carries its own error code. */
+export function assertSucceeded(job: JobRecord): JobRecord {
+  if (job.state === 'failed' || job.state === 'canceled') throw jobFailure(job);
   return job;
 }
 
-export function jobsCommand(): Command {
-  const jobs = new Command('jobs').description('Follow, cancel and download render jobs.').addHelpText('after', EXAMPLES);
-
-  jobs
-    .command('list')
-    .description('List jobs, newest first.')
-    .addOption(new Option('--state <state>', 'only jobs in this state').choices([...JOB_STATES]))
-    .option('--limit <n>', `at most N jobs (1–${MAX_LIST_LIMIT})`, '20')
-    .option('--cursor <cursor>', 'the next page: the next_cursor of the previous one')
-    .action(async (flags: { state?: JobState; limit: string; cursor?: string }, command: Command) =>
-      withService(command, async (ctx, service) => {
+/** `jobs list`. */
+export async function listJobs(flags: { state?: JobState; limit: string; cursor?: string }, command: Command): Promise<void> {
+  await withService(command, async (ctx, service) => {
         const page = await service.listJobs({ state: flags.state, limit: parseLimit(flags.limit), cursor: flags.cursor });
         if (ctx.output.json) {
           ctx.output.data({ ok: true, status: 'success', jobs: page.jobs, next_cursor: page.next_cursor });
           return;
         }
         ctx.output.text(formatJobTable(page.jobs, ctx.output.style));
-        if (page.next_cursor !== null) ctx.output.info(`More: immoreel jobs list --cursor ${page.next_cursor}`);
-      }),
-    );
+        if (page.next_cursor !== null) {
+          const filters = [...(flags.state === undefined ? [] : ['--state', flags.state]), ...(flags.limit === '20' ? [] : ['--limit', flags.limit])];
+          ctx.output.info(`More: ${followUp(ctx.globals, 'jobs', 'list', ...filters, '--cursor', page.next_cursor)}`);
+        }
+      });
+}
 
-  jobs
-    .command('show')
-    .description('Show one job.')
-    .argument('<job_id>')
-    .action(async (jobId: string, _flags: unknown, command: Command) =>
-      withService(command, async (ctx, service) => printJob(ctx, await service.getJob(jobId))),
-    );
+/** `jobs show`. */
+export async function showJob(input: string, _flags: unknown, command: Command): Promise<void> {
+  await withService(command, async (ctx, service) => printJob(ctx, await service.getJob(await resolveJobId(service, input))));
+}
 
-  jobs
-    .command('wait')
-    .description('Wait for a job to finish (renders it here if nothing else is). Exit 7 if it failed.')
-    .argument('<job_id>')
-    .option('--timeout <seconds>', 'give up after this many seconds (exit 6)')
-    .action(async (jobId: string, flags: { timeout?: string }, command: Command) =>
-      withService(command, async (ctx, service) => {
+/** `jobs wait`: exit 7 when the job did not succeed. */
+export async function waitJob(input: string, flags: { timeout?: string }, command: Command): Promise<void> {
+  await withService(command, async (ctx, service) => {
+        const jobId = await resolveJobId(service, input);
         const timeoutMs = flags.timeout === undefined ? undefined : Number(flags.timeout) * 1000;
         if (timeoutMs !== undefined && !(timeoutMs > 0)) throw badRequest(`--timeout must be a number of seconds, not ${JSON.stringify(flags.timeout)}.`);
         const progress = ctx.output.progress(`Waiting for ${jobId}…`);
@@ -154,58 +160,71 @@ export function jobsCommand(): Command {
         if (job.state === 'succeeded') progress.succeed(`${job.job_id} succeeded`);
         else progress.fail(`${job.job_id} ${job.state}`);
         printJob(ctx, assertSucceeded(job));
-      }),
-    );
+      });
+}
 
-  jobs
-    .command('cancel')
-    .description('Cancel a queued or running job (a finished job is left as it is).')
-    .argument('<job_id>')
-    .action(async (jobId: string, _flags: unknown, command: Command) =>
-      withService(command, async (ctx, service) => {
+/** `jobs cancel`. */
+export async function cancelJob(input: string, _flags: unknown, command: Command): Promise<void> {
+  await withService(command, async (ctx, service) => {
+        const jobId = await resolveJobId(service, input);
         const job = await service.cancelJob(jobId);
         if (job.state !== 'canceled') ctx.output.info(`${job.job_id} had already ${job.state === 'succeeded' ? 'succeeded' : 'failed'}; nothing to cancel.`);
         printJob(ctx, job);
-      }),
-    );
+      });
+}
 
-  jobs
-    .command('download')
-    .description('Copy the verified video of a succeeded job.')
-    .argument('<job_id>')
-    .option('--out <file>', 'where to write the MP4 (a directory: DIR/JOB_ID.mp4)', '.')
-    .action(async (jobId: string, flags: { out: string }, command: Command) =>
-      withService(command, async (ctx, service) => {
-        // A directory receives DIR/JOB_ID.mp4 (decided here, so local and remote services agree).
-        const isDir = (await stat(flags.out).catch(() => null))?.isDirectory() === true;
+/** `jobs download`. */
+export async function downloadJob(input: string, flags: { out: string; force?: boolean }, command: Command): Promise<void> {
+  await withService(command, async (ctx, service) => {
+        const jobId = await resolveJobId(service, input);
+        // A directory (existing, or named with a trailing /) receives DIR/JOB_ID.mp4 (decided here, so local and remote services agree).
+        const isDir = (await stat(flags.out).catch(() => null))?.isDirectory() === true || /[\\/]$/.test(flags.out);
         const path = resolve(isDir ? join(flags.out, `${jobId}.mp4`) : flags.out);
+        if (!isDir && extname(path).toLowerCase() !== '.mp4') {
+          throw badRequest(`--out ${flags.out} must name an .mp4 file (the video is MP4), or a folder.`, { details: [{ field: 'out', message: 'must end in .mp4' }] });
+        }
+        if (isDir) await mkdir(dirname(path), { recursive: true });
+        else await assertWritableFolder(dirname(path), '--out');
+        // A job without a video says so (exit 7) before any word about the file.
+        if (flags.force !== true && (await stat(path).catch(() => null)) !== null && (await service.getJob(jobId)).state === 'succeeded') {
+          throw badRequest(`${path} already exists: pass --force to overwrite it, or choose another --out.`, { reason: 'file_exists', details: [{ field: 'out', message: 'file exists' }] });
+        }
         const bytes = await service.downloadVideo(jobId, path);
         if (ctx.output.json) ctx.output.data({ ok: true, status: 'success', job_id: jobId, path, size_bytes: bytes });
         else ctx.output.text(`Saved ${path} (${(bytes / 1e6).toFixed(1)} MB)`);
-      }),
-    );
+      });
+}
 
-  jobs
-    .command('purge')
-    .description('Delete the videos and work files of finished jobs (records stay, marked expired). Local data directory only.')
-    .option('--older-than <age>', 'jobs finished more than this long ago (e.g. 30d, 12h, 0s for all)', '30d')
-    .action(async (flags: { olderThan: string }, command: Command) => {
+/** `jobs purge` (local data directory only). */
+export async function purgeJobs(flags: { olderThan: string; dryRun?: boolean; yes?: boolean }, command: Command): Promise<void> {
       const ctx = contextFor(command);
-      if (ctx.globals.profile !== undefined || (ctx.globals.baseUrl ?? process.env.IMMOREEL_BASE_URL ?? '') !== '') {
+      if (ctx.mode === 'remote') {
         throw badRequest('jobs purge works on a local data directory; run it where the jobs are stored (the server keeps its own retention).');
       }
       const olderThanMs = parseAge(flags.olderThan);
       const manager = JobManager.open({ dataDir: resolveDataDir(ctx.globals.dataDir), runWorkers: false });
       try {
+        const planned = await manager.purge(olderThanMs, { dryRun: true });
+        const what = `${planned.jobs} finished job${planned.jobs === 1 ? '' : 's'} (${(planned.bytes / 1e6).toFixed(1)} MB)`;
+        if (flags.dryRun === true) {
+          if (ctx.output.json) ctx.output.data({ ok: true, status: 'success', dry_run: true, purged_jobs: planned.jobs, freed_bytes: planned.bytes });
+          else ctx.output.text(`Would purge ${what}; nothing was deleted.`);
+          return;
+        }
+        // At a terminal, deleting videos is confirmed first (--yes for scripts; pipes and cron never ask).
+        if (planned.jobs > 0 && flags.yes !== true && !ctx.output.json && process.stdin.isTTY === true && process.stderr.isTTY === true) {
+          const { createInterface } = await import('node:readline/promises');
+          const prompt = createInterface({ input: process.stdin, output: process.stderr });
+          const answer = await prompt.question(`Delete the videos and work files of ${what}? [y/N] `).finally(() => prompt.close());
+          if (!/^y(es)?$/i.test(answer.trim())) {
+            ctx.output.info('Nothing was deleted.');
+            return;
+          }
+        }
         const summary = await manager.purge(olderThanMs);
         if (ctx.output.json) ctx.output.data({ ok: true, status: 'success', purged_jobs: summary.jobs, freed_bytes: summary.bytes });
         else ctx.output.text(`Purged ${summary.jobs} finished job${summary.jobs === 1 ? '' : 's'}, freed ${(summary.bytes / 1e6).toFixed(1)} MB.`);
       } finally {
         await manager.close();
       }
-    });
-
-  // Subcommands were made before the program's exitOverride: usage errors must reach main() too.
-  for (const sub of jobs.commands) sub.exitOverride().showHelpAfterError('(run with --help for usage)');
-  return jobs;
-}
+    }

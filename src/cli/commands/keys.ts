@@ -1,24 +1,21 @@
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { badRequest } from '../../core/errors.js';
 import { resolveDataDir } from '../../core/paths.js';
-import { SCOPES } from '../../server/config.js';
 import type { ApiKeyRecord } from '../../server/keys.js';
 import { openServerStore, type ServerStore } from '../../server/store.js';
 import { contextFor } from '../context.js';
 
-const EXAMPLES = `
-Examples:
-  $ immoreel keys create --tenant acme                     standard key: all scopes, 100000 requests/month
-  $ immoreel keys create --tenant sandbox --preview --json preview key (preview:read, preview:dispatch)
-  $ immoreel keys create --tenant crm --scopes preview:read --monthly-quota 5000
-  $ immoreel keys list
-  $ immoreel keys revoke key_0123456789abcdef
 
-Keys live in the server's data directory (--data-dir / IMMOREEL_DATA_DIR): run these on the
-machine that runs \`immoreel serve\`. A revoked key is refused from the next request on.`;
 
 async function withStore<T>(command: Command, work: (store: ServerStore) => T | Promise<T>): Promise<T> {
-  const store = openServerStore(resolveDataDir(contextFor(command).globals.dataDir));
+  const ctx = contextFor(command);
+  if (ctx.mode === 'remote') {
+    throw badRequest(
+      'API keys live on the server, in the data directory of `immoreel serve`: run `immoreel keys …` on that machine (without --profile or --base-url). A remote profile can only use its own key (`immoreel auth status`).',
+      { reason: 'keys_are_server_side' },
+    );
+  }
+  const store = openServerStore(resolveDataDir(ctx.globals.dataDir));
   try {
     return await work(store);
   } finally {
@@ -55,17 +52,8 @@ function table(rows: string[][]): string {
   return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()).join('\n');
 }
 
-export function keysCommand(): Command {
-  const keys = new Command('keys').description('Manage the API keys of `immoreel serve` (on the server\'s data directory).').addHelpText('after', EXAMPLES);
-
-  keys
-    .command('create')
-    .description('Create an API key for a tenant; the key is printed once and only its hash is stored.')
-    .requiredOption('--tenant <tenant>', 'the tenant (customer account) the key acts for')
-    .option('--preview', 'a sandbox preview key: exactly preview:read and preview:dispatch, 1000 requests/month')
-    .option('--scopes <list>', `comma-separated scopes among ${SCOPES.join(', ')} (default: all for standard keys)`)
-    .option('--monthly-quota <n>', 'billable requests (analyses + renders) per calendar month')
-    .action(async (flags: { tenant: string; preview?: boolean; scopes?: string; monthlyQuota?: string }, command: Command) => {
+/** `keys create`. */
+export async function createKey(flags: { tenant: string; preview?: boolean; scopes?: string; monthlyQuota?: string }, command: Command): Promise<void> {
       const { output } = contextFor(command);
       const created = await withStore(command, (store) =>
         store.keys.create({
@@ -78,6 +66,8 @@ export function keysCommand(): Command {
       const { record } = created;
       if (output.json) {
         output.data({
+          ok: true,
+          status: 'success',
           key_id: record.key_id,
           api_key: created.apiKey,
           tenant: record.tenant,
@@ -101,16 +91,14 @@ export function keysCommand(): Command {
         ].join('\n'),
       );
       output.warn('This is the only time the API key is shown: store it now (only its hash is kept).');
-    });
+    }
 
-  keys
-    .command('list')
-    .description('List keys: ids, tenants, scopes, this month\'s usage and masked keys.')
-    .action(async (_flags: unknown, command: Command) => {
+/** `keys list`. */
+export async function listKeys(_flags: unknown, command: Command): Promise<void> {
       const { output } = contextFor(command);
       const listed = await withStore(command, (store) => store.keys.list().map((record) => ({ record, quota: store.usage.state(record.key_id, record.monthly_quota) })));
       if (output.json) {
-        output.data({ keys: listed.map(({ record, quota }) => ({ ...record, usage: quota })) });
+        output.data({ ok: true, status: 'success', keys: listed.map(({ record, quota }) => ({ ...record, usage: quota })) });
         return;
       }
       if (listed.length === 0) {
@@ -119,19 +107,12 @@ export function keysCommand(): Command {
       }
       const header = ['KEY ID', 'TENANT', 'PLAN', 'SCOPES', 'KEY', 'USED/QUOTA', 'CREATED', 'STATUS'];
       output.text(table([header, ...listed.map(({ record, quota }) => listRow(record, quota.used))]));
-    });
+    }
 
-  keys
-    .command('revoke')
-    .description('Revoke a key: it is refused (401) from the next request on.')
-    .argument('<key_id>', 'the key id shown by `keys create` / `keys list`')
-    .action(async (keyId: string, _flags: unknown, command: Command) => {
+/** `keys revoke`. */
+export async function revokeKey(keyId: string, _flags: unknown, command: Command): Promise<void> {
       const { output } = contextFor(command);
       const record = await withStore(command, (store) => store.keys.revoke(keyId));
-      if (output.json) output.data(record);
+      if (output.json) output.data({ ok: true, status: 'success', ...record });
       else output.info(`Revoked ${record.key_id} (tenant ${record.tenant}).`);
-    });
-
-  for (const sub of keys.commands) sub.exitOverride();
-  return keys;
-}
+    }

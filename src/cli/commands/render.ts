@@ -1,18 +1,25 @@
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { isAbsolute, join, resolve } from 'node:path';
-import { Command, Option } from 'commander';
+import { mkdir, readFile, stat } from 'node:fs/promises';
+import { dirname, extname, isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Command } from 'commander';
 import { AppError, badRequest } from '../../core/errors.js';
 import { isRemoteRef } from '../../core/refs.js';
-import { VIDEO_FORMATS, type Branding, type JobRecord, type Property, type RenderRequest } from '../../core/types.js';
-import { AUDIENCE_CHOICES } from '../../core/validate.js';
+import type { Branding, JobRecord, Property, RenderRequest } from '../../core/types.js';
 import { demoBranding, demoListingText, demoPhotos } from '../../render/demo.js';
-import { contextFor, type CommandContext } from '../context.js';
+import { resolveDataDir } from '../../core/paths.js';
+import { jobFailure } from '../../jobs/failure.js';
+import { defaultConcurrency } from '../../jobs/limits.js';
+import { formatEta, runRenderBatch } from '../../jobs/render-batch.js';
+import { contextFor, type CommandContext, type GlobalOptions } from '../context.js';
+import { followUp } from '../hints.js';
 import { readInputRequest, type InputFlags } from '../inputs.js';
-import { assertSucceeded } from './jobs.js';
-import { runRenderBatch, startDetachedWorker } from './render-batch.js';
+import { interruptible, wasInterrupted } from '../interrupt.js';
+import { assertWritableFolder } from '../files.js';
+import { parseCount, withFlagNames } from '../parse.js';
 
-interface RenderFlags extends InputFlags {
+export interface RenderFlags extends InputFlags {
   listingJson?: string;
   photos?: string;
   photosDir?: string;
@@ -35,16 +42,7 @@ interface RenderFlags extends InputFlags {
   concurrency?: string;
 }
 
-const EXAMPLES = `
-Examples:
-  $ immoreel render --demo --out demo.mp4
-  $ immoreel render --demo --format portrait --template social --out reel.mp4
-  $ immoreel render --demo --language ar --out demo-ar.mp4
-  $ immoreel render --url https://www.mubawab.ma/fr/a/8418668/... --out villa.mp4
-  $ immoreel render --description-file annonce.txt --photos-dir ./photos --agency "Atlas Immobilier" --phone "+212 6 00 00 00 00"
-  $ immoreel analyze --description-file annonce.txt --json > listing.json && immoreel render --listing-json listing.json --photos a.jpg,b.jpg
-  $ immoreel render --demo --no-wait --json          # queue it, print the job, render in the background
-  $ immoreel render --csv listings.csv --out-dir videos/ --resume`;
+
 
 const IMAGE_FILE = /\.(jpe?g|png|webp|avif|tiff?|gif|heic|heif)$/i;
 
@@ -171,43 +169,107 @@ function progressBar(job: JobRecord): string {
   return `[${'█'.repeat(filled)}${'░'.repeat(width - filled)}] ${String(Math.round(job.progress * 100)).padStart(3)} %  ${stage}`;
 }
 
-function isLocal(ctx: CommandContext): boolean {
-  const baseUrl = ctx.globals.baseUrl ?? process.env.IMMOREEL_BASE_URL;
-  return ctx.globals.profile === undefined && (baseUrl === undefined || baseUrl === '');
+/** Where the video goes: FILE.mp4, or a folder (existing, or named with a trailing /) receiving <job id>.mp4. */
+interface OutTarget {
+  dir: string;
+  file: string | null;
+}
+
+/** Checks --out before anything is queued: its folder must exist and be writable, its name end in .mp4. */
+export async function checkOut(out: string | undefined): Promise<OutTarget> {
+  if (out === undefined) return { dir: process.cwd(), file: null };
+  const path = resolve(out);
+  const info = await stat(path).catch(() => null);
+  if (info?.isDirectory() || /[\\/]$/.test(out)) {
+    if (info === null) await mkdir(path, { recursive: true });
+    await assertWritableFolder(path, '--out');
+    return { dir: path, file: null };
+  }
+  if (extname(path).toLowerCase() !== '.mp4') {
+    throw badRequest(`--out ${out} must name an .mp4 file (the video is MP4), or a folder ending with /.`, { details: [{ field: 'out', message: 'must end in .mp4' }] });
+  }
+  await assertWritableFolder(dirname(path), '--out');
+  return { dir: dirname(path), file: path };
+}
+
+/** Inputs that would be silently ignored are refused (docs/cli.md, "Conflicting flags"). */
+function refuseIgnoredInputs(flags: RenderFlags, stdinArg: string | undefined): void {
+  if (flags.demo) {
+    const given = (['url', 'htmlFile', 'description', 'descriptionFile', 'listingJson'] as const).filter((k) => flags[k] !== undefined);
+    if (given.length > 0 || stdinArg !== undefined) {
+      const names = given.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+      throw badRequest(`--demo renders the bundled sample listing; it cannot be combined with ${names.join(', ') || '"-"'}. Drop --demo to render your listing.`);
+    }
+  }
+  if (flags.wait === false && flags.out !== undefined) {
+    throw badRequest('--out is not used with --no-wait (nothing is downloaded): drop --out, then fetch the video with `immoreel jobs download JOB_ID --out FILE.mp4`.');
+  }
+}
+
+/** Local files named by --logo and --music must exist before anything runs (like photos). */
+function checkLocalFiles(request: RenderRequest): void {
+  const logo = request.branding?.logo_url;
+  if (logo !== undefined && !isRemoteRef(logo) && !isReadableFile(logo)) {
+    throw badRequest(`Logo ${logo} does not exist or is not a file (--logo takes an image file or URL).`, { details: [{ field: 'logo', message: `${logo}: no such file` }] });
+  }
+  const music = request.music;
+  if (music !== undefined && isAbsolute(music) && !isReadableFile(music)) {
+    throw badRequest(`Music ${music} does not exist or is not a file (--music takes auto, none, a bundled track or an audio file).`, { details: [{ field: 'music', message: `${music}: no such file` }] });
+  }
+}
+
+function isReadableFile(path: string): boolean {
+  return existsSync(path) && statSync(path).isFile();
 }
 
 async function renderOne(ctx: CommandContext, flags: RenderFlags, stdinArg: string | undefined): Promise<void> {
   const { output } = ctx;
+  refuseIgnoredInputs(flags, stdinArg);
+  const target = flags.wait === false ? null : await checkOut(flags.out);
   const request = await buildRenderRequest(flags, stdinArg);
-  if (isLocal(ctx)) {
+  checkLocalFiles(request);
+  if (ctx.mode === 'local') {
     // A missing ffmpeg is exit 1 with how to install it, before anything is queued.
     const { resolveBinaries } = await import('../../render/ffmpeg/runner.js');
     resolveBinaries();
   }
   const service = await ctx.openService();
   try {
-    const submitted = await service.renderVideo(request);
-    if (flags.wait === false) {
-      if (isLocal(ctx)) startDetachedWorker(ctx.globals);
+    const submitted = await service.renderVideo(request).catch((error: unknown) => {
+      throw withFlagNames(error);
+    });
+    if (target === null) {
+      if (ctx.mode === 'local') startDetachedWorker(ctx.globals);
       if (output.json) output.data({ ok: true, status: 'success', job: submitted });
-      else output.text(`${submitted.job_id}  queued — follow it with: immoreel jobs wait ${submitted.job_id}`);
+      else output.text(`${submitted.job_id}  queued — follow it with: ${followUp(ctx.globals, 'jobs', 'wait', submitted.job_id)}`);
       return;
     }
     const progress = output.progress(progressBar(submitted));
     let job: JobRecord;
     try {
-      job = await service.waitForJob(submitted.job_id, { onUpdate: (update) => progress.update(progressBar(update)) });
+      job = await interruptible(
+        () => service.waitForJob(submitted.job_id, { onUpdate: (update) => progress.update(progressBar(update)) }),
+        () => {
+          progress.stop();
+          output.info(`Canceling ${submitted.job_id} (Ctrl-C again to quit at once)…`);
+          void service.cancelJob(submitted.job_id).catch(() => undefined);
+        },
+      );
     } catch (error) {
       progress.fail();
       throw error;
     }
+    if (wasInterrupted()) {
+      output.info(`${submitted.job_id} canceled; nothing was saved.`);
+      if (output.json) output.data({ ok: false, status: 'error', error: { ...jobFailure(job).toJSON(), code: 'CANCELED' } });
+      return;
+    }
     if (job.state !== 'succeeded') {
       progress.fail(job.state === 'failed' ? `Render failed: ${job.error?.message ?? 'unknown error'}` : 'Render canceled');
-      if (job.error?.code === 'DEPENDENCY_MISSING') throw new AppError('DEPENDENCY_MISSING', job.error.message);
-      // The error envelope (main.ts) names the job and its error: one JSON document on stdout.
-      assertSucceeded(job);
+      // The error envelope (main.ts) carries the job's own code and its id.
+      throw jobFailure(job);
     }
-    const out = resolve(flags.out ?? `${job.job_id}.mp4`);
+    const out = target.file ?? join(target.dir, `${job.job_id}.mp4`);
     await service.downloadVideo(job.job_id, out);
     progress.succeed(`Video saved to ${out}`);
     for (const warning of job.warnings) output.warn(`${warning.message} [${warning.code}]`);
@@ -225,62 +287,86 @@ async function renderOne(ctx: CommandContext, flags: RenderFlags, stdinArg: stri
   }
 }
 
-export function renderCommand(): Command {
-  return new Command('render')
-    .description('Render a listing into a marketing video (MP4, 720p, 60 fps, AAC 160 kbps).')
-    .argument('[stdin]', 'pass - to read the description from standard input')
-    .option('--url <url>', 'listing URL on Mubawab, Avito, Sarouty or Yakeey')
-    .option('--html-file <file>', 'a listing page saved from the browser (nothing is fetched)')
-    .option('--description <text>', 'the listing text (title and description)')
-    .option('--description-file <file>', 'read the listing text from a file')
-    .option('--listing-json <file>', 'an `immoreel analyze --json` output: skips analysis')
-    .option('--photos <list>', 'photos: files or URLs separated by commas (default: the listing page\'s photos)')
-    .option('--photos-dir <dir>', 'every photo in a folder, in name order')
-    .option('--template <name>', 'classic, luxury or social (see `immoreel templates list`)')
-    .addOption(new Option('--format <format>', 'frame format').choices([...VIDEO_FORMATS]))
-    .option('--duration <seconds>', 'video length, 10–90 s (default: the template\'s)')
-    .addOption(new Option('--language <lang>', 'language of the texts').choices(['fr', 'en', 'ar']))
-    .addOption(new Option('--audience <audience>', 'buyer profile to aim at').choices([...AUDIENCE_CHOICES]))
-    .option('--music <music>', 'auto (the template\'s mood), none, a bundled track (sunny-terrace, marble-hall, city-lights) or an audio file')
-    .option('--agency <name>', 'agency name (outro and corner mark)')
-    .option('--agent <name>', 'agent name (outro)')
-    .option('--phone <phone>', 'agent or agency phone (outro)')
-    .option('--email <email>', 'agent or agency e-mail (outro)')
-    .option('--logo <file-or-url>', 'agency logo image')
-    .option('--color <#RRGGBB>', 'agency colour for badges and bars')
-    .option('--unbranded', 'no agent, agency or logo anywhere (MLS-style unbranded tours)')
-    .option('--out <file.mp4>', 'where to save the video (default: <job id>.mp4)')
-    .option('--no-wait', 'queue the job, print it and return (local mode renders in a background worker)')
-    .option('--demo', 'render the bundled sample listing with its bundled photos (offline)')
-    .option('--csv <file>', 'batch: one video per row (columns id,url,description,photos,template,format,…)')
-    .option('--out-dir <dir>', 'batch: folder for the videos (<id>.mp4)')
-    .option('--resume', 'batch: skip rows already rendered into --out-dir')
-    .option('--concurrency <n>', 'batch: rows rendered at once')
-    .addHelpText('after', EXAMPLES)
-    .action(async (stdinArg: string | undefined, flags: RenderFlags, command: Command) => {
-      const ctx = contextFor(command);
-      if (flags.csv !== undefined) {
-        if (flags.outDir === undefined) throw badRequest('--csv needs --out-dir DIR: the folder where each row\'s video is written.');
-        const concurrency = flags.concurrency === undefined ? undefined : Number(flags.concurrency);
-        if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 30)) {
-          throw badRequest(`--concurrency must be a whole number from 1 to 30, not ${JSON.stringify(flags.concurrency)}.`);
-        }
-        const service = await ctx.openService();
-        try {
-          await runRenderBatch(ctx, service, {
+async function renderBatch(ctx: CommandContext, flags: RenderFlags & { csv: string }): Promise<void> {
+  const { output } = ctx;
+  if (flags.outDir === undefined) throw badRequest('--csv needs --out-dir DIR: the folder where each row\'s video is written.');
+  if (flags.out !== undefined) throw badRequest('--out names one video; a batch writes DIR/<id>.mp4 into --out-dir.');
+  const concurrency = flags.concurrency === undefined ? undefined : parseCount(flags.concurrency, '--concurrency', 1, 30);
+  const outDirInfo = await stat(resolve(flags.outDir)).catch(() => null);
+  if (outDirInfo !== null && !outDirInfo.isDirectory()) throw badRequest(`--out-dir ${flags.outDir} is a file, not a folder: choose a folder for the videos.`, { details: [{ field: 'out-dir', message: 'not a folder' }] });
+  const service = await ctx.openService({ concurrency });
+  const progress = output.progress('Rendering…');
+  const table = !output.json && process.stdout.isTTY === true;
+  try {
+    const summary = await interruptible(
+      (signal) =>
+        runRenderBatch(
+          service,
+          {
             csv: flags.csv,
-            outDir: flags.outDir,
+            outDir: flags.outDir as string,
             resume: Boolean(flags.resume),
-            ...(concurrency === undefined ? {} : { concurrency }),
+            concurrency: concurrency ?? (ctx.mode === 'remote' ? 4 : defaultConcurrency()),
             defaults: settingsFromFlags(flags, false),
-          });
-        } finally {
-          await service.close();
-        }
-        return;
-      }
-      if (flags.outDir !== undefined || flags.resume) throw badRequest('--out-dir and --resume go with --csv; for one video use --out FILE.mp4.');
-      await renderOne(ctx, flags, stdinArg);
-    });
+          },
+          {
+            signal,
+            onUnknownColumns: (columns) => output.warn(`${flags.csv}: column${columns.length === 1 ? '' : 's'} ${columns.map((c) => `"${c}"`).join(', ')} ignored (not a column immoreel knows; see \`immoreel render --help\`).`),
+            onProgress: (text) => progress.update(`Rendering: ${text}`),
+            onRecord: (record) => {
+              if (!table) output.record(record);
+              else output.text(record.ok ? `${output.style.green('✔')} ${record.id}  ${record.skipped ? 'already done' : record.video}` : `${output.style.red('✘')} ${record.id}  ${record.error.code}: ${record.error.message}`);
+            },
+          },
+        ),
+      () => {
+        progress.stop();
+        output.info('Canceling the running rows (Ctrl-C again to quit at once); --resume picks up from here…');
+      },
+    );
+    progress.stop();
+    output.info(
+      `${summary.total} rows: ${summary.succeeded} rendered, ${summary.skipped} already done, ${summary.failed} failed` +
+        (summary.notStarted > 0 ? `, ${summary.notStarted} not started` : '') +
+        ` in ${formatEta(summary.elapsedMs)}; videos in ${summary.outDir}` +
+        (summary.failedFile !== null ? `; failed rows in ${summary.failedFile}` : ''),
+    );
+    if (wasInterrupted()) {
+      output.info(`Interrupted: run it again with --resume to render the rest (${followUp(ctx.globals, 'render', '--csv', flags.csv, '--out-dir', flags.outDir as string, '--resume')}).`);
+      return;
+    }
+    if (summary.failed > 0) {
+      throw new AppError('BATCH_ROWS_FAILED', `${summary.failed} of ${summary.total} rows failed${summary.failedFile === null ? '' : `; fix them in ${summary.failedFile} and run it again`}.`);
+    }
+  } finally {
+    progress.stop();
+    await service.close();
+  }
 }
 
+/** `render`: one video, or a batch with --csv. */
+export async function render(stdinArg: string | undefined, flags: RenderFlags, command: Command): Promise<void> {
+  const ctx = contextFor(command);
+  if (flags.csv !== undefined) {
+    await renderBatch(ctx, { ...flags, csv: flags.csv });
+    return;
+  }
+  if (flags.outDir !== undefined || flags.resume || flags.concurrency !== undefined) {
+    throw badRequest('--out-dir, --resume and --concurrency go with --csv; for one video use --out FILE.mp4.');
+  }
+  await renderOne(ctx, flags, stdinArg);
+}
+
+/**
+ * `render --no-wait`: starts `immoreel worker --until-idle` on the same data directory, detached
+ * (own process group, no stdio), so it drains the queue after this command has exited.
+ */
+export function startDetachedWorker(globals: GlobalOptions): void {
+  const bin = fileURLToPath(new URL('../../../bin/immoreel.js', import.meta.url));
+  const child = spawn(process.execPath, [bin, '--quiet', '--data-dir', resolveDataDir(globals.dataDir), 'worker', '--until-idle'], {
+    detached: true,
+    stdio: 'ignore',
+    env: process.env,
+  });
+  child.unref();
+}

@@ -1,20 +1,11 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { resolveDataDir } from '../../core/paths.js';
 import { contextFor } from '../context.js';
 import { wholeNumber } from './serve.js';
 
-const EXAMPLES = `
-Examples:
-  $ immoreel studio                     # prints a one-time sign-in link and opens it in the browser
-  $ immoreel studio --port 8765 --no-browser
-
-Like Jupyter: the service listens on 127.0.0.1 only, and the link signs the browser in once
-(the key it carries lives in an HttpOnly cookie). The key is created for --tenant on start and
-revoked on stop (Ctrl-C). The page's history shows that tenant's jobs.`;
-
-interface StudioFlags {
+export interface StudioFlags {
   port: string;
   tenant: string;
   browser: boolean;
@@ -38,15 +29,8 @@ function openBrowser(url: string): boolean {
   return true;
 }
 
-export function studioCommand(): Command {
-  return new Command('studio')
-    .description('Open the Studio web page on this machine (127.0.0.1) with a one-time sign-in link.')
-    .option('--port <port>', 'port to listen on (0 = any free port)', '0')
-    .option('--tenant <name>', 'tenant whose jobs the Studio shows', 'studio')
-    .option('--no-browser', 'print the link without opening a browser')
-    .option('--concurrency <n>', 'renders at once (default: min(30, CPU cores))')
-    .addHelpText('after', EXAMPLES)
-    .action(async (flags: StudioFlags, command: Command) => {
+/** `studio`: the service on 127.0.0.1 with the Studio page and a one-time sign-in link. */
+export async function studio(flags: StudioFlags, command: Command): Promise<void> {
       const ctx = contextFor(command);
       const dataDir = resolveDataDir(ctx.globals.dataDir);
       const concurrency = flags.concurrency === undefined ? undefined : wholeNumber(flags.concurrency, '--concurrency', 1, 30);
@@ -88,5 +72,4 @@ export function studioCommand(): Command {
         process.once('SIGTERM', stop);
         process.once('SIGINT', stop);
       });
-    });
 }

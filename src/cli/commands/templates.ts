@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { listTemplates, loadTemplate, type Template } from '../../render/templates.js';
 import { contextFor } from '../context.js';
 
@@ -12,12 +12,8 @@ function summary(template: Template): string {
   ].join('\n');
 }
 
-export function templatesCommand(): Command {
-  const templates = new Command('templates').description('List and inspect the video templates.');
-  templates
-    .command('list')
-    .description('The templates shipped with immoreel.')
-    .action((_flags: unknown, command: Command) => {
+/** `templates list`. */
+export async function listTemplatesCommand(_flags: unknown, command: Command): Promise<void> {
       const ctx = contextFor(command);
       const loaded = listTemplates().map((name) => loadTemplate(name));
       if (ctx.output.json) {
@@ -27,16 +23,12 @@ export function templatesCommand(): Command {
           templates: loaded.map((t) => ({ name: t.name, description: t.description, default_duration_s: t.default_duration_s, recommended_format: t.recommended_format })),
         });
       } else ctx.output.text(loaded.map(summary).join('\n\n'));
-    });
-  templates
-    .command('show')
-    .description('Everything a template defines (validated).')
-    .argument('<name>', 'template name')
-    .action((name: string, _flags: unknown, command: Command) => {
+    }
+
+/** `templates show`. */
+export async function showTemplate(name: string, _flags: unknown, command: Command): Promise<void> {
       const ctx = contextFor(command);
       const template = loadTemplate(name);
       if (ctx.output.json) ctx.output.data({ ok: true, status: 'success', template });
       else ctx.output.text(`${summary(template)}\n\n${JSON.stringify(template, null, 2)}`);
-    });
-  return templates;
-}
+    }

@@ -1,28 +1,19 @@
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { badRequest } from '../../core/errors.js';
 import { resolveDataDir } from '../../core/paths.js';
 import { JobManager, parseConcurrency } from '../../jobs/manager.js';
 import { contextFor } from '../context.js';
 
-const EXAMPLES = `
-Examples:
-  $ immoreel worker                       # foreground, for systemd or a terminal (Ctrl-C drains and stops)
-  $ immoreel worker --until-idle --quiet  # cron: render what is queued, then exit
-  $ immoreel worker --concurrency 2`;
+
 
 /** Seconds a stopping worker lets running renders finish before putting them back in the queue. */
 const DRAIN_MS = 30_000;
 
-export function workerCommand(): Command {
-  return new Command('worker')
-    .description('Render queued jobs of the local data directory in the foreground (for cron or a service manager).')
-    .option('--until-idle', 'exit once nothing is queued and nothing runs here')
-    .option('--concurrency <n>', 'renders at once (1–30; default: one per CPU core)')
-    .addHelpText('after', EXAMPLES)
-    .action(async (flags: { untilIdle?: boolean; concurrency?: string }, command: Command) => {
+/** `worker`: renders the queued jobs of the local data directory. */
+export async function worker(flags: { untilIdle?: boolean; concurrency?: string }, command: Command): Promise<void> {
       const ctx = contextFor(command);
       const { output, globals } = ctx;
-      if (globals.profile !== undefined || (globals.baseUrl ?? process.env.IMMOREEL_BASE_URL ?? '') !== '') {
+      if (ctx.mode === 'remote') {
         throw badRequest('immoreel worker renders the jobs of a local data directory; it does not run against a remote server.');
       }
       const dataDir = resolveDataDir(globals.dataDir);
@@ -56,5 +47,4 @@ export function workerCommand(): Command {
       } else {
         await stopped;
       }
-    });
 }

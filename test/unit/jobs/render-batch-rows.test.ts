@@ -2,7 +2,7 @@ import { mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { rowInputHash, rowRenderRequest } from '../../../src/cli/commands/render-batch.js';
+import { rowInputHash, rowRenderRequest } from '../../../src/jobs/render-batch.js';
 import type { BatchRow } from '../../../src/jobs/batch.js';
 
 const row = (values: Record<string, string>, id = 'r1'): BatchRow => ({ line: 2, id, values: { id, ...values } });

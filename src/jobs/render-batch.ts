@@ -1,32 +1,30 @@
-import { spawn } from 'node:child_process';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { batchIdOf, batchRowIdempotencyKey } from '../../client/idempotency.js';
-import { AppError, badRequest, ERROR_CODES, type ErrorCode } from '../../core/errors.js';
-import { sha256File } from '../../core/files.js';
-import { isRemoteRef } from '../../core/refs.js';
-import { resolveDataDir } from '../../core/paths.js';
-import type { Branding, JobRecord, RenderRequest, Service } from '../../core/types.js';
-import { failedFileFor, readBatchCsv, runBatch, writeFailedCsv, type BatchRow } from '../../jobs/batch.js';
-import { hashInputs } from '../../jobs/hash.js';
-import { LocalService } from '../../service/local.js';
-import type { CommandContext, GlobalOptions } from '../context.js';
+import { batchIdOf, batchRowIdempotencyKey } from '../client/idempotency.js';
+import { AppError, badRequest } from '../core/errors.js';
+import { sha256File } from '../core/files.js';
+import { isRemoteRef } from '../core/refs.js';
+import type { Branding, JobRecord, RenderRequest, Service } from '../core/types.js';
+import { failedFileFor, readBatchCsv, runBatch, updateFailedCsv, type BatchColumns, type BatchRow } from './batch.js';
+import { JobFailedError, jobFailure } from './failure.js';
+import { hashInputs } from './hash.js';
 
 /*
- * `immoreel render --csv FILE --out-dir DIR [--resume] [--concurrency N]` (docs/cli.md).
- * One job per row, one video per row at DIR/<id>.mp4, NDJSON results on stdout in completion
- * order, failed rows in FILE.failed.csv (input columns + error_code, error_message), exit 3 when
- * any row failed. `--resume` reads DIR/.immoreel-batch.json, written as rows succeed.
+ * Render batches (docs/cli.md, "Batch CSV"): a CSV's rows as render jobs, their videos in a folder,
+ * a manifest so that a re-run with --resume skips what is already done. Shared by the CLI and any
+ * other front end; it prints nothing itself (hooks report rows and progress).
  */
 
 export interface RenderBatchOptions {
   csv: string;
   outDir: string;
   resume: boolean;
-  concurrency?: number;
+  /** Rows rendered at once. */
+  concurrency: number;
   /** Settings from the command line that apply to every row unless the row sets them. */
   defaults: RenderRequest;
+  /** Where failed rows go; default FILE.failed.csv next to the CSV (none for stdin); null: nowhere. */
+  failedFile?: string | null;
 }
 
 /** What --resume needs to know about a row that succeeded. */
@@ -116,7 +114,11 @@ export async function rowInputHash(request: RenderRequest): Promise<string> {
 }
 
 async function fileSha256(path: string): Promise<string | null> {
-  return sha256File(path).catch(() => null);
+  try {
+    return await sha256File(path);
+  } catch {
+    return null;
+  }
 }
 
 async function readManifest(outDir: string): Promise<Manifest> {
@@ -129,23 +131,55 @@ async function readManifest(outDir: string): Promise<Manifest> {
   return { version: 1, rows: {} };
 }
 
-/** The job's own error code when it is one of ours (exit codes follow it), else RENDER_FAILED. */
-function jobFailure(job: JobRecord): AppError {
-  const code = job.error?.code;
-  const known = code !== undefined && code in ERROR_CODES ? (code as ErrorCode) : 'RENDER_FAILED';
-  if (job.state === 'canceled') return new AppError('RENDER_FAILED', `Job ${job.job_id} was canceled.`, { reason: 'canceled' });
-  return new AppError(known, job.error?.message ?? `Job ${job.job_id} failed.`);
-}
-
-function formatEta(ms: number): string {
+export function formatEta(ms: number): string {
   if (!Number.isFinite(ms) || ms <= 0) return '…';
   const s = Math.round(ms / 1000);
   return s >= 3600 ? `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m` : s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s` : `${s}s`;
 }
 
-export async function runRenderBatch(ctx: CommandContext, service: Service, options: RenderBatchOptions): Promise<void> {
-  const { output } = ctx;
-  const batch = await readBatchCsv(options.csv);
+
+/** The columns of a render batch, and the CLI option names accepted for them (docs/cli.md). */
+export const RENDER_BATCH_COLUMNS: BatchColumns = {
+  known: ['url', 'description', 'photos', 'template', 'format', 'duration_s', 'language', 'target_audience', 'music', ...BRANDING_COLUMNS, 'unbranded'],
+  aliases: { duration: 'duration_s', audience: 'target_audience', agency: 'agency_name', agent: 'agent_name', logo: 'logo_url', color: 'primary_color', colour: 'primary_color' },
+};
+
+/** One line of the batch's results (NDJSON with --json): the same envelope as every command. */
+export type RenderBatchRecord =
+  | { ok: true; status: 'success'; id: string; skipped: boolean; job_id: string; video: string; job?: JobRecord }
+  | { ok: false; status: 'error'; id: string; job_id: string | null; error: ReturnType<AppError['toJSON']> };
+
+export interface RenderBatchHooks {
+  /** Before any row runs: columns the batch does not know (they are ignored). */
+  onUnknownColumns?(columns: string[]): void;
+  /** A row finished or was skipped by --resume, in completion order. */
+  onRecord(record: RenderBatchRecord): void;
+  /** About once a second: "3 done, 1 failed, 2 running, 4 waiting · ETA 1m20s". */
+  onProgress?(text: string): void;
+  /** Aborted (Ctrl-C): running rows' jobs are canceled, waiting rows are not started. */
+  signal?: AbortSignal;
+}
+
+export interface RenderBatchSummary {
+  total: number;
+  succeeded: number;
+  skipped: number;
+  failed: number;
+  /** Rows not started because the batch was interrupted. */
+  notStarted: number;
+  outDir: string;
+  failedFile: string | null;
+  elapsedMs: number;
+}
+
+/**
+ * `render --csv FILE --out-dir DIR [--resume]`: one job per row, one video per row at DIR/<id>.mp4,
+ * failed rows in FILE.failed.csv (input columns + error_code, error_message). `--resume` reads
+ * DIR/.immoreel-batch.json, written as rows succeed.
+ */
+export async function runRenderBatch(service: Service, options: RenderBatchOptions, hooks: RenderBatchHooks): Promise<RenderBatchSummary> {
+  const batch = await readBatchCsv(options.csv, RENDER_BATCH_COLUMNS);
+  if (batch.unknownColumns.length > 0) hooks.onUnknownColumns?.(batch.unknownColumns);
   const outDir = resolve(options.outDir);
   await mkdir(outDir, { recursive: true });
   const baseDir = options.csv === '-' ? process.cwd() : dirname(resolve(options.csv));
@@ -161,10 +195,6 @@ export async function runRenderBatch(ctx: CommandContext, service: Service, opti
     });
     return manifestWrite;
   };
-
-  const local = service instanceof LocalService ? service : null;
-  if (options.concurrency !== undefined) local?.setConcurrency(options.concurrency);
-  const concurrency = options.concurrency ?? local?.jobs().concurrency ?? 4;
 
   // Each row's request and input hash up front: bad cells fail their row, not the batch.
   const prepared = new Map<string, { request: RenderRequest; hash: string } | AppError>();
@@ -192,7 +222,7 @@ export async function runRenderBatch(ctx: CommandContext, service: Service, opti
       const job = await service.getJob(entry.job_id).catch(() => null);
       if (job?.state !== 'succeeded' || (await fileSha256(video)) !== entry.sha256) continue;
       skip.add(row.id);
-      output.record({ id: row.id, ok: true, skipped: true, job_id: entry.job_id, video });
+      hooks.onRecord({ ok: true, status: 'success', id: row.id, skipped: true, job_id: entry.job_id, video });
     }
   }
 
@@ -200,16 +230,22 @@ export async function runRenderBatch(ctx: CommandContext, service: Service, opti
   const total = batch.rows.length - skip.size;
   let done = 0;
   let failedCount = 0;
+  let notStarted = 0;
   const running = new Set<string>();
-  const progress = output.progress(`Rendering ${total} video${total === 1 ? '' : 's'}…`);
   const showProgress = (): void => {
     const finished = done + failedCount;
     const eta = finished === 0 ? Number.NaN : ((Date.now() - started) / finished) * (total - finished);
-    progress.update(`Rendering: ${done} done, ${failedCount} failed, ${running.size} running, ${total - finished - running.size} waiting · ETA ${formatEta(eta)}`);
+    hooks.onProgress?.(`${done} done, ${failedCount} failed, ${running.size} running, ${total - finished - running.size} waiting · ETA ${formatEta(eta)}`);
   };
   const progressTimer = setInterval(showProgress, 1000);
   const failed: { row: BatchRow; error: AppError }[] = [];
   const jobOf = new Map<string, string>();
+  const interrupted = (): boolean => hooks.signal?.aborted === true;
+  // Ctrl-C: cancel the jobs of the rows that are running; the rows waiting are never started.
+  const cancelRunning = (): void => {
+    for (const jobId of jobOf.values()) void service.cancelJob(jobId).catch(() => undefined);
+  };
+  hooks.signal?.addEventListener('abort', cancelRunning, { once: true });
 
   const summary = await runBatch(
     batch.rows,
@@ -219,11 +255,17 @@ export async function runRenderBatch(ctx: CommandContext, service: Service, opti
       // Remote mode: the same row of the same batch names the same server job (no duplicates on a re-run).
       const queued = await service.renderVideo(prep.request, { idempotencyKey: batchRowIdempotencyKey(batchIdOf(options.csv, outDir), row.id, prep.hash) });
       jobOf.set(row.id, queued.job_id);
-      const job = await service.waitForJob(queued.job_id, {
-        onUpdate: (update) => {
-          if (update.state === 'running') running.add(row.id);
-        },
-      }).finally(() => running.delete(row.id));
+      if (interrupted()) await service.cancelJob(queued.job_id).catch(() => undefined);
+      const job = await service
+        .waitForJob(queued.job_id, {
+          onUpdate: (update) => {
+            if (update.state === 'running') running.add(row.id);
+          },
+        })
+        .finally(() => {
+          running.delete(row.id);
+          jobOf.delete(row.id);
+        });
       if (job.state !== 'succeeded' || job.result === null) throw jobFailure(job);
       const video = join(outDir, `${row.id}.mp4`);
       const bytes = await service.downloadVideo(job.job_id, video);
@@ -232,49 +274,43 @@ export async function runRenderBatch(ctx: CommandContext, service: Service, opti
       return { job, video };
     },
     {
-      concurrency,
-      shouldSkip: (row) => skip.has(row.id),
+      concurrency: options.concurrency,
+      shouldSkip: (row) => {
+        if (skip.has(row.id)) return true;
+        if (interrupted()) {
+          notStarted += 1;
+          return true;
+        }
+        return false;
+      },
       onOutcome: (outcome) => {
         if (outcome.ok) {
           done += 1;
-          output.record({ id: outcome.id, ok: true, skipped: false, video: outcome.value.video, job: outcome.value.job });
+          hooks.onRecord({ ok: true, status: 'success', id: outcome.id, skipped: false, job_id: outcome.value.job.job_id, video: outcome.value.video, job: outcome.value.job });
         } else {
           failedCount += 1;
           failed.push({ row: outcome.row, error: outcome.error });
-          output.record({ id: outcome.id, ok: false, job_id: jobOf.get(outcome.id) ?? null, error: outcome.error.toJSON() });
+          const jobId = outcome.error instanceof JobFailedError ? outcome.error.jobId : null;
+          hooks.onRecord({ ok: false, status: 'error', id: outcome.id, job_id: jobId, error: outcome.error.toJSON() });
         }
         showProgress();
       },
     },
   );
   clearInterval(progressTimer);
-  progress.stop();
+  hooks.signal?.removeEventListener('abort', cancelRunning);
   await manifestWrite;
 
-  const failedFile = failedFileFor(options.csv);
-  if (failed.length > 0) await writeFailedCsv(failedFile, batch.columns, failed);
-  else await rm(failedFile, { force: true }); // a stale list from an earlier run would mislead
-  const minutes = (Date.now() - started) / 60_000;
-  output.info(
-    `${summary.total} rows: ${summary.succeeded} rendered, ${summary.skipped} already done, ${summary.failed} failed` +
-      ` in ${formatEta(Date.now() - started)}${summary.succeeded > 0 ? ` (${(summary.succeeded / minutes).toFixed(1)} videos/min)` : ''}; videos in ${outDir}` +
-      (failed.length > 0 ? `; failed rows in ${failedFile}` : ''),
-  );
-  if (summary.failed > 0) {
-    throw new AppError('BATCH_ROWS_FAILED', `${summary.failed} of ${summary.total} rows failed; fix them in ${failedFile} and run it again.`);
-  }
-}
-
-/**
- * `render --no-wait`: starts `immoreel worker --until-idle` on the same data directory, detached
- * (own process group, no stdio), so it drains the queue after this command has exited.
- */
-export function startDetachedWorker(globals: GlobalOptions): void {
-  const bin = fileURLToPath(new URL('../../../bin/immoreel.js', import.meta.url));
-  const child = spawn(process.execPath, [bin, '--quiet', '--data-dir', resolveDataDir(globals.dataDir), 'worker', '--until-idle'], {
-    detached: true,
-    stdio: 'ignore',
-    env: process.env,
-  });
-  child.unref();
+  const failedFile = options.failedFile === undefined ? failedFileFor(options.csv) : options.failedFile;
+  await updateFailedCsv(failedFile, batch.columns, failed);
+  return {
+    total: summary.total,
+    succeeded: summary.succeeded,
+    skipped: summary.skipped - notStarted,
+    failed: summary.failed,
+    notStarted,
+    outDir,
+    failedFile: failed.length > 0 ? failedFile : null,
+    elapsedMs: Date.now() - started,
+  };
 }

@@ -1,0 +1,8 @@
+import { Command } from 'commander';
+import { lazy } from './lazy.js';
+
+export function doctorCommand(): Command {
+  return new Command('doctor')
+    .description('Check that this machine can render videos (ffmpeg, encoders, fonts, music, templates).')
+    .action(lazy(async () => (await import('../commands/doctor.js')).doctor));
+}

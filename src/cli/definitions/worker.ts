@@ -1,0 +1,18 @@
+import { Command } from 'commander';
+import { defaultConcurrency } from '../../jobs/limits.js';
+import { lazy } from './lazy.js';
+
+const EXAMPLES = `
+Examples:
+  $ immoreel worker                       # foreground, for systemd or a terminal (Ctrl-C drains and stops)
+  $ immoreel worker --until-idle --quiet  # cron: render what is queued, then exit
+  $ immoreel worker --concurrency 2`;
+
+export function workerCommand(): Command {
+  return new Command('worker')
+    .description('Render queued jobs of the local data directory in the foreground (for cron or a service manager).')
+    .option('--until-idle', 'exit once nothing is queued and nothing runs here')
+    .option('--concurrency <n>', `renders at once (1–30; default here: ${defaultConcurrency()}, two per CPU core as memory allows)`)
+    .addHelpText('after', EXAMPLES)
+    .action(lazy(async () => (await import('../commands/worker.js')).worker));
+}

@@ -1,0 +1,20 @@
+/**
+ * "Remote or local?" — decided here and nowhere else (docs/cli.md, "Local and remote mode").
+ * A saved profile or a base URL (--base-url, or IMMOREEL_BASE_URL which the CLI reads as that
+ * flag's default) selects a remote immoreel server; otherwise everything runs in this process
+ * on the local data directory.
+ */
+export interface ServiceSelection {
+  profile?: string;
+  baseUrl?: string;
+  dataDir?: string;
+  /** Accept plain http:// to a non-loopback server (`--insecure`): the API key travels unencrypted. */
+  insecure?: boolean;
+}
+
+export type ServiceMode = 'local' | 'remote';
+
+export function serviceMode(selection: ServiceSelection): ServiceMode {
+  const baseUrl = selection.baseUrl?.trim() ?? '';
+  return selection.profile !== undefined || baseUrl !== '' ? 'remote' : 'local';
+}
