@@ -21,9 +21,8 @@ function wantsJson(argv: string[]): boolean {
 async function report(error: AppError, argv: string[]): Promise<void> {
   const { Output } = await import('./output.js');
   const output = new Output({ json: wantsJson(argv), quiet: false, color: !argv.includes('--no-color') });
-  if (output.json) {
-    output.data({ ok: false, status: 'error', error: error.toJSON() });
-  }
+  // One line: after a batch's NDJSON rows the error envelope must be one more NDJSON record.
+  if (output.json) output.record({ ok: false, status: 'error', error: error.toJSON() });
   output.error(error.message);
   for (const detail of error.details) {
     if (!error.message.includes(detail.message)) output.error(`  ${detail.field}: ${detail.message}`);

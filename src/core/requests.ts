@@ -4,7 +4,7 @@ import addFormats from 'ajv-formats';
 import { badRequest, type ErrorDetail } from './errors.js';
 import { MAX_DESCRIPTION_CHARS, MAX_HTML_BYTES, MAX_METADATA_BYTES } from './limits.js';
 import { PropertySchema } from './property-schema.js';
-import { AUDIENCES, LANGUAGES, VIDEO_FORMATS } from './types.js';
+import { AUDIENCE_CHOICES, LANGUAGES, VIDEO_FORMATS } from './types.js';
 
 /**
  * The one definition of each input (docs/api.md "One schema per input"): `AnalyzeRequest` and
@@ -26,7 +26,7 @@ export const MAX_PHONE_CHARS = 30;
 export const MAX_EMAIL_CHARS = 254;
 export const MAX_TEMPLATE_NAME_CHARS = 64;
 
-export const AUDIENCE_CHOICES = ['auto', ...AUDIENCES] as const;
+export { AUDIENCE_CHOICES };
 
 const listingInputs = {
   url: Type.String({ minLength: 1, maxLength: MAX_URL_CHARS, description: 'A listing page on Mubawab, Avito, Sarouty or Yakeey.' }),
@@ -199,8 +199,11 @@ export function validationDetails(errors: readonly AjvLikeError[], context?: str
  * The one validator of inputs. Bodies: strict (no coercion, unknown fields refused, every error
  * reported). Query strings and path parameters arrive as text, so numbers there are coerced.
  */
-const strictAjv = addFormats.default(new Ajv.default({ allErrors: true, verbose: true, coerceTypes: false, useDefaults: false, strict: false }));
-const lenientAjv = addFormats.default(new Ajv.default({ allErrors: true, verbose: true, coerceTypes: true, useDefaults: false, strict: false }));
+// `unicode: false`: string lengths are JavaScript lengths (UTF-16 units), read in constant time. Ajv's
+// default counts code points by walking the string, ~20–60 ms for a 5 MB page on the server's event
+// loop (docs/security.md); an emoji counts 2 towards a limit, which no real input comes near.
+const strictAjv = addFormats.default(new Ajv.default({ allErrors: true, verbose: true, coerceTypes: false, useDefaults: false, strict: false, unicode: false, logger: false }));
+const lenientAjv = addFormats.default(new Ajv.default({ allErrors: true, verbose: true, coerceTypes: true, useDefaults: false, strict: false, unicode: false, logger: false }));
 const compiled = new WeakMap<object, ValidateFunction>();
 
 export function compileInputSchema(schema: object, part: 'body' | 'text'): ValidateFunction {

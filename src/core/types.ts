@@ -19,6 +19,7 @@ export const AUDIENCES = [
 export type Audience = (typeof AUDIENCES)[number];
 /** What a caller may ask for: a fixed audience, or `auto` to infer it. */
 export type AudienceRequest = Audience | 'auto';
+export const AUDIENCE_CHOICES = ['auto', ...AUDIENCES] as const;
 
 export const TRANSACTIONS = ['sale', 'rent'] as const;
 export type Transaction = (typeof TRANSACTIONS)[number];

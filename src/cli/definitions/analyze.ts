@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { withListingInputs } from './inputs.js';
 import { lazy } from './lazy.js';
-import { AUDIENCE_CHOICES } from '../../core/validate.js';
+import { AUDIENCE_CHOICES } from '../../core/types.js';
 
 const EXAMPLES = `
 Examples:

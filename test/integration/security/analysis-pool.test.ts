@@ -57,7 +57,10 @@ describe('analysis off the event loop', () => {
     await analyses;
     const oneAnalysisMs = (performance.now() - started) / 3;
     expect(latencies.length).toBeGreaterThanOrEqual(3);
-    expect(Math.max(...latencies)).toBeLessThan(oneAnalysisMs / 2);
+    // The median, not the maximum: a loaded machine may delay any one answer, but analysis on the
+    // event loop would hold most health checks for a good part of an analysis.
+    const median = [...latencies].sort((a, b) => a - b)[Math.floor(latencies.length / 2)]!;
+    expect(median).toBeLessThan(oneAnalysisMs / 4);
   }, 60_000);
 
   it('stops an analysis over its time budget with a 503 that says so, and refunds it', async () => {

@@ -9,10 +9,10 @@ import { ERROR_CODES } from '../../../src/core/errors.js';
  * checks lead to — checked in this process, without spawning the CLI.
  */
 
-const GLOBAL_OPTIONS = ['--version', '--json', '--quiet', '--no-color', '--profile', '--base-url', '--data-dir'];
+const GLOBAL_OPTIONS = ['--version', '--json', '--quiet', '--no-color', '--profile', '--base-url', '--data-dir', '--insecure'];
 
 const COMMANDS: Record<string, string[]> = {
-  analyze: ['--url', '--html-file', '--description', '--description-file', '--language', '--audience', '--demo', '--csv', '--out', '--concurrency'],
+  analyze: ['--url', '--html-file', '--description', '--description-file', '--language', '--audience', '--demo', '--csv', '--out', '--concurrency', '--explain'],
   render: [
     '--url', '--html-file', '--description', '--description-file', '--listing-json', '--photos', '--photos-dir', '--template', '--format',
     '--duration', '--language', '--audience', '--music', '--agency', '--agent', '--phone', '--email', '--logo', '--color', '--unbranded',
@@ -21,7 +21,7 @@ const COMMANDS: Record<string, string[]> = {
   'templates list': [],
   'templates show': [],
   doctor: [],
-  serve: ['--host', '--port', '--concurrency', '--analyze-rate', '--render-rate', '--job-read-rate', '--preview-concurrency', '--max-queued', '--drain-ms', '--log-level', '--rate-window-ms', '--allow-loopback-fetch'],
+  serve: ['--host', '--port', '--concurrency', '--analyze-rate', '--render-rate', '--job-read-rate', '--preview-concurrency', '--max-queued', '--cors-origin', '--drain-ms', '--log-level', '--rate-window-ms', '--allow-loopback-fetch'],
   'keys create': ['--tenant', '--preview', '--scopes', '--monthly-quota'],
   'keys list': [],
   'keys revoke': [],
@@ -36,6 +36,7 @@ const COMMANDS: Record<string, string[]> = {
   'auth status': [],
   'auth logout': ['--all'],
   completion: [],
+  studio: ['--port', '--tenant', '--no-browser', '--concurrency'],
 };
 
 function leaves(command: Command, path: string[] = []): Record<string, Command> {
