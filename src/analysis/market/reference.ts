@@ -32,18 +32,18 @@ export interface MarketReference {
 
 const SOURCE = {
   cities2024:
-    '[DS-EARTHY] Avito + Yakeey apartment sale asks scraped Nov–Dec 2024, city medians (docs/sources.md)',
+    '[DS-EARTHY] Avito + Yakeey apartment sale asks scraped Nov–Dec 2024, city medians',
   districts2024:
-    '[DS-EARTHY] Avito + Yakeey apartment sale asks scraped Nov–Dec 2024, district medians (docs/sources.md)',
-  districts2022: '[DS-ALTIMIS] Avito apartment sale asks, Jan 2022 (docs/sources.md)',
-  mouldarSale: '[MOULDAR-APT] mouldar apartment asking index, rolling 3 months to Feb 2026 (docs/sources.md)',
-  rabat2018: '[MUB-2018-RABAT] Mubawab arrondissement average asking price, May 2018 (docs/sources.md)',
-  marrakech2018: '[MUB-2018-MRK] Mubawab average asking price, May/June 2018 (docs/sources.md)',
-  villas2024: '[LE360-VILLAS-2024] Le360, Casablanca villa prices per built m², May 2024 (docs/sources.md)',
+    '[DS-EARTHY] Avito + Yakeey apartment sale asks scraped Nov–Dec 2024, district medians',
+  districts2022: '[DS-ALTIMIS] Avito apartment sale asks, Jan 2022',
+  mouldarSale: '[MOULDAR-APT] mouldar apartment asking index, rolling 3 months to Feb 2026',
+  rabat2018: '[MUB-2018-RABAT] Mubawab arrondissement average asking price, May 2018',
+  marrakech2018: '[MUB-2018-MRK] Mubawab average asking price, May/June 2018',
+  villas2024: '[LE360-VILLAS-2024] Le360, Casablanca villa prices per built m², May 2024',
   riads:
-    'indicative: [RIAD-2010] renovated riads 13,000–18,000 DH/m² (Dec 2010) + 35 % per [M24-MRK-2024] (docs/sources.md)',
-  rents2025: '[DS-MUBRENT] Mubawab apartment rental asks, ≈ July 2025, DH/m²/month (docs/sources.md)',
-  mouldarRent: '[MOULDAR-RENT-LIFT] mouldar rental index, apartments with a lift, to Mar 2026, DH/m²/month (docs/sources.md)',
+    'indicative: [RIAD-2010] renovated riads 13,000–18,000 DH/m² (Dec 2010) + 35 % per [M24-MRK-2024]',
+  rents2025: '[DS-MUBRENT] Mubawab apartment rental asks, ≈ July 2025, DH/m²/month',
+  mouldarRent: '[MOULDAR-RENT-LIFT] mouldar rental index, apartments with a lift, to Mar 2026, DH/m²/month',
 } as const;
 
 /** [city, district | null, median, q1, q3, sample size] */
