@@ -37,6 +37,29 @@ describe('data directory permissions', () => {
     expect(modeOf(h.store.assets.resolve('acme', assetId))).toBe(0o600);
   });
 
+  it('tightens files a render left with the default umask inside a private data directory, without a notice', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'immoreel-perm-'));
+    try {
+      chmodSync(dataDir, 0o700);
+      mkdirSync(join(dataDir, 'cache', 'render', 'shots'), { recursive: true, mode: 0o755 });
+      closeSync(openSync(join(dataDir, 'cache', 'render', 'shots', 'a.jpg'), 'w', 0o644));
+      const notices: string[] = [];
+      const listen = (warning: Error & { code?: string }) => {
+        if (warning.code === 'IMMOREEL_DATA_DIR_TIGHTENED') notices.push(warning.message);
+      };
+      process.on('warning', listen);
+      const store = openServerStore(dataDir);
+      store.close();
+      await new Promise((resolve) => setImmediate(resolve));
+      process.off('warning', listen);
+      expect(modeOf(join(dataDir, 'cache', 'render', 'shots'))).toBe(0o700);
+      expect(modeOf(join(dataDir, 'cache', 'render', 'shots', 'a.jpg'))).toBe(0o600);
+      expect(notices).toEqual([]);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('tightens an existing data directory at start, with a notice', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'immoreel-perm-'));
     try {
