@@ -3,6 +3,21 @@ import { endQuietlyOnClosedPipe, main } from './run.js';
 /* The `immoreel` executable (bin/immoreel.js): runs the CLI and sets the exit code (./run.ts). */
 endQuietlyOnClosedPipe(process.stdout);
 endQuietlyOnClosedPipe(process.stderr);
+showOwnNoticesPlainly();
 const code = await main(process.argv);
 // Let stdout drain before exiting so piped JSON is never cut off.
 process.exitCode = code;
+
+/**
+ * immoreel's own process notices (code IMMOREEL_*, e.g. a data directory made private) as one
+ * plain line, like the CLI's other messages, instead of Node's "(node:PID) … Use `node
+ * --trace-warnings`" format. Other warnings keep Node's own handling.
+ */
+function showOwnNoticesPlainly(): void {
+  const nodeListeners = process.listeners('warning');
+  process.removeAllListeners('warning');
+  process.on('warning', (warning: Error & { code?: string }) => {
+    if (warning.code?.startsWith('IMMOREEL_') === true) process.stderr.write(`notice: ${warning.message}\n`);
+    else for (const listener of nodeListeners) listener(warning);
+  });
+}

@@ -7,6 +7,7 @@ import { AppError, badRequest } from '../core/errors.js';
 import { isRemoteRef } from '../core/refs.js';
 import type { RenderRequest } from '../core/types.js';
 import type { HttpClient } from './http.js';
+import { IMAGE_FORMAT_NAMES } from '../core/images.js';
 
 /**
  * Local photo and logo files in a remote render (docs/api.md: "the remote CLI uploads local files as
@@ -134,8 +135,14 @@ export class AssetUploader {
     }
     const bytes = await readFile(path);
     const contentType = sniffImageType(bytes);
+    if (contentType === 'image/heic') {
+      throw badRequest(`${field}: ${path} is a HEIC image, which the renderer cannot read: export it as JPEG (or ${IMAGE_FORMAT_NAMES}).`, {
+        reason: 'invalid_image',
+        details: [{ field, message: 'HEIC is not accepted' }],
+      });
+    }
     if (contentType === null) {
-      throw badRequest(`${field}: ${path} is not a JPEG, PNG, WebP, AVIF, HEIC, TIFF or GIF image.`, {
+      throw badRequest(`${field}: ${path} is not a ${IMAGE_FORMAT_NAMES} image.`, {
         reason: 'invalid_image',
         details: [{ field, message: 'not a supported image' }],
       });

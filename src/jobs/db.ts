@@ -12,7 +12,11 @@ export type Db = Database.Database;
  */
 export function openDatabase(dataDir: string): Db {
   const tightened = securePrivateDir(dataDir);
-  if (tightened.length > 0) {
+  // Said only when the directory itself was open to others (a data directory from an older
+  // version, or made by hand). Inside a private directory, files that renders write with the
+  // default umask (ffmpeg's and the image library's outputs) are out of other users' reach
+  // already: they are tightened without a word, or every render would be followed by a notice.
+  if (tightened.includes(dataDir)) {
     process.emitWarning(
       `${tightened.length} file(s) and folder(s) in ${dataDir} were readable by other users of this machine; they are now private to you (folders 0700, files 0600).`,
       { type: 'Notice', code: 'IMMOREEL_DATA_DIR_TIGHTENED' },

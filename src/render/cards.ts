@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp, { type OverlayOptions } from 'sharp';
 import type { PlacedImage } from './ffmpeg/plan.js';
-import { useShippedFonts } from './fonts.js';
+import { EMOJI_FAMILY, useShippedFonts } from './fonts.js';
 import type { Card, CardContent, Direction, Timeline } from './storyboard.js';
 import type { Template } from './templates.js';
 
@@ -70,8 +70,9 @@ function fontDescription(style: CardStyle, spec: TextSpec, size: number): string
   const { fonts } = style.template;
   const latin = spec.body ? fonts.body : fonts.heading;
   const arabic = spec.body ? fonts.arabic_body : fonts.arabic_heading;
-  // Families in order of preference per glyph: the script of the video first, the other as fallback.
-  const families = style.direction === 'rtl' ? `${arabic},${latin}` : `${latin},${arabic}`;
+  // Families in order of preference per glyph: the script of the video first, the other as
+  // fallback, then colour emoji for pictographs neither has.
+  const families = style.direction === 'rtl' ? `${arabic},${latin},${EMOJI_FAMILY}` : `${latin},${arabic},${EMOJI_FAMILY}`;
   return `${families} ${spec.bold ? 'Bold' : ''} ${Math.round(size)}`.replace(/\s+/g, ' ');
 }
 

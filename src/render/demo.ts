@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Branding } from '../core/types.js';
 import { DEMO_DIR } from './paths.js';
+import { isImageFileName } from '../core/images.js';
 
 /**
  * The bundled demo (`immoreel render --demo`): the sample listing text, eight photos made for the
@@ -17,7 +18,7 @@ export function demoPhotos(dir: string = DEMO_DIR): string[] {
   const photos = join(dir, 'photos');
   if (!existsSync(photos)) return [];
   return readdirSync(photos)
-    .filter((name) => /\.(jpe?g|png|webp)$/i.test(name))
+    .filter((name) => isImageFileName(name))
     .sort()
     .map((name) => join(photos, name));
 }

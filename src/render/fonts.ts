@@ -20,12 +20,41 @@ export const FONT_FILES: Readonly<Record<FontFamily, readonly [string, string]>>
   'Noto Naskh Arabic': ['NotoNaskhArabic-Regular.ttf', 'NotoNaskhArabic-Bold.ttf'],
 };
 
+/**
+ * The last fallback of every text, after the template's Latin and Arabic families: emoji and
+ * pictographs that users put in agency names ("… العقارية 🏠"), drawn in colour instead of a
+ * missing-glyph box (assets/fonts/README.md).
+ */
+export const EMOJI_FAMILY = 'Noto Color Emoji';
+export const EMOJI_FONT_FILE = 'NotoColorEmoji.ttf';
+
 /** Font files that are missing from assets/fonts (`immoreel doctor` reports them). */
 export function missingFontFiles(dir: string = FONTS_DIR): string[] {
-  return Object.values(FONT_FILES)
-    .flat()
-    .filter((file) => !existsSync(join(dir, file)));
+  return [...Object.values(FONT_FILES).flat(), EMOJI_FONT_FILE].filter((file) => !existsSync(join(dir, file)));
 }
+
+/**
+ * The colour emoji font holds bitmaps of one size (136 px). Without this rule (the system's
+ * 10-scale-bitmap-fonts.conf, which our fonts.conf does not include) Pango draws them at that size
+ * whatever the text size; with it fontconfig scales every bitmap glyph to the requested pixel size.
+ */
+const SCALE_BITMAP_FONTS = `  <match target="font">
+    <test name="outline" compare="eq"><bool>false</bool></test>
+    <edit name="pixelsizefixupfactor" mode="assign">
+      <divide><name target="pattern">pixelsize</name><name target="font">pixelsize</name></divide>
+    </edit>
+  </match>
+  <match target="font">
+    <test name="outline" compare="eq"><bool>false</bool></test>
+    <test name="pixelsizefixupfactor" compare="not_eq"><double>1.0</double></test>
+    <edit name="matrix" mode="assign">
+      <times><name>matrix</name>
+        <matrix><name>pixelsizefixupfactor</name> <double>0</double> <double>0</double> <name>pixelsizefixupfactor</name></matrix>
+      </times>
+    </edit>
+    <edit name="size" mode="assign"><divide><name>size</name><name>pixelsizefixupfactor</name></divide></edit>
+  </match>
+`;
 
 let configured = false;
 
@@ -43,7 +72,7 @@ export function useShippedFonts(dir: string = FONTS_DIR): void {
   writeFileSync(
     file,
     `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n` +
-      `  <dir>${escapeXml(dir)}</dir>\n  <cachedir>${escapeXml(join(configDir, 'cache'))}</cachedir>\n</fontconfig>\n`,
+      `  <dir>${escapeXml(dir)}</dir>\n  <cachedir>${escapeXml(join(configDir, 'cache'))}</cachedir>\n${SCALE_BITMAP_FONTS}</fontconfig>\n`,
   );
   process.env.FONTCONFIG_FILE = file;
   configured = true;

@@ -5,7 +5,7 @@ import pLimit from 'p-limit';
 import { badRequest } from '../core/errors.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../core/paths.js';
 import type { JobStage, Property, Warning } from '../core/types.js';
-import { loadPhotos, prepareLogo, prepareShotSource, PhotoError, type AssetContext } from './assets/photos.js';
+import { describeRef, loadPhotos, prepareLogo, prepareShotSource, PhotoError, type AssetContext } from './assets/photos.js';
 import { drawTimelineCards, type CardStyle, type LogoImage } from './cards.js';
 import { buildRenderPlan, type EncoderSettings } from './ffmpeg/plan.js';
 import { resolveBinaries, runFfmpeg } from './ffmpeg/runner.js';
@@ -115,7 +115,7 @@ export async function renderListing(listing: Property, request: RenderSpec, ctx:
       } catch (error) {
         if (signal.aborted) throw error;
         const reason = error instanceof PhotoError || error instanceof Error ? error.message : String(error);
-        warnings.push({ code: 'LOGO_DROPPED', message: `The logo was left out: ${reason}.` });
+        warnings.push({ code: 'LOGO_DROPPED', message: `The logo (${describeRef(request.branding.logo_url)}) was left out: ${reason}.` });
       }
     }
     lap('photos');

@@ -5,6 +5,7 @@ import { AppError, badRequest } from '../core/errors.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../core/paths.js';
 import type { Db } from '../jobs/db.js';
 import { idPattern, randomId } from './ids.js';
+import { IMAGE_FORMAT_NAMES, IMAGE_FORMATS, type ImageFormat } from '../core/images.js';
 
 /**
  * Uploaded photos and logos (docs/api.md, POST /api/v1/assets). An asset is private to the tenant
@@ -14,16 +15,11 @@ import { idPattern, randomId } from './ids.js';
 
 export const ASSET_TTL_MS = 24 * 60 * 60 * 1000;
 const ASSET_ID_PATTERN = idPattern('ast', 24);
-/** Raster formats the render pipeline reads. SVG is refused: it is a document, not a photo. */
-const ACCEPTED_FORMATS: Record<string, string> = {
-  jpeg: 'jpg',
-  png: 'png',
-  webp: 'webp',
-  avif: 'avif',
-  heif: 'heic',
-  tiff: 'tiff',
-  gif: 'gif',
-};
+/**
+ * The accepted formats (src/core/images.ts) by the format the decoder reports, with the ending
+ * files are saved with. SVG is refused: it is a document, not a photo.
+ */
+const ACCEPTED_FORMATS: ReadonlyMap<string, ImageFormat> = new Map(IMAGE_FORMATS.map((format) => [format.decoded, format]));
 /** Larger images are refused before anything decodes them (a decompression bomb guard). */
 const MAX_PIXELS = 100_000_000;
 
@@ -71,7 +67,7 @@ function toRecord(row: Row): AssetRecord {
 }
 
 function notAnImage(message: string): AppError {
-  return badRequest(message, { reason: 'invalid_image', details: [{ field: 'body', message: 'must be a JPEG, PNG, WebP, AVIF, HEIF, TIFF or GIF image' }] });
+  return badRequest(message, { reason: 'invalid_image', details: [{ field: 'body', message: `must be a ${IMAGE_FORMAT_NAMES} image` }] });
 }
 
 export class AssetStore {
@@ -90,9 +86,13 @@ export class AssetStore {
     } catch {
       throw notAnImage('The upload is not a readable image.');
     }
-    const extension = meta.format === undefined ? undefined : ACCEPTED_FORMATS[meta.format];
+    const format = meta.format === undefined ? undefined : ACCEPTED_FORMATS.get(meta.format);
+    // A HEIF container holds AVIF (accepted) or HEIC, which the renderer cannot decode.
+    const heic = meta.format === 'heif' && meta.compression !== 'av1';
+    if (heic) throw notAnImage(`HEIC images are not accepted: export the photo as JPEG (or send ${IMAGE_FORMAT_NAMES}).`);
+    const extension = format?.extensions[0]?.slice(1);
     if (extension === undefined || meta.width === undefined || meta.height === undefined) {
-      throw notAnImage(`Images of format ${meta.format ?? 'unknown'} are not accepted: send JPEG, PNG, WebP, AVIF, HEIF, TIFF or GIF.`);
+      throw notAnImage(`Images of format ${meta.format ?? 'unknown'} are not accepted: send ${IMAGE_FORMAT_NAMES}.`);
     }
     if (meta.width * meta.height > MAX_PIXELS) {
       throw notAnImage(`The image is ${meta.width}x${meta.height}: at most ${MAX_PIXELS / 1_000_000} megapixels are accepted.`);
@@ -101,8 +101,9 @@ export class AssetStore {
     // Decode every pixel now and refuse it with the reason (docs/security.md).
     try {
       await sharp(body, { limitInputPixels: MAX_PIXELS, failOn: 'truncated' }).raw().toBuffer();
-    } catch (error) {
-      throw notAnImage(`The image cannot be decoded in full (${(error as Error).message.split('\n')[0]}): it is truncated or corrupt. Export it again and upload the whole file.`);
+    } catch {
+      // The decoder's own words name libraries and internals: the reason is said plainly.
+      throw notAnImage('The image cannot be decoded in full: it is truncated or corrupt. Export it again and upload the whole file.');
     }
     const assetId = randomId('ast', 24);
     const file = `${assetId}.${extension}`;

@@ -2,6 +2,7 @@ import { API_VERSION } from './config.js';
 import type { RouteSpec } from './route-spec.js';
 import { RATE_HEADERS } from './routes/common.js';
 import { COMPONENTS, type JsonSchema } from './schemas/common.js';
+import { IMAGE_FORMATS } from '../core/images.js';
 
 /**
  * The OpenAPI 3.1 document of API v1, generated from the route declarations that fastify
@@ -64,7 +65,7 @@ const COMMON_HEADERS = {
 };
 
 /** Images accepted as uploads (POST /assets): the body is the file itself. */
-const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'image/avif', 'image/heic', 'image/tiff', 'image/gif'];
+const IMAGE_TYPES = IMAGE_FORMATS.map((format) => format.mime);
 
 function requestBodyOf(spec: RouteSpec): Json {
   if (spec.bodyContentType === 'image/*') {

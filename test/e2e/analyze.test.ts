@@ -92,10 +92,10 @@ describe('immoreel analyze (single listing)', () => {
     expect(result.stdout).toContain('1 850 000 MAD');
     // The labels follow --language (French by default), like the angles.
     expect(result.stdout).toMatch(/Prix \/ m²\s+15 417 MAD/);
-    expect(result.stdout).toMatch(/Marché\s+in line \(-8\.7 % vs median\)/);
+    expect(result.stdout).toMatch(/Marché\s+dans la norme \(-8\.7 % par rapport à la médiane\)/);
     // No internal document references in what a user reads.
     expect(result.stdout).not.toMatch(/research\/|§/);
-    expect(result.stdout).toContain('median 16 892 MAD/m² in Maârif, Casablanca');
+    expect(result.stdout).toContain('médiane 16 892 MAD/m² à Maârif, Casablanca');
     expect(result.stdout).toMatch(/Acheteur\s+Famille/);
     const english = await runCli(['analyze', '--demo', '--language', 'en']);
     expect(english.stdout).toMatch(/Price \/ m²\s+15 417 MAD/);
@@ -104,9 +104,9 @@ describe('immoreel analyze (single listing)', () => {
   });
 
   it('shows where each fact came from with --explain', async () => {
-    const plain = await runCli(['analyze', '--demo']);
+    const plain = await runCli(['analyze', '--demo', '--language', 'en']);
     expect(plain.stdout).not.toContain('Where each fact came from');
-    const result = await runCli(['analyze', '--demo', '--explain']);
+    const result = await runCli(['analyze', '--demo', '--explain', '--language', 'en']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('Where each fact came from');
     expect(result.stdout).toMatch(/price_mad\s+1850000\s+description, confidence 0\.\d\d/);

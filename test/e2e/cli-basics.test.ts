@@ -1,3 +1,6 @@
+import { chmodSync, closeSync, mkdirSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 
@@ -11,6 +14,25 @@ describe('immoreel CLI conventions', () => {
     expect(help.stdout).toContain('Examples:');
     const top = await runCli(['--help']);
     expect(top.stdout).toContain('Exit codes:');
+  });
+
+  it('says it made a data directory private in one plain line, and says nothing after a render', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'immoreel-notice-'));
+    try {
+      chmodSync(dataDir, 0o755);
+      const loose = await runCli(['jobs', 'list', '--data-dir', dataDir]);
+      expect(loose.code, loose.stderr).toBe(0);
+      expect(loose.stderr).toMatch(/^notice: \d+ file\(s\) and folder\(s\) in .* are now private to you/m);
+      expect(loose.stderr).not.toMatch(/\(node:\d+\)|--trace-warnings/);
+      // What a render leaves with the default umask inside the (now private) directory.
+      mkdirSync(join(dataDir, 'cache', 'render', 'shots'), { recursive: true, mode: 0o755 });
+      closeSync(openSync(join(dataDir, 'cache', 'render', 'shots', 'a.jpg'), 'w', 0o644));
+      const after = await runCli(['jobs', 'list', '--data-dir', dataDir]);
+      expect(after.code, after.stderr).toBe(0);
+      expect(after.stderr).toBe('');
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('refuses an unknown option as a usage error (exit 2)', async () => {

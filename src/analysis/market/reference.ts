@@ -1,4 +1,4 @@
-import type { Transaction } from '../../core/types.js';
+import type { Language, Transaction } from '../../core/types.js';
 import { cityKey, districtKeys, METRO_OF } from './places.js';
 
 /**
@@ -45,6 +45,82 @@ const SOURCE = {
   rents2025: '[DS-MUBRENT] Mubawab apartment rental asks, ≈ July 2025, DH/m²/month',
   mouldarRent: '[MOULDAR-RENT-LIFT] mouldar rental index, apartments with a lift, to Mar 2026, DH/m²/month',
 } as const;
+
+/**
+ * What a reader of the summary is told about each source, in the language of the analysis:
+ * without the bracketed source keys and document references of `SOURCE` (those are for the
+ * JSON output and the docs).
+ */
+const SOURCE_WORDS: Readonly<Record<keyof typeof SOURCE, Readonly<Record<Language, string>>>> = {
+  cities2024: {
+    en: 'Avito + Yakeey apartment sale asks, Nov–Dec 2024, city medians',
+    fr: 'prix demandés d’appartements à vendre sur Avito + Yakeey, nov.–déc. 2024, médianes par ville',
+    ar: 'أسعار الشقق المعروضة للبيع على Avito وYakeey، نونبر–دجنبر 2024، الوسيط حسب المدينة',
+  },
+  districts2024: {
+    en: 'Avito + Yakeey apartment sale asks, Nov–Dec 2024, district medians',
+    fr: 'prix demandés d’appartements à vendre sur Avito + Yakeey, nov.–déc. 2024, médianes par quartier',
+    ar: 'أسعار الشقق المعروضة للبيع على Avito وYakeey، نونبر–دجنبر 2024، الوسيط حسب الحي',
+  },
+  districts2022: {
+    en: 'Avito apartment sale asks, Jan 2022',
+    fr: 'prix demandés d’appartements à vendre sur Avito, janv. 2022',
+    ar: 'أسعار الشقق المعروضة للبيع على Avito، يناير 2022',
+  },
+  mouldarSale: {
+    en: 'mouldar apartment asking index, rolling 3 months to Feb 2026',
+    fr: 'indice mouldar des prix demandés d’appartements, 3 mois glissants jusqu’à févr. 2026',
+    ar: 'مؤشر mouldar لأسعار الشقق المعروضة، 3 أشهر متحركة حتى فبراير 2026',
+  },
+  rabat2018: {
+    en: 'Mubawab arrondissement average asking price, May 2018',
+    fr: 'prix demandé moyen par arrondissement sur Mubawab, mai 2018',
+    ar: 'متوسط السعر المعروض حسب المقاطعة على Mubawab، ماي 2018',
+  },
+  marrakech2018: {
+    en: 'Mubawab average asking price, May/June 2018',
+    fr: 'prix demandé moyen sur Mubawab, mai/juin 2018',
+    ar: 'متوسط السعر المعروض على Mubawab، ماي/يونيو 2018',
+  },
+  villas2024: {
+    en: 'Le360, Casablanca villa prices per built m², May 2024',
+    fr: 'Le360, prix des villas à Casablanca par m² bâti, mai 2024',
+    ar: 'Le360، أسعار الفيلات بالدار البيضاء للمتر المربع المبني، ماي 2024',
+  },
+  riads: {
+    en: 'indicative: renovated riads 13,000–18,000 DH/m² (Dec 2010) + 35 %',
+    fr: 'indicatif : riads rénovés 13 000–18 000 DH/m² (déc. 2010) + 35 %',
+    ar: 'تقديري: رياضات مرممة 13 000–18 000 درهم/م² (دجنبر 2010) + 35 %',
+  },
+  rents2025: {
+    en: 'Mubawab apartment rental asks, ≈ July 2025, DH/m²/month',
+    fr: 'loyers demandés d’appartements sur Mubawab, ≈ juillet 2025, DH/m²/mois',
+    ar: 'أكرية الشقق المعروضة على Mubawab، ≈ يوليوز 2025، درهم/م²/شهر',
+  },
+  mouldarRent: {
+    en: 'mouldar rental index, apartments with a lift, to Mar 2026, DH/m²/month',
+    fr: 'indice mouldar des loyers, appartements avec ascenseur, jusqu’à mars 2026, DH/m²/mois',
+    ar: 'مؤشر mouldar للأكرية، شقق بمصعد، حتى مارس 2026، درهم/م²/شهر',
+  },
+};
+
+const UPLIFT_WORDS: Readonly<Record<Language, string>> = {
+  en: 'studio/1-bedroom uplift +60 %',
+  fr: 'majoration studio/1 chambre +60 %',
+  ar: 'زيادة الاستوديو/غرفة واحدة +60 %',
+};
+
+/**
+ * A market reference's `source` as the readable summary shows it, in `language`: the source's
+ * description and, for small units, the uplift applied (docs/analysis.md). A source this table
+ * does not know is shown without its bracketed keys and document references.
+ */
+export function describeSource(source: string, language: Language): string {
+  const key = (Object.keys(SOURCE) as (keyof typeof SOURCE)[]).find((k) => source.startsWith(SOURCE[k]));
+  if (key === undefined) return source.replace(/\[[A-Z0-9-]+\] ?/g, '').replace(/ ?\((?:research|docs)\/[^()]*\)/g, '');
+  const uplift = source.slice(SOURCE[key].length).includes('uplift') ? `${language === 'ar' ? '؛' : ';'} ${UPLIFT_WORDS[language]}` : '';
+  return `${SOURCE_WORDS[key][language]}${uplift}`;
+}
 
 /** [city, district | null, median, q1, q3, sample size] */
 type Figures = readonly [string, string | null, number, number | null, number | null, number | null];

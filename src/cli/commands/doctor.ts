@@ -90,7 +90,7 @@ async function assetChecks(): Promise<Check[]> {
   const fonts = missingFontFiles();
   checks.push(
     fonts.length === 0
-      ? { name: 'fonts', ok: true, detail: `Latin and Arabic fonts shipped in ${FONTS_DIR}` }
+      ? { name: 'fonts', ok: true, detail: `Latin, Arabic and colour emoji fonts shipped in ${FONTS_DIR}` }
       : { name: 'fonts', ok: false, detail: `missing in ${FONTS_DIR}: ${fonts.join(', ')}`, hint: 'Reinstall immoreel (the fonts ship with the package).' },
   );
   const music = MUSIC_TRACKS.filter((t) => !existsSync(join(MUSIC_DIR, t.file))).map((t) => t.file);

@@ -18,6 +18,7 @@ import { readInputRequest, type InputFlags } from '../inputs.js';
 import { interruptible, wasInterrupted } from '../interrupt.js';
 import { assertWritableFolder } from '../files.js';
 import { parseCount, withFlagNames } from '../parse.js';
+import { IMAGE_FORMAT_NAMES, isImageFileName, REFUSED_IMAGE_EXTENSIONS } from '../../core/images.js';
 
 export interface RenderFlags extends InputFlags {
   listingJson?: string;
@@ -44,7 +45,6 @@ export interface RenderFlags extends InputFlags {
 
 
 
-const IMAGE_FILE = /\.(jpe?g|png|webp|avif|tiff?|gif|heic|heif)$/i;
 
 /** --photos P1,P2 and --photos-dir D: URLs kept, local files made absolute and checked now. */
 export function collectPhotos(flags: Pick<RenderFlags, 'photos' | 'photosDir'>): string[] {
@@ -67,12 +67,15 @@ export function collectPhotos(flags: Pick<RenderFlags, 'photos' | 'photosDir'>):
     if (!existsSync(dir) || !statSync(dir).isDirectory()) {
       throw badRequest(`--photos-dir ${flags.photosDir} is not a folder.`, { details: [{ field: 'photos', message: 'not a folder' }] });
     }
-    const files = readdirSync(dir)
-      .filter((name) => IMAGE_FILE.test(name) && !name.startsWith('.'))
+    const names = readdirSync(dir).filter((name) => !name.startsWith('.'));
+    const files = names
+      .filter((name) => isImageFileName(name))
       .sort((a, b) => a.localeCompare(b, undefined, { numeric: true }))
       .map((name) => join(dir, name));
     if (files.length === 0) {
-      throw badRequest(`--photos-dir ${flags.photosDir} holds no photos (JPEG, PNG, WebP, AVIF, TIFF, HEIC).`, { details: [{ field: 'photos', message: 'no image files' }] });
+      const refused = names.filter((name) => REFUSED_IMAGE_EXTENSIONS.some((extension) => name.toLowerCase().endsWith(extension)));
+      const why = refused.length === 0 ? '' : ` ${refused.slice(0, 3).join(', ')}${refused.length > 3 ? '…' : ''}: not an accepted format; export ${refused.length === 1 ? 'it' : 'them'} as JPEG.`;
+      throw badRequest(`--photos-dir ${flags.photosDir} holds no ${IMAGE_FORMAT_NAMES} photos.${why}`, { details: [{ field: 'photos', message: 'no image files' }] });
     }
     photos.push(...files);
   }

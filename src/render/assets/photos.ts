@@ -9,6 +9,7 @@ import type { Warning } from '../../core/types.js';
 import type { FetchPort } from '../../net/fetch.js';
 import type { LogoImage } from '../cards.js';
 import type { Shot } from '../storyboard.js';
+import { IMAGE_FORMAT_NAMES } from '../../core/images.js';
 
 /**
  * Photos and logo (docs/rendering.md): downloaded or read, decoded in full by sharp
@@ -99,7 +100,7 @@ export async function readImageRef(ref: string, ctx: AssetContext, maxBytes = MA
 
 function explainDecodeError(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  if (/unsupported image format|bad seek|Input buffer/i.test(message)) return 'it is not an image sharp can read (JPEG, PNG, WebP, AVIF, TIFF or GIF)';
+  if (/unsupported image format|bad seek|Input buffer/i.test(message)) return `it is not a ${IMAGE_FORMAT_NAMES} image`;
   if (/premature end|truncated|corrupt|unexpected end|VipsJpeg|read error|Invalid/i.test(message)) return 'the file is truncated or corrupt';
   if (/pixel limit/i.test(message)) return `it has more than ${MAX_PHOTO_PIXELS / 1e6} million pixels`;
   return message.split('\n')[0]?.slice(0, 160) ?? 'it could not be decoded';
@@ -239,9 +240,9 @@ export async function loadPhotos(
  * for the network it is an UPSTREAM_ERROR (exit 6, like `analyze`), not a complaint about the
  * photos. The per-photo warnings travel with it, so the failed job keeps them.
  */
-function noUsablePhoto(count: number, dropped: { index: number; reason: string; network: boolean }[], warnings: Warning[]): AppError {
-  const details = dropped.map((d) => ({ field: `photos[${d.index}]`, message: d.reason }));
-  const shown = dropped.slice(0, 3).map((d) => (count === 1 ? d.reason : `photo ${d.index + 1}: ${d.reason}`));
+function noUsablePhoto(count: number, dropped: { index: number; ref: string; reason: string; network: boolean }[], warnings: Warning[]): AppError {
+  const details = dropped.map((d) => ({ field: `photos[${d.index}]`, message: `${describeRef(d.ref)}: ${d.reason}` }));
+  const shown = dropped.slice(0, 3).map((d) => `${count === 1 ? '' : `photo ${d.index + 1}, `}${describeRef(d.ref)}: ${d.reason}`);
   const more = dropped.length > shown.length ? `; and ${dropped.length - shown.length} more (see the job's warnings)` : '';
   const why = `${shown.join('; ')}${more}`;
   if (dropped.length > 0 && dropped.every((d) => d.network)) {
@@ -252,7 +253,7 @@ function noUsablePhoto(count: number, dropped: { index: number; reason: string; 
     );
   }
   return badRequest(
-    `${count === 1 ? 'The photo could not be used' : `None of the ${count} photos could be used`}: ${why}. Give JPEG, PNG or WebP photos of at least ${SOFT_PHOTO_SIDE} pixels.`,
+    `${count === 1 ? 'The photo could not be used' : `None of the ${count} photos could be used`}: ${why}. Give ${IMAGE_FORMAT_NAMES} photos of at least ${SOFT_PHOTO_SIDE} pixels.`,
     { reason: 'no_usable_photo', details, warnings },
   );
 }

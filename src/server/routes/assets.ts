@@ -4,6 +4,7 @@ import type { ServerContext } from '../context.js';
 import { API_PREFIX } from '../config.js';
 import { ErrorEnvelopeSchema } from '../schemas/common.js';
 import { AUTH_ERRORS, caller } from './common.js';
+import { IMAGE_FORMATS } from '../../core/images.js';
 
 const IMAGE_TYPE = /^image\/[a-z0-9.+-]+$/i;
 
@@ -36,7 +37,7 @@ export function assetRoutes(app: FastifyInstance, ctx: ServerContext): void {
         operationId: 'uploadAsset',
         summary: 'Upload one photo or logo',
         description:
-          'The raw image is the body (Content-Type image/jpeg, image/png, image/webp, image/avif, image/heic, image/tiff or image/gif; at most 15 MB). ' +
+          `The raw image is the body (Content-Type ${IMAGE_FORMATS.map((format) => format.mime).join(', ')}; at most 15 MB). ` +
           'The asset is private to your tenant and kept 24 h; use its `ref` (`asset:<asset_id>`) in `photos` or `branding.logo_url`.',
         tag: 'assets',
         access: { scope: 'preview:dispatch', policy: 'account', billable: null },

@@ -54,7 +54,7 @@ describe('render engine (real ffmpeg)', { timeout: 180_000 }, () => {
     const outcome = await render(request, ctx);
     const dropped = outcome.warnings.filter((w) => w.code === 'PHOTO_DROPPED').map((w) => w.message);
     expect(dropped).toHaveLength(3);
-    expect(dropped.join('\n')).toMatch(/Photo 1 \(corrupt\.jpg\) was left out: it is not an image/);
+    expect(dropped.join('\n')).toMatch(/Photo 1 \(corrupt\.jpg\) was left out: it is not a JPEG, PNG, WebP, AVIF, TIFF or GIF image/);
     expect(dropped.join('\n')).toMatch(/Photo 3 \(truncated\.jpg\) was left out: the file is truncated or corrupt/);
     expect(dropped.join('\n')).toMatch(/Photo 5 \(tiny\.jpg\) was left out: it is too small \(120x80\)/);
     // The verified output contract (docs/rendering.md), checked again here independently.

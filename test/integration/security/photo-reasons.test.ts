@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -55,7 +55,7 @@ describe('photos left out', () => {
     const error = await failure(loadPhotos(unreachable(3), { cacheDir: join(dir, 'cache'), allowLocalFiles: true, fetch: openFetch }, () => {}));
     expect(error.code).toBe('UPSTREAM_ERROR');
     expect(error.exitCode).toBe(6);
-    expect(error.message).toMatch(/None of the 3 photos could be downloaded: photo 1: Could not reach 127\.0\.0\.1:\d+: the connection was refused/);
+    expect(error.message).toMatch(/None of the 3 photos could be downloaded: photo 1, 127\.0\.0\.1:\d+\/…\/photo-1\.jpg: Could not reach 127\.0\.0\.1:\d+: the connection was refused/);
     expect(error.message).toMatch(/internet connection/);
     expect(error.warnings.filter((w) => w.code === 'PHOTO_DROPPED')).toHaveLength(3);
   }, 60_000);
@@ -63,10 +63,20 @@ describe('photos left out', () => {
   it('names each reason when photos fail for different causes', async () => {
     const error = await failure(loadPhotos([`${base}/missing.jpg`, `${base}/text.jpg`, unreachable(1)[0]!], { cacheDir: join(dir, 'cache'), allowLocalFiles: true, fetch: openFetch }, () => {}));
     expect(error.code).toBe('BAD_REQUEST');
-    expect(error.message).toMatch(/photo 1: the server answered HTTP 404/);
-    expect(error.message).toMatch(/photo 2: it is not an image/);
-    expect(error.message).toMatch(/photo 3: Could not reach/);
+    expect(error.message).toMatch(/photo 1, [^,]*\/missing\.jpg: the server answered HTTP 404/);
+    expect(error.message).toMatch(/photo 2, [^,]*\/text\.jpg: it is not a JPEG, PNG, WebP, AVIF, TIFF or GIF image/);
+    expect(error.message).toMatch(/photo 3, [^,]*\/photo-1\.jpg: Could not reach/);
     expect(error.details.map((d) => d.field)).toEqual(['photos[0]', 'photos[1]', 'photos[2]']);
+  }, 60_000);
+
+  it('names the file of a single photo that cannot be used, in words without library names', async () => {
+    const fake = join(dir, 'salon-marocain.jpg');
+    writeFileSync(fake, 'not a picture, only text saved with a .jpg name');
+    const error = await failure(loadPhotos([fake], { cacheDir: join(dir, 'cache'), allowLocalFiles: true, fetch: openFetch }, () => {}));
+    expect(error.code).toBe('BAD_REQUEST');
+    expect(error.message).toMatch(/The photo could not be used: salon-marocain\.jpg: it is not a JPEG, PNG, WebP, AVIF, TIFF or GIF image\./);
+    expect(error.message).not.toMatch(/sharp|vips|libheif/i);
+    expect(error.details).toEqual([{ field: 'photos[0]', message: 'salon-marocain.jpg: it is not a JPEG, PNG, WebP, AVIF, TIFF or GIF image' }]);
   }, 60_000);
 
   it("keeps every photo's reason in the failed job's warnings", async () => {
@@ -97,7 +107,7 @@ describe('one URL rule for validators and readers', () => {
     expect(valid.photos).toEqual([`${base}/text.jpg`]);
     // Read directly (no validator in between), it is still fetched: the server answers, with text.
     const error = await failure(loadPhotos([`http:/127.0.0.1:${new URL(base).port}/text.jpg`], { cacheDir: join(dir, 'cache'), allowLocalFiles: true, fetch: openFetch }, () => {}));
-    expect(error.message).toMatch(/not an image/);
+    expect(error.message).toMatch(/text\.jpg: it is not a JPEG/);
     expect(error.message).not.toMatch(/no such file/);
   });
 });

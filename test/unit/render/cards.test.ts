@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { drawCard, drawText, prepareText, readableOn, textOn, type CardStyle } from '../../../src/render/cards.js';
+import { drawBrandBug, drawCard, drawText, prepareText, readableOn, textOn, type CardStyle } from '../../../src/render/cards.js';
 import { loadTemplate } from '../../../src/render/templates.js';
 
 const template = loadTemplate('classic');
@@ -32,7 +32,36 @@ async function columnInk(buffer: Buffer): Promise<number[]> {
   return ink;
 }
 
+/** Opaque pixels of a clearly coloured hue (text and panels are grey or the accent; an emoji is not). */
+async function colourfulPixels(buffer: Buffer): Promise<number> {
+  const { data, info } = await sharp(buffer).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  let count = 0;
+  for (let i = 0; i < info.width * info.height * 4; i += 4) {
+    const [r, g, b, a] = [data[i], data[i + 1], data[i + 2], data[i + 3]] as [number, number, number, number];
+    if (a > 200 && Math.max(r, g, b) - Math.min(r, g, b) > 90) count += 1;
+  }
+  return count;
+}
+
 describe('text cards', () => {
+  it('draws an emoji in an agency name in colour, at the size of the text, not as a missing-glyph box', async () => {
+    const agency = 'وكالة الأطلس العقارية';
+    const plain = await drawBrandBug(rtl, agency, null);
+    const emoji = await drawBrandBug(rtl, `${agency} 🏠`, null);
+    // U+E000 (private use) is in no shipped font: the box every missing glyph is drawn as.
+    const missing = await drawBrandBug(rtl, `${agency} \uE000`, null);
+    const [emojiColour, missingColour, plainColour] = await Promise.all([emoji, missing, plain].map((card) => colourfulPixels(card.buffer)));
+    expect(emojiColour - plainColour).toBeGreaterThan(40);
+    expect(missingColour - plainColour).toBeLessThan(20);
+    // Scaled to the 19 px line, not drawn at the font's 136 px bitmap size.
+    expect(emoji.height).toBeLessThanOrEqual(plain.height + 8);
+    expect(emoji.width - plain.width).toBeLessThan(40);
+    // The contact card at the end shows the same name the same way.
+    const contact = await drawCard(ltr, { kind: 'contact', heading: 'CONTACT', name: null, agency: `${agency} 🏠`, lines: [], logo: false }, null);
+    const contactPlain = await drawCard(ltr, { kind: 'contact', heading: 'CONTACT', name: null, agency, lines: [], logo: false }, null);
+    expect((await colourfulPixels(contact.buffer)) - (await colourfulPixels(contactPlain.buffer))).toBeGreaterThan(40);
+  });
+
   it('keeps digit groups together and never lets user text break the markup', () => {
     expect(prepareText('1 850 000 درهم')).toBe('1\u202F850\u202F000\u00A0درهم');
     expect(prepareText('Terrasse de 15 m², au 3e étage')).toBe('Terrasse de 15\u00A0m², au 3e étage');

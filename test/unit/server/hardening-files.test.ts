@@ -22,6 +22,22 @@ afterEach(async () => {
 
 const modeOf = (path: string): number => statSync(path).mode & 0o777;
 
+/** Opens the server store of `dataDir`; returns the data-directory notices it emitted. */
+async function noticesWhileOpening(dataDir: string): Promise<string[]> {
+  const notices: string[] = [];
+  const listen = (warning: Error & { code?: string }) => {
+    if (warning.code === 'IMMOREEL_DATA_DIR_TIGHTENED') notices.push(warning.message);
+  };
+  process.on('warning', listen);
+  try {
+    openServerStore(dataDir).close();
+    await new Promise((resolve) => setImmediate(resolve));
+  } finally {
+    process.off('warning', listen);
+  }
+  return notices;
+}
+
 describe('data directory permissions', () => {
   it('creates directories 0700 and files 0600 under a permissive umask', async () => {
     h = makeHarness();
@@ -37,6 +53,21 @@ describe('data directory permissions', () => {
     expect(modeOf(h.store.assets.resolve('acme', assetId))).toBe(0o600);
   });
 
+  it('tightens files a render left with the default umask inside a private data directory, without a notice', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'immoreel-perm-'));
+    try {
+      chmodSync(dataDir, 0o700);
+      mkdirSync(join(dataDir, 'cache', 'render', 'shots'), { recursive: true, mode: 0o755 });
+      closeSync(openSync(join(dataDir, 'cache', 'render', 'shots', 'a.jpg'), 'w', 0o644));
+      const notices = await noticesWhileOpening(dataDir);
+      expect(modeOf(join(dataDir, 'cache', 'render', 'shots'))).toBe(0o700);
+      expect(modeOf(join(dataDir, 'cache', 'render', 'shots', 'a.jpg'))).toBe(0o600);
+      expect(notices).toEqual([]);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('tightens an existing data directory at start, with a notice', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'immoreel-perm-'));
     try {
@@ -45,15 +76,7 @@ describe('data directory permissions', () => {
       mkdirSync(join(dataDir, 'jobs', 'job_x'), { recursive: true, mode: 0o755 });
       closeSync(openSync(join(dataDir, 'jobs', 'job_x', 'output.mp4'), 'w', 0o644));
       closeSync(openSync(join(dataDir, 'notes.txt'), 'w', 0o644));
-      const notices: string[] = [];
-      const listen = (warning: Error & { code?: string }) => {
-        if (warning.code === 'IMMOREEL_DATA_DIR_TIGHTENED') notices.push(warning.message);
-      };
-      process.on('warning', listen);
-      const store = openServerStore(dataDir);
-      store.close();
-      await new Promise((resolve) => setImmediate(resolve));
-      process.off('warning', listen);
+      const notices = await noticesWhileOpening(dataDir);
       expect(modeOf(dataDir)).toBe(0o700);
       expect(modeOf(join(dataDir, 'immoreel.db'))).toBe(0o600);
       expect(modeOf(join(dataDir, 'jobs', 'job_x'))).toBe(0o700);
