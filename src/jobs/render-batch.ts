@@ -1,10 +1,12 @@
 import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { batchIdOf, batchRowIdempotencyKey } from '../client/idempotency.js';
+import { batchIdOf, batchRowIdempotencyKey } from './batch-keys.js';
 import { AppError, badRequest } from '../core/errors.js';
 import { sha256File } from '../core/files.js';
 import { isRemoteRef } from '../core/refs.js';
-import type { Branding, JobRecord, RenderRequest, Service } from '../core/types.js';
+import type { JobRecord } from '../core/types.js';
+import type { Service } from '../core/service.js';
+import type { Branding, RenderRequest } from '../core/requests.js';
 import { failedFileFor, readBatchCsv, runBatch, updateFailedCsv, type BatchColumns, type BatchRow } from './batch.js';
 import { JobFailedError, jobFailure } from './failure.js';
 import { hashInputs } from './hash.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cityName, districtName, splitLocation } from '../../../src/analysis/portals/places.js';
-import { scrubPrivate } from '../../../src/analysis/portals/privacy.js';
+import { scrubPrivate } from '../../../src/analysis/privacy.js';
 import {
   isPriceOnRequest,
   parseAmount,
