@@ -3,7 +3,7 @@ import { assertJobId } from '../../jobs/ids.js';
 import { assertTransition } from '../../jobs/state.js';
 import { listingSummary, type JobPatch, type JobRow, type NewJob, type Owner } from '../../jobs/store.js';
 import type { ValidRenderRequest } from '../../render/types.js';
-import { checkListOptions, toJobRecord } from '../job-records.js';
+import { checkListOptions, toJobRecord } from '../../jobs/records.js';
 import type { JobRecords } from '../types.js';
 import { withTransaction, type Pool, type Queryable } from './pool.js';
 
