@@ -108,6 +108,30 @@ export function listingSummary(property: Pick<Property, 'title' | 'city' | 'dist
 
 const nowIso = (): string => new Date().toISOString();
 
+/**
+ * The columns a new job row takes from its submission, in the order of both stores' INSERT
+ * (template, format, language, request_json, input_hash, allow_local_files, link_base,
+ * listing_json, metadata_json): SQLite here, PostgreSQL in src/store/postgres/jobs.ts.
+ */
+export function newJobValues(job: NewJob): (string | number | null)[] {
+  return [
+    job.request.template,
+    job.request.format,
+    job.request.language,
+    JSON.stringify(job.request),
+    job.inputHash,
+    job.allowLocalFiles ? 1 : 0,
+    job.linkBase,
+    job.request.listing === null ? null : JSON.stringify(listingSummary(job.request.listing)),
+    job.request.metadata === null ? null : JSON.stringify(job.request.metadata),
+  ];
+}
+
+/** The patch that fails a job for good with `message` (a render tried too many times). */
+export function finalFailurePatch(message: string): JobPatch {
+  return { stage: null, finished_at: nowIso(), lease_expires_at: null, error_code: 'RENDER_FAILED', error_message: message };
+}
+
 const ROW_COLUMNS = [
   'job_id', 'tenant', 'state', 'stage', 'progress', 'attempts', 'created_at', 'updated_at', 'started_at', 'finished_at',
   'template', 'format', 'language', 'input_hash', 'allow_local_files', 'link_base', 'listing_json', 'result_json',
@@ -146,28 +170,13 @@ export class JobStore {
 
   insert(job: NewJob): JobRow {
     const now = nowIso();
-    const listing = job.request.listing === null ? null : JSON.stringify(listingSummary(job.request.listing));
     this.db
       .prepare(
         `INSERT INTO jobs (job_id, tenant, state, progress, attempts, created_at, updated_at, template, format, language,
            request_json, input_hash, allow_local_files, link_base, listing_json, warnings_json, metadata_json)
          VALUES (?, ?, 'queued', 0, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', ?)`,
       )
-      .run(
-        assertJobId(job.jobId),
-        job.tenant,
-        now,
-        now,
-        job.request.template,
-        job.request.format,
-        job.request.language,
-        JSON.stringify(job.request),
-        job.inputHash,
-        job.allowLocalFiles ? 1 : 0,
-        job.linkBase,
-        listing,
-        job.request.metadata === null ? null : JSON.stringify(job.request.metadata),
-      );
+      .run(assertJobId(job.jobId), job.tenant, now, now, ...newJobValues(job));
     return this.row(job.jobId) as JobRow;
   }
 

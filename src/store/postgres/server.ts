@@ -2,11 +2,10 @@ import { timingSafeEqual } from 'node:crypto';
 import { AppError, badRequest } from '../../core/errors.js';
 import { fingerprint, IDEMPOTENCY_TTL_MS, type StoredAnswer } from '../../server/idempotency.js';
 import { randomId } from '../../server/ids.js';
-import { hashApiKey, type ApiKeyRecord, type CreatedKey, type CreateKeyOptions } from '../../server/keys.js';
+import { API_KEY_PATTERN, hashApiKey, keyRowToRecord, prepareKey, type ApiKeyRecord, type CreatedKey, type CreateKeyOptions, type KeyRow } from '../../server/keys.js';
 import { periodOf, periodResetAt, type BillableRoute, type QuotaState, type Reservation, type UsageRow } from '../../server/quota.js';
 import { bucketDecision, type RateDecision, type RatePolicy } from '../../server/rate-limit.js';
 import type { DeliveryRow, DeliveryState } from '../../server/webhooks.js';
-import { API_KEY_PATTERN, keyRowToRecord, prepareKey, type KeyRow } from '../key-records.js';
 import type { AssetRecords, AssetRow, IdempotencyRecords, KeyRecords, RateLimitRecords, UsageRecords, WebhookRecords } from '../types.js';
 import { withTransaction, type Client, type Pool } from './pool.js';
 
