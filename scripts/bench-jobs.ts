@@ -12,7 +12,7 @@ import { readdirSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { RenderRequest } from '../src/core/types.js';
+import type { RenderRequest } from '../src/core/requests.js';
 import { validateRequest } from '../src/jobs/engine.js';
 import { JobManager } from '../src/jobs/manager.js';
 import { threadBudget } from '../src/jobs/pool.js';

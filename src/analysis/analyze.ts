@@ -1,5 +1,6 @@
 import { badRequest } from '../core/errors.js';
-import type { AnalyzeRequest, ListingFacts, ListingSource, Property } from '../core/types.js';
+import type { ListingFacts, ListingSource, Property } from '../core/types.js';
+import type { AnalyzeRequest } from '../core/requests.js';
 import { safeStrings } from '../core/safe-text.js';
 import { validateAnalyzeRequest } from '../core/validate.js';
 import { mergeFacts } from './merge.js';

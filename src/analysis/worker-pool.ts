@@ -1,7 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { AppError, type ErrorCode } from '../core/errors.js';
-import type { AnalyzeRequest, Property } from '../core/types.js';
+import type { Property } from '../core/types.js';
+import type { AnalyzeRequest } from '../core/requests.js';
 import { validateAnalyzeRequest } from '../core/validate.js';
 import type { FetchPageOptions } from './portals/index.js';
 import type { WorkerAnswer } from './worker.js';

@@ -1,5 +1,6 @@
 import { isAppError } from '../core/errors.js';
-import type { AnalyzeRequest, Property } from '../core/types.js';
+import type { Property } from '../core/types.js';
+import type { AnalyzeRequest } from '../core/requests.js';
 import { analyzeListing } from './analyze.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Service } from '../core/types.js';
+import type { Service } from '../core/service.js';
 import { serviceMode, type ServiceMode } from '../service/mode.js';
 import { Output } from './output.js';
 

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { badRequest } from '../core/errors.js';
 import { decodeText } from '../core/text.js';
-import type { AnalyzeRequest } from '../core/types.js';
+import type { AnalyzeRequest } from '../core/requests.js';
 
 /** The listing inputs shared by `analyze` and `render` (docs/cli.md). */
 export interface InputFlags {

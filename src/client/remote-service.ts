@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { AppError, badRequest } from '../core/errors.js';
-import type { AnalyzeRequest, AnalyzeResponse, JobList, JobRecord, ListJobsOptions, RenderRequest, Service, WaitOptions } from '../core/types.js';
+import type { AnalyzeResponse, JobList, JobRecord, ListJobsOptions, WaitOptions } from '../core/types.js';
+import type { Service } from '../core/service.js';
+import type { AnalyzeRequest, RenderRequest } from '../core/requests.js';
 import { downloadJobVideo, type DownloadOptions } from './download.js';
 import { RemoteError } from './errors.js';
 import { HttpClient, type HttpClientOptions, type JsonAnswer } from './http.js';

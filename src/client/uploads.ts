@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AppError, badRequest } from '../core/errors.js';
 import { isRemoteRef } from '../core/refs.js';
-import type { RenderRequest } from '../core/types.js';
+import type { RenderRequest } from '../core/requests.js';
 import type { HttpClient } from './http.js';
 import { IMAGE_FORMAT_NAMES } from '../core/images.js';
 

@@ -242,10 +242,6 @@ export interface Property {
   provenance: Provenance;
 }
 
-/** Inputs are defined once, as schemas, in requests.ts: these are their TypeScript types. */
-export type { AnalyzeRequest, Branding, RenderRequest } from './requests.js';
-import type { AnalyzeRequest, RenderRequest } from './requests.js';
-
 export interface AnalyzeResponse {
   ok: true;
   status: 'success';
@@ -254,8 +250,6 @@ export interface AnalyzeResponse {
 
 export const VIDEO_FORMATS = ['landscape', 'portrait', 'square'] as const;
 export type VideoFormat = (typeof VIDEO_FORMATS)[number];
-
-
 
 export const JOB_STATES = ['queued', 'running', 'succeeded', 'failed', 'canceled'] as const;
 export type JobState = (typeof JOB_STATES)[number];
@@ -316,20 +310,4 @@ export interface WaitOptions {
   onUpdate?: (job: JobRecord) => void;
   timeoutMs?: number;
   signal?: AbortSignal;
-}
-
-/**
- * The one interface the CLI talks to (docs/architecture.md). Implemented locally (engine + job store) and
- * remotely (HTTP client), so every command behaves and prints the same in both modes.
- */
-export interface Service {
-  analyze(request: AnalyzeRequest): Promise<AnalyzeResponse>;
-  renderVideo(request: RenderRequest, options?: { idempotencyKey?: string }): Promise<JobRecord>;
-  getJob(jobId: string): Promise<JobRecord>;
-  listJobs(options?: ListJobsOptions): Promise<JobList>;
-  cancelJob(jobId: string): Promise<JobRecord>;
-  waitForJob(jobId: string, options?: WaitOptions): Promise<JobRecord>;
-  /** Copies the verified video to `destination`; returns the bytes written. */
-  downloadVideo(jobId: string, destination: string): Promise<number>;
-  close(): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import type { RenderRequest } from '../core/types.js';
+import type { RenderRequest } from '../core/requests.js';
 import type { RenderContext, RenderOutcome, ValidRenderRequest } from '../render/types.js';
 
 /** What the worker pool runs for one job: the real engine, or a fake one in unit tests. */

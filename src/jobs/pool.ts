@@ -9,7 +9,7 @@ import type { JobStage } from '../core/types.js';
 import { openFetch, type FetchPort } from '../net/fetch.js';
 import type { RenderContext } from '../render/types.js';
 import type { RenderEngine } from './engine.js';
-import { listingSummary, MAX_ATTEMPTS, type JobRow, type JobStore, type Owner } from './store.js';
+import { finalFailurePatch, listingSummary, MAX_ATTEMPTS, type JobRow, type JobStore, type Owner } from './store.js';
 
 /** The most renders one pool runs at once (docs/jobs.md). */
 export { defaultConcurrency, MAX_CONCURRENCY } from './limits.js';
@@ -61,15 +61,10 @@ export function recoverAbandoned(store: JobStore): JobRow[] {
       const done = store.transition(
         row.job_id,
         'failed',
-        {
-          stage: null,
-          finished_at: new Date().toISOString(),
-          lease_expires_at: null,
-          error_code: 'RENDER_FAILED',
-          error_message:
-            `The render was interrupted ${row.attempts} times because its worker process stopped before finishing ` +
+        finalFailurePatch(
+          `The render was interrupted ${row.attempts} times because its worker process stopped before finishing ` +
             '(crash, kill, out of memory or power loss); it will not be retried. Check free memory and disk space, then submit it again.',
-        },
+        ),
         sameHolder,
       );
       if (done !== null) failed.push(done);

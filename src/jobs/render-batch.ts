@@ -1,13 +1,16 @@
 import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { batchIdOf, batchRowIdempotencyKey } from '../client/idempotency.js';
+import { batchIdOf, batchRowIdempotencyKey } from './batch-keys.js';
 import { AppError, badRequest } from '../core/errors.js';
 import { sha256File } from '../core/files.js';
 import { isRemoteRef } from '../core/refs.js';
-import type { Branding, JobRecord, RenderRequest, Service } from '../core/types.js';
+import type { JobRecord } from '../core/types.js';
+import type { Service } from '../core/service.js';
+import type { RenderRequest } from '../core/requests.js';
 import { failedFileFor, readBatchCsv, runBatch, updateFailedCsv, type BatchColumns, type BatchRow } from './batch.js';
 import { JobFailedError, jobFailure } from './failure.js';
 import { hashInputs } from './hash.js';
+import { BRANDING_COLUMNS, batchRowRequest } from './batch-row.js';
 
 /*
  * Render batches (docs/cli.md, "Batch CSV"): a CSV's rows as render jobs, their videos in a folder,
@@ -45,54 +48,14 @@ export const MANIFEST_NAME = '.immoreel-batch.json';
 /** Ids name the output files: letters, digits, space, dot, dash, underscore; no path tricks. */
 const SAFE_ID = /^[\p{L}\p{N}][\p{L}\p{N} ._-]{0,99}$/u;
 
-const BRANDING_COLUMNS = ['agency_name', 'agent_name', 'phone', 'email', 'logo_url', 'primary_color'] as const;
-
-function parseBoolean(value: string, field: string): boolean {
-  if (/^(1|true|yes|y|oui)$/i.test(value)) return true;
-  if (/^(0|false|no|n|non)$/i.test(value)) return false;
-  throw badRequest(`${field} ${JSON.stringify(value)} is not a yes/no value: use true or false.`, { details: [{ field, message: 'must be true or false' }] });
-}
-
 /**
- * The render request of one row: the row's columns over the command line's settings. The listing
- * inputs (url, description, photos) come only from the row. Relative photo and logo paths are
- * relative to the CSV file's folder, so a CSV travels with its photos.
+ * The render request of one row (batch-row.ts): the row's columns over the command line's
+ * settings. Relative photo and logo paths are relative to the CSV file's folder, so a CSV travels
+ * with its photos.
  */
 export function rowRenderRequest(row: BatchRow, defaults: RenderRequest, baseDir: string): RenderRequest {
-  const v = row.values;
-  const pick = (key: string): string | undefined => (v[key] === undefined || v[key] === '' ? undefined : v[key]);
   const localPath = (p: string): string => (isRemoteRef(p) || isAbsolute(p) ? p : resolve(baseDir, p));
-  const { url: _u, description: _d, html: _h, listing: _l, photos: _p, ...shared } = defaults;
-  const request: RenderRequest = { ...shared };
-  const url = pick('url');
-  const description = v.description;
-  if (url !== undefined) request.url = url;
-  // An empty description cell is passed on when there is no url, so validation names the field.
-  if (description !== undefined && (description !== '' || url === undefined)) request.description = description;
-  const photos = pick('photos');
-  if (photos !== undefined) request.photos = photos.split('|').map((p) => p.trim()).filter((p) => p !== '').map(localPath);
-  for (const key of ['template', 'language', 'target_audience', 'music'] as const) {
-    const value = pick(key);
-    if (value !== undefined) (request as Record<string, unknown>)[key] = value;
-  }
-  const format = pick('format');
-  if (format !== undefined) request.format = format as RenderRequest['format'];
-  const duration = pick('duration_s');
-  if (duration !== undefined) {
-    const n = Number(duration);
-    if (!Number.isFinite(n)) throw badRequest(`duration_s ${JSON.stringify(duration)} is not a number of seconds (10–90).`, { details: [{ field: 'duration_s', message: 'must be a number' }] });
-    request.duration_s = n;
-  }
-  const branding: Branding = { ...(defaults.branding ?? {}) };
-  for (const key of BRANDING_COLUMNS) {
-    const value = pick(key);
-    if (value !== undefined) branding[key] = key === 'logo_url' ? localPath(value) : value;
-  }
-  const unbranded = pick('unbranded');
-  if (unbranded !== undefined) branding.unbranded = parseBoolean(unbranded, 'unbranded');
-  if (Object.keys(branding).length > 0) request.branding = branding;
-  request.metadata = { ...(defaults.metadata ?? {}), batch_row_id: row.id };
-  return request;
+  return batchRowRequest(row.values, row.id, { defaults, localPath });
 }
 
 /**

@@ -1,28 +1,23 @@
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { badRequest } from '../core/errors.js';
 import {
   JOB_STAGES,
-  JOB_STATES,
   type JobList,
   type JobRecord,
   type JobStage,
   type JobState,
   type ListJobsOptions,
   type Property,
-  type VideoResult,
-  type Warning,
 } from '../core/types.js';
 import type { ValidRenderRequest } from '../render/types.js';
 import { migrate, openDatabase, type Db, type Migration } from './db.js';
-import { assertJobId, isJobId } from './ids.js';
-import { assertTransition, isTerminal } from './state.js';
+import { assertJobId } from './ids.js';
+import { assertTransition } from './state.js';
 
 /** A render is tried at most this many times when its worker keeps dying (docs/jobs.md). */
 export const MAX_ATTEMPTS = 3;
-export const DEFAULT_LIST_LIMIT = 20;
 export { MAX_LIST_LIMIT } from './limits.js';
-import { MAX_LIST_LIMIT } from './limits.js';
+export { DEFAULT_LIST_LIMIT, type JobRow, type ListingSummary } from './records.js';
+import { checkListOptions, toJobRecord, type JobRow, type ListingSummary } from './records.js';
 
 /**
  * Versioned schema of the `jobs` component (src/jobs/db.ts applies what a data directory lacks).
@@ -68,39 +63,6 @@ const MIGRATIONS: Migration[] = [
   },
 ];
 
-/**
- * One row of the `jobs` table, without the stored request: that can hold a saved page of several
- * MB, so it is only read when a job runs (`requestOf`), never when jobs are listed.
- */
-export interface JobRow {
-  job_id: string;
-  tenant: string;
-  state: JobState;
-  stage: JobStage | null;
-  progress: number;
-  attempts: number;
-  created_at: string;
-  updated_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  template: string;
-  format: string;
-  language: string;
-  input_hash: string;
-  allow_local_files: number;
-  link_base: string | null;
-  listing_json: string | null;
-  result_json: string | null;
-  error_code: string | null;
-  error_message: string | null;
-  warnings_json: string;
-  metadata_json: string | null;
-  owner: string | null;
-  owner_host: string | null;
-  owner_pid: number | null;
-  lease_expires_at: number | null;
-  expired_at: string | null;
-}
 
 /** Columns a state transition may set besides `state` and `updated_at`. */
 export type JobPatch = Partial<
@@ -139,13 +101,36 @@ export interface NewJob {
   linkBase: string | null;
 }
 
-export type ListingSummary = NonNullable<JobRecord['listing']>;
 
 export function listingSummary(property: Pick<Property, 'title' | 'city' | 'district' | 'price_mad'>): ListingSummary {
   return { title: property.title, city: property.city, district: property.district, price_mad: property.price_mad };
 }
 
 const nowIso = (): string => new Date().toISOString();
+
+/**
+ * The columns a new job row takes from its submission, in the order of both stores' INSERT
+ * (template, format, language, request_json, input_hash, allow_local_files, link_base,
+ * listing_json, metadata_json): SQLite here, PostgreSQL in src/store/postgres/jobs.ts.
+ */
+export function newJobValues(job: NewJob): (string | number | null)[] {
+  return [
+    job.request.template,
+    job.request.format,
+    job.request.language,
+    JSON.stringify(job.request),
+    job.inputHash,
+    job.allowLocalFiles ? 1 : 0,
+    job.linkBase,
+    job.request.listing === null ? null : JSON.stringify(listingSummary(job.request.listing)),
+    job.request.metadata === null ? null : JSON.stringify(job.request.metadata),
+  ];
+}
+
+/** The patch that fails a job for good with `message` (a render tried too many times). */
+export function finalFailurePatch(message: string): JobPatch {
+  return { stage: null, finished_at: nowIso(), lease_expires_at: null, error_code: 'RENDER_FAILED', error_message: message };
+}
 
 const ROW_COLUMNS = [
   'job_id', 'tenant', 'state', 'stage', 'progress', 'attempts', 'created_at', 'updated_at', 'started_at', 'finished_at',
@@ -185,28 +170,13 @@ export class JobStore {
 
   insert(job: NewJob): JobRow {
     const now = nowIso();
-    const listing = job.request.listing === null ? null : JSON.stringify(listingSummary(job.request.listing));
     this.db
       .prepare(
         `INSERT INTO jobs (job_id, tenant, state, progress, attempts, created_at, updated_at, template, format, language,
            request_json, input_hash, allow_local_files, link_base, listing_json, warnings_json, metadata_json)
          VALUES (?, ?, 'queued', 0, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', ?)`,
       )
-      .run(
-        assertJobId(job.jobId),
-        job.tenant,
-        now,
-        now,
-        job.request.template,
-        job.request.format,
-        job.request.language,
-        JSON.stringify(job.request),
-        job.inputHash,
-        job.allowLocalFiles ? 1 : 0,
-        job.linkBase,
-        listing,
-        job.request.metadata === null ? null : JSON.stringify(job.request.metadata),
-      );
+      .run(assertJobId(job.jobId), job.tenant, now, now, ...newJobValues(job));
     return this.row(job.jobId) as JobRow;
   }
 
@@ -223,67 +193,12 @@ export class JobStore {
 
   /** The job record of docs/jobs.md as the API and the CLI print it. */
   toRecord(row: JobRow): JobRecord {
-    const dir = join(this.jobsDir, row.job_id);
-    const expired = row.expired_at !== null;
-    const stored = row.result_json === null ? null : (JSON.parse(row.result_json) as Omit<VideoResult, 'video_url'>);
-    let links: JobRecord['links'];
-    if (row.link_base === null) {
-      // Local mode: the job lives in the data directory; the video is a file you can open.
-      links = {
-        self: pathToFileURL(`${dir}/`).href,
-        video: stored === null ? null : pathToFileURL(join(dir, 'output.mp4')).href,
-        cancel: null,
-      };
-    } else {
-      const self = `${row.link_base}/jobs/${row.job_id}`;
-      links = { self, video: stored === null ? null : `${self}/video`, cancel: isTerminal(row.state) ? null : `${self}/cancel` };
-    }
-    const result: VideoResult | null =
-      stored === null ? null : { video_url: links.video as string, ...stored, ...(expired ? { expired_at: row.expired_at as string } : {}) };
-    if (expired) links = { ...links, video: null };
-    return {
-      job_id: row.job_id,
-      state: row.state,
-      stage: row.state === 'running' ? row.stage : null,
-      progress: row.progress,
-      attempts: row.attempts,
-      created_at: row.created_at,
-      updated_at: row.updated_at,
-      started_at: row.started_at,
-      finished_at: row.finished_at,
-      template: row.template,
-      format: row.format as JobRecord['format'],
-      language: row.language as JobRecord['language'],
-      listing: row.listing_json === null ? null : (JSON.parse(row.listing_json) as ListingSummary),
-      result: row.state === 'succeeded' ? result : null,
-      error: row.state === 'failed' && row.error_code !== null ? { code: row.error_code, message: row.error_message ?? '' } : null,
-      warnings: JSON.parse(row.warnings_json) as Warning[],
-      metadata: row.metadata_json === null ? null : (JSON.parse(row.metadata_json) as Record<string, unknown>),
-      links,
-    };
+    return toJobRecord(row, this.jobsDir);
   }
 
   /** Newest first; `next_cursor` is the last id of the page (ids sort by creation time). */
   list(tenant: string, options: ListJobsOptions = {}): JobList {
-    const limit = options.limit ?? DEFAULT_LIST_LIMIT;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
-      throw badRequest(`limit must be a whole number from 1 to ${MAX_LIST_LIMIT}, not ${String(options.limit)}.`, {
-        reason: 'invalid_field',
-        details: [{ field: 'limit', message: `must be an integer from 1 to ${MAX_LIST_LIMIT}` }],
-      });
-    }
-    if (options.state !== undefined && !(JOB_STATES as readonly string[]).includes(options.state)) {
-      throw badRequest(`Unknown state ${JSON.stringify(options.state)}: use one of ${JOB_STATES.join(', ')}.`, {
-        reason: 'invalid_field',
-        details: [{ field: 'state', message: `must be one of ${JOB_STATES.join(', ')}` }],
-      });
-    }
-    if (options.cursor !== undefined && !isJobId(options.cursor)) {
-      throw badRequest('Invalid cursor: pass the next_cursor value of the previous page unchanged.', {
-        reason: 'invalid_field',
-        details: [{ field: 'cursor', message: 'not a cursor returned by this API' }],
-      });
-    }
+    const { limit } = checkListOptions(options);
     const where = ['tenant = ?'];
     const params: (string | number)[] = [tenant];
     if (options.state !== undefined) {

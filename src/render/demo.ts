@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Branding } from '../core/types.js';
+import type { Branding } from '../core/requests.js';
 import { DEMO_DIR } from './paths.js';
 import { isImageFileName } from '../core/images.js';
 

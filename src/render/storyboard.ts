@@ -7,7 +7,8 @@ import {
   perM2Unit,
   placePhrase,
 } from '../analysis/labels.js';
-import type { Branding, Language, ListingFacts, Property, VideoFormat } from '../core/types.js';
+import type { Language, ListingFacts, Property, VideoFormat } from '../core/types.js';
+import type { Branding } from '../core/requests.js';
 import { FORMAT_SIZES, FPS } from './formats.js';
 import type { MotionKind, SceneKind, SceneSpec, Template, TransitionKind } from './templates.js';
 import { labelCase, word } from './wording.js';

@@ -1,4 +1,5 @@
-import type { AnalyzeRequest, Branding, JobStage, Language, Property, RenderRequest, VideoFormat, VideoResult, Warning } from '../core/types.js';
+import type { JobStage, Language, Property, VideoFormat, VideoResult, Warning } from '../core/types.js';
+import type { AnalyzeRequest, Branding, RenderRequest } from '../core/requests.js';
 import type { FetchPort } from '../net/fetch.js';
 
 /**

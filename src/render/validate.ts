@@ -1,20 +1,8 @@
 import { isAbsolute, resolve } from 'node:path';
 import { requireListingUrl } from '../analysis/portals/index.js';
 import { isAppError, type ErrorDetail } from '../core/errors.js';
-import {
-  FEATURE_KEYS,
-  LANGUAGES,
-  PROPERTY_TYPES,
-  TRANSACTIONS,
-  VIDEO_FORMATS,
-  type AudienceRequest,
-  type Branding,
-  type FeatureKey,
-  type Language,
-  type Property,
-  type RenderRequest,
-  type VideoFormat,
-} from '../core/types.js';
+import { FEATURE_KEYS, LANGUAGES, PROPERTY_TYPES, TRANSACTIONS, VIDEO_FORMATS, type AudienceRequest, type FeatureKey, type Language, type Property, type VideoFormat } from '../core/types.js';
+import { type Branding, type RenderRequest } from '../core/requests.js';
 import {
   AUDIENCE_CHOICES,
   checkInput,

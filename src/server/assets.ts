@@ -37,7 +37,8 @@ export interface AssetRecord {
   expires_at: string;
 }
 
-interface Row {
+/** Metadata of an uploaded asset, the same row in both backends (SQLite here, src/store/postgres). */
+export interface AssetRow {
   asset_id: string;
   tenant: string;
   content_type: string;
@@ -46,12 +47,13 @@ interface Row {
   height: number;
   size_bytes: number;
   sha256: string;
+  /** The file name under `assets/` (local) or the key suffix (S3): `<asset_id>.<ext>`. */
   file: string;
   created_at: number;
   expires_at: number;
 }
 
-function toRecord(row: Row): AssetRecord {
+function toRecord(row: AssetRow): AssetRecord {
   return {
     asset_id: row.asset_id,
     ref: `asset:${row.asset_id}`,
@@ -113,7 +115,7 @@ export class AssetStore {
     await writeFile(temp, body, { mode: PRIVATE_FILE_MODE });
     await rename(temp, join(this.dir, file));
     const created = this.now();
-    const row: Row = {
+    const row: AssetRow = {
       asset_id: assetId,
       tenant,
       content_type: contentType,
@@ -146,13 +148,13 @@ export class AssetStore {
         details: [{ field, message: 'unknown or expired asset' }],
       });
     if (!ASSET_ID_PATTERN.test(assetId)) throw missing();
-    const row = this.db.prepare('SELECT * FROM server_assets WHERE asset_id = ?').get(assetId) as Row | undefined;
+    const row = this.db.prepare('SELECT * FROM server_assets WHERE asset_id = ?').get(assetId) as AssetRow | undefined;
     if (row === undefined || row.tenant !== tenant || row.expires_at <= this.now()) throw missing();
     return join(this.dir, row.file);
   }
 
   async purgeExpired(): Promise<number> {
-    const rows = this.db.prepare('SELECT asset_id, file FROM server_assets WHERE expires_at <= ?').all(this.now()) as Pick<Row, 'asset_id' | 'file'>[];
+    const rows = this.db.prepare('SELECT asset_id, file FROM server_assets WHERE expires_at <= ?').all(this.now()) as Pick<AssetRow, 'asset_id' | 'file'>[];
     for (const row of rows) {
       await rm(join(this.dir, row.file), { force: true });
       this.db.prepare('DELETE FROM server_assets WHERE asset_id = ?').run(row.asset_id);

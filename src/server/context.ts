@@ -1,4 +1,5 @@
-import type { AnalyzeRequest, JobList, JobRecord, JobState, ListJobsOptions, Property, RenderRequest } from '../core/types.js';
+import type { JobList, JobRecord, JobState, ListJobsOptions, Property } from '../core/types.js';
+import type { AnalyzeRequest, RenderRequest } from '../core/requests.js';
 import type { ValidRenderRequest } from '../render/types.js';
 import type { ServerLimits } from './config.js';
 import type { RouteRegistry } from './route-spec.js';

@@ -14,7 +14,7 @@ import { randomId } from './ids.js';
  */
 
 export const API_KEY_PREFIX = 'imk_';
-const API_KEY_PATTERN = /^imk_[A-Za-z0-9_-]{43}$/;
+export const API_KEY_PATTERN = /^imk_[A-Za-z0-9_-]{43}$/;
 const TENANT_PATTERN = /^[a-z0-9][a-z0-9._-]{0,62}$/i;
 
 export interface ApiKeyRecord {
@@ -45,7 +45,8 @@ export interface CreateKeyOptions {
   monthlyQuota?: number;
 }
 
-interface KeyRow {
+/** One row of `server_api_keys`, the same in both backends (SQLite here, src/store/postgres). */
+export interface KeyRow {
   key_id: string;
   tenant: string;
   key_hash: string;
@@ -62,7 +63,7 @@ export function hashApiKey(apiKey: string): string {
   return createHash('sha256').update(apiKey).digest('hex');
 }
 
-function toRecord(row: KeyRow): ApiKeyRecord {
+export function keyRowToRecord(row: KeyRow): ApiKeyRecord {
   return {
     key_id: row.key_id,
     tenant: row.tenant,
@@ -95,6 +96,48 @@ export function resolveScopes(preview: boolean, requested: string[] | undefined)
   return SCOPES.filter((s) => unique.includes(s));
 }
 
+/** Checks a creation request and makes the key (pure but for the random bytes); the stores insert the row. */
+export interface PreparedKey {
+  row: Omit<KeyRow, 'revoked_at' | 'last_used_at'>;
+  apiKey: string;
+  /** Used only if the tenant has no secret yet (its first key). */
+  newTenantSecret: string;
+}
+
+export function prepareKey(options: CreateKeyOptions, nowMs: number): PreparedKey {
+  const tenant = options.tenant.trim();
+  if (!TENANT_PATTERN.test(tenant)) {
+    throw badRequest(`Invalid tenant ${JSON.stringify(options.tenant)}: use 1–63 letters, digits, dots, dashes or underscores.`, {
+      details: [{ field: 'tenant', message: 'must be 1–63 letters, digits, ".", "-" or "_", starting with a letter or digit' }],
+    });
+  }
+  const preview = options.preview === true;
+  const plan: Plan = preview ? 'preview' : 'standard';
+  const scopes = resolveScopes(preview, options.scopes);
+  const quota = options.monthlyQuota ?? DEFAULT_MONTHLY_QUOTA[plan];
+  if (!Number.isSafeInteger(quota) || quota < 1) {
+    throw badRequest(`Invalid monthly quota ${String(options.monthlyQuota)}: give a whole number of requests, at least 1.`, {
+      details: [{ field: 'monthly_quota', message: 'must be a whole number ≥ 1' }],
+    });
+  }
+  const secret = randomBytes(32).toString('base64url');
+  const apiKey = `${API_KEY_PREFIX}${secret}`;
+  return {
+    row: {
+      key_id: randomId('key', 16),
+      tenant,
+      key_hash: hashApiKey(apiKey),
+      hint: `${API_KEY_PREFIX}${secret.slice(0, 4)}…${secret.slice(-4)}`,
+      scopes: JSON.stringify(scopes),
+      plan,
+      monthly_quota: quota,
+      created_at: new Date(nowMs).toISOString(),
+    },
+    apiKey,
+    newTenantSecret: `whsec_${randomBytes(32).toString('base64')}`,
+  };
+}
+
 export class KeyStore {
   constructor(
     private readonly db: Db,
@@ -102,54 +145,35 @@ export class KeyStore {
   ) {}
 
   create(options: CreateKeyOptions): CreatedKey {
-    const tenant = options.tenant.trim();
-    if (!TENANT_PATTERN.test(tenant)) {
-      throw badRequest(`Invalid tenant ${JSON.stringify(options.tenant)}: use 1–63 letters, digits, dots, dashes or underscores.`, {
-        details: [{ field: 'tenant', message: 'must be 1–63 letters, digits, ".", "-" or "_", starting with a letter or digit' }],
-      });
-    }
-    const preview = options.preview === true;
-    const plan: Plan = preview ? 'preview' : 'standard';
-    const scopes = resolveScopes(preview, options.scopes);
-    const quota = options.monthlyQuota ?? DEFAULT_MONTHLY_QUOTA[plan];
-    if (!Number.isSafeInteger(quota) || quota < 1) {
-      throw badRequest(`Invalid monthly quota ${String(options.monthlyQuota)}: give a whole number of requests, at least 1.`, {
-        details: [{ field: 'monthly_quota', message: 'must be a whole number ≥ 1' }],
-      });
-    }
-    const secret = randomBytes(32).toString('base64url');
-    const apiKey = `${API_KEY_PREFIX}${secret}`;
-    const keyId = randomId('key', 16);
-    const createdAt = new Date(this.now()).toISOString();
-    const hint = `${API_KEY_PREFIX}${secret.slice(0, 4)}…${secret.slice(-4)}`;
+    const { row, apiKey, newTenantSecret } = prepareKey(options, this.now());
     const insert = this.db.transaction(() => {
       this.db
         .prepare('INSERT INTO server_tenants (tenant, webhook_secret, created_at) VALUES (?, ?, ?) ON CONFLICT(tenant) DO NOTHING')
-        .run(tenant, `whsec_${randomBytes(32).toString('base64')}`, createdAt);
+        .run(row.tenant, newTenantSecret, row.created_at);
       this.db
         .prepare(
           `INSERT INTO server_api_keys (key_id, tenant, key_hash, hint, scopes, plan, monthly_quota, created_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(keyId, tenant, hashApiKey(apiKey), hint, JSON.stringify(scopes), plan, quota, createdAt);
+        .run(row.key_id, row.tenant, row.key_hash, row.hint, row.scopes, row.plan, row.monthly_quota, row.created_at);
     });
     insert.immediate();
-    return { record: this.get(keyId)!, apiKey, webhookSecret: this.webhookSecret(tenant)! };
+    return { record: this.get(row.key_id)!, apiKey, webhookSecret: this.webhookSecret(row.tenant)! };
   }
 
   get(keyId: string): ApiKeyRecord | null {
     const row = this.db.prepare('SELECT * FROM server_api_keys WHERE key_id = ?').get(keyId) as KeyRow | undefined;
-    return row === undefined ? null : toRecord(row);
+    return row === undefined ? null : keyRowToRecord(row);
   }
 
   list(): ApiKeyRecord[] {
     const rows = this.db.prepare('SELECT * FROM server_api_keys ORDER BY created_at, key_id').all() as KeyRow[];
-    return rows.map(toRecord);
+    return rows.map(keyRowToRecord);
   }
 
   listForTenant(tenant: string): ApiKeyRecord[] {
     const rows = this.db.prepare('SELECT * FROM server_api_keys WHERE tenant = ? ORDER BY created_at, key_id').all(tenant) as KeyRow[];
-    return rows.map(toRecord);
+    return rows.map(keyRowToRecord);
   }
 
   /** Revoked keys fail from the next request on: authentication reads the store every time. */
@@ -172,7 +196,7 @@ export class KeyStore {
     if (row === undefined) return null;
     if (!timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hash, 'hex'))) return null;
     if (row.revoked_at !== null) return null;
-    return toRecord(row);
+    return keyRowToRecord(row);
   }
 
   touch(keyId: string): void {

@@ -27,6 +27,20 @@ interface Bucket {
   at: number;
 }
 
+/**
+ * What a take answers, from the bucket after the request: `tokens` left and whether this request
+ * `taken` one (when refused, the bucket is unchanged and below one token). Shared by this
+ * in-memory limiter and the PostgreSQL one (src/store/postgres/server.ts), so both backends give
+ * the same decisions to the token.
+ */
+export function bucketDecision(policy: RatePolicy, tokens: number, taken: boolean): RateDecision {
+  const perMs = policy.limit / policy.windowMs;
+  // Seconds until the bucket holds `wanted` tokens again.
+  const secondsUntil = (have: number, wanted: number): number => (have >= wanted ? 0 : Math.max(1, Math.ceil((wanted - have) / perMs / 1000 - 1e-9)));
+  if (!taken) return { allowed: false, limit: policy.limit, remaining: 0, resetS: secondsUntil(tokens, policy.limit), retryAfterS: secondsUntil(tokens, 1) };
+  return { allowed: true, limit: policy.limit, remaining: Math.floor(tokens), resetS: secondsUntil(tokens, policy.limit), retryAfterS: 0 };
+}
+
 export class TokenBucketLimiter {
   private readonly buckets = new Map<string, Bucket>();
   private takesSinceSweep = 0;
@@ -41,16 +55,10 @@ export class TokenBucketLimiter {
     const previous = this.buckets.get(key);
     const tokens = previous === undefined ? policy.limit : Math.min(policy.limit, previous.tokens + (now - previous.at) * perMs);
     this.sweepSometimes(now);
-    // Seconds until the bucket holds `wanted` tokens again.
-    const secondsUntil = (have: number, wanted: number): number => (have >= wanted ? 0 : Math.max(1, Math.ceil((wanted - have) / perMs / 1000 - 1e-9)));
-    if (tokens < 1) {
-      this.buckets.set(key, { tokens, at: now });
-      const wait = secondsUntil(tokens, 1);
-      return { allowed: false, limit: policy.limit, remaining: 0, resetS: secondsUntil(tokens, policy.limit), retryAfterS: wait };
-    }
-    const left = tokens - 1;
+    const taken = tokens >= 1;
+    const left = taken ? tokens - 1 : tokens;
     this.buckets.set(key, { tokens: left, at: now });
-    return { allowed: true, limit: policy.limit, remaining: Math.floor(left), resetS: secondsUntil(left, policy.limit), retryAfterS: 0 };
+    return bucketDecision(policy, left, taken);
   }
 
   /** Drops buckets idle long enough to be full again, so idle keys cost nothing. */

@@ -8,16 +8,9 @@ import { analyzeListing } from '../analysis/analyze.js';
 import { resolveDataDir } from '../core/paths.js';
 import { sleep } from '../core/time.js';
 import { AppError, badRequest } from '../core/errors.js';
-import type {
-  AnalyzeRequest,
-  AnalyzeResponse,
-  JobList,
-  JobRecord,
-  ListJobsOptions,
-  RenderRequest,
-  Service,
-  WaitOptions,
-} from '../core/types.js';
+import type { AnalyzeResponse, JobList, JobRecord, ListJobsOptions, WaitOptions } from '../core/types.js';
+import type { Service } from '../core/service.js';
+import type { AnalyzeRequest, RenderRequest } from '../core/requests.js';
 import { validateRequest, type RenderEngine } from '../jobs/engine.js';
 import { assertJobId } from '../jobs/ids.js';
 import { JobManager } from '../jobs/manager.js';

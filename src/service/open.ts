@@ -1,4 +1,4 @@
-import type { Service } from '../core/types.js';
+import type { Service } from '../core/service.js';
 import { serviceMode, type ServiceSelection } from './mode.js';
 
 export type { ServiceSelection } from './mode.js';

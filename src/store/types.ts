@@ -71,21 +71,9 @@ export interface IdempotencyRecords {
   purgeExpired(): Promise<number>;
 }
 
-/** Metadata of an uploaded asset; the bytes live in the blob store under `blobKey`. */
-export interface AssetRow {
-  asset_id: string;
-  tenant: string;
-  content_type: string;
-  format: string;
-  width: number;
-  height: number;
-  size_bytes: number;
-  sha256: string;
-  /** The file name under `assets/` (local) or the key suffix (S3): `<asset_id>.<ext>`. */
-  file: string;
-  created_at: number;
-  expires_at: number;
-}
+/** Metadata of an uploaded asset (src/server/assets.ts); the bytes live in the blob store under `blobKey`. */
+export type { AssetRow } from '../server/assets.js';
+import type { AssetRow } from '../server/assets.js';
 
 export interface AssetRecords {
   insert(row: AssetRow): Promise<void>;

@@ -3,6 +3,9 @@ import { marketChart } from './chart.js';
 import { csvRecords, toCsv } from './csv.js';
 import { chooseLanguage, formatDuration, formatNumber, has, isPageLanguage, language, setLanguage, t, type PageLanguage } from './i18n.js';
 import type { JobRecord, Property } from './types.js';
+import { AppError } from '../../src/core/errors.js';
+import type { RenderRequest } from '../../src/core/requests.js';
+import { batchRowRequest } from '../../src/jobs/batch-row.js';
 
 /*
  * The Studio page (docs/studio.md). Plain DOM: the HTML holds the structure, this file fills it
@@ -717,34 +720,15 @@ interface BatchRowState {
 let batch: { columns: string[]; rows: BatchRowState[] } | null = null;
 let batchRun = 0;
 
-const BRANDING_COLUMNS = ['agency_name', 'agent_name', 'phone', 'email', 'logo_url', 'primary_color'];
-
-/** One row → the render request, like `immoreel render --csv` (docs/cli.md, "Batch"). */
-function rowRequest(row: BatchRowState): Record<string, unknown> {
-  const v = row.values;
-  const pick = (key: string): string | undefined => (v[key] === undefined || v[key].trim() === '' ? undefined : v[key].trim());
-  const body: Record<string, unknown> = {};
-  const url = pick('url');
-  if (url !== undefined) body.url = url;
-  if (v.description !== undefined && (v.description !== '' || url === undefined)) body.description = v.description;
-  const photoList = pick('photos');
-  if (photoList !== undefined) body.photos = photoList.split('|').map((p) => p.trim()).filter((p) => p !== '');
-  for (const key of ['template', 'language', 'target_audience', 'music', 'format']) {
-    const value = pick(key);
-    if (value !== undefined) body[key] = value;
+/** One row → the render request, the same function as `immoreel render --csv` (docs/cli.md, "Batch"). */
+function rowRequest(row: BatchRowState): RenderRequest {
+  try {
+    return batchRowRequest(row.values, row.id);
+  } catch (error) {
+    // A cell the request cannot hold (duration_s "ten"): the row fails with the same message as in the CLI.
+    if (error instanceof AppError) throw new ApiError(error.code, error.message, error.reason ?? null, error.details);
+    throw error;
   }
-  const duration = pick('duration_s');
-  if (duration !== undefined) body.duration_s = Number(duration);
-  const branding: Record<string, unknown> = {};
-  for (const key of BRANDING_COLUMNS) {
-    const value = pick(key);
-    if (value !== undefined) branding[key] = value;
-  }
-  const unbranded = pick('unbranded');
-  if (unbranded !== undefined) branding.unbranded = /^(1|true|yes|y|oui)$/i.test(unbranded);
-  if (Object.keys(branding).length > 0) body.branding = branding;
-  body.metadata = { batch_row_id: row.id };
-  return body;
 }
 
 async function digest(text: string): Promise<string> {

@@ -8,7 +8,7 @@ import type { FetchStep, PageParse, PortalAdapter, UrlVerdict } from './adapter.
 import { avito } from './avito.js';
 import { Page } from './html.js';
 import { mubawab } from './mubawab.js';
-import { scrubPrivate } from './privacy.js';
+import { scrubPrivate } from '../privacy.js';
 import { MAX_PAGE_TEXT_CHARS, MAX_PAGE_TITLE_CHARS } from '../../core/limits.js';
 import { sarouty } from './sarouty.js';
 import { yakeey } from './yakeey.js';

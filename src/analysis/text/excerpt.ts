@@ -8,7 +8,7 @@
  * The original is scrubbed of phone numbers and e-mails first, like every text that leaves the
  * analysis: an excerpt never shows them.
  */
-import { HIDDEN, scrubPrivate } from '../portals/privacy.js';
+import { HIDDEN, scrubPrivate } from '../privacy.js';
 import { normalizeText } from './normalize.js';
 
 export const EXCERPT_MAX_LENGTH = 120;

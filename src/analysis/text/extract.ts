@@ -1,6 +1,6 @@
 import type { FieldProvenance, ListingFacts, PropertyType, ProvenanceField, ProvenanceSource } from '../../core/types.js';
 import { emptyFacts } from '../facts.js';
-import { scrubPrivate } from '../portals/privacy.js';
+import { scrubPrivate } from '../privacy.js';
 import { extractFeatures } from './features.js';
 import { Excerpts } from './excerpt.js';
 import { findFloor } from './floor.js';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import PgBoss from 'pg-boss';
 import type { JobState } from '../../core/types.js';
 import { isTerminal } from '../../jobs/state.js';
-import type { JobRow, NewJob, Owner } from '../../jobs/store.js';
+import { finalFailurePatch, type JobRow, type NewJob, type Owner } from '../../jobs/store.js';
 import type { JobRecords } from '../types.js';
 import { insertJob } from './jobs.js';
 import { redactUrl, withTransaction, type Client, type Pool } from './pool.js';
@@ -218,15 +218,10 @@ export async function failExhausted(jobs: JobRecords, jobId: string, attempts: n
   return jobs.transition(
     jobId,
     'failed',
-    {
-      stage: null,
-      finished_at: new Date().toISOString(),
-      lease_expires_at: null,
-      error_code: 'RENDER_FAILED',
-      error_message:
-        `The render was tried ${attempts} times and each attempt failed or its worker stopped before finishing ` +
+    finalFailurePatch(
+      `The render was tried ${attempts} times and each attempt failed or its worker stopped before finishing ` +
         '(crash, kill, out of memory or power loss); it will not be retried. Submit it again; if it fails again, check the workers\' logs.',
-    },
+    ),
     (current) => !isTerminal(current.state),
   );
 }

@@ -1,9 +1,9 @@
 import { JOB_STAGES, type JobList, type JobRecord, type JobStage, type JobState, type ListJobsOptions } from '../../core/types.js';
 import { assertJobId } from '../../jobs/ids.js';
 import { assertTransition } from '../../jobs/state.js';
-import { listingSummary, type JobPatch, type JobRow, type NewJob, type Owner } from '../../jobs/store.js';
+import { newJobValues, type JobPatch, type JobRow, type NewJob, type Owner } from '../../jobs/store.js';
 import type { ValidRenderRequest } from '../../render/types.js';
-import { checkListOptions, toJobRecord } from '../job-records.js';
+import { checkListOptions, toJobRecord } from '../../jobs/records.js';
 import type { JobRecords } from '../types.js';
 import { withTransaction, type Pool, type Queryable } from './pool.js';
 
@@ -24,26 +24,12 @@ const nowIso = (): string => new Date().toISOString();
 /** Inserts a job row with the caller's executor: the dispatcher passes its transaction here. */
 export async function insertJob(db: Queryable, job: NewJob): Promise<JobRow> {
   const now = nowIso();
-  const listing = job.request.listing === null ? null : JSON.stringify(listingSummary(job.request.listing));
   const { rows } = await db.query<JobRow>(
     `INSERT INTO jobs (job_id, tenant, state, progress, attempts, created_at, updated_at, template, format, language,
        request_json, input_hash, allow_local_files, link_base, listing_json, warnings_json, metadata_json)
      VALUES ($1, $2, 'queued', 0, 0, $3, $3, $4, $5, $6, $7, $8, $9, $10, $11, '[]', $12)
      RETURNING ${ROW_COLUMNS}`,
-    [
-      assertJobId(job.jobId),
-      job.tenant,
-      now,
-      job.request.template,
-      job.request.format,
-      job.request.language,
-      JSON.stringify(job.request),
-      job.inputHash,
-      job.allowLocalFiles ? 1 : 0,
-      job.linkBase,
-      listing,
-      job.request.metadata === null ? null : JSON.stringify(job.request.metadata),
-    ],
+    [assertJobId(job.jobId), job.tenant, now, ...newJobValues(job)],
   );
   return rows[0]!;
 }

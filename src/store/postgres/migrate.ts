@@ -1,8 +1,5 @@
 import type { Client, Pool } from './pool.js';
-import { SCHEMA } from './schema.js';
-
-/** One schema change, applied once, in order, in its own transaction. Append; never edit one that shipped. */
-export type PgMigration = (client: Client) => Promise<void>;
+import { SCHEMA, type PgMigration } from './schema.js';
 
 /**
  * The advisory lock all immoreel nodes take before migrating (an arbitrary constant, "imrl" in

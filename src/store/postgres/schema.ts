@@ -1,4 +1,7 @@
-import type { PgMigration } from './migrate.js';
+import type { Client } from './pool.js';
+
+/** One schema change, applied once, in order, in its own transaction. Append; never edit one that shipped. */
+export type PgMigration = (client: Client) => Promise<void>;
 
 /**
  * The PostgreSQL schema: the same tables and columns as the SQLite one (src/jobs/store.ts,

@@ -2,11 +2,10 @@ import { timingSafeEqual } from 'node:crypto';
 import { AppError, badRequest } from '../../core/errors.js';
 import { fingerprint, IDEMPOTENCY_TTL_MS, type StoredAnswer } from '../../server/idempotency.js';
 import { randomId } from '../../server/ids.js';
-import { hashApiKey, type ApiKeyRecord, type CreatedKey, type CreateKeyOptions } from '../../server/keys.js';
+import { API_KEY_PATTERN, hashApiKey, keyRowToRecord, prepareKey, type ApiKeyRecord, type CreatedKey, type CreateKeyOptions, type KeyRow } from '../../server/keys.js';
 import { periodOf, periodResetAt, type BillableRoute, type QuotaState, type Reservation, type UsageRow } from '../../server/quota.js';
-import type { RateDecision, RatePolicy } from '../../server/rate-limit.js';
+import { bucketDecision, type RateDecision, type RatePolicy } from '../../server/rate-limit.js';
 import type { DeliveryRow, DeliveryState } from '../../server/webhooks.js';
-import { API_KEY_PATTERN, keyRowToRecord, prepareKey, type KeyRow } from '../key-records.js';
 import type { AssetRecords, AssetRow, IdempotencyRecords, KeyRecords, RateLimitRecords, UsageRecords, WebhookRecords } from '../types.js';
 import { withTransaction, type Client, type Pool } from './pool.js';
 
@@ -332,16 +331,4 @@ export class PostgresRateLimitRecords implements RateLimitRecords {
     );
     return bucketDecision(policy, rows[0]!.tokens, rows[0]!.last_taken);
   }
-}
-
-/**
- * What `TokenBucketLimiter.take` answers, from the bucket after the request: `tokens` left and
- * whether this request `taken` one (refused, the bucket is unchanged and below one token).
- */
-function bucketDecision(policy: RatePolicy, tokens: number, taken: boolean): RateDecision {
-  const perMs = policy.limit / policy.windowMs;
-  // Seconds until the bucket holds `wanted` tokens again.
-  const secondsUntil = (have: number, wanted: number): number => (have >= wanted ? 0 : Math.max(1, Math.ceil((wanted - have) / perMs / 1000 - 1e-9)));
-  if (!taken) return { allowed: false, limit: policy.limit, remaining: 0, resetS: secondsUntil(tokens, policy.limit), retryAfterS: secondsUntil(tokens, 1) };
-  return { allowed: true, limit: policy.limit, remaining: Math.floor(tokens), resetS: secondsUntil(tokens, policy.limit), retryAfterS: 0 };
 }

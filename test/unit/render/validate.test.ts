@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isAppError, type AppError } from '../../../src/core/errors.js';
-import type { RenderRequest } from '../../../src/core/types.js';
+import type { RenderRequest } from '../../../src/core/requests.js';
 import { validateRenderRequest } from '../../../src/render/validate.js';
 import { demoProperty } from './fixtures.js';
 

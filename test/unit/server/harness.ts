@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { analyzeListing } from '../../../src/analysis/analyze.js';
-import type { RenderRequest } from '../../../src/core/types.js';
+import type { RenderRequest } from '../../../src/core/requests.js';
 import { JobManager, type RenderEngine } from '../../../src/jobs/manager.js';
 import type { ValidRenderRequest } from '../../../src/render/types.js';
 import { buildApp, type ServerDeps } from '../../../src/server/app.js';

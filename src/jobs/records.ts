@@ -1,16 +1,54 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { badRequest } from '../core/errors.js';
-import { JOB_STATES, type JobRecord, type JobState, type ListJobsOptions, type VideoResult, type Warning } from '../core/types.js';
-import { isJobId } from '../jobs/ids.js';
-import { isTerminal } from '../jobs/state.js';
-import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, type JobRow, type ListingSummary } from '../jobs/store.js';
+import { JOB_STATES, type JobRecord, type JobStage, type JobState, type ListJobsOptions, type VideoResult, type Warning } from '../core/types.js';
+import { isJobId } from './ids.js';
+import { isTerminal } from './state.js';
+import { MAX_LIST_LIMIT } from './limits.js';
 
 /**
- * Job logic that does not depend on the database: list-option checks and the record a row becomes.
- * Both record stores use these; the SQLite JobStore keeps its own copy of them until it is rewired
- * onto the RecordStore (docs/scaling.md "Record store").
+ * Job logic that does not depend on the database: the row, list-option checks and the record a row
+ * becomes. The SQLite JobStore (store.ts) and the PostgreSQL records (src/store/postgres/jobs.ts)
+ * both use these, so both backends answer with the same records and the same errors.
  */
+
+export const DEFAULT_LIST_LIMIT = 20;
+
+/**
+ * One row of the `jobs` table, without the stored request: that can hold a saved page of several
+ * MB, so it is only read when a job runs (`requestOf`), never when jobs are listed.
+ */
+export interface JobRow {
+  job_id: string;
+  tenant: string;
+  state: JobState;
+  stage: JobStage | null;
+  progress: number;
+  attempts: number;
+  created_at: string;
+  updated_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  template: string;
+  format: string;
+  language: string;
+  input_hash: string;
+  allow_local_files: number;
+  link_base: string | null;
+  listing_json: string | null;
+  result_json: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  warnings_json: string;
+  metadata_json: string | null;
+  owner: string | null;
+  owner_host: string | null;
+  owner_pid: number | null;
+  lease_expires_at: number | null;
+  expired_at: string | null;
+}
+
+export type ListingSummary = NonNullable<JobRecord['listing']>;
 
 export interface CheckedListOptions {
   limit: number;

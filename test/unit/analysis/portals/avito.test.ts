@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseListingPage } from '../../../src/analysis/portals/index.js';
+import { parseListingPage } from '../../../../src/analysis/portals/index.js';
 import { expectNothingPrivate, fixture } from './fixtures.js';
 
 const SALE_URL = 'https://www.avito.ma/fr/maarif/appartements/Appartement_3_chambres_à_vendre_à_Maarif_51234567.htm';

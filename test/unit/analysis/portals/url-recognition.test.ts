@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isAppError } from '../../../src/core/errors.js';
-import { recognizeUrl, requireListingUrl } from '../../../src/analysis/portals/index.js';
+import { isAppError } from '../../../../src/core/errors.js';
+import { recognizeUrl, requireListingUrl } from '../../../../src/analysis/portals/index.js';
 
 // URL shapes from docs/portals.md (§1–§4): listings with their ids, and pages that are not listings.
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeListing } from '../../../../src/analysis/analyze.js';
-import { DUAL_OFFER, extractFacts } from '../../../../src/analysis/text/extract.js';
+import { analyzeListing } from '../../../src/analysis/analyze.js';
+import { DUAL_OFFER, extractFacts } from '../../../src/analysis/text/extract.js';
 
 const codes = (text: string): string[] => extractFacts(text).warnings.map((w) => w.code);
 

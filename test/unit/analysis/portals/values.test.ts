@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cityName, districtName, splitLocation } from '../../../src/analysis/portals/places.js';
-import { scrubPrivate } from '../../../src/analysis/portals/privacy.js';
+import { cityName, districtName, splitLocation } from '../../../../src/analysis/portals/places.js';
+import { scrubPrivate } from '../../../../src/analysis/privacy.js';
 import {
   isPriceOnRequest,
   parseAmount,
@@ -9,7 +9,7 @@ import {
   parseSurface,
   propertyTypeFromWords,
   transactionFromWords,
-} from '../../../src/analysis/portals/values.js';
+} from '../../../../src/analysis/portals/values.js';
 
 describe('amounts as portals print them (docs/portals.md)', () => {
   it.each([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isAppError } from '../../../src/core/errors.js';
-import { parseListingPage } from '../../../src/analysis/portals/index.js';
+import { isAppError } from '../../../../src/core/errors.js';
+import { parseListingPage } from '../../../../src/analysis/portals/index.js';
 import { expectNothingPrivate, fixture } from './fixtures.js';
 
 describe('Sarouty API JSON', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeListing } from '../../../../src/analysis/analyze.js';
+import { analyzeListing } from '../../../src/analysis/analyze.js';
 
 describe('metro areas', () => {
   it('reports the commune as the city and its metro area', async () => {

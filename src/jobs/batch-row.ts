@@ -1,0 +1,68 @@
+import { badRequest } from '../core/errors.js';
+import type { Branding, RenderRequest } from '../core/requests.js';
+
+/*
+ * One batch CSV row → a render request (docs/cli.md, "Batch CSV"). Pure and free of Node modules,
+ * so the CLI's `render --csv` (render-batch.ts) and the Studio's batch page (web/src/main.ts) turn
+ * the same row into the same request.
+ */
+
+export const BRANDING_COLUMNS = ['agency_name', 'agent_name', 'phone', 'email', 'logo_url', 'primary_color'] as const;
+
+function parseBoolean(value: string, field: string): boolean {
+  if (/^(1|true|yes|y|oui)$/i.test(value)) return true;
+  if (/^(0|false|no|n|non)$/i.test(value)) return false;
+  throw badRequest(`${field} ${JSON.stringify(value)} is not a yes/no value: use true or false.`, { details: [{ field, message: 'must be true or false' }] });
+}
+
+export interface RowRequestOptions {
+  /** Settings that apply to every row unless the row sets them (the command line's); the listing inputs never come from here. */
+  defaults?: RenderRequest;
+  /** Maps a photo or logo cell to the reference to send (the CLI resolves paths against the CSV's folder). */
+  localPath?: (ref: string) => string;
+}
+
+/**
+ * The render request of one row: the row's columns over the defaults. The listing inputs (url,
+ * description, photos) come only from the row; empty cells count as absent. A duration or
+ * `unbranded` value that is not a number or a yes/no is refused here, naming the column.
+ */
+export function batchRowRequest(values: Readonly<Record<string, string>>, rowId: string, options: RowRequestOptions = {}): RenderRequest {
+  const defaults = options.defaults ?? {};
+  const localPath = options.localPath ?? ((ref: string): string => ref);
+  const pick = (key: string): string | undefined => {
+    const value = values[key]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  };
+  const { url: _u, description: _d, html: _h, listing: _l, photos: _p, ...shared } = defaults;
+  const request: RenderRequest = { ...shared };
+  const url = pick('url');
+  const description = values.description;
+  if (url !== undefined) request.url = url;
+  // An empty description cell is passed on when there is no url, so validation names the field.
+  if (description !== undefined && (description !== '' || url === undefined)) request.description = description;
+  const photos = pick('photos');
+  if (photos !== undefined) request.photos = photos.split('|').map((p) => p.trim()).filter((p) => p !== '').map(localPath);
+  for (const key of ['template', 'language', 'target_audience', 'music'] as const) {
+    const value = pick(key);
+    if (value !== undefined) (request as Record<string, unknown>)[key] = value;
+  }
+  const format = pick('format');
+  if (format !== undefined) request.format = format as RenderRequest['format'];
+  const duration = pick('duration_s');
+  if (duration !== undefined) {
+    const n = Number(duration);
+    if (!Number.isFinite(n)) throw badRequest(`duration_s ${JSON.stringify(duration)} is not a number of seconds (10–90).`, { details: [{ field: 'duration_s', message: 'must be a number' }] });
+    request.duration_s = n;
+  }
+  const branding: Branding = { ...(defaults.branding ?? {}) };
+  for (const key of BRANDING_COLUMNS) {
+    const value = pick(key);
+    if (value !== undefined) branding[key] = key === 'logo_url' ? localPath(value) : value;
+  }
+  const unbranded = pick('unbranded');
+  if (unbranded !== undefined) branding.unbranded = parseBoolean(unbranded, 'unbranded');
+  if (Object.keys(branding).length > 0) request.branding = branding;
+  request.metadata = { ...(defaults.metadata ?? {}), batch_row_id: rowId };
+  return request;
+}
