@@ -14,7 +14,10 @@ export interface Pathological {
   make(length: number): string;
 }
 
-const repeat = (unit: string) => (length: number): string => unit.repeat(Math.ceil(length / unit.length)).slice(0, length);
+const repeat =
+  (unit: string) =>
+  (length: number): string =>
+    unit.repeat(Math.ceil(length / unit.length)).slice(0, length);
 
 export const PATHOLOGICAL: Pathological[] = [
   { name: 'word characters, no @', make: repeat('a') },
@@ -37,7 +40,10 @@ export const PATHOLOGICAL: Pathological[] = [
   { name: 'country code 212', make: repeat('212') },
   { name: 'nested round brackets', make: (n) => '('.repeat(Math.floor(n / 2)) + ')'.repeat(n - Math.floor(n / 2)) },
   { name: 'open round brackets', make: repeat('(') },
-  { name: 'nested mixed brackets', make: (n) => '[{('.repeat(Math.floor(n / 6)).padEnd(n - Math.floor(n / 6) * 3, ' ') + ')}]'.repeat(Math.floor(n / 6)) },
+  {
+    name: 'nested mixed brackets',
+    make: (n) => '[{('.repeat(Math.floor(n / 6)).padEnd(n - Math.floor(n / 6) * 3, ' ') + ')}]'.repeat(Math.floor(n / 6)),
+  },
   { name: 'angle brackets', make: repeat('<') },
   { name: 'repeated separators " - "', make: repeat(' - ') },
   { name: 'repeated separators ", "', make: repeat(', ') },

@@ -22,7 +22,6 @@ const TEXT_CHARS = MAX_DESCRIPTION_CHARS - 100;
 /** Inputs that fill the largest page: the classes the page parser and the text extractor see most. */
 const PAGE_FILLERS = ['word characters, no @', 'angle brackets', 'e-mail near-miss a@b', 'repeated separators " - "', 'Arabic letters'];
 
-
 /** The largest page a caller may send (just under 5 MB), its text made of `filler`. */
 function largestPage(make: (length: number) => string): string {
   let length = MAX_HTML_BYTES;
@@ -48,7 +47,9 @@ async function entryPoints(): Promise<void> {
     }
     const per50k = (worst.ms * 50_000) / TEXT_CHARS;
     worstPer50k = Math.max(worstPer50k, per50k);
-    console.log(`${entry.name.padEnd(14)} ${worst.name.padEnd(34)} ${String(TEXT_CHARS).padStart(7)} ${worst.ms.toFixed(1).padStart(7)} ${per50k.toFixed(1).padStart(8)}`);
+    console.log(
+      `${entry.name.padEnd(14)} ${worst.name.padEnd(34)} ${String(TEXT_CHARS).padStart(7)} ${worst.ms.toFixed(1).padStart(7)} ${per50k.toFixed(1).padStart(8)}`,
+    );
   }
   for (const name of PAGE_FILLERS) {
     const input = PATHOLOGICAL.find((p) => p.name === name)!;
@@ -56,7 +57,9 @@ async function entryPoints(): Promise<void> {
     const ms = await fastestMs(() => analyzeListing({ html }).catch(() => null), RUNS);
     const per50k = (ms * 50_000) / html.length;
     worstPer50k = Math.max(worstPer50k, per50k);
-    console.log(`${'largest page'.padEnd(14)} ${name.padEnd(34)} ${String(html.length).padStart(7)} ${ms.toFixed(1).padStart(7)} ${per50k.toFixed(1).padStart(8)}`);
+    console.log(
+      `${'largest page'.padEnd(14)} ${name.padEnd(34)} ${String(html.length).padStart(7)} ${ms.toFixed(1).padStart(7)} ${per50k.toFixed(1).padStart(8)}`,
+    );
   }
   console.log(`\nworst: ${worstPer50k.toFixed(1)} ms per 50 000 characters — target < 200 ms: ${worstPer50k < 200 ? 'met' : 'NOT met'}`);
 }
@@ -76,7 +79,12 @@ async function healthUnderLoad(): Promise<void> {
       while (Date.now() < deadline) {
         const body = bodies[sent % bodies.length]!;
         sent += 1;
-        const answer = await pool.request({ method: 'POST', path: '/api/v1/analyze', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body });
+        const answer = await pool.request({
+          method: 'POST',
+          path: '/api/v1/analyze',
+          headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+          body,
+        });
         await answer.body.dump();
         statuses.set(answer.statusCode, (statuses.get(answer.statusCode) ?? 0) + 1);
       }
@@ -96,7 +104,9 @@ async function healthUnderLoad(): Promise<void> {
     latencies.sort((a, b) => a - b);
     const p99 = percentile(latencies, 99);
     console.log(`\n2. GET /api/v1/health while 4 pathological analyses are always in flight (${DURATION_S} s, built server)\n`);
-    console.log(`health: ${latencies.length} requests, p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${(latencies.at(-1) ?? 0).toFixed(1)} ms`);
+    console.log(
+      `health: ${latencies.length} requests, p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${(latencies.at(-1) ?? 0).toFixed(1)} ms`,
+    );
     console.log(`analyses: ${sent} sent, answers ${[...statuses.entries()].map(([status, count]) => `${status}×${count}`).join(', ')}`);
     console.log(`target health p99 < 50 ms: ${p99 < 50 ? 'met' : 'NOT met'}`);
   } finally {

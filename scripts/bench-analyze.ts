@@ -44,7 +44,12 @@ function loadTexts(dataDir: string): string[] {
   return texts.filter((text) => text.trim() !== '');
 }
 
-async function timeLoop(label: string, texts: readonly string[], seconds: number, run: (text: string) => Promise<unknown> | unknown): Promise<void> {
+async function timeLoop(
+  label: string,
+  texts: readonly string[],
+  seconds: number,
+  run: (text: string) => Promise<unknown> | unknown,
+): Promise<void> {
   for (const text of texts) await run(text); // warm-up: JIT and lazily compiled regexes
   let processed = 0;
   let failed = 0;

@@ -56,7 +56,11 @@ function treeRss(root: number = process.pid): number {
 
 const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 
-async function runJobs(request: RenderRequest, count: number, concurrency: number): Promise<{ wallMs: number; peakRss: number; succeeded: number; failures: string[] }> {
+async function runJobs(
+  request: RenderRequest,
+  count: number,
+  concurrency: number,
+): Promise<{ wallMs: number; peakRss: number; succeeded: number; failures: string[] }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'immoreel-bench-'));
   const valid = await validateRequest(request, 'local');
   const manager = JobManager.open({ dataDir, concurrency, runWorkers: false, allowLocalFiles: true, pollMs: 100 });
@@ -96,7 +100,9 @@ async function main(): Promise<void> {
   if (!flags['skip-burst']) {
     const burst = await runJobs(request, 30, 30);
     console.log(`30 jobs at once (concurrency 30, ${threadBudget(30)} ffmpeg thread(s) each):`);
-    console.log(`  wall time ${(burst.wallMs / 1000).toFixed(1)} s, peak memory ${mb(burst.peakRss)} (node + ffmpeg processes), ${burst.succeeded}/30 verified`);
+    console.log(
+      `  wall time ${(burst.wallMs / 1000).toFixed(1)} s, peak memory ${mb(burst.peakRss)} (node + ffmpeg processes), ${burst.succeeded}/30 verified`,
+    );
     for (const f of burst.failures) console.log(`  FAILED ${f}`);
     console.log('');
   }

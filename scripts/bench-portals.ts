@@ -18,7 +18,10 @@ import { parseListingPage } from '../src/analysis/portals/index.js';
 const args = process.argv.slice(2);
 const runsFlag = args.indexOf('--runs');
 const runs = runsFlag >= 0 ? Number(args[runsFlag + 1]) : 30;
-const dataDir = args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--runs') ?? process.env.IMMOREEL_EVAL_DATA ?? fileURLToPath(new URL('../../shared/data/', import.meta.url));
+const dataDir =
+  args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--runs') ??
+  process.env.IMMOREEL_EVAL_DATA ??
+  fileURLToPath(new URL('../../shared/data/', import.meta.url));
 const expectedFile = join(dataDir, 'portals-expected.json');
 if (!existsSync(expectedFile)) {
   console.error(`No ${expectedFile}: pass the data directory (npm run bench:portals -- DIR).`);
@@ -28,7 +31,10 @@ const expectations = JSON.parse(readFileSync(expectedFile, 'utf8')) as Record<st
 
 function stats(samples: number[]): { mean: number; p95: number } {
   const sorted = [...samples].sort((a, b) => a - b);
-  return { mean: samples.reduce((a, b) => a + b, 0) / samples.length, p95: sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.95))] };
+  return {
+    mean: samples.reduce((a, b) => a + b, 0) / samples.length,
+    p95: sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.95))],
+  };
 }
 
 const ms = (value: number): string => value.toFixed(2).padStart(7);
@@ -60,4 +66,6 @@ for (const [file, expected] of Object.entries(expectations)) {
   );
 }
 const average = means.reduce((a, b) => a + b, 0) / means.length;
-console.log(`\nAverage parse time per saved page: ${average.toFixed(2)} ms over ${means.length} pages (target ≤ 20 ms): ${average <= 20 ? 'OK' : 'OVER TARGET'}`);
+console.log(
+  `\nAverage parse time per saved page: ${average.toFixed(2)} ms over ${means.length} pages (target ≤ 20 ms): ${average <= 20 ? 'OK' : 'OVER TARGET'}`,
+);

@@ -90,7 +90,14 @@ function watchMemory(): { stop: () => { peakTotal: number; peakChildren: number 
   };
 }
 
-async function renderOnce(cacheDir: string): Promise<{ wallS: number; cpuS: number; memory: { peakTotal: number; peakChildren: number }; debug: RenderDebug | null; file: string; size: number }> {
+async function renderOnce(cacheDir: string): Promise<{
+  wallS: number;
+  cpuS: number;
+  memory: { peakTotal: number; peakChildren: number };
+  debug: RenderDebug | null;
+  file: string;
+  size: number;
+}> {
   const workDir = mkdtempSync(join(tmpdir(), 'immoreel-bench-'));
   const outputPath = join(workDir, 'demo.mp4');
   const request = validateRenderRequest(
@@ -113,7 +120,16 @@ async function renderOnce(cacheDir: string): Promise<{ wallS: number; cpuS: numb
   const outcome = await renderListing(
     listing,
     request,
-    { workDir, outputPath, signal: new AbortController().signal, threads, onProgress: () => {}, allowLocalFiles: true, fetch: openFetch, cacheDir },
+    {
+      workDir,
+      outputPath,
+      signal: new AbortController().signal,
+      threads,
+      onProgress: () => {},
+      allowLocalFiles: true,
+      fetch: openFetch,
+      cacheDir,
+    },
     { onDebug: (d) => (debug = d) },
   );
   const wallS = (performance.now() - started) / 1000;
@@ -123,10 +139,36 @@ async function renderOnce(cacheDir: string): Promise<{ wallS: number; cpuS: numb
 function plainEncode(frames: number, source: string[]): Promise<{ wallS: number; cpuS: number }> {
   const { ffmpeg } = resolveBinaries();
   const args = [
-    '-hide_banner', '-loglevel', 'error', '-nostdin', ...source, '-frames:v', String(frames),
-    '-c:v', 'libx264', '-preset', DEFAULT_ENCODER.preset, ...(DEFAULT_ENCODER.x264Params === undefined ? [] : ['-x264-params', DEFAULT_ENCODER.x264Params]),
-    '-crf', String(DEFAULT_ENCODER.crf), '-profile:v', 'high',
-    '-pix_fmt', 'yuv420p', '-r', '60', '-g', String(DEFAULT_ENCODER.gop), '-bf', '2', '-threads', String(threads), '-f', 'mp4', '-y', join(tmpdir(), `immoreel-plain-${process.pid}.mp4`),
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-nostdin',
+    ...source,
+    '-frames:v',
+    String(frames),
+    '-c:v',
+    'libx264',
+    '-preset',
+    DEFAULT_ENCODER.preset,
+    ...(DEFAULT_ENCODER.x264Params === undefined ? [] : ['-x264-params', DEFAULT_ENCODER.x264Params]),
+    '-crf',
+    String(DEFAULT_ENCODER.crf),
+    '-profile:v',
+    'high',
+    '-pix_fmt',
+    'yuv420p',
+    '-r',
+    '60',
+    '-g',
+    String(DEFAULT_ENCODER.gop),
+    '-bf',
+    '2',
+    '-threads',
+    String(threads),
+    '-f',
+    'mp4',
+    '-y',
+    join(tmpdir(), `immoreel-plain-${process.pid}.mp4`),
   ];
   return new Promise((resolve, reject) => {
     const started = performance.now();
@@ -134,7 +176,9 @@ function plainEncode(frames: number, source: string[]): Promise<{ wallS: number;
     const child = spawn(ffmpeg, args, { stdio: 'inherit' });
     child.on('error', reject);
     child.on('close', (code) =>
-      code === 0 ? resolve({ wallS: (performance.now() - started) / 1000, cpuS: cpuSeconds() - cpuBefore }) : reject(new Error(`plain encode exited ${code}`)),
+      code === 0
+        ? resolve({ wallS: (performance.now() - started) / 1000, cpuS: cpuSeconds() - cpuBefore })
+        : reject(new Error(`plain encode exited ${code}`)),
     );
   });
 }
@@ -144,8 +188,12 @@ const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 async function main(): Promise<void> {
   const cacheDir = mkdtempSync(join(tmpdir(), 'immoreel-bench-cache-'));
   const frames = DURATION * 60;
-  console.log(`immoreel bench:render — demo, ${DURATION} s, ${demoPhotos().length} photos, ${values.format}, template ${values.template}, ${threads} thread(s), ${availableParallelism()} core(s)`);
-  console.log(`encoder: libx264 -preset ${DEFAULT_ENCODER.preset} -x264-params ${DEFAULT_ENCODER.x264Params ?? '(none)'} -crf ${DEFAULT_ENCODER.crf} -g ${DEFAULT_ENCODER.gop} -bf 2, AAC 160 kbps`);
+  console.log(
+    `immoreel bench:render — demo, ${DURATION} s, ${demoPhotos().length} photos, ${values.format}, template ${values.template}, ${threads} thread(s), ${availableParallelism()} core(s)`,
+  );
+  console.log(
+    `encoder: libx264 -preset ${DEFAULT_ENCODER.preset} -x264-params ${DEFAULT_ENCODER.x264Params ?? '(none)'} -crf ${DEFAULT_ENCODER.crf} -g ${DEFAULT_ENCODER.gop} -bf 2, AAC 160 kbps`,
+  );
   const results = [];
   for (let run = 0; run < Number(values.runs); run += 1) {
     const result = await renderOnce(cacheDir);
@@ -155,28 +203,55 @@ async function main(): Promise<void> {
       `run ${run + 1} (${run === 0 ? 'cold photo cache' : 'warm photo cache'}): ${result.wallS.toFixed(2)} s wall = ${(result.wallS / DURATION).toFixed(2)} × duration, ${result.cpuS.toFixed(1)} CPU-s; ` +
         `peak memory ${mb(result.memory.peakTotal)} (node + ffmpeg), ffmpeg children ${mb(result.memory.peakChildren)}; ${(result.size / 1024 / 1024).toFixed(1)} MB video`,
     );
-    console.log(`  stages (ms): ${Object.entries(t).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    console.log(
+      `  stages (ms): ${Object.entries(t)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}`,
+    );
     if (values.keep !== undefined && run === Number(values.runs) - 1) copyFileSync(result.file, values.keep);
   }
   const plainSynthetic = await plainEncode(frames, ['-f', 'lavfi', '-i', `testsrc2=s=1280x720:r=60`]);
   // A still decoded once and repeated: the encoder's cost on a picture that does not move.
-  const plainStill = await plainEncode(frames, ['-framerate', '60', '-i', demoPhotos()[1] as string, '-vf', `scale=1280:720,format=yuv420p,loop=loop=${frames - 1}:size=1,setpts=N`]);
+  const plainStill = await plainEncode(frames, [
+    '-framerate',
+    '60',
+    '-i',
+    demoPhotos()[1] as string,
+    '-vf',
+    `scale=1280:720,format=yuv420p,loop=loop=${frames - 1}:size=1,setpts=N`,
+  ]);
   // The fairest reference: the rendered video's own frames (same content), decoded and encoded again.
   const plainSame = await plainEncode(frames, ['-i', (results[results.length - 1] as (typeof results)[number]).file, '-an']);
   const best = results.reduce((a, b) => (b.wallS < a.wallS ? b : a));
   const last = results[results.length - 1] as (typeof results)[number];
   const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-  console.log(`plain encode of ${frames} frames 1280x720 (testsrc2, same encoder settings): ${plainSynthetic.wallS.toFixed(2)} s wall, ${plainSynthetic.cpuS.toFixed(1)} CPU-s`);
-  console.log(`plain encode of ${frames} frames 1280x720 (one demo photo, not moving):    ${plainStill.wallS.toFixed(2)} s wall, ${plainStill.cpuS.toFixed(1)} CPU-s`);
-  console.log(`re-encode of the rendered video's own ${frames} frames (decode + encode):  ${plainSame.wallS.toFixed(2)} s wall, ${plainSame.cpuS.toFixed(1)} CPU-s`);
+  console.log(
+    `plain encode of ${frames} frames 1280x720 (testsrc2, same encoder settings): ${plainSynthetic.wallS.toFixed(2)} s wall, ${plainSynthetic.cpuS.toFixed(1)} CPU-s`,
+  );
+  console.log(
+    `plain encode of ${frames} frames 1280x720 (one demo photo, not moving):    ${plainStill.wallS.toFixed(2)} s wall, ${plainStill.cpuS.toFixed(1)} CPU-s`,
+  );
+  console.log(
+    `re-encode of the rendered video's own ${frames} frames (decode + encode):  ${plainSame.wallS.toFixed(2)} s wall, ${plainSame.cpuS.toFixed(1)} CPU-s`,
+  );
   console.log(`machine load average now: ${load} (other work on the machine inflates every wall time)`);
   console.log('');
   const ok = (pass: boolean): string => (pass ? 'OK' : 'MISSED');
-  console.log(`render wall time (best run):      ${best.wallS.toFixed(2)} s = ${(best.wallS / DURATION).toFixed(2)} × duration   target ≤ 0.5 × (${(DURATION * 0.5).toFixed(1)} s)  ${ok(best.wallS <= DURATION * 0.5)}`);
-  console.log(`ratio to plain encode (testsrc2): ${(best.wallS / plainSynthetic.wallS).toFixed(2)} × wall, ${(best.cpuS / plainSynthetic.cpuS).toFixed(2)} × CPU   target ≤ 1.5 × ${ok(best.wallS / plainSynthetic.wallS <= 1.5)}`);
-  console.log(`ratio to re-encoding its frames:  ${(best.wallS / plainSame.wallS).toFixed(2)} × wall, ${(best.cpuS / plainSame.cpuS).toFixed(2)} × CPU   target ≤ 1.5 × ${ok(best.wallS / plainSame.wallS <= 1.5)}`);
-  console.log(`ratio to plain encode (still):    ${(best.wallS / plainStill.wallS).toFixed(2)} × wall, ${(best.cpuS / plainStill.cpuS).toFixed(2)} × CPU (a still encodes as skipped blocks: a floor, not a peer)`);
-  console.log(`peak memory:                      ${mb(last.memory.peakTotal)} (node + ffmpeg; ffmpeg alone ${mb(last.memory.peakChildren)})   target ≤ 600 MB ${ok(last.memory.peakTotal <= 600 * 1024 * 1024)}`);
+  console.log(
+    `render wall time (best run):      ${best.wallS.toFixed(2)} s = ${(best.wallS / DURATION).toFixed(2)} × duration   target ≤ 0.5 × (${(DURATION * 0.5).toFixed(1)} s)  ${ok(best.wallS <= DURATION * 0.5)}`,
+  );
+  console.log(
+    `ratio to plain encode (testsrc2): ${(best.wallS / plainSynthetic.wallS).toFixed(2)} × wall, ${(best.cpuS / plainSynthetic.cpuS).toFixed(2)} × CPU   target ≤ 1.5 × ${ok(best.wallS / plainSynthetic.wallS <= 1.5)}`,
+  );
+  console.log(
+    `ratio to re-encoding its frames:  ${(best.wallS / plainSame.wallS).toFixed(2)} × wall, ${(best.cpuS / plainSame.cpuS).toFixed(2)} × CPU   target ≤ 1.5 × ${ok(best.wallS / plainSame.wallS <= 1.5)}`,
+  );
+  console.log(
+    `ratio to plain encode (still):    ${(best.wallS / plainStill.wallS).toFixed(2)} × wall, ${(best.cpuS / plainStill.cpuS).toFixed(2)} × CPU (a still encodes as skipped blocks: a floor, not a peer)`,
+  );
+  console.log(
+    `peak memory:                      ${mb(last.memory.peakTotal)} (node + ffmpeg; ffmpeg alone ${mb(last.memory.peakChildren)})   target ≤ 600 MB ${ok(last.memory.peakTotal <= 600 * 1024 * 1024)}`,
+  );
   rmSync(cacheDir, { recursive: true, force: true });
 }
 

@@ -31,12 +31,15 @@ export interface BuiltServer {
 
 /** Starts `immoreel serve` from dist/ with `args`, on a fresh data directory holding one key. */
 export async function startBuiltServe(args: string[]): Promise<BuiltServer> {
-  if (!existsSync(join(ROOT, 'dist/cli/main.js'))) throw new Error('Run `npm run build` first: the benchmark starts the built `immoreel serve`.');
+  if (!existsSync(join(ROOT, 'dist/cli/main.js')))
+    throw new Error('Run `npm run build` first: the benchmark starts the built `immoreel serve`.');
   const dataDir = mkdtempSync(join(tmpdir(), 'immoreel-bench-'));
   const store = openServerStore(dataDir);
   const { apiKey } = store.keys.create({ tenant: 'bench', monthlyQuota: 100_000_000 });
   store.close();
-  const child = spawn(process.execPath, [BIN, '--data-dir', dataDir, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, '--data-dir', dataDir, 'serve', '--port', '0', ...args], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const stop = async (): Promise<void> => {
     if (child.exitCode === null) {
       child.kill('SIGTERM');

@@ -15,7 +15,6 @@ import autocannon from 'autocannon';
 import { Pool } from 'undici';
 import { flag, percentile, startBuiltServe } from './bench-serve.js';
 
-
 const RATE = flag('rate', 200);
 const DURATION_S = flag('duration', 15);
 const CONNECTIONS = flag('connections', 10);
@@ -42,7 +41,6 @@ interface Summary {
   errors: number;
 }
 
-
 /** Open-loop paced load: request i is due at start + i × interval, whatever the previous ones did. */
 async function paced(url: string, apiKey: string, label: string, rate: number, durationS: number): Promise<Summary> {
   const pool = new Pool(url, { connections: 64 });
@@ -60,7 +58,12 @@ async function paced(url: string, apiKey: string, label: string, rate: number, d
     const body = JSON.stringify({ description: LISTINGS[i % LISTINGS.length], language: (['fr', 'en', 'ar'] as const)[i % 3] });
     inFlight.push(
       pool
-        .request({ method: 'POST', path: '/api/v1/analyze', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body })
+        .request({
+          method: 'POST',
+          path: '/api/v1/analyze',
+          headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+          body,
+        })
         .then(async (response) => {
           await response.body.dump();
           latencies.push(performance.now() - due);
@@ -102,7 +105,10 @@ async function bench(url: string, apiKey: string, label: string, options: { rate
       {
         setupRequest: (request) => {
           n += 1;
-          return { ...request, body: JSON.stringify({ description: LISTINGS[n % LISTINGS.length], language: (['fr', 'en', 'ar'] as const)[n % 3] }) };
+          return {
+            ...request,
+            body: JSON.stringify({ description: LISTINGS[n % LISTINGS.length], language: (['fr', 'en', 'ar'] as const)[n % 3] }),
+          };
         },
       },
     ],
@@ -139,7 +145,9 @@ async function main(): Promise<void> {
       );
     }
     const fixed = runs[0]!;
-    console.log(`\ntarget p99 ≤ 50 ms at ${RATE} req/s: ${fixed.p99 <= 50 && fixed.non2xx === 0 ? 'met' : 'NOT met'} (p99 ${fixed.p99.toFixed(1)} ms, ${fixed.non2xx} non-2xx)`);
+    console.log(
+      `\ntarget p99 ≤ 50 ms at ${RATE} req/s: ${fixed.p99 <= 50 && fixed.non2xx === 0 ? 'met' : 'NOT met'} (p99 ${fixed.p99.toFixed(1)} ms, ${fixed.non2xx} non-2xx)`,
+    );
   } finally {
     await stop();
   }

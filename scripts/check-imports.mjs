@@ -30,7 +30,13 @@ function listFiles(dir) {
 function resolveImport(from, specifier) {
   if (!specifier.startsWith('.')) return null;
   const base = path.resolve(path.dirname(from), specifier);
-  for (const candidate of [base.replace(/\.(m?)js$/, '.$1ts'), base.replace(/\.js$/, '.tsx'), `${base}.ts`, path.join(base, 'index.ts'), base]) {
+  for (const candidate of [
+    base.replace(/\.(m?)js$/, '.$1ts'),
+    base.replace(/\.js$/, '.tsx'),
+    `${base}.ts`,
+    path.join(base, 'index.ts'),
+    base,
+  ]) {
     try {
       if (statSync(candidate).isFile()) return candidate;
     } catch {
@@ -44,7 +50,9 @@ const files = listFiles(src);
 const graph = new Map(
   files.map((file) => {
     const info = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
-    const targets = info.importedFiles.map((imported) => resolveImport(file, imported.fileName)).filter((target) => target && target.startsWith(src));
+    const targets = info.importedFiles
+      .map((imported) => resolveImport(file, imported.fileName))
+      .filter((target) => target && target.startsWith(src));
     return [file, [...new Set(targets)]];
   }),
 );
@@ -101,7 +109,9 @@ for (const [file, targets] of graph) {
     const to = topFolder(target);
     if (to === from) continue;
     if (!rank.has(to) || rank.get(to) >= rank.get(from)) {
-      problems.push(`layer: ${relative(file)} imports ${relative(target)}, but src/${from}/ may import only the layers below it (docs/architecture.md)`);
+      problems.push(
+        `layer: ${relative(file)} imports ${relative(target)}, but src/${from}/ may import only the layers below it (docs/architecture.md)`,
+      );
     }
   }
 }

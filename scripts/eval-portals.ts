@@ -84,7 +84,13 @@ for (const [file, expected] of Object.entries(expectations)) {
   }
   if (expected.note) notes.push(`${file}: ${expected.note}`);
   if (expected.not_a_listing === true) {
-    rows.push({ file, field: 'refused', expected: 'BAD_REQUEST/unsupported_url', actual: failure ?? 'analyzed', ok: failure === 'BAD_REQUEST/unsupported_url' });
+    rows.push({
+      file,
+      field: 'refused',
+      expected: 'BAD_REQUEST/unsupported_url',
+      actual: failure ?? 'analyzed',
+      ok: failure === 'BAD_REQUEST/unsupported_url',
+    });
     continue;
   }
   if (property === null) {
@@ -94,7 +100,8 @@ for (const [file, expected] of Object.entries(expectations)) {
   for (const [field, want] of Object.entries(expected)) {
     if (NOT_FIELDS.has(field)) continue;
     const got = actualValue(property, field);
-    const wanted = field === 'feature_keys' ? [...(want as string[])].sort() : field === 'language_of_listing' ? (want === 'ar' ? 'ar' : 'fr/en') : want;
+    const wanted =
+      field === 'feature_keys' ? [...(want as string[])].sort() : field === 'language_of_listing' ? (want === 'ar' ? 'ar' : 'fr/en') : want;
     rows.push({ file, field, expected: show(wanted), actual: show(got), ok: JSON.stringify(got) === JSON.stringify(wanted) });
   }
   const warnings = property.warnings.map((w) => w.code).join(', ');
@@ -108,7 +115,13 @@ const widths = {
   actual: Math.max(6, ...rows.map((r) => r.actual.length)),
 };
 const line = (cells: [string, string, string, string, string]): string =>
-  [cells[0].padEnd(widths.file), cells[1].padEnd(widths.field), cells[2].padEnd(widths.expected), cells[3].padEnd(widths.actual), cells[4]].join('  ');
+  [
+    cells[0].padEnd(widths.file),
+    cells[1].padEnd(widths.field),
+    cells[2].padEnd(widths.expected),
+    cells[3].padEnd(widths.actual),
+    cells[4],
+  ].join('  ');
 console.log(line(['file', 'field', 'expected', 'actual', 'ok']));
 console.log(line(['-'.repeat(widths.file), '-'.repeat(widths.field), '-'.repeat(widths.expected), '-'.repeat(widths.actual), '--']));
 for (const row of rows) console.log(line([row.file, row.field, row.expected, row.actual, row.ok ? 'ok' : 'MISMATCH']));

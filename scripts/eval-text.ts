@@ -70,7 +70,10 @@ const COVERAGE_TARGET = 0.8;
 
 function number(text: string | undefined | null): number | null {
   if (text === undefined || text === null) return null;
-  const digits = text.replace(/[^\d.,]/g, '').replace(/[.,](?=\d{3}(?:\D|$))/g, '').replace(',', '.');
+  const digits = text
+    .replace(/[^\d.,]/g, '')
+    .replace(/[.,](?=\d{3}(?:\D|$))/g, '')
+    .replace(',', '.');
   if (digits === '' || !/\d/.test(digits)) return null;
   const value = Number(digits);
   return Number.isFinite(value) ? value : null;
@@ -164,7 +167,9 @@ function loadMubawabAvito(file: string): Row[] {
       }
       const bedroomKey = Object.keys(attributes).find((key) => /^\d+\s+chambres?$/i.test(key));
       const surfaces = (
-        mubawab ? [attributes['Surface'], attributes['Surface de la parcelle']] : [attributes['Surface habitable'], attributes['Surface totale']]
+        mubawab
+          ? [attributes['Surface'], attributes['Surface de la parcelle']]
+          : [attributes['Surface habitable'], attributes['Surface totale']]
       )
         .map(number)
         .filter((v): v is number => v !== null && v > 0);
@@ -218,9 +223,7 @@ function loadAvitoCasablanca(file: string): Row[] {
       price: saneSurfacePrice(record['price'], [number(record['surface_habitable']) ?? 0, number(record['surface_totale']) ?? 0]),
       transaction: 'sale',
       types: portalTypes('Appartements'),
-      surfaces: [number(record['surface_habitable']), number(record['surface_totale'])].filter(
-        (v): v is number => v !== null && v > 0,
-      ),
+      surfaces: [number(record['surface_habitable']), number(record['surface_totale'])].filter((v): v is number => v !== null && v > 0),
       rooms: null,
       bedrooms: count(record['chambre']),
       bathrooms: count(record['bain']),
@@ -279,21 +282,45 @@ function judge(field: Field, facts: ListingFacts, portal: PortalFacts): Judgemen
     case 'price': {
       const tool = facts.price_mad;
       const both = tool !== null && portal.price !== null;
-      return { tool: tool !== null, portal: portal.price !== null, agree: both ? near(tool, portal.price as number, 0.02) : null, toolValue: show(tool), portalValue: show(portal.price) };
+      return {
+        tool: tool !== null,
+        portal: portal.price !== null,
+        agree: both ? near(tool, portal.price as number, 0.02) : null,
+        toolValue: show(tool),
+        portalValue: show(portal.price),
+      };
     }
     case 'transaction': {
       const both = facts.transaction !== null && portal.transaction !== null;
-      return { tool: facts.transaction !== null, portal: portal.transaction !== null, agree: both ? facts.transaction === portal.transaction : null, toolValue: show(facts.transaction), portalValue: show(portal.transaction) };
+      return {
+        tool: facts.transaction !== null,
+        portal: portal.transaction !== null,
+        agree: both ? facts.transaction === portal.transaction : null,
+        toolValue: show(facts.transaction),
+        portalValue: show(portal.transaction),
+      };
     }
     case 'property_type': {
       const both = facts.property_type !== null && portal.types !== null;
-      return { tool: facts.property_type !== null, portal: portal.types !== null, agree: both ? (portal.types as PropertyType[]).includes(facts.property_type as PropertyType) : null, toolValue: show(facts.property_type), portalValue: show(portal.types?.join('/')) };
+      return {
+        tool: facts.property_type !== null,
+        portal: portal.types !== null,
+        agree: both ? (portal.types as PropertyType[]).includes(facts.property_type as PropertyType) : null,
+        toolValue: show(facts.property_type),
+        portalValue: show(portal.types?.join('/')),
+      };
     }
     case 'surface': {
       const toolValues = [facts.surface_m2, facts.surface_total_m2].filter((v): v is number => v !== null);
       const both = toolValues.length > 0 && portal.surfaces.length > 0;
       const agree = both ? toolValues.some((t) => portal.surfaces.some((p) => near(t, p, 0.02))) : null;
-      return { tool: toolValues.length > 0, portal: portal.surfaces.length > 0, agree, toolValue: `${show(facts.surface_m2)}/${show(facts.surface_total_m2)}`, portalValue: portal.surfaces.join('/') || '—' };
+      return {
+        tool: toolValues.length > 0,
+        portal: portal.surfaces.length > 0,
+        agree,
+        toolValue: `${show(facts.surface_m2)}/${show(facts.surface_total_m2)}`,
+        portalValue: portal.surfaces.join('/') || '—',
+      };
     }
     case 'bathrooms': {
       // Portals count a separate WC as a bathroom or not: the portal's count matches bathrooms alone or bathrooms + toilets.
@@ -301,23 +328,47 @@ function judge(field: Field, facts: ListingFacts, portal: PortalFacts): Judgemen
       const theirs = portal.bathrooms;
       const both = tool !== null && theirs !== null;
       const agree = both ? tool === theirs || tool + (facts.toilets ?? 0) === theirs : null;
-      return { tool: tool !== null, portal: theirs !== null, agree, toolValue: `${show(tool)}+${show(facts.toilets)} WC`, portalValue: show(theirs) };
+      return {
+        tool: tool !== null,
+        portal: theirs !== null,
+        agree,
+        toolValue: `${show(tool)}+${show(facts.toilets)} WC`,
+        portalValue: show(theirs),
+      };
     }
     case 'rooms':
     case 'bedrooms': {
       const tool = facts[field];
       const theirs = portal[field];
       const both = tool !== null && theirs !== null;
-      return { tool: tool !== null, portal: theirs !== null, agree: both ? tool === theirs : null, toolValue: show(tool), portalValue: show(theirs) };
+      return {
+        tool: tool !== null,
+        portal: theirs !== null,
+        agree: both ? tool === theirs : null,
+        toolValue: show(tool),
+        portalValue: show(theirs),
+      };
     }
     case 'city': {
       const both = facts.city !== null && portal.city !== null;
-      return { tool: facts.city !== null, portal: portal.city !== null, agree: both ? sameCity(facts.city as string, portal.city as string) : null, toolValue: show(facts.city), portalValue: show(portal.city) };
+      return {
+        tool: facts.city !== null,
+        portal: portal.city !== null,
+        agree: both ? sameCity(facts.city as string, portal.city as string) : null,
+        toolValue: show(facts.city),
+        portalValue: show(portal.city),
+      };
     }
     case 'district': {
       const both = facts.district !== null && portal.district !== null;
       const agree = both ? sameDistrict(facts.city, facts.district as string, portal.city, portal.district as string) : null;
-      return { tool: facts.district !== null, portal: portal.district !== null, agree, toolValue: `${show(facts.district)} (${show(facts.city)})`, portalValue: `${show(portal.district)} (${show(portal.city)})` };
+      return {
+        tool: facts.district !== null,
+        portal: portal.district !== null,
+        agree,
+        toolValue: `${show(facts.district)} (${show(facts.city)})`,
+        portalValue: `${show(portal.district)} (${show(portal.city)})`,
+      };
     }
   }
 }
@@ -369,7 +420,13 @@ function pct(part: number, whole: number): string {
   return whole === 0 ? '   n/a' : `${((100 * part) / whole).toFixed(1).padStart(5)}%`;
 }
 
-function evaluate(name: string, rows: readonly Row[], showField: Field | null, totals: Map<Field, Tally>, coverageTotals: Map<string, CoverageTally>): void {
+function evaluate(
+  name: string,
+  rows: readonly Row[],
+  showField: Field | null,
+  totals: Map<Field, Tally>,
+  coverageTotals: Map<string, CoverageTally>,
+): void {
   const tallies = new Map<Field, Tally>(FIELDS.map((field) => [field, { rows: 0, tool: 0, portal: 0, both: 0, agree: 0 }]));
   const coverage = new Map<string, CoverageTally>(['price', 'surface', 'city'].map((field) => [field, { stated: 0, found: 0 }]));
   for (const row of rows) {
@@ -386,7 +443,9 @@ function evaluate(name: string, rows: readonly Row[], showField: Field | null, t
         if (result.agree) tally.agree += 1;
       }
       if (showField === field && result.agree === false) {
-        console.log(`\n[${field}] ${row.id}: tool ${result.toolValue} · portal ${result.portalValue}\n  ${row.text.replace(/\s+/g, ' ').slice(0, 400)}`);
+        console.log(
+          `\n[${field}] ${row.id}: tool ${result.toolValue} · portal ${result.portalValue}\n  ${row.text.replace(/\s+/g, ' ').slice(0, 400)}`,
+        );
       }
     }
     const checks: Array<[string, boolean, Field]> = [
@@ -436,7 +495,9 @@ function printTable(name: string, rows: number, tallies: Map<Field, Tally>, cove
   for (const [key, tally] of coverage) {
     const share = tally.stated === 0 ? null : tally.found / tally.stated;
     const mark = share === null ? '' : share >= COVERAGE_TARGET ? '≥80% ok' : '≥80% MISS';
-    console.log(`  ${key.padEnd(8)} ${String(tally.found).padStart(4)} / ${String(tally.stated).padEnd(4)} ${pct(tally.found, tally.stated)}  ${mark}`);
+    console.log(
+      `  ${key.padEnd(8)} ${String(tally.found).padStart(4)} / ${String(tally.stated).padEnd(4)} ${pct(tally.found, tally.stated)}  ${mark}`,
+    );
   }
 }
 

@@ -106,19 +106,81 @@ interface Room {
 function room({ width, height }: Size, r: Room): string {
   const { x0, y0, x1, y1 } = r.back;
   const parts: string[] = [];
-  parts.push(poly([[0, 0], [width, 0], [x1, y0], [x0, y0]], 'fill="url(#ceiling)"'));
-  parts.push(poly([[0, 0], [x0, y0], [x0, y1], [0, height]], `fill="${r.wall}"`));
-  parts.push(poly([[0, 0], [x0, y0], [x0, y1], [0, height]], 'fill="url(#sideShade)"'));
-  parts.push(poly([[width, 0], [x1, y0], [x1, y1], [width, height]], `fill="${r.wall}"`));
-  parts.push(poly([[width, 0], [x1, y0], [x1, y1], [width, height]], 'fill="url(#sideShadeR)"'));
+  parts.push(
+    poly(
+      [
+        [0, 0],
+        [width, 0],
+        [x1, y0],
+        [x0, y0],
+      ],
+      'fill="url(#ceiling)"',
+    ),
+  );
+  parts.push(
+    poly(
+      [
+        [0, 0],
+        [x0, y0],
+        [x0, y1],
+        [0, height],
+      ],
+      `fill="${r.wall}"`,
+    ),
+  );
+  parts.push(
+    poly(
+      [
+        [0, 0],
+        [x0, y0],
+        [x0, y1],
+        [0, height],
+      ],
+      'fill="url(#sideShade)"',
+    ),
+  );
+  parts.push(
+    poly(
+      [
+        [width, 0],
+        [x1, y0],
+        [x1, y1],
+        [width, height],
+      ],
+      `fill="${r.wall}"`,
+    ),
+  );
+  parts.push(
+    poly(
+      [
+        [width, 0],
+        [x1, y0],
+        [x1, y1],
+        [width, height],
+      ],
+      'fill="url(#sideShadeR)"',
+    ),
+  );
   parts.push(`<rect x="${x0}" y="${y0}" width="${x1 - x0}" height="${y1 - y0}" fill="${r.wall}"/>`);
-  parts.push(poly([[x0, y1], [x1, y1], [width, height], [0, height]], `fill="${r.floor}"`));
+  parts.push(
+    poly(
+      [
+        [x0, y1],
+        [x1, y1],
+        [width, height],
+        [0, height],
+      ],
+      `fill="${r.floor}"`,
+    ),
+  );
   if (r.planks) {
     // Plank joints run towards the vanishing point: from the back wall's foot to a wider spread at the frame's bottom.
     for (let i = 1; i < r.planks; i += 1) {
       const atWall = x0 + ((x1 - x0) * i) / r.planks;
       const atFrame = -width * 0.6 + (width * 2.2 * i) / r.planks;
-      parts.push(`<line x1="${atWall.toFixed(1)}" y1="${y1}" x2="${atFrame.toFixed(1)}" y2="${height}" stroke="#5a3d26" stroke-opacity="0.22" stroke-width="2"/>`);
+      parts.push(
+        `<line x1="${atWall.toFixed(1)}" y1="${y1}" x2="${atFrame.toFixed(1)}" y2="${height}" stroke="#5a3d26" stroke-opacity="0.22" stroke-width="2"/>`,
+      );
     }
   }
   // Skirting and the floor/wall contact shadow.
@@ -135,7 +197,9 @@ function windowView(x: number, y: number, w: number, h: number, variant: 'sea' |
     parts.push(`<rect x="${x}" y="${horizon}" width="${w}" height="${y + h - horizon}" fill="url(#sea)"/>`);
     for (let i = 0; i < 6; i += 1) {
       const yy = horizon + 12 + i * ((y + h - horizon) / 6);
-      parts.push(`<line x1="${x + w * 0.1}" y1="${yy}" x2="${x + w * 0.5}" y2="${yy}" stroke="#fff" stroke-opacity="0.18" stroke-width="3"/>`);
+      parts.push(
+        `<line x1="${x + w * 0.1}" y1="${yy}" x2="${x + w * 0.5}" y2="${yy}" stroke="#fff" stroke-opacity="0.18" stroke-width="3"/>`,
+      );
     }
   } else if (variant === 'city') {
     const random = seededRandom(Math.round(x + y));
@@ -238,27 +302,40 @@ function facade(size: Size): string {
       const ww = (bw - 80) / 5 - 40;
       parts.push(windowView(wx, fy + floorH * 0.18, ww, floorH * 0.55, 'city').replace(/<ellipse[^>]*>/, ''));
       parts.push(`<rect x="${wx}" y="${fy + floorH * 0.18}" width="${ww}" height="${floorH * 0.55}" fill="#1e3550" opacity="0.45"/>`);
-      parts.push(`<rect x="${wx}" y="${fy + floorH * 0.18}" width="${ww}" height="${floorH * 0.55}" fill="none" stroke="#5b5349" stroke-width="6"/>`);
+      parts.push(
+        `<rect x="${wx}" y="${fy + floorH * 0.18}" width="${ww}" height="${floorH * 0.55}" fill="none" stroke="#5b5349" stroke-width="6"/>`,
+      );
     }
     // Balcony slab with glass railing.
     parts.push(`<rect x="${bx - 20}" y="${fy + floorH * 0.78}" width="${bw + 40}" height="16" fill="#e7e0d5"/>`);
-    parts.push(`<rect x="${bx - 20}" y="${fy + floorH * 0.62}" width="${bw + 40}" height="${floorH * 0.16}" fill="#bcd7e6" opacity="0.35"/>`);
+    parts.push(
+      `<rect x="${bx - 20}" y="${fy + floorH * 0.62}" width="${bw + 40}" height="${floorH * 0.16}" fill="#bcd7e6" opacity="0.35"/>`,
+    );
     parts.push(`<rect x="${bx - 20}" y="${fy + floorH * 0.62}" width="${bw + 40}" height="5" fill="#8d8579"/>`);
   }
   parts.push(`<rect x="${width * 0.44}" y="${bottom - floorH * 0.9}" width="${width * 0.12}" height="${floorH * 0.9}" fill="#6b4f3a"/>`);
   // Palm trees in front.
-  for (const [px, scale] of [[width * 0.1, 1.1], [width * 0.9, 1.0]] as [number, number][]) {
-    parts.push(`<path d="M ${px} ${height * 0.86} C ${px + 20} ${height * 0.6} ${px - 10} ${height * 0.4} ${px + 15} ${height * 0.28}" stroke="#7a5b3e" stroke-width="${22 * scale}" fill="none"/>`);
+  for (const [px, scale] of [
+    [width * 0.1, 1.1],
+    [width * 0.9, 1.0],
+  ] as [number, number][]) {
+    parts.push(
+      `<path d="M ${px} ${height * 0.86} C ${px + 20} ${height * 0.6} ${px - 10} ${height * 0.4} ${px + 15} ${height * 0.28}" stroke="#7a5b3e" stroke-width="${22 * scale}" fill="none"/>`,
+    );
     for (let i = 0; i < 9; i += 1) {
       const angle = (i / 9) * Math.PI * 2;
       const ex = px + 15 + Math.cos(angle) * 230 * scale;
       const ey = height * 0.28 + Math.sin(angle) * 90 * scale + 40;
-      parts.push(`<path d="M ${px + 15} ${height * 0.28} Q ${(px + 15 + ex) / 2} ${height * 0.28 - 60} ${ex} ${ey}" stroke="#3f7a3c" stroke-width="${26 * scale}" fill="none" stroke-linecap="round"/>`);
+      parts.push(
+        `<path d="M ${px + 15} ${height * 0.28} Q ${(px + 15 + ex) / 2} ${height * 0.28 - 60} ${ex} ${ey}" stroke="#3f7a3c" stroke-width="${26 * scale}" fill="none" stroke-linecap="round"/>`,
+      );
     }
   }
   parts.push(`<rect x="0" y="${height * 0.86}" width="${width}" height="${height * 0.14}" fill="#b9ad9b"/>`);
   for (let i = 0; i < 14; i += 1) {
-    parts.push(`<line x1="${(i * width) / 13}" y1="${height * 0.86}" x2="${(i * width) / 13 - 120}" y2="${height}" stroke="#9b8f7e" stroke-width="3"/>`);
+    parts.push(
+      `<line x1="${(i * width) / 13}" y1="${height * 0.86}" x2="${(i * width) / 13 - 120}" y2="${height}" stroke="#9b8f7e" stroke-width="3"/>`,
+    );
   }
   return finish(size, parts.join('\n'));
 }
@@ -273,7 +350,17 @@ function livingRoom(size: Size): string {
   const ww = back.x1 - back.x0 - 160;
   const wh = (back.y1 - back.y0) * 0.72;
   parts.push(windowView(wx, wy, ww, wh, 'sea'), windowFrame(wx, wy, ww, wh, 3));
-  parts.push(poly([[wx, back.y1], [wx + ww, back.y1], [width * 0.95, height], [width * 0.05, height]], 'fill="url(#lightSpill)"'));
+  parts.push(
+    poly(
+      [
+        [wx, back.y1],
+        [wx + ww, back.y1],
+        [width * 0.95, height],
+        [width * 0.05, height],
+      ],
+      'fill="url(#lightSpill)"',
+    ),
+  );
   parts.push(`<ellipse cx="${width / 2}" cy="${height * 0.86}" rx="${width * 0.36}" ry="${height * 0.09}" fill="#d9cbb5"/>`);
   parts.push(sofa(width * 0.3, height * 0.56, width * 0.4, height * 0.22, '#8e9aa3', '#d7b377'));
   parts.push(`<ellipse cx="${width / 2}" cy="${height * 0.9}" rx="${width * 0.12}" ry="${height * 0.035}" fill="#3a2e25"/>`);
@@ -295,7 +382,9 @@ function moroccanLounge(size: Size): string {
     for (let y = back.y1 - 170; y < back.y1; y += tile) {
       const palette = ['#1f6f78', '#e0b15a', '#f4efe6', '#2a4d8f', '#b5533c'];
       const color = palette[Math.floor(random() * palette.length)];
-      parts.push(`<rect x="${x + 2}" y="${y + 2}" width="${tile - 4}" height="${tile - 4}" fill="${color}" transform="rotate(45 ${x + tile / 2} ${y + tile / 2}) scale(1)" opacity="0.9"/>`);
+      parts.push(
+        `<rect x="${x + 2}" y="${y + 2}" width="${tile - 4}" height="${tile - 4}" fill="${color}" transform="rotate(45 ${x + tile / 2} ${y + tile / 2}) scale(1)" opacity="0.9"/>`,
+      );
     }
   }
   // Horseshoe arch window.
@@ -303,7 +392,9 @@ function moroccanLounge(size: Size): string {
   const aw = width * 0.18;
   const ay = back.y0 + 60;
   const ah = (back.y1 - back.y0) * 0.55;
-  parts.push(`<path d="M ${ax - aw / 2} ${ay + ah} L ${ax - aw / 2} ${ay + aw / 2} A ${aw / 2} ${aw / 2} 0 1 1 ${ax + aw / 2} ${ay + aw / 2} L ${ax + aw / 2} ${ay + ah} Z" fill="url(#sunset)" stroke="#b08a55" stroke-width="18"/>`);
+  parts.push(
+    `<path d="M ${ax - aw / 2} ${ay + ah} L ${ax - aw / 2} ${ay + aw / 2} A ${aw / 2} ${aw / 2} 0 1 1 ${ax + aw / 2} ${ay + aw / 2} L ${ax + aw / 2} ${ay + ah} Z" fill="url(#sunset)" stroke="#b08a55" stroke-width="18"/>`,
+  );
   // Banquettes (sedari) along the back and side walls.
   parts.push(`<rect x="${back.x0 + 10}" y="${back.y1 - 120}" width="${back.x1 - back.x0 - 20}" height="120" rx="14" fill="#7a2233"/>`);
   parts.push(`<rect x="${back.x0 + 10}" y="${back.y1 - 200}" width="${back.x1 - back.x0 - 20}" height="90" rx="20" fill="#9a3040"/>`);
@@ -311,14 +402,38 @@ function moroccanLounge(size: Size): string {
     const cx = back.x0 + 60 + i * ((back.x1 - back.x0 - 120) / 7);
     parts.push(`<rect x="${cx - 45}" y="${back.y1 - 230}" width="90" height="80" rx="18" fill="${i % 2 ? '#e0b15a' : '#c9a24a'}"/>`);
   }
-  parts.push(poly([[0, height * 0.7], [back.x0, back.y1 - 120], [back.x0, back.y1], [0, height * 0.98]], 'fill="#7a2233"'));
-  parts.push(poly([[width, height * 0.7], [back.x1, back.y1 - 120], [back.x1, back.y1], [width, height * 0.98]], 'fill="#7a2233"'));
+  parts.push(
+    poly(
+      [
+        [0, height * 0.7],
+        [back.x0, back.y1 - 120],
+        [back.x0, back.y1],
+        [0, height * 0.98],
+      ],
+      'fill="#7a2233"',
+    ),
+  );
+  parts.push(
+    poly(
+      [
+        [width, height * 0.7],
+        [back.x1, back.y1 - 120],
+        [back.x1, back.y1],
+        [width, height * 0.98],
+      ],
+      'fill="#7a2233"',
+    ),
+  );
   // Low round table with a brass tray.
   parts.push(`<ellipse cx="${width / 2}" cy="${height * 0.84}" rx="${width * 0.34}" ry="${height * 0.1}" fill="#a8412f" opacity="0.85"/>`);
   parts.push(`<ellipse cx="${width / 2}" cy="${height * 0.8}" rx="${width * 0.1}" ry="${height * 0.035}" fill="#c99a3b"/>`);
-  parts.push(`<rect x="${width / 2 - width * 0.08}" y="${height * 0.8}" width="${width * 0.16}" height="${height * 0.06}" fill="#5b3b25"/>`);
+  parts.push(
+    `<rect x="${width / 2 - width * 0.08}" y="${height * 0.8}" width="${width * 0.16}" height="${height * 0.06}" fill="#5b3b25"/>`,
+  );
   parts.push(`<ellipse cx="${width / 2}" cy="${height * 0.12}" rx="90" ry="90" fill="url(#lampGlow)"/>`);
-  parts.push(`<path d="M ${width / 2 - 40} ${height * 0.1} L ${width / 2 + 40} ${height * 0.1} L ${width / 2 + 25} ${height * 0.17} L ${width / 2 - 25} ${height * 0.17} Z" fill="#b8862f"/>`);
+  parts.push(
+    `<path d="M ${width / 2 - 40} ${height * 0.1} L ${width / 2 + 40} ${height * 0.1} L ${width / 2 + 25} ${height * 0.17} L ${width / 2 - 25} ${height * 0.17} Z" fill="#b8862f"/>`,
+  );
   return finish(size, parts.join('\n'));
 }
 
@@ -328,21 +443,41 @@ function kitchen(size: Size): string {
   const back = { x0: width * 0.18, y0: height * 0.14, x1: width * 0.82, y1: height * 0.62 };
   const parts = [room(size, { back, wall: 'url(#wallCool)', floor: 'url(#floorStone)' })];
   for (let i = 0; i < 10; i += 1) {
-    parts.push(`<line x1="${back.x0 + ((back.x1 - back.x0) * i) / 9}" y1="${back.y1}" x2="${-width * 0.4 + (width * 1.8 * i) / 9}" y2="${height}" stroke="#a89c8b" stroke-width="2" opacity="0.5"/>`);
+    parts.push(
+      `<line x1="${back.x0 + ((back.x1 - back.x0) * i) / 9}" y1="${back.y1}" x2="${-width * 0.4 + (width * 1.8 * i) / 9}" y2="${height}" stroke="#a89c8b" stroke-width="2" opacity="0.5"/>`,
+    );
   }
   // Upper and lower cabinets.
   const cw = (back.x1 - back.x0 - 40) / 6;
   for (let i = 0; i < 6; i += 1) {
     const x = back.x0 + 20 + i * cw;
     parts.push(`<rect x="${x + 4}" y="${back.y0 + 30}" width="${cw - 8}" height="${(back.y1 - back.y0) * 0.3}" fill="#4c5b61"/>`);
-    parts.push(`<rect x="${x + 4}" y="${back.y1 - (back.y1 - back.y0) * 0.34}" width="${cw - 8}" height="${(back.y1 - back.y0) * 0.34}" fill="#4c5b61"/>`);
+    parts.push(
+      `<rect x="${x + 4}" y="${back.y1 - (back.y1 - back.y0) * 0.34}" width="${cw - 8}" height="${(back.y1 - back.y0) * 0.34}" fill="#4c5b61"/>`,
+    );
     parts.push(`<rect x="${x + cw / 2 - 30}" y="${back.y1 - (back.y1 - back.y0) * 0.3}" width="60" height="6" fill="#c9c2b5"/>`);
   }
-  parts.push(`<rect x="${back.x0 + 20}" y="${back.y1 - (back.y1 - back.y0) * 0.36}" width="${back.x1 - back.x0 - 40}" height="16" fill="#f2efe9"/>`);
-  parts.push(`<rect x="${back.x0 + 20}" y="${back.y0 + 30 + (back.y1 - back.y0) * 0.3}" width="${back.x1 - back.x0 - 40}" height="${(back.y1 - back.y0) * 0.3}" fill="#ffffff" opacity="0.45"/>`);
+  parts.push(
+    `<rect x="${back.x0 + 20}" y="${back.y1 - (back.y1 - back.y0) * 0.36}" width="${back.x1 - back.x0 - 40}" height="16" fill="#f2efe9"/>`,
+  );
+  parts.push(
+    `<rect x="${back.x0 + 20}" y="${back.y0 + 30 + (back.y1 - back.y0) * 0.3}" width="${back.x1 - back.x0 - 40}" height="${(back.y1 - back.y0) * 0.3}" fill="#ffffff" opacity="0.45"/>`,
+  );
   // Island.
-  parts.push(`<ellipse cx="${width / 2}" cy="${height * 0.95}" rx="${width * 0.32}" ry="30" fill="#000" opacity="0.2" filter="url(#soft)"/>`);
-  parts.push(poly([[width * 0.2, height * 0.7], [width * 0.8, height * 0.7], [width * 0.86, height * 0.76], [width * 0.14, height * 0.76]], 'fill="#f7f4ef"'));
+  parts.push(
+    `<ellipse cx="${width / 2}" cy="${height * 0.95}" rx="${width * 0.32}" ry="30" fill="#000" opacity="0.2" filter="url(#soft)"/>`,
+  );
+  parts.push(
+    poly(
+      [
+        [width * 0.2, height * 0.7],
+        [width * 0.8, height * 0.7],
+        [width * 0.86, height * 0.76],
+        [width * 0.14, height * 0.76],
+      ],
+      'fill="#f7f4ef"',
+    ),
+  );
   parts.push(`<rect x="${width * 0.14}" y="${height * 0.76}" width="${width * 0.72}" height="${height * 0.18}" fill="#3f4c52"/>`);
   for (const sx of [0.3, 0.5, 0.7]) {
     parts.push(pendant(width * sx, height * 0.3, 34));
@@ -358,20 +493,47 @@ function bedroom(size: Size): string {
   const back = { x0: width * 0.2, y0: height * 0.15, x1: width * 0.8, y1: height * 0.66 };
   const parts = [room(size, { back, wall: '#e8ddd3', floor: 'url(#floorWood)', planks: 12 })];
   const wx = back.x1 - 380;
-  parts.push(windowView(wx, back.y0 + 60, 300, (back.y1 - back.y0) * 0.6, 'garden'), windowFrame(wx, back.y0 + 60, 300, (back.y1 - back.y0) * 0.6, 2));
+  parts.push(
+    windowView(wx, back.y0 + 60, 300, (back.y1 - back.y0) * 0.6, 'garden'),
+    windowFrame(wx, back.y0 + 60, 300, (back.y1 - back.y0) * 0.6, 2),
+  );
   parts.push(`<rect x="${wx - 60}" y="${back.y0 + 30}" width="60" height="${(back.y1 - back.y0) * 0.85}" fill="#d8c7b0"/>`);
   // Headboard, bed, linen.
   parts.push(`<rect x="${width * 0.3}" y="${height * 0.4}" width="${width * 0.34}" height="${height * 0.2}" rx="16" fill="#6d7f73"/>`);
-  parts.push(`<ellipse cx="${width * 0.47}" cy="${height * 0.97}" rx="${width * 0.3}" ry="34" fill="#000" opacity="0.2" filter="url(#soft)"/>`);
-  parts.push(poly([[width * 0.28, height * 0.58], [width * 0.66, height * 0.58], [width * 0.78, height * 0.92], [width * 0.16, height * 0.92]], 'fill="#f6f3ee"'));
-  parts.push(poly([[width * 0.2, height * 0.74], [width * 0.74, height * 0.74], [width * 0.78, height * 0.92], [width * 0.16, height * 0.92]], 'fill="#c7b49a"'));
+  parts.push(
+    `<ellipse cx="${width * 0.47}" cy="${height * 0.97}" rx="${width * 0.3}" ry="34" fill="#000" opacity="0.2" filter="url(#soft)"/>`,
+  );
+  parts.push(
+    poly(
+      [
+        [width * 0.28, height * 0.58],
+        [width * 0.66, height * 0.58],
+        [width * 0.78, height * 0.92],
+        [width * 0.16, height * 0.92],
+      ],
+      'fill="#f6f3ee"',
+    ),
+  );
+  parts.push(
+    poly(
+      [
+        [width * 0.2, height * 0.74],
+        [width * 0.74, height * 0.74],
+        [width * 0.78, height * 0.92],
+        [width * 0.16, height * 0.92],
+      ],
+      'fill="#c7b49a"',
+    ),
+  );
   parts.push(`<rect x="${width * 0.16}" y="${height * 0.92}" width="${width * 0.62}" height="${height * 0.05}" fill="#a8957c"/>`);
   parts.push(`<rect x="${width * 0.33}" y="${height * 0.53}" width="${width * 0.12}" height="${height * 0.07}" rx="20" fill="#ffffff"/>`);
   parts.push(`<rect x="${width * 0.49}" y="${height * 0.53}" width="${width * 0.12}" height="${height * 0.07}" rx="20" fill="#ffffff"/>`);
   for (const side of [0.24, 0.7]) {
     parts.push(`<rect x="${width * side - 60}" y="${height * 0.6}" width="120" height="${height * 0.1}" fill="#8b6a4a"/>`);
     parts.push(`<ellipse cx="${width * side}" cy="${height * 0.52}" rx="120" ry="120" fill="url(#lampGlow)"/>`);
-    parts.push(`<path d="M ${width * side - 40} ${height * 0.5} L ${width * side + 40} ${height * 0.5} L ${width * side + 30} ${height * 0.56} L ${width * side - 30} ${height * 0.56} Z" fill="#f1e6d2"/>`);
+    parts.push(
+      `<path d="M ${width * side - 40} ${height * 0.5} L ${width * side + 40} ${height * 0.5} L ${width * side + 30} ${height * 0.56} L ${width * side - 30} ${height * 0.56} Z" fill="#f1e6d2"/>`,
+    );
   }
   parts.push(artFrame(width * 0.36, height * 0.22, width * 0.22, height * 0.14, 200));
   return finish(size, parts.join('\n'));
@@ -382,16 +544,24 @@ function bathroom(size: Size): string {
   const { width, height } = size;
   const back = { x0: width * 0.22, y0: height * 0.14, x1: width * 0.78, y1: height * 0.66 };
   const parts = [room(size, { back, wall: '#eceae5', floor: '#b9b3aa' })];
-  for (let x = back.x0; x <= back.x1; x += 60) parts.push(`<line x1="${x}" y1="${back.y0}" x2="${x}" y2="${back.y1}" stroke="#cfcac2" stroke-width="2"/>`);
-  for (let y = back.y0; y <= back.y1; y += 120) parts.push(`<line x1="${back.x0}" y1="${y}" x2="${back.x1}" y2="${y}" stroke="#cfcac2" stroke-width="2"/>`);
+  for (let x = back.x0; x <= back.x1; x += 60)
+    parts.push(`<line x1="${x}" y1="${back.y0}" x2="${x}" y2="${back.y1}" stroke="#cfcac2" stroke-width="2"/>`);
+  for (let y = back.y0; y <= back.y1; y += 120)
+    parts.push(`<line x1="${back.x0}" y1="${y}" x2="${back.x1}" y2="${y}" stroke="#cfcac2" stroke-width="2"/>`);
   // Vanity, basin, mirror.
   parts.push(`<rect x="${width * 0.3}" y="${height * 0.5}" width="${width * 0.26}" height="${height * 0.14}" fill="#7c5c43"/>`);
   parts.push(`<rect x="${width * 0.29}" y="${height * 0.48}" width="${width * 0.28}" height="${height * 0.025}" fill="#f3f1ed"/>`);
   parts.push(`<ellipse cx="${width * 0.43}" cy="${height * 0.48}" rx="${width * 0.06}" ry="${height * 0.018}" fill="#ffffff"/>`);
-  parts.push(`<rect x="${width * 0.33}" y="${height * 0.2}" width="${width * 0.2}" height="${height * 0.24}" rx="18" fill="#cfe0e8" stroke="#b7a37f" stroke-width="8"/>`);
-  parts.push(`<rect x="${width * 0.35}" y="${height * 0.22}" width="${width * 0.08}" height="${height * 0.2}" fill="#ffffff" opacity="0.35"/>`);
+  parts.push(
+    `<rect x="${width * 0.33}" y="${height * 0.2}" width="${width * 0.2}" height="${height * 0.24}" rx="18" fill="#cfe0e8" stroke="#b7a37f" stroke-width="8"/>`,
+  );
+  parts.push(
+    `<rect x="${width * 0.35}" y="${height * 0.22}" width="${width * 0.08}" height="${height * 0.2}" fill="#ffffff" opacity="0.35"/>`,
+  );
   // Shower glass.
-  parts.push(`<rect x="${width * 0.6}" y="${back.y0 + 20}" width="${width * 0.16}" height="${back.y1 - back.y0 - 20}" fill="#cfe7ef" opacity="0.35" stroke="#9fb3ba" stroke-width="4"/>`);
+  parts.push(
+    `<rect x="${width * 0.6}" y="${back.y0 + 20}" width="${width * 0.16}" height="${back.y1 - back.y0 - 20}" fill="#cfe7ef" opacity="0.35" stroke="#9fb3ba" stroke-width="4"/>`,
+  );
   parts.push(`<circle cx="${width * 0.68}" cy="${back.y0 + 80}" r="30" fill="#9c9c9c"/>`);
   parts.push(plant(width * 0.18, height * 0.94, 0.9, 23));
   parts.push(`<rect x="${width * 0.36}" y="${height * 0.74}" width="${width * 0.2}" height="${height * 0.1}" rx="12" fill="#e9e2d6"/>`);
@@ -407,13 +577,17 @@ function terrace(size: Size): string {
   parts.push(`<circle cx="${width * 0.62}" cy="${horizon - 40}" r="46" fill="#fff3d6"/>`);
   parts.push(`<rect y="${horizon}" width="${width}" height="${height * 0.2}" fill="url(#sea)"/>`);
   for (let i = 0; i < 8; i += 1) {
-    parts.push(`<line x1="${width * 0.45}" y1="${horizon + 20 + i * 28}" x2="${width * 0.8}" y2="${horizon + 20 + i * 28}" stroke="#ffd9a0" stroke-opacity="${0.5 - i * 0.05}" stroke-width="5"/>`);
+    parts.push(
+      `<line x1="${width * 0.45}" y1="${horizon + 20 + i * 28}" x2="${width * 0.8}" y2="${horizon + 20 + i * 28}" stroke="#ffd9a0" stroke-opacity="${0.5 - i * 0.05}" stroke-width="5"/>`,
+    );
   }
   // Terrace floor tiles in perspective.
   const floorTop = height * 0.66;
   parts.push(`<rect y="${floorTop}" width="${width}" height="${height - floorTop}" fill="#d9c6ab"/>`);
   for (let i = -6; i <= 12; i += 1) {
-    parts.push(`<line x1="${width / 2 + i * 60}" y1="${floorTop}" x2="${width / 2 + i * 260}" y2="${height}" stroke="#bca68a" stroke-width="3"/>`);
+    parts.push(
+      `<line x1="${width / 2 + i * 60}" y1="${floorTop}" x2="${width / 2 + i * 260}" y2="${height}" stroke="#bca68a" stroke-width="3"/>`,
+    );
   }
   for (let j = 1; j < 8; j += 1) {
     const y = floorTop + (height - floorTop) * (j / 8) ** 1.6;
@@ -423,7 +597,9 @@ function terrace(size: Size): string {
   parts.push(`<rect y="${height * 0.58}" width="${width}" height="${height * 0.09}" fill="#d5e7ef" opacity="0.3"/>`);
   parts.push(`<rect y="${height * 0.575}" width="${width}" height="10" fill="#6f6a62"/>`);
   // Lounge chairs and a table.
-  parts.push(`<ellipse cx="${width * 0.5}" cy="${height * 0.9}" rx="${width * 0.4}" ry="40" fill="#000" opacity="0.2" filter="url(#soft)"/>`);
+  parts.push(
+    `<ellipse cx="${width * 0.5}" cy="${height * 0.9}" rx="${width * 0.4}" ry="40" fill="#000" opacity="0.2" filter="url(#soft)"/>`,
+  );
   parts.push(`<rect x="${width * 0.12}" y="${height * 0.76}" width="${width * 0.3}" height="${height * 0.06}" rx="24" fill="#f4f0e8"/>`);
   parts.push(`<rect x="${width * 0.12}" y="${height * 0.7}" width="${width * 0.08}" height="${height * 0.1}" rx="20" fill="#f4f0e8"/>`);
   parts.push(`<rect x="${width * 0.58}" y="${height * 0.76}" width="${width * 0.3}" height="${height * 0.06}" rx="24" fill="#f4f0e8"/>`);
@@ -441,17 +617,41 @@ function pool(size: Size): string {
   const parts = [`<rect width="${width}" height="${horizon}" fill="url(#sky)"/>`];
   parts.push(`<ellipse cx="${width * 0.2}" cy="${height * 0.12}" rx="240" ry="240" fill="url(#sunGlow)"/>`);
   // Villa in the back.
-  parts.push(`<rect x="${width * 0.3}" y="${height * 0.16}" width="${width * 0.5}" height="${horizon - height * 0.16 + 30}" fill="#f5efe4"/>`);
+  parts.push(
+    `<rect x="${width * 0.3}" y="${height * 0.16}" width="${width * 0.5}" height="${horizon - height * 0.16 + 30}" fill="#f5efe4"/>`,
+  );
   parts.push(`<rect x="${width * 0.3}" y="${height * 0.16}" width="${width * 0.5}" height="24" fill="#d9cdbb"/>`);
   for (let i = 0; i < 4; i += 1) {
-    parts.push(`<rect x="${width * 0.34 + i * width * 0.115}" y="${height * 0.24}" width="${width * 0.08}" height="${height * 0.17}" fill="#2f4a5e" opacity="0.75"/>`);
+    parts.push(
+      `<rect x="${width * 0.34 + i * width * 0.115}" y="${height * 0.24}" width="${width * 0.08}" height="${height * 0.17}" fill="#2f4a5e" opacity="0.75"/>`,
+    );
   }
   parts.push(`<rect x="0" y="${horizon}" width="${width}" height="${height - horizon}" fill="#7fa764"/>`);
   parts.push(`<ellipse cx="${width * 0.12}" cy="${horizon}" rx="${width * 0.16}" ry="${height * 0.13}" fill="#4a7a3e"/>`);
   parts.push(`<ellipse cx="${width * 0.92}" cy="${horizon + 10}" rx="${width * 0.14}" ry="${height * 0.12}" fill="#557f45"/>`);
   // Deck and pool in perspective.
-  parts.push(poly([[width * 0.22, horizon + 40], [width * 0.86, horizon + 40], [width * 1.05, height], [-width * 0.05, height]], 'fill="#e4d9c6"'));
-  parts.push(poly([[width * 0.3, horizon + 80], [width * 0.78, horizon + 80], [width * 0.9, height * 0.9], [width * 0.12, height * 0.9]], 'fill="url(#pool)"'));
+  parts.push(
+    poly(
+      [
+        [width * 0.22, horizon + 40],
+        [width * 0.86, horizon + 40],
+        [width * 1.05, height],
+        [-width * 0.05, height],
+      ],
+      'fill="#e4d9c6"',
+    ),
+  );
+  parts.push(
+    poly(
+      [
+        [width * 0.3, horizon + 80],
+        [width * 0.78, horizon + 80],
+        [width * 0.9, height * 0.9],
+        [width * 0.12, height * 0.9],
+      ],
+      'fill="url(#pool)"',
+    ),
+  );
   const random = seededRandom(5);
   for (let i = 0; i < 30; i += 1) {
     const y = horizon + 100 + random() * (height * 0.9 - horizon - 120);
@@ -511,7 +711,9 @@ async function main(): Promise<void> {
     let image = sharp(svg, { density: 72 }).flatten({ background: '#ffffff' });
     if (photo.orientation === 6) {
       // Orientation 6 means "rotate 90° clockwise to display": store the picture turned 90° anticlockwise.
-      image = sharp(await image.png().toBuffer()).rotate(270).withMetadata({ orientation: 6 });
+      image = sharp(await image.png().toBuffer())
+        .rotate(270)
+        .withMetadata({ orientation: 6 });
     }
     const jpeg = await image.jpeg({ quality: 80, mozjpeg: true, chromaSubsampling: '4:2:0' }).toBuffer();
     await writeFile(`${OUT_DIR}${photo.file}`, jpeg);

@@ -41,7 +41,11 @@ class Loop {
 }
 
 /** Additive tone with harmonics and an attack/decay envelope: keys, bells, pads. */
-function tone(freq: number, seconds: number, options: { harmonics: number[]; attack: number; decay: number; detune?: number; vibrato?: number }): Float32Array {
+function tone(
+  freq: number,
+  seconds: number,
+  options: { harmonics: number[]; attack: number; decay: number; detune?: number; vibrato?: number },
+): Float32Array {
   const n = Math.round(seconds * RATE);
   const out = new Float32Array(n);
   const detune = options.detune ?? 0;
@@ -65,7 +69,8 @@ function pluck(freq: number, seconds: number, random: () => number, damping = 0.
   const period = Math.max(2, Math.round(RATE / freq));
   const ring = new Float32Array(period).map(() => random() * 2 - 1);
   // A softer excitation (noise smoothed a few times) gives a rounder, less hissy pluck.
-  for (let pass = 0; pass < 3; pass += 1) for (let i = 1; i < period; i += 1) ring[i] = 0.5 * ((ring[i] as number) + (ring[i - 1] as number));
+  for (let pass = 0; pass < 3; pass += 1)
+    for (let i = 1; i < period; i += 1) ring[i] = 0.5 * ((ring[i] as number) + (ring[i - 1] as number));
   const out = new Float32Array(n);
   for (let i = 0; i < n; i += 1) {
     const a = ring[i % period] as number;
@@ -106,7 +111,10 @@ function noiseHit(seconds: number, decay: number, random: () => number, brightne
 function space(loop: Loop, delaySeconds: number, feedback: number, wet: number): void {
   const n = loop.length;
   const delay = Math.round(delaySeconds * RATE);
-  for (const [src, dst] of [[loop.left, loop.right], [loop.right, loop.left]] as const) {
+  for (const [src, dst] of [
+    [loop.left, loop.right],
+    [loop.right, loop.left],
+  ] as const) {
     const copy = Float32Array.from(src);
     for (let turn = 0; turn < 2; turn += 1) {
       for (let i = 0; i < n; i += 1) {
@@ -161,13 +169,31 @@ const BEDS: Bed[] = [
         for (const hit of [0, 1.5, 2.5]) {
           for (const note of c) loop.add(Math.round((start + hit * beat) * RATE), tone(midi(note), 1.6, keys), 0.05, (note % 5) / 5 - 0.4);
         }
-        loop.add(Math.round(start * RATE), tone(midi(roots[bar % 4] as number), 1.8, { harmonics: [1, 0.5, 0.2], attack: 0.01, decay: 0.8 }), 0.16, 0);
-        loop.add(Math.round((start + 2 * beat) * RATE), tone(midi((roots[bar % 4] as number) + 7), 1.2, { harmonics: [1, 0.4], attack: 0.01, decay: 0.6 }), 0.1, 0);
+        loop.add(
+          Math.round(start * RATE),
+          tone(midi(roots[bar % 4] as number), 1.8, { harmonics: [1, 0.5, 0.2], attack: 0.01, decay: 0.8 }),
+          0.16,
+          0,
+        );
+        loop.add(
+          Math.round((start + 2 * beat) * RATE),
+          tone(midi((roots[bar % 4] as number) + 7), 1.2, { harmonics: [1, 0.4], attack: 0.01, decay: 0.6 }),
+          0.1,
+          0,
+        );
         for (const b of [0, 2]) loop.add(Math.round((start + b * beat) * RATE), kick(), 0.22, 0);
-        for (let e = 0; e < 8; e += 1) loop.add(Math.round((start + (e * beat) / 2) * RATE), noiseHit(0.08, 0.025, random, 0.9), e % 2 ? 0.016 : 0.009, 0.3);
+        for (let e = 0; e < 8; e += 1)
+          loop.add(Math.round((start + (e * beat) / 2) * RATE), noiseHit(0.08, 0.025, random, 0.9), e % 2 ? 0.016 : 0.009, 0.3);
         if (bar % 2 === 1) {
           const motif = [72, 74, 76, 79, 76];
-          motif.forEach((note, i) => loop.add(Math.round((start + (i * beat) / 2 + beat) * RATE), tone(midi(note), 1.2, { harmonics: [1, 0, 0.2], attack: 0.005, decay: 0.5 }), 0.045, 0.35));
+          motif.forEach((note, i) =>
+            loop.add(
+              Math.round((start + (i * beat) / 2 + beat) * RATE),
+              tone(midi(note), 1.2, { harmonics: [1, 0, 0.2], attack: 0.005, decay: 0.5 }),
+              0.045,
+              0.35,
+            ),
+          );
         }
       }
       space(loop, beat * 0.75, 0.3, 0.25);
@@ -185,12 +211,22 @@ const BEDS: Bed[] = [
         const c = progression[step % 4] as number[];
         const start = step * 8 * beat;
         for (const note of c) loop.add(Math.round(start * RATE), tone(midi(note), 8 * beat + 1.5, pad), 0.035, (note % 7) / 7 - 0.45);
-        loop.add(Math.round(start * RATE), tone(midi((c[0] as number) - 12), 8 * beat + 1, { harmonics: [1, 0.25], attack: 1, decay: 8 }), 0.1, 0);
+        loop.add(
+          Math.round(start * RATE),
+          tone(midi((c[0] as number) - 12), 8 * beat + 1, { harmonics: [1, 0.25], attack: 1, decay: 8 }),
+          0.1,
+          0,
+        );
       }
       const bells = [74, 77, 81, 79, 77, 72, 74, 69];
       bells.forEach((note, i) => {
         const at = (i * 6 + (i % 2 === 0 ? 0 : 1.5)) * beat;
-        loop.add(Math.round(at * RATE), tone(midi(note), 3, { harmonics: [1, 0, 0, 0.25, 0, 0.1], attack: 0.004, decay: 1.1 }), 0.05, i % 2 === 0 ? -0.3 : 0.3);
+        loop.add(
+          Math.round(at * RATE),
+          tone(midi(note), 3, { harmonics: [1, 0, 0, 0.25, 0, 0.1], attack: 0.004, decay: 1.1 }),
+          0.05,
+          i % 2 === 0 ? -0.3 : 0.3,
+        );
       });
       space(loop, beat * 1.5, 0.35, 0.4);
     },
@@ -213,7 +249,12 @@ const BEDS: Bed[] = [
         for (let b = 0; b < 4; b += 1) {
           loop.add(Math.round((start + b * beat) * RATE), kick(), 0.3, 0);
           loop.add(Math.round((start + (b + 0.5) * beat) * RATE), noiseHit(0.06, 0.02, random, 0.95), 0.025, 0.25);
-          loop.add(Math.round((start + b * beat) * RATE), tone(midi(roots[bar % 4] as number), beat * 0.9, { harmonics: [1, 0.6, 0.3], attack: 0.005, decay: 0.25 }), 0.12, 0);
+          loop.add(
+            Math.round((start + b * beat) * RATE),
+            tone(midi(roots[bar % 4] as number), beat * 0.9, { harmonics: [1, 0.6, 0.3], attack: 0.005, decay: 0.25 }),
+            0.12,
+            0,
+          );
         }
         for (const b of [1, 3]) loop.add(Math.round((start + b * beat) * RATE), noiseHit(0.25, 0.06, random, 0.5), 0.045, -0.1);
       }
@@ -249,7 +290,11 @@ function wav(loop: Loop): Buffer {
 
 /** Integrated loudness (LUFS) as ffmpeg's loudnorm measures it (printed on stderr). */
 function measuredLoudness(file: string): number {
-  const run = spawnSync('ffmpeg', ['-hide_banner', '-nostats', '-i', file, '-af', `loudnorm=I=${TARGET_LUFS}:print_format=json`, '-f', 'null', '-'], { encoding: 'utf8' });
+  const run = spawnSync(
+    'ffmpeg',
+    ['-hide_banner', '-nostats', '-i', file, '-af', `loudnorm=I=${TARGET_LUFS}:print_format=json`, '-f', 'null', '-'],
+    { encoding: 'utf8' },
+  );
   return Number(/"input_i"\s*:\s*"(-?[\d.]+)"/.exec(run.stderr)?.[1]);
 }
 
@@ -267,11 +312,29 @@ function main(): void {
     const gain = Number.isFinite(loudness) ? TARGET_LUFS - loudness : 0;
     const out = join(OUT_DIR, `${bed.name}.m4a`);
     execFileSync('ffmpeg', [
-      '-hide_banner', '-loglevel', 'error', '-y', '-i', raw,
-      '-af', `volume=${gain.toFixed(2)}dB,alimiter=limit=0.89:level=false`,
-      '-c:a', 'aac', '-b:a', '64k', '-ar', String(RATE), '-ac', '2', '-movflags', '+faststart', out,
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-y',
+      '-i',
+      raw,
+      '-af',
+      `volume=${gain.toFixed(2)}dB,alimiter=limit=0.89:level=false`,
+      '-c:a',
+      'aac',
+      '-b:a',
+      '64k',
+      '-ar',
+      String(RATE),
+      '-ac',
+      '2',
+      '-movflags',
+      '+faststart',
+      out,
     ]);
-    console.log(`${bed.name}.m4a  ${(loop.length / RATE).toFixed(1)} s  gain ${gain.toFixed(1)} dB  ${(statSync(out).size / 1024).toFixed(0)} KB`);
+    console.log(
+      `${bed.name}.m4a  ${(loop.length / RATE).toFixed(1)} s  gain ${gain.toFixed(1)} dB  ${(statSync(out).size / 1024).toFixed(0)} KB`,
+    );
   }
   rmSync(work, { recursive: true, force: true });
 }

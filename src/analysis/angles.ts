@@ -79,7 +79,14 @@ const WEIGHTS: Readonly<Record<AngleKey, readonly number[]>> = {
   new_build: [0.5, 0.7, 0.5, 0.8, 0.4, 0.4, 0.4, 0.3],
 };
 const AUDIENCE_COLUMN: Readonly<Record<Audience, number>> = {
-  family: 0, young_couple: 1, investor: 2, mre: 3, expat: 4, retiree: 5, luxury: 6, student: 7,
+  family: 0,
+  young_couple: 1,
+  investor: 2,
+  mre: 3,
+  expat: 4,
+  retiree: 5,
+  luxury: 6,
+  student: 7,
 };
 
 const MAX_ANGLES = 6;
@@ -91,8 +98,17 @@ const OUTDOOR_KEYS: readonly FeatureKey[] = ['terrace', 'balcony', 'garden'];
 const VIEW_KEYS: readonly FeatureKey[] = ['sea_view', 'mountain_view'];
 const NEAR_KEYS: readonly FeatureKey[] = ['near_schools', 'near_tram', 'near_beach'];
 const COMFORT_KEYS: readonly FeatureKey[] = [
-  'elevator', 'parking', 'garage', 'air_conditioning', 'heating', 'equipped_kitchen', 'double_glazing',
-  'armored_door', 'moroccan_lounge', 'fireplace', 'storage',
+  'elevator',
+  'parking',
+  'garage',
+  'air_conditioning',
+  'heating',
+  'equipped_kitchen',
+  'double_glazing',
+  'armored_door',
+  'moroccan_lounge',
+  'fireplace',
+  'storage',
 ];
 const NON_RESIDENTIAL: ReadonlySet<PropertyType> = new Set(['office', 'commercial', 'land', 'farm', 'building']);
 
@@ -117,7 +133,10 @@ class Writer {
   list(keys: readonly FeatureKey[]): string | null {
     const present = keys.filter(this.has).slice(0, MAX_LIST);
     if (present.length === 0) return null;
-    return joinList(present.map((k) => inSentence(featureLabel(k, this.language), this.language)), this.language);
+    return joinList(
+      present.map((k) => inSentence(featureLabel(k, this.language), this.language)),
+      this.language,
+    );
   }
 
   mad(value: number): string {
@@ -152,7 +171,11 @@ function otherOffer(w: Writer): string | null {
   const amount = w.mad(other.price_mad);
   return w.t(
     rent
-      ? { fr: `Également à louer : ${amount} par mois.`, en: `Also for rent: ${amount} a month.`, ar: `معروض أيضاً للكراء: ${amount} شهرياً.` }
+      ? {
+          fr: `Également à louer : ${amount} par mois.`,
+          en: `Also for rent: ${amount} a month.`,
+          ar: `معروض أيضاً للكراء: ${amount} شهرياً.`,
+        }
       : { fr: `Également à vendre : ${amount}.`, en: `Also for sale: ${amount}.`, ar: `معروض أيضاً للبيع: ${amount}.` },
   );
 }
@@ -185,10 +208,16 @@ function marketSentence(w: Writer): string | null {
   const lang = w.language;
   const areaName = placeLabel(reference.district ?? reference.city, lang);
   const area = uplifted
-    ? w.t({ fr: `des studios et 1 chambre à ${areaName}`, en: `${areaName} studio/1-bedroom`, ar: `الاستوديوهات والشقق بغرفة واحدة في ${areaName}` })
+    ? w.t({
+        fr: `des studios et 1 chambre à ${areaName}`,
+        en: `${areaName} studio/1-bedroom`,
+        ar: `الاستوديوهات والشقق بغرفة واحدة في ${areaName}`,
+      })
     : w.t({ fr: `de ${areaName}`, en: areaName, ar: `في ${areaName}` });
   const rent = facts.transaction === 'rent';
-  const unit = rent ? w.t({ fr: `${perM2Unit(lang)}/mois`, en: `${perM2Unit(lang)}/month`, ar: `${perM2Unit(lang)} شهرياً` }) : perM2Unit(lang);
+  const unit = rent
+    ? w.t({ fr: `${perM2Unit(lang)}/mois`, en: `${perM2Unit(lang)}/month`, ar: `${perM2Unit(lang)} شهرياً` })
+    : perM2Unit(lang);
   const price = rent ? `${w.mad(perM2)}${w.t({ fr: ' par mois', en: ' a month', ar: ' شهرياً' })}` : w.mad(perM2);
   const median = `${formatNumber(market.median_price_per_m2_mad, lang)} ${unit}`;
   const pct = formatPercent(Math.abs(market.delta_pct), lang);

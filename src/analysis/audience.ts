@@ -57,8 +57,19 @@ const MRE_BEACH_CITIES = new Set(['tanger', 'martil', 'saidia', 'agadir', 'nador
 const MRE_HOME_CITIES = new Set(['fes', 'meknes', 'oujda', 'beni mellal']);
 const MRE_BIG_CITIES = new Set(['casablanca', 'marrakech']);
 const EXPAT_DISTRICTS = new Set([
-  'cfc', 'racine', 'gauthier', 'anfa', 'anfa superieur', 'cil', 'californie', 'ain diab', 'triangle d or',
-  'tamaris', 'souissi', 'hay riad', 'agdal',
+  'cfc',
+  'racine',
+  'gauthier',
+  'anfa',
+  'anfa superieur',
+  'cil',
+  'californie',
+  'ain diab',
+  'triangle d or',
+  'tamaris',
+  'souissi',
+  'hay riad',
+  'agdal',
 ]);
 const EXPAT_TOWNS = new Set(['dar bouazza', 'bouskoura']);
 const RENTAL_HUB_DISTRICTS = new Set(['cfc', 'maarif', 'gauthier', 'gueliz', 'hivernage', 'medina']);
@@ -110,7 +121,10 @@ class Traits {
   }
 
   features(keys: readonly FeatureKey[]): string {
-    return joinList(keys.filter(this.has).map((k) => this.feature(k)), this.input.language);
+    return joinList(
+      keys.filter(this.has).map((k) => this.feature(k)),
+      this.input.language,
+    );
   }
 
   place(name: string | null): string {
@@ -151,7 +165,9 @@ const RULES: Readonly<Record<Audience, Rule>> = {
       anyFeature(x, ['garden'], 0.25),
       anyFeature(x, ['gated_community', 'security'], 0.15),
       anyFeature(x, ['garage', 'pool'], 0.1),
-      when(f.property_type === 'villa' || f.property_type === 'house', 0.3, () => inSentence(propertyTypeLabel(f.property_type, x.input.language), x.input.language)),
+      when(f.property_type === 'villa' || f.property_type === 'house', 0.3, () =>
+        inSentence(propertyTypeLabel(f.property_type, x.input.language), x.input.language),
+      ),
     ],
     penalty: (x.small ? 0.3 : 1) * (x.nonResidential ? 0.1 : 1),
   }),
@@ -167,7 +183,9 @@ const RULES: Readonly<Record<Audience, Rule>> = {
             ar: `ثمن ≤ ${x.mad(aid?.maxPrice as number)}: دعم مباشر للسكن ممكن (${x.mad(aid?.amount as number)})`,
           }),
         ),
-        when(f.bedrooms !== null && f.bedrooms >= 1 && f.bedrooms <= 2 && f.property_type !== 'studio', 0.3, () => bedroomsLabel(f.bedrooms as number, x.input.language)),
+        when(f.bedrooms !== null && f.bedrooms >= 1 && f.bedrooms <= 2 && f.property_type !== 'studio', 0.3, () =>
+          bedroomsLabel(f.bedrooms as number, x.input.language),
+        ),
         when(x.surface !== null && x.surface >= 45 && x.surface <= 80, 0.2, () => formatSurface(x.surface as number, x.input.language)),
         anyFeature(x, ['new_build'], 0.15),
         when(f.transaction === 'sale' && x.has('title_deed'), 0.1, () =>
@@ -215,8 +233,10 @@ const RULES: Readonly<Record<Audience, Rule>> = {
         when(f.property_type === 'riad' && x.city !== null && GUEST_HOUSE_CITIES.has(x.city), 0.25, () =>
           x.t({ fr: 'riad (potentiel maison d’hôtes)', en: 'riad (guest-house potential)', ar: 'رياض (إمكانية دار للضيافة)' }),
         ),
-        when(f.transaction === 'sale' && (f.property_type === 'office' || f.property_type === 'commercial' || f.property_type === 'building'), 0.3, () =>
-          inSentence(propertyTypeLabel(f.property_type, x.input.language), x.input.language),
+        when(
+          f.transaction === 'sale' && (f.property_type === 'office' || f.property_type === 'commercial' || f.property_type === 'building'),
+          0.3,
+          () => inSentence(propertyTypeLabel(f.property_type, x.input.language), x.input.language),
         ),
       ],
       penalty: (f.transaction === 'rent' ? 0.3 : 1) * (f.property_type === 'land' || f.property_type === 'farm' ? 0.6 : 1),
@@ -225,9 +245,16 @@ const RULES: Readonly<Record<Audience, Rule>> = {
 
   mre: (x, f) => ({
     signals: [
-      when(x.city !== null && (MRE_BEACH_CITIES.has(x.city) || MRE_HOME_CITIES.has(x.city) || MRE_BIG_CITIES.has(x.city)),
+      when(
+        x.city !== null && (MRE_BEACH_CITIES.has(x.city) || MRE_HOME_CITIES.has(x.city) || MRE_BIG_CITIES.has(x.city)),
         x.city !== null && MRE_BEACH_CITIES.has(x.city) ? 0.3 : x.city !== null && MRE_HOME_CITIES.has(x.city) ? 0.25 : 0.15,
-        () => x.t({ fr: `ville prisée des MRE (${x.place(f.city)})`, en: `popular with MREs (${x.place(f.city)})`, ar: `مدينة يفضلها مغاربة العالم (${x.place(f.city)})` })),
+        () =>
+          x.t({
+            fr: `ville prisée des MRE (${x.place(f.city)})`,
+            en: `popular with MREs (${x.place(f.city)})`,
+            ar: `مدينة يفضلها مغاربة العالم (${x.place(f.city)})`,
+          }),
+      ),
       anyFeature(x, ['title_deed'], 0.2),
       anyFeature(x, ['new_build'], 0.15),
       anyFeature(x, ['gated_community', 'security', 'concierge'], 0.2),
@@ -275,7 +302,11 @@ const RULES: Readonly<Record<Audience, Rule>> = {
       when(f.bedrooms === 2, 0.15, () => bedroomsLabel(2, x.input.language)),
       anyFeature(x, ['terrace'], 0.1),
       when(x.city !== null && RETIREE_CITIES.has(x.city), 0.3, () =>
-        x.t({ fr: `ville prisée des retraités (${x.place(f.city)})`, en: `popular with retirees (${x.place(f.city)})`, ar: `مدينة يفضلها المتقاعدون (${x.place(f.city)})` }),
+        x.t({
+          fr: `ville prisée des retraités (${x.place(f.city)})`,
+          en: `popular with retirees (${x.place(f.city)})`,
+          ar: `مدينة يفضلها المتقاعدون (${x.place(f.city)})`,
+        }),
       ),
       when(x.district !== null && RETIREE_DISTRICTS.has(x.district), 0.2, () => x.place(f.district)),
       anyFeature(x, ['sea_view', 'near_beach'], 0.1),
@@ -289,7 +320,9 @@ const RULES: Readonly<Record<Audience, Rule>> = {
     const luxuryFlat = sale && f.property_type !== 'villa' && x.input.perM2 !== null && x.input.perM2 >= 25_000;
     return {
       signals: [
-        when(luxuryVilla, 0.5, () => x.t({ fr: `prix ≥ ${x.mad(5_000_000)}`, en: `price ≥ ${x.mad(5_000_000)}`, ar: `ثمن ≥ ${x.mad(5_000_000)}` })),
+        when(luxuryVilla, 0.5, () =>
+          x.t({ fr: `prix ≥ ${x.mad(5_000_000)}`, en: `price ≥ ${x.mad(5_000_000)}`, ar: `ثمن ≥ ${x.mad(5_000_000)}` }),
+        ),
         when(luxuryFlat, 0.5, () =>
           x.t({ fr: `prix au m² ≥ ${x.mad(25_000)}`, en: `price per m² ≥ ${x.mad(25_000)}`, ar: `سعر المتر ≥ ${x.mad(25_000)}` }),
         ),
@@ -301,7 +334,11 @@ const RULES: Readonly<Record<Audience, Rule>> = {
         anyFeature(x, ['sea_view'], 0.15),
         anyFeature(x, ['garden'], 0.1),
         when(x.district !== null && LUXURY_DISTRICTS.has(x.district), 0.3, () =>
-          x.t({ fr: `adresse prestigieuse (${x.place(f.district)})`, en: `prestigious address (${x.place(f.district)})`, ar: `عنوان راقٍ (${x.place(f.district)})` }),
+          x.t({
+            fr: `adresse prestigieuse (${x.place(f.district)})`,
+            en: `prestigious address (${x.place(f.district)})`,
+            ar: `عنوان راقٍ (${x.place(f.district)})`,
+          }),
         ),
         when(f.property_type === 'villa', 0.2, () => inSentence(propertyTypeLabel('villa', x.input.language), x.input.language)),
         when(x.surface !== null && x.surface >= 300, 0.15, () => formatSurface(x.surface as number, x.input.language)),
@@ -389,7 +426,11 @@ const PROFILES: Readonly<Record<Audience, Profile>> = {
     financing_rent: RENT_TERMS,
   },
   investor: {
-    household: { fr: 'Investisseur particulier (location longue ou courte durée)', en: 'Private investor (long- or short-term letting)', ar: 'مستثمر خاص (كراء طويل أو قصير المدة)' },
+    household: {
+      fr: 'Investisseur particulier (location longue ou courte durée)',
+      en: 'Private investor (long- or short-term letting)',
+      ar: 'مستثمر خاص (كراء طويل أو قصير المدة)',
+    },
     age_range: '35-60',
     financing_sale: {
       fr: 'Fonds propres ou crédit ; rendement brut visé 6-7 %',
@@ -399,7 +440,11 @@ const PROFILES: Readonly<Record<Audience, Profile>> = {
     financing_rent: RENT_TERMS,
   },
   mre: {
-    household: { fr: 'Famille marocaine résidant à l’étranger (surtout en Europe)', en: 'Moroccan family living abroad (mostly in Europe)', ar: 'أسرة مغربية مقيمة بالخارج (أوروبا غالباً)' },
+    household: {
+      fr: 'Famille marocaine résidant à l’étranger (surtout en Europe)',
+      en: 'Moroccan family living abroad (mostly in Europe)',
+      ar: 'أسرة مغربية مقيمة بالخارج (أوروبا غالباً)',
+    },
     age_range: '35-60',
     financing_sale: {
       fr: 'Épargne transférée et crédit d’une banque marocaine ; aide directe ouverte aux MRE',
@@ -413,7 +458,11 @@ const PROFILES: Readonly<Record<Audience, Profile>> = {
     },
   },
   expat: {
-    household: { fr: 'Cadre expatrié, seul ou en famille', en: 'Expatriate professional, single or with family', ar: 'إطار أجنبي، بمفرده أو مع عائلته' },
+    household: {
+      fr: 'Cadre expatrié, seul ou en famille',
+      en: 'Expatriate professional, single or with family',
+      ar: 'إطار أجنبي، بمفرده أو مع عائلته',
+    },
     age_range: '30-55',
     financing_sale: {
       fr: 'Achat comptant ou crédit ; le titre foncier sécurise l’achat par un étranger',
@@ -423,19 +472,35 @@ const PROFILES: Readonly<Record<Audience, Profile>> = {
     financing_rent: RENT_TERMS,
   },
   retiree: {
-    household: { fr: 'Couple de retraités (souvent européens)', en: 'Retired couple (often European)', ar: 'زوجان متقاعدان (غالباً من أوروبا)' },
+    household: {
+      fr: 'Couple de retraités (souvent européens)',
+      en: 'Retired couple (often European)',
+      ar: 'زوجان متقاعدان (غالباً من أوروبا)',
+    },
     age_range: '55-75',
-    financing_sale: { fr: 'Achat comptant (épargne, vente d’un bien)', en: 'Cash purchase (savings, sale of a home)', ar: 'شراء نقدي (ادخار أو بيع عقار)' },
+    financing_sale: {
+      fr: 'Achat comptant (épargne, vente d’un bien)',
+      en: 'Cash purchase (savings, sale of a home)',
+      ar: 'شراء نقدي (ادخار أو بيع عقار)',
+    },
     financing_rent: RENT_TERMS,
   },
   luxury: {
-    household: { fr: 'Ménage aisé, dirigeant ou chef d’entreprise', en: 'Affluent household, executive or business owner', ar: 'أسرة ميسورة، مسير أو رجل أعمال' },
+    household: {
+      fr: 'Ménage aisé, dirigeant ou chef d’entreprise',
+      en: 'Affluent household, executive or business owner',
+      ar: 'أسرة ميسورة، مسير أو رجل أعمال',
+    },
     age_range: '40-65',
     financing_sale: { fr: 'Fonds propres, banque privée', en: 'Own funds, private banking', ar: 'أموال ذاتية، خدمات بنكية خاصة' },
     financing_rent: RENT_TERMS,
   },
   student: {
-    household: { fr: 'Étudiant ou jeune actif, seul ou en colocation', en: 'Student or young professional, alone or flat-sharing', ar: 'طالب أو شاب عامل، بمفرده أو مع شركاء في السكن' },
+    household: {
+      fr: 'Étudiant ou jeune actif, seul ou en colocation',
+      en: 'Student or young professional, alone or flat-sharing',
+      ar: 'طالب أو شاب عامل، بمفرده أو مع شركاء في السكن',
+    },
     age_range: '18-28',
     financing_sale: { fr: 'Achat par les parents', en: 'Bought by the parents', ar: 'شراء من طرف الوالدين' },
     financing_rent: {

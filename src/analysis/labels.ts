@@ -1,11 +1,4 @@
-import type {
-  Audience,
-  FeatureKey,
-  Language,
-  ListingFacts,
-  PropertyType,
-  Transaction,
-} from '../core/types.js';
+import type { Audience, FeatureKey, Language, ListingFacts, PropertyType, Transaction } from '../core/types.js';
 import { placeLabel } from './market/places.js';
 
 /**

@@ -1,4 +1,13 @@
-import type { ListingFacts, Offer, PropertyType, Provenance, ProvenanceField, ProvenanceSource, Warning, WarningValue } from '../core/types.js';
+import type {
+  ListingFacts,
+  Offer,
+  PropertyType,
+  Provenance,
+  ProvenanceField,
+  ProvenanceSource,
+  Warning,
+  WarningValue,
+} from '../core/types.js';
 import { PROVENANCE_FIELDS } from '../core/types.js';
 
 /**
@@ -64,7 +73,8 @@ function contradictionOf(
     { source: pageSource?.source ?? 'structured_data', value: pageValue, excerpt: pageSource?.excerpt ?? null },
     { source: textSource?.source ?? 'page_text', value: textValue, excerpt: textSource?.excerpt ?? null },
   ];
-  const quoted = (v: WarningValue): string => (v.excerpt === null || v.source === 'structured_data' ? v.value : `${v.value} ("${v.excerpt}")`);
+  const quoted = (v: WarningValue): string =>
+    v.excerpt === null || v.source === 'structured_data' ? v.value : `${v.value} ("${v.excerpt}")`;
   const [first, second] = values as [WarningValue, WarningValue];
   return {
     code: 'CONTRADICTION',
@@ -93,7 +103,8 @@ function contradictions(page: ListingFacts, text: ListingFacts): Warning[] {
   if (page.surface_m2 !== null && text.surface_m2 !== null) {
     // The text may quote the total surface where the fields give the living one, or the reverse.
     const matchesOne = [page.surface_m2, page.surface_total_m2].some((s) => s !== null && !differ(s, text.surface_m2 as number, 0.03));
-    if (!matchesOne) warnings.push(contradiction('Surface', 'surface_m2', `${formatNumber(page.surface_m2)} m²`, `${formatNumber(text.surface_m2)} m²`));
+    if (!matchesOne)
+      warnings.push(contradiction('Surface', 'surface_m2', `${formatNumber(page.surface_m2)} m²`, `${formatNumber(text.surface_m2)} m²`));
   }
   const counts: ['rooms' | 'bedrooms' | 'bathrooms', string][] = [
     ['rooms', 'Rooms'],
@@ -170,7 +181,12 @@ export function mergeFacts(page: ListingFacts, text: ListingFacts): ListingFacts
 }
 
 function sameName(a: string, b: string): boolean {
-  const key = (s: string): string => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+  const key = (s: string): string =>
+    s
+      .normalize('NFD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}]+/gu, '');
   return key(a) === key(b);
 }
 

@@ -29,7 +29,14 @@ export const PRICE_DOUBT_CODES: ReadonlySet<string> = new Set([
 
 const LAND_TYPES: ReadonlySet<PropertyType | null> = new Set(['land', 'farm']);
 const RESIDENTIAL_TYPES: ReadonlySet<PropertyType | null> = new Set([
-  null, 'apartment', 'studio', 'duplex', 'penthouse', 'villa', 'house', 'riad',
+  null,
+  'apartment',
+  'studio',
+  'duplex',
+  'penthouse',
+  'villa',
+  'house',
+  'riad',
 ]);
 /** Types whose total surface may be a plot, with floors built above it. */
 const PLOT_TYPES: ReadonlySet<PropertyType | null> = new Set(['villa', 'house', 'riad', 'farm']);
@@ -129,24 +136,30 @@ function priceWarnings(facts: ListingFacts): Warning[] {
   const type = facts.property_type;
   if (facts.transaction === 'sale') {
     if (price < MIN_SALE_PRICE) {
-      return [{
-        code: 'PRICE_IMPLAUSIBLE',
-        message: `A sale price of ${n(price)} MAD is too low to be a price: "${n(price)} millions" would be ${n(price * 10_000)} MAD (millions of centimes).`,
-      }];
+      return [
+        {
+          code: 'PRICE_IMPLAUSIBLE',
+          message: `A sale price of ${n(price)} MAD is too low to be a price: "${n(price)} millions" would be ${n(price * 10_000)} MAD (millions of centimes).`,
+        },
+      ];
     }
     if (price > MAX_SALE_PRICE) {
       return [{ code: 'PRICE_IMPLAUSIBLE', message: `A sale price of ${n(price)} MAD is implausibly high; check the price.` }];
     }
     if (!LAND_TYPES.has(type) && price >= SALE_LIKE_RENT[0] && price <= SALE_LIKE_RENT[1]) {
-      return [{
-        code: 'SALE_PRICE_LOOKS_LIKE_RENT',
-        message: `A sale price of ${n(price)} MAD looks like a monthly rent or a price per m²; check the transaction and the price.`,
-      }];
+      return [
+        {
+          code: 'SALE_PRICE_LOOKS_LIKE_RENT',
+          message: `A sale price of ${n(price)} MAD looks like a monthly rent or a price per m²; check the transaction and the price.`,
+        },
+      ];
     }
     return [];
   }
   if (price < MIN_MONTHLY_RENT) {
-    return [{ code: 'PRICE_IMPLAUSIBLE', message: `A monthly rent of ${n(price)} MAD is implausibly low: is it a price per night or per day?` }];
+    return [
+      { code: 'PRICE_IMPLAUSIBLE', message: `A monthly rent of ${n(price)} MAD is implausibly low: is it a price per night or per day?` },
+    ];
   }
   const ceiling = RESIDENTIAL_TYPES.has(type) ? MAX_RESIDENTIAL_RENT : MAX_OTHER_RENT;
   if (price >= ceiling) {
@@ -161,16 +174,25 @@ function surfaceWarning(facts: ListingFacts): Warning | null {
   const living = facts.surface_m2;
   const total = facts.surface_total_m2;
   if (living !== null && (living < lo || living > hi)) {
-    return { code: 'SURFACE_IMPLAUSIBLE', message: `A surface of ${n(living)} m² is implausible for ${aType(type)} (expected ${n(lo)}–${n(hi)} m²).` };
+    return {
+      code: 'SURFACE_IMPLAUSIBLE',
+      message: `A surface of ${n(living)} m² is implausible for ${aType(type)} (expected ${n(lo)}–${n(hi)} m²).`,
+    };
   }
   if (living === null && total !== null && !PLOT_TYPES.has(type) && (total < lo || total > hi)) {
-    return { code: 'SURFACE_IMPLAUSIBLE', message: `A total surface of ${n(total)} m² is implausible for ${aType(type)} (expected ${n(lo)}–${n(hi)} m²).` };
+    return {
+      code: 'SURFACE_IMPLAUSIBLE',
+      message: `A total surface of ${n(total)} m² is implausible for ${aType(type)} (expected ${n(lo)}–${n(hi)} m²).`,
+    };
   }
   if (living !== null && total !== null) {
     // Built floors can exceed a plot (R+1, R+2), not three times over; elsewhere living ≤ total.
     const limit = PLOT_TYPES.has(type) ? total * 3 : total * 1.05;
     if (living > limit) {
-      return { code: 'SURFACE_IMPLAUSIBLE', message: `The surface (${n(living)} m²) is larger than the total surface (${n(total)} m²) allows.` };
+      return {
+        code: 'SURFACE_IMPLAUSIBLE',
+        message: `The surface (${n(living)} m²) is larger than the total surface (${n(total)} m²) allows.`,
+      };
     }
   }
   return null;
@@ -180,7 +202,10 @@ function roomsWarning(facts: ListingFacts): Warning | null {
   const { bedrooms, rooms, bathrooms, property_type: type } = facts;
   const many = (count: number | null): boolean => count !== null && count > MAX_ROOMS && type !== 'building';
   if (many(bedrooms) || many(rooms) || many(bathrooms)) {
-    return { code: 'ROOMS_IMPLAUSIBLE', message: `${n(Math.max(bedrooms ?? 0, rooms ?? 0, bathrooms ?? 0))} rooms is implausible for ${aType(type)}.` };
+    return {
+      code: 'ROOMS_IMPLAUSIBLE',
+      message: `${n(Math.max(bedrooms ?? 0, rooms ?? 0, bathrooms ?? 0))} rooms is implausible for ${aType(type)}.`,
+    };
   }
   if (bedrooms === null) return null;
   if (rooms !== null && bedrooms > rooms) {
@@ -203,7 +228,10 @@ function floorWarning(facts: ListingFacts): Warning | null {
     return { code: 'FLOOR_IMPLAUSIBLE', message: `Floor ${n(floor)} is implausible (expected ${MIN_FLOOR} to ${MAX_FLOOR}).` };
   }
   if (LAND_TYPES.has(facts.property_type) && floor !== 0) {
-    return { code: 'FLOOR_IMPLAUSIBLE', message: `${aType(facts.property_type).replace(/^a/, 'A')} on floor ${n(floor)} is a contradiction; check the property type.` };
+    return {
+      code: 'FLOOR_IMPLAUSIBLE',
+      message: `${aType(facts.property_type).replace(/^a/, 'A')} on floor ${n(floor)} is a contradiction; check the property type.`,
+    };
   }
   return null;
 }

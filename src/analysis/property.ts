@@ -19,7 +19,11 @@ function mergeWarnings(...lists: readonly Warning[][]): Warning[] {
     const key = `${warning.code}\u0000${warning.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    merged.push(warning.values === undefined ? { code: warning.code, message: warning.message } : { code: warning.code, message: warning.message, values: warning.values.map((v) => ({ ...v })) });
+    merged.push(
+      warning.values === undefined
+        ? { code: warning.code, message: warning.message }
+        : { code: warning.code, message: warning.message, values: warning.values.map((v) => ({ ...v })) },
+    );
   }
   return merged;
 }

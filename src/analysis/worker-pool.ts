@@ -85,7 +85,11 @@ export class AnalysisPool {
       }
       if (deps.signal?.aborted) throw new AppError('BAD_REQUEST', 'The request was canceled.', { reason: 'canceled', cause: error });
       if (error instanceof Error && /queue is at limit/i.test(error.message)) {
-        throw new AppError('SERVICE_UNAVAILABLE', 'Too many analyses are waiting: retry in a few seconds.', { reason: 'analysis_busy', retryAfterS: 5, cause: error });
+        throw new AppError('SERVICE_UNAVAILABLE', 'Too many analyses are waiting: retry in a few seconds.', {
+          reason: 'analysis_busy',
+          retryAfterS: 5,
+          cause: error,
+        });
       }
       throw error;
     }

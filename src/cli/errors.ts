@@ -70,7 +70,11 @@ async function unexpected(error: unknown): Promise<AppError> {
   const file = await saveTrace(error);
   const where = file === null ? 'run again with NODE_OPTIONS=--enable-source-maps to see more' : `the full trace is in ${file}`;
   const summary = error instanceof Error ? error.message.split('\n')[0] : String(error);
-  return new AppError('INTERNAL_SERVER_ERROR', `Unexpected error (${summary}); this is a bug in immoreel: ${where}. Please report it with the command you ran.`, {
-    cause: error,
-  });
+  return new AppError(
+    'INTERNAL_SERVER_ERROR',
+    `Unexpected error (${summary}); this is a bug in immoreel: ${where}. Please report it with the command you ran.`,
+    {
+      cause: error,
+    },
+  );
 }

@@ -11,8 +11,10 @@ function shellWord(word: string): string {
  */
 export function followUp(globals: GlobalOptions, ...args: string[]): string {
   const words = ['immoreel'];
-  if (globals.dataDir !== undefined && globals.dataDir !== '' && globals.dataDir !== process.env.IMMOREEL_DATA_DIR) words.push('--data-dir', globals.dataDir);
+  if (globals.dataDir !== undefined && globals.dataDir !== '' && globals.dataDir !== process.env.IMMOREEL_DATA_DIR)
+    words.push('--data-dir', globals.dataDir);
   if (globals.profile !== undefined && globals.profile !== process.env.IMMOREEL_PROFILE) words.push('--profile', globals.profile);
-  if (globals.baseUrl !== undefined && globals.baseUrl !== '' && globals.baseUrl !== process.env.IMMOREEL_BASE_URL) words.push('--base-url', globals.baseUrl);
+  if (globals.baseUrl !== undefined && globals.baseUrl !== '' && globals.baseUrl !== process.env.IMMOREEL_BASE_URL)
+    words.push('--base-url', globals.baseUrl);
   return [...words, ...args].map(shellWord).join(' ');
 }

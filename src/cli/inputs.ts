@@ -24,7 +24,14 @@ async function readText(file: string, what: string): Promise<string> {
     buffer = await readFile(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder, not a file' : code === 'EACCES' ? 'permission denied' : (code ?? 'unreadable');
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'it is a folder, not a file'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : (code ?? 'unreadable');
     throw badRequest(`Cannot read ${what} ${file}: ${why}.`);
   }
   return decodeText(buffer).text;
@@ -44,7 +51,9 @@ export async function readInputRequest(flags: InputFlags, stdinArg?: string): Pr
   if (stdinArg !== undefined && stdinArg !== '-') {
     throw badRequest(`Unexpected argument ${JSON.stringify(stdinArg)}: pass the text with --description, or "-" to read standard input.`);
   }
-  const descriptionSources = [flags.description !== undefined, flags.descriptionFile !== undefined, stdinArg === '-'].filter(Boolean).length;
+  const descriptionSources = [flags.description !== undefined, flags.descriptionFile !== undefined, stdinArg === '-'].filter(
+    Boolean,
+  ).length;
   if (descriptionSources > 1) {
     throw badRequest('Give the description once: --description, --description-file or "-" (stdin), not several.');
   }

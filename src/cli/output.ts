@@ -29,7 +29,11 @@ export class Output {
   private readonly errStyle: ChalkInstance;
   private readonly stderrIsTty: boolean;
 
-  constructor(options: OutputOptions, private readonly stdout: NodeJS.WritableStream = process.stdout, private readonly stderr: NodeJS.WritableStream = process.stderr) {
+  constructor(
+    options: OutputOptions,
+    private readonly stdout: NodeJS.WritableStream = process.stdout,
+    private readonly stderr: NodeJS.WritableStream = process.stderr,
+  ) {
     this.json = options.json;
     this.quiet = options.quiet;
     this.stderrIsTty = Boolean((stderr as NodeJS.WriteStream).isTTY);

@@ -30,7 +30,10 @@ const RENDER_FLAG_OF: Record<string, string> = {
  * that set them; its JSON (--json) stays the request's, identical to the HTTP API's answer.
  */
 class FlagNamedError extends AppError {
-  constructor(private readonly original: AppError, message: string) {
+  constructor(
+    private readonly original: AppError,
+    message: string,
+  ) {
     super(original.code, message, { reason: original.reason, details: original.details, cause: original });
   }
 

@@ -55,4 +55,3 @@ export async function main(argv: string[]): Promise<number> {
     return appError.exitCode;
   }
 }
-

@@ -35,7 +35,12 @@ export interface DownloadOptions {
 }
 
 /** Downloads the video of a succeeded `job` to `destination`; returns its size in bytes. */
-export async function downloadJobVideo(http: HttpClient, job: JobRecord, destination: string, options: DownloadOptions = {}): Promise<number> {
+export async function downloadJobVideo(
+  http: HttpClient,
+  job: JobRecord,
+  destination: string,
+  options: DownloadOptions = {},
+): Promise<number> {
   const sleep = options.sleep ?? ((ms: number) => defaultSleep(ms));
   const result = job.result;
   if (result === null) throw badRequest(`Job ${job.job_id} has no video.`, { reason: 'no_video' });
@@ -47,7 +52,11 @@ export async function downloadJobVideo(http: HttpClient, job: JobRecord, destina
 
   for (let attempt = 1; ; attempt += 1) {
     if (attempt > MAX_ATTEMPTS * 2) {
-      throw new AppError('SERVICE_UNAVAILABLE', `The video of ${job.job_id} could not be downloaded completely; run the download again (it resumes).`, { reason: 'incomplete_download' });
+      throw new AppError(
+        'SERVICE_UNAVAILABLE',
+        `The video of ${job.job_id} could not be downloaded completely; run the download again (it resumes).`,
+        { reason: 'incomplete_download' },
+      );
     }
     let have = await sizeOf(partial);
     if (have > result.size_bytes) {
@@ -95,7 +104,11 @@ export async function downloadJobVideo(http: HttpClient, job: JobRecord, destina
         restartedOnce = true;
         continue;
       }
-      throw new AppError('SERVICE_UNAVAILABLE', `The video of ${job.job_id} arrived corrupted twice (sha256 mismatch); run the download again.`, { reason: 'checksum_mismatch' });
+      throw new AppError(
+        'SERVICE_UNAVAILABLE',
+        `The video of ${job.job_id} arrived corrupted twice (sha256 mismatch); run the download again.`,
+        { reason: 'checksum_mismatch' },
+      );
     }
     try {
       await rename(partial, target);

@@ -20,7 +20,11 @@ export class RemoteError extends AppError {
   readonly httpStatusSeen: number | null;
   override readonly exitCode: number;
 
-  constructor(code: ErrorCode, message: string, options: AppErrorOptions & { requestId?: string | null; status?: number | null; exitCode?: number } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: AppErrorOptions & { requestId?: string | null; status?: number | null; exitCode?: number } = {},
+  ) {
     super(code, message, options);
     this.requestId = options.requestId ?? null;
     this.httpStatusSeen = options.status ?? null;
@@ -66,7 +70,9 @@ export function parseEnvelope(text: string): ErrorEnvelopeBody | null {
   if (typeof code !== 'string' || typeof message !== 'string') return null;
   const e = error as ErrorEnvelopeBody;
   const details = Array.isArray(e.details)
-    ? e.details.filter((d): d is ErrorDetail => typeof d === 'object' && d !== null && typeof d.field === 'string' && typeof d.message === 'string')
+    ? e.details.filter(
+        (d): d is ErrorDetail => typeof d === 'object' && d !== null && typeof d.field === 'string' && typeof d.message === 'string',
+      )
     : [];
   return {
     code,
@@ -100,7 +106,8 @@ export interface ErrorContext {
 
 /** Hints that tell the user what to do about an error class. */
 function hintFor(code: ErrorCode, reason: string | undefined, baseUrl: string): string {
-  if (code === 'UNAUTHORIZED') return ` Check the key with \`immoreel auth status\`, or log in again: \`immoreel auth login --base-url ${baseUrl} --api-key-stdin\`.`;
+  if (code === 'UNAUTHORIZED')
+    return ` Check the key with \`immoreel auth status\`, or log in again: \`immoreel auth login --base-url ${baseUrl} --api-key-stdin\`.`;
   if (code === 'QUOTA_EXCEEDED' && reason === 'route_not_permitted') return ' Ask the server operator for a key with that scope.';
   return '';
 }
@@ -111,7 +118,9 @@ export function errorFromResponse(context: ErrorContext): RemoteError {
   const requestId = envelope?.request_id ?? context.requestId;
   const suffix = requestId === null ? '' : ` (request_id ${requestId})`;
   if (envelope !== null) {
-    const code: ErrorCode = isKnownCode(envelope.code) ? envelope.code : (CODE_BY_STATUS[context.status] ?? (context.status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST'));
+    const code: ErrorCode = isKnownCode(envelope.code)
+      ? envelope.code
+      : (CODE_BY_STATUS[context.status] ?? (context.status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST'));
     const message = `${envelope.message}${suffix}${hintFor(code, envelope.reason, context.baseUrl)}`;
     return new RemoteError(code, message, {
       reason: envelope.reason,
@@ -121,7 +130,10 @@ export function errorFromResponse(context: ErrorContext): RemoteError {
       exitCode: exitCodeFor(code, envelope.reason),
       retryAfterS: context.retryAfterS,
       // main() prints the cause of an INTERNAL_SERVER_ERROR: here it is the server's, not ours.
-      cause: code === 'INTERNAL_SERVER_ERROR' ? `The failure happened on the server at ${context.baseUrl}; its log has the details under request_id ${requestId ?? '(none)'}.` : undefined,
+      cause:
+        code === 'INTERNAL_SERVER_ERROR'
+          ? `The failure happened on the server at ${context.baseUrl}; its log has the details under request_id ${requestId ?? '(none)'}.`
+          : undefined,
     });
   }
   // Not an immoreel envelope: a proxy, a load balancer, or a URL that is not an immoreel server.
@@ -193,8 +205,15 @@ export function networkFailure(error: unknown): NetworkFailure | null {
 }
 
 export function unreachable(baseUrl: string, failure: NetworkFailure, timeoutMs?: number): RemoteError {
-  const detail = failure.code === 'UND_ERR_HEADERS_TIMEOUT' && timeoutMs !== undefined ? `no answer within ${Number((timeoutMs / 1000).toFixed(1))} s` : failure.text;
-  return new RemoteError('SERVICE_UNAVAILABLE', `Cannot reach the immoreel server at ${baseUrl} (${detail}). Check that it is running and that --base-url or the profile's URL is right.`, {
-    reason: 'unreachable',
-  });
+  const detail =
+    failure.code === 'UND_ERR_HEADERS_TIMEOUT' && timeoutMs !== undefined
+      ? `no answer within ${Number((timeoutMs / 1000).toFixed(1))} s`
+      : failure.text;
+  return new RemoteError(
+    'SERVICE_UNAVAILABLE',
+    `Cannot reach the immoreel server at ${baseUrl} (${detail}). Check that it is running and that --base-url or the profile's URL is right.`,
+    {
+      reason: 'unreachable',
+    },
+  );
 }

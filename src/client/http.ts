@@ -149,7 +149,9 @@ export class HttpClient {
   private readonly warn: (message: string) => void;
   private readonly warned = new Set<string>();
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
-  private readonly options: Required<Pick<HttpClientOptions, 'requestTimeoutMs' | 'bodyTimeoutMs' | 'retries' | 'backoffMs' | 'maxRateWaitS' | 'maxRateRetries'>>;
+  private readonly options: Required<
+    Pick<HttpClientOptions, 'requestTimeoutMs' | 'bodyTimeoutMs' | 'retries' | 'backoffMs' | 'maxRateWaitS' | 'maxRateRetries'>
+  >;
 
   constructor(options: HttpClientOptions) {
     this.baseUrl = options.baseUrl.replace(/(?<!\/)\/+$/, '');
@@ -197,7 +199,9 @@ export class HttpClient {
     const version = headers['x-api-version'];
     if (version !== undefined && version.split('.')[0] !== SUPPORTED_API_MAJOR && !this.warned.has('api-version')) {
       this.warned.add('api-version');
-      this.warn(`the server at ${this.baseUrl} speaks API ${version}; this immoreel speaks API ${SUPPORTED_API_MAJOR}.x — update one of them.`);
+      this.warn(
+        `the server at ${this.baseUrl} speaks API ${version}; this immoreel speaks API ${SUPPORTED_API_MAJOR}.x — update one of them.`,
+      );
     }
   }
 
@@ -248,13 +252,24 @@ export class HttpClient {
       if (status >= 300 && status < 400) {
         await response.body.dump().catch(() => undefined);
         const location = answerHeaders.location ?? '(no Location)';
-        throw new AppError('BAD_REQUEST', `The server at ${this.baseUrl} redirects ${spec.method} ${spec.path} to ${location}: use that address as --base-url (immoreel does not follow redirects with your API key).`, {
-          reason: 'redirected',
-        });
+        throw new AppError(
+          'BAD_REQUEST',
+          `The server at ${this.baseUrl} redirects ${spec.method} ${spec.path} to ${location}: use that address as --base-url (immoreel does not follow redirects with your API key).`,
+          {
+            reason: 'redirected',
+          },
+        );
       }
       const text = await response.body.text().catch(() => '');
       const retryAfterS = parseRetryAfter(answerHeaders['retry-after']) ?? undefined;
-      const mapped = errorFromResponse({ status, body: text, requestId, baseUrl: this.baseUrl, what: `${spec.method} ${spec.path}`, retryAfterS });
+      const mapped = errorFromResponse({
+        status,
+        body: text,
+        requestId,
+        baseUrl: this.baseUrl,
+        what: `${spec.method} ${spec.path}`,
+        retryAfterS,
+      });
       throw new Refusal(status, mapped, retryAfterS);
     };
     try {
@@ -288,7 +303,8 @@ export class HttpClient {
         if (error.status !== 429) throw error.mapped;
         const waitS = error.retryAfterS ?? 1;
         const refused = error.mapped;
-        const why = waitS > this.options.maxRateWaitS ? `the server asks to wait ${Math.ceil(waitS)} s` : `refused ${refusals + 1} times in a row`;
+        const why =
+          waitS > this.options.maxRateWaitS ? `the server asks to wait ${Math.ceil(waitS)} s` : `refused ${refusals + 1} times in a row`;
         throw new RemoteError(refused.code, `${refused.message} Gave up: ${why}.`, {
           reason: refused.reason,
           details: refused.details,
@@ -311,11 +327,15 @@ export class HttpClient {
     try {
       return { ...answer, body: JSON.parse(text) as T };
     } catch {
-      throw new RemoteError('SERVICE_UNAVAILABLE', `${spec.method} ${spec.path} at ${this.baseUrl} did not answer JSON (HTTP ${answer.status}, ${answer.headers['content-type'] ?? 'no content type'}): is it an immoreel server? Check --base-url.`, {
-        reason: 'not_immoreel',
-        requestId: answer.requestId,
-        status: answer.status,
-      });
+      throw new RemoteError(
+        'SERVICE_UNAVAILABLE',
+        `${spec.method} ${spec.path} at ${this.baseUrl} did not answer JSON (HTTP ${answer.status}, ${answer.headers['content-type'] ?? 'no content type'}): is it an immoreel server? Check --base-url.`,
+        {
+          reason: 'not_immoreel',
+          requestId: answer.requestId,
+          status: answer.status,
+        },
+      );
     }
   }
 

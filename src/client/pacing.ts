@@ -192,10 +192,7 @@ export class RatePacer {
           continue;
         }
         const seq = ++this.seq;
-        this.probes.set(
-          route,
-          new Promise<void>((resolve) => this.probeDone.set(seq, resolve)),
-        );
+        this.probes.set(route, new Promise<void>((resolve) => this.probeDone.set(seq, resolve)));
         return { route, seq, policies: [], probe: true };
       }
       const now = this.now();
@@ -233,7 +230,11 @@ export class RatePacer {
       }
       // Only an answer that went through the limiter tells whether a route is limited:
       // a 401 or 404 comes back without the fields even on a limited route.
-      if (advertised.length > 0 || (status !== null && status < 400)) this.routes.set(ticket.route, advertised.map((p) => p.name));
+      if (advertised.length > 0 || (status !== null && status < 400))
+        this.routes.set(
+          ticket.route,
+          advertised.map((p) => p.name),
+        );
     }
     const names = new Set([...ticket.policies, ...(advertised ?? []).map((p) => p.name)]);
     const limits = headers === null ? [] : parseRateLimit(headers.ratelimit);

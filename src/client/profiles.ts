@@ -65,12 +65,17 @@ export function normalizeBaseUrl(input: string): string {
   try {
     url = new URL(input.trim());
   } catch {
-    throw badRequest(`${JSON.stringify(input)} is not a URL: give the server's address, e.g. https://immoreel.example.com or http://127.0.0.1:8080.`, {
-      details: [{ field: 'base-url', message: 'must be an http(s) URL' }],
-    });
+    throw badRequest(
+      `${JSON.stringify(input)} is not a URL: give the server's address, e.g. https://immoreel.example.com or http://127.0.0.1:8080.`,
+      {
+        details: [{ field: 'base-url', message: 'must be an http(s) URL' }],
+      },
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw badRequest(`The server address must be http:// or https://, not ${url.protocol}`, { details: [{ field: 'base-url', message: 'must be an http(s) URL' }] });
+    throw badRequest(`The server address must be http:// or https://, not ${url.protocol}`, {
+      details: [{ field: 'base-url', message: 'must be an http(s) URL' }],
+    });
   }
   if (url.username !== '' || url.password !== '') {
     throw badRequest('Put no credentials in the server address: the API key goes in IMMOREEL_API_KEY or `auth login --api-key-stdin`.', {
@@ -106,12 +111,17 @@ export function assertKeyTransport(baseUrl: string, insecure: boolean | undefine
 function fileError(path: string, error: unknown): AppError {
   const code = (error as NodeJS.ErrnoException).code;
   if (error instanceof SyntaxError) {
-    return badRequest(`The profiles file ${path} is not valid JSON: fix it, or delete it and log in again.`, { reason: 'invalid_profiles_file' });
+    return badRequest(`The profiles file ${path} is not valid JSON: fix it, or delete it and log in again.`, {
+      reason: 'invalid_profiles_file',
+    });
   }
   if (code === 'EACCES' || code === 'EPERM') {
-    return badRequest(`Cannot use the profiles file ${path}: permission denied. Check its owner, or set IMMOREEL_CONFIG_DIR to a folder of yours.`, {
-      reason: 'profiles_file_permission',
-    });
+    return badRequest(
+      `Cannot use the profiles file ${path}: permission denied. Check its owner, or set IMMOREEL_CONFIG_DIR to a folder of yours.`,
+      {
+        reason: 'profiles_file_permission',
+      },
+    );
   }
   return badRequest(`Cannot use the profiles file ${path}: ${(error as Error).message}`, { reason: 'profiles_file' });
 }
@@ -247,9 +257,12 @@ export function resolveRemoteTarget(selection: RemoteSelection, store: ProfileSt
       profileName = chosen.name;
       profile = chosen.profile;
     } else if (matching.length > 1 && envKey === undefined) {
-      throw badRequest(`Several profiles are saved for ${baseUrl} (${matching.map((p) => p.name).join(', ')}): choose one with --profile.`, {
-        reason: 'ambiguous_profile',
-      });
+      throw badRequest(
+        `Several profiles are saved for ${baseUrl} (${matching.map((p) => p.name).join(', ')}): choose one with --profile.`,
+        {
+          reason: 'ambiguous_profile',
+        },
+      );
     }
   }
   const apiKey = envKey ?? profile?.api_key;

@@ -43,7 +43,10 @@ function jobPath(jobId: string, suffix = ''): string {
 function expectJob(answer: JsonAnswer<{ job?: JobRecord }>, what: string): JobRecord {
   const job = answer.body.job;
   if (typeof job !== 'object' || job === null || typeof job.job_id !== 'string' || typeof job.state !== 'string') {
-    throw new RemoteError('SERVICE_UNAVAILABLE', `${what} answered without a job record: is this an immoreel server?`, { reason: 'not_immoreel', requestId: answer.requestId });
+    throw new RemoteError('SERVICE_UNAVAILABLE', `${what} answered without a job record: is this an immoreel server?`, {
+      reason: 'not_immoreel',
+      requestId: answer.requestId,
+    });
   }
   return job;
 }
@@ -76,10 +79,14 @@ export class RemoteService implements Service {
       timeoutMs: SLOW_ROUTE_TIMEOUT_MS,
     });
     if (answer.body?.ok !== true || typeof answer.body.property !== 'object' || answer.body.property === null) {
-      throw new RemoteError('SERVICE_UNAVAILABLE', `POST /api/v1/analyze at ${this.baseUrl} answered without a property: is this an immoreel server?`, {
-        reason: 'not_immoreel',
-        requestId: answer.requestId,
-      });
+      throw new RemoteError(
+        'SERVICE_UNAVAILABLE',
+        `POST /api/v1/analyze at ${this.baseUrl} answered without a property: is this an immoreel server?`,
+        {
+          reason: 'not_immoreel',
+          requestId: answer.requestId,
+        },
+      );
     }
     return answer.body;
   }
@@ -106,7 +113,7 @@ export class RemoteService implements Service {
     let key = given ?? randomIdempotencyKey();
     let body = await this.uploader.prepare(request);
     let uploadedAfresh = false;
-    for (let link = 1; ; ) {
+    for (let link = 1; ;) {
       let answer: JsonAnswer<{ job?: JobRecord }>;
       try {
         answer = await this.postRender(body, key);
@@ -154,7 +161,11 @@ export class RemoteService implements Service {
       retryable: true,
     });
     if (!Array.isArray(answer.body.jobs)) {
-      throw new RemoteError('SERVICE_UNAVAILABLE', `GET /api/v1/jobs at ${this.baseUrl} answered without a job list: is this an immoreel server?`, { reason: 'not_immoreel' });
+      throw new RemoteError(
+        'SERVICE_UNAVAILABLE',
+        `GET /api/v1/jobs at ${this.baseUrl} answered without a job list: is this an immoreel server?`,
+        { reason: 'not_immoreel' },
+      );
     }
     return { jobs: answer.body.jobs, next_cursor: answer.body.next_cursor ?? null };
   }
@@ -185,7 +196,8 @@ export class RemoteService implements Service {
       try {
         answer = await this.readJob(jobId, { signal: options.signal, retries: POLL_RETRIES });
       } catch (error) {
-        if (options.signal?.aborted) throw new AppError('INTERNAL_SERVER_ERROR', 'Waiting was interrupted.', { cause: options.signal.reason });
+        if (options.signal?.aborted)
+          throw new AppError('INTERNAL_SERVER_ERROR', 'Waiting was interrupted.', { cause: options.signal.reason });
         if (error instanceof AppError && error.code === 'SERVICE_UNAVAILABLE' && error.reason === 'unreachable') {
           throw new RemoteError(
             'SERVICE_UNAVAILABLE',
@@ -204,9 +216,13 @@ export class RemoteService implements Service {
       }
       if (TERMINAL.has(job.state)) return job;
       if (Date.now() >= deadline) {
-        throw new AppError('SERVICE_UNAVAILABLE', `Job ${job.job_id} is still ${job.state} after ${Math.round((options.timeoutMs ?? 0) / 1000)} s; follow it with \`immoreel jobs wait ${job.job_id}\`.`, {
-          reason: 'wait_timeout',
-        });
+        throw new AppError(
+          'SERVICE_UNAVAILABLE',
+          `Job ${job.job_id} is still ${job.state} after ${Math.round((options.timeoutMs ?? 0) / 1000)} s; follow it with \`immoreel jobs wait ${job.job_id}\`.`,
+          {
+            reason: 'wait_timeout',
+          },
+        );
       }
       const hinted = parseRetryAfter(answer.headers['retry-after']);
       const wait = hinted !== null ? Math.min(60_000, Math.max(250, hinted * 1000)) : delay;
@@ -222,12 +238,16 @@ export class RemoteService implements Service {
   async downloadVideo(jobId: string, destination: string): Promise<number> {
     const job = await this.getJob(jobId);
     const id = job.job_id;
-    if (job.state === 'failed') throw new AppError('RENDER_FAILED', `Job ${id} failed, so it has no video: ${job.error?.message ?? 'unknown error'}`);
+    if (job.state === 'failed')
+      throw new AppError('RENDER_FAILED', `Job ${id} failed, so it has no video: ${job.error?.message ?? 'unknown error'}`);
     if (job.state === 'canceled') throw badRequest(`Job ${id} was canceled, so it has no video.`, { reason: 'job_canceled' });
     if (job.state !== 'succeeded' || job.result === null) {
-      throw badRequest(`Job ${id} is ${job.state}; its video is not ready. Wait for it with \`immoreel jobs wait ${id}\`.`, { reason: 'job_not_finished' });
+      throw badRequest(`Job ${id} is ${job.state}; its video is not ready. Wait for it with \`immoreel jobs wait ${id}\`.`, {
+        reason: 'job_not_finished',
+      });
     }
-    if (job.result.expired_at !== undefined) throw new AppError('GONE', `The video of ${id} was removed from the server on ${job.result.expired_at}; render it again.`);
+    if (job.result.expired_at !== undefined)
+      throw new AppError('GONE', `The video of ${id} was removed from the server on ${job.result.expired_at}; render it again.`);
     return downloadJobVideo(this.http, job, destination, this.options.download);
   }
 

@@ -126,12 +126,16 @@ export class AssetUploader {
         details: [{ field, message: error.code === 'ENOENT' ? 'file not found' : 'cannot be read' }],
       });
     });
-    if (!info.isFile()) throw badRequest(`${field}: ${path} is not a file.`, { reason: 'invalid_file', details: [{ field, message: 'is not a file' }] });
+    if (!info.isFile())
+      throw badRequest(`${field}: ${path} is not a file.`, { reason: 'invalid_file', details: [{ field, message: 'is not a file' }] });
     if (info.size > MAX_ASSET_BYTES) {
-      throw badRequest(`${field}: ${path} is ${(info.size / 1e6).toFixed(1)} MB; the server accepts images up to 15 MB. Resize it (a 1920 px JPEG is plenty for 720p).`, {
-        reason: 'file_too_large',
-        details: [{ field, message: 'larger than 15 MB' }],
-      });
+      throw badRequest(
+        `${field}: ${path} is ${(info.size / 1e6).toFixed(1)} MB; the server accepts images up to 15 MB. Resize it (a 1920 px JPEG is plenty for 720p).`,
+        {
+          reason: 'file_too_large',
+          details: [{ field, message: 'larger than 15 MB' }],
+        },
+      );
     }
     const bytes = await readFile(path);
     const contentType = sniffImageType(bytes);
@@ -172,7 +176,9 @@ export class AssetUploader {
       });
       const asset = answer.body.asset;
       if (asset?.asset_id === undefined) {
-        throw new AppError('INTERNAL_SERVER_ERROR', `The server accepted ${path} but returned no asset id.`, { cause: 'POST /api/v1/assets answered without asset.asset_id' });
+        throw new AppError('INTERNAL_SERVER_ERROR', `The server accepted ${path} but returned no asset id.`, {
+          cause: 'POST /api/v1/assets answered without asset.asset_id',
+        });
       }
       const ref = asset.ref ?? `asset:${asset.asset_id}`;
       const expiresAt = asset.expires_at ?? new Date(this.now() + 24 * 3600_000).toISOString();
@@ -205,10 +211,13 @@ export class AssetUploader {
     }
     const music = request.music;
     if (music !== undefined && /[/\\]|\.(mp3|m4a|aac|wav|ogg|flac|opus)$/i.test(music) && existsSync(music)) {
-      throw badRequest(`--music ${music}: a music file can only be used in local mode; on a server use auto, none or a bundled track (immoreel templates list).`, {
-        reason: 'local_music_file',
-        details: [{ field: 'music', message: 'local files are not uploaded' }],
-      });
+      throw badRequest(
+        `--music ${music}: a music file can only be used in local mode; on a server use auto, none or a bundled track (immoreel templates list).`,
+        {
+          reason: 'local_music_file',
+          details: [{ field: 'music', message: 'local files are not uploaded' }],
+        },
+      );
     }
     return prepared;
   }

@@ -84,9 +84,11 @@ export function requestShapeProblems(body: unknown): ErrorDetail[] {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return [];
   const { metadata, listing } = body as { metadata?: unknown; listing?: unknown };
   const problems: ErrorDetail[] = [];
-  const metadataProblem = metadata == null ? null : checkJsonShape(metadata, 'metadata', { maxDepth: MAX_JSON_DEPTH, maxBytes: MAX_METADATA_BYTES });
+  const metadataProblem =
+    metadata == null ? null : checkJsonShape(metadata, 'metadata', { maxDepth: MAX_JSON_DEPTH, maxBytes: MAX_METADATA_BYTES });
   if (metadataProblem !== null) problems.push(metadataProblem);
-  const listingProblem = listing == null ? null : checkJsonShape(listing, 'listing', { maxDepth: MAX_JSON_DEPTH, maxBytes: MAX_LISTING_BYTES });
+  const listingProblem =
+    listing == null ? null : checkJsonShape(listing, 'listing', { maxDepth: MAX_JSON_DEPTH, maxBytes: MAX_LISTING_BYTES });
   if (listingProblem !== null) problems.push(listingProblem);
   return problems;
 }

@@ -42,7 +42,11 @@ export const MarketSchema = {
   type: ['object', 'null'],
   properties: {
     area: { type: 'string' },
-    area_level: { type: 'string', enum: ['district', 'city', 'metro_area'], description: "metro_area: a commune compared with its metro area's figures." },
+    area_level: {
+      type: 'string',
+      enum: ['district', 'city', 'metro_area'],
+      description: "metro_area: a commune compared with its metro area's figures.",
+    },
     median_price_per_m2_mad: { type: 'number' },
     q1_price_per_m2_mad: nullable('number'),
     q3_price_per_m2_mad: nullable('number'),
@@ -57,7 +61,7 @@ export const MarketSchema = {
 
 export const PropertySchema = Type.Unsafe<Property>({
   type: 'object',
-  description: 'The analysed listing (docs/api.md). The first seven fields are the contract\'s; unknown facts are null, never guessed.',
+  description: "The analysed listing (docs/api.md). The first seven fields are the contract's; unknown facts are null, never guessed.",
   required: ['title', 'city', 'district', 'price_mad', 'currency', 'features', 'marketing_angles'],
   properties: {
     title: { type: 'string' },
@@ -140,4 +144,3 @@ export const PropertySchema = Type.Unsafe<Property>({
     },
   },
 });
-

@@ -32,9 +32,17 @@ const listingInputs = {
   url: Type.String({ minLength: 1, maxLength: MAX_URL_CHARS, description: 'A listing page on Mubawab, Avito, Sarouty or Yakeey.' }),
   html: Type.String({ maxLength: MAX_HTML_BYTES, description: 'The listing page as saved by a browser; then nothing is fetched.' }),
   description: Type.String({ maxLength: MAX_DESCRIPTION_CHARS, description: 'Raw listing text (French, English, Arabic, Darija).' }),
-  language: Type.Optional(Type.Union(LANGUAGES.map((l) => Type.Literal(l)), { default: 'fr', description: 'Language of labels, features and angles.' })),
+  language: Type.Optional(
+    Type.Union(
+      LANGUAGES.map((l) => Type.Literal(l)),
+      { default: 'fr', description: 'Language of labels, features and angles.' },
+    ),
+  ),
   target_audience: Type.Optional(
-    Type.Union(AUDIENCE_CHOICES.map((a) => Type.Literal(a)), { default: 'auto', description: 'Buyer profile the angles aim at; `auto` infers it.' }),
+    Type.Union(
+      AUDIENCE_CHOICES.map((a) => Type.Literal(a)),
+      { default: 'auto', description: 'Buyer profile the angles aim at; `auto` infers it.' },
+    ),
   ),
 };
 
@@ -49,7 +57,8 @@ export const AnalyzeRequestSchema = Type.Object(
   {
     title: 'analysis request',
     additionalProperties: false,
-    description: 'Give `url`, `html` or `description` (at least one). `url` and `description` may be combined: page numbers win, the text adds features.',
+    description:
+      'Give `url`, `html` or `description` (at least one). `url` and `description` may be combined: page numbers win, the text adds features.',
   },
 );
 export type AnalyzeRequest = Static<typeof AnalyzeRequestSchema>;
@@ -71,41 +80,54 @@ export const BrandingSchema = Type.Object(
 export type Branding = Static<typeof BrandingSchema>;
 
 export const RenderRequestSchema = Type.Object(
-    {
-      ...{
-        url: Type.Optional(listingInputs.url),
-        html: Type.Optional(listingInputs.html),
-        description: Type.Optional(listingInputs.description),
-        language: listingInputs.language,
-        target_audience: listingInputs.target_audience,
-      },
-      listing: Type.Optional(PropertySchema),
-      photos: Type.Optional(
-        Type.Array(imageRef('http(s) URL, `asset:<id>`, or (CLI only) a file path.'), {
-          maxItems: MAX_PHOTOS,
-          description: "Photo URLs (public http/https) or `asset:<asset_id>` from POST /api/v1/assets. Default: the listing page's photos.",
-        }),
-      ),
-      template: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_TEMPLATE_NAME_CHARS, description: 'classic (default), luxury, social, …' })),
-      format: Type.Optional(Type.Union(VIDEO_FORMATS.map((f) => Type.Literal(f)), { default: 'landscape' })),
-      duration_s: Type.Optional(Type.Number({ minimum: MIN_DURATION_S, maximum: MAX_DURATION_S, 'x-unit': 'seconds', description: "Default: the template's." })),
-      music: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_URL_CHARS, description: '`auto`, `none` or a bundled track name.' })),
-      branding: Type.Optional(BrandingSchema),
-      webhook_url: Type.Optional(
-        Type.String({ minLength: 1, maxLength: MAX_URL_CHARS, description: 'Receives the job record, signed (Standard Webhooks), when the job ends. Public http(s) only.' }),
-      ),
-      metadata: Type.Optional(
-        Type.Record(Type.String(), Type.Unknown(), {
-          description: `Your own data (at most ${MAX_METADATA_BYTES} bytes as JSON), echoed in the job and its webhook.`,
-        }),
-      ),
+  {
+    ...{
+      url: Type.Optional(listingInputs.url),
+      html: Type.Optional(listingInputs.html),
+      description: Type.Optional(listingInputs.description),
+      language: listingInputs.language,
+      target_audience: listingInputs.target_audience,
     },
-    {
-      title: 'render request',
-      additionalProperties: false,
-      description:
-        'Give `url`, `html` or `description` (analysed when the job runs), or `listing` (an analysis `property`) to skip analysis; not `listing` together with the others.',
-    },
+    listing: Type.Optional(PropertySchema),
+    photos: Type.Optional(
+      Type.Array(imageRef('http(s) URL, `asset:<id>`, or (CLI only) a file path.'), {
+        maxItems: MAX_PHOTOS,
+        description: "Photo URLs (public http/https) or `asset:<asset_id>` from POST /api/v1/assets. Default: the listing page's photos.",
+      }),
+    ),
+    template: Type.Optional(
+      Type.String({ minLength: 1, maxLength: MAX_TEMPLATE_NAME_CHARS, description: 'classic (default), luxury, social, …' }),
+    ),
+    format: Type.Optional(
+      Type.Union(
+        VIDEO_FORMATS.map((f) => Type.Literal(f)),
+        { default: 'landscape' },
+      ),
+    ),
+    duration_s: Type.Optional(
+      Type.Number({ minimum: MIN_DURATION_S, maximum: MAX_DURATION_S, 'x-unit': 'seconds', description: "Default: the template's." }),
+    ),
+    music: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_URL_CHARS, description: '`auto`, `none` or a bundled track name.' })),
+    branding: Type.Optional(BrandingSchema),
+    webhook_url: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: MAX_URL_CHARS,
+        description: 'Receives the job record, signed (Standard Webhooks), when the job ends. Public http(s) only.',
+      }),
+    ),
+    metadata: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description: `Your own data (at most ${MAX_METADATA_BYTES} bytes as JSON), echoed in the job and its webhook.`,
+      }),
+    ),
+  },
+  {
+    title: 'render request',
+    additionalProperties: false,
+    description:
+      'Give `url`, `html` or `description` (analysed when the job runs), or `listing` (an analysis `property`) to skip analysis; not `listing` together with the others.',
+  },
 );
 
 export type RenderRequest = Static<typeof RenderRequestSchema>;
@@ -130,7 +152,8 @@ function fieldOf(context: string | undefined, error: AjvLikeError): string {
     .slice(1)
     .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (error.keyword === 'required' && typeof error.params.missingProperty === 'string') segments.push(error.params.missingProperty);
-  if (error.keyword === 'additionalProperties' && typeof error.params.additionalProperty === 'string') segments.push(error.params.additionalProperty);
+  if (error.keyword === 'additionalProperties' && typeof error.params.additionalProperty === 'string')
+    segments.push(error.params.additionalProperty);
   let field = '';
   for (const segment of segments) field += /^\d+$/.test(segment) ? `[${segment}]` : field === '' ? segment : `.${segment}`;
   if (context === 'headers') return HEADER_NAMES[field.toLowerCase()] ?? field;
@@ -202,8 +225,12 @@ export function validationDetails(errors: readonly AjvLikeError[], context?: str
 // `unicode: false`: string lengths are JavaScript lengths (UTF-16 units), read in constant time. Ajv's
 // default counts code points by walking the string, ~20–60 ms for a 5 MB page on the server's event
 // loop (docs/security.md); an emoji counts 2 towards a limit, which no real input comes near.
-const strictAjv = addFormats.default(new Ajv.default({ allErrors: true, verbose: true, coerceTypes: false, useDefaults: false, strict: false, unicode: false, logger: false }));
-const lenientAjv = addFormats.default(new Ajv.default({ allErrors: true, verbose: true, coerceTypes: true, useDefaults: false, strict: false, unicode: false, logger: false }));
+const strictAjv = addFormats.default(
+  new Ajv.default({ allErrors: true, verbose: true, coerceTypes: false, useDefaults: false, strict: false, unicode: false, logger: false }),
+);
+const lenientAjv = addFormats.default(
+  new Ajv.default({ allErrors: true, verbose: true, coerceTypes: true, useDefaults: false, strict: false, unicode: false, logger: false }),
+);
 const compiled = new WeakMap<object, ValidateFunction>();
 
 export function compileInputSchema(schema: object, part: 'body' | 'text'): ValidateFunction {

@@ -19,7 +19,9 @@ export function safeStrings<T>(value: T): T {
   if (typeof value === 'string') return safeText(value) as T;
   if (Array.isArray(value)) return value.map((item: unknown) => safeStrings(item)) as T;
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([key, inner]) => [safeText(key), safeStrings(inner)])) as T;
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>).map(([key, inner]) => [safeText(key), safeStrings(inner)]),
+    ) as T;
   }
   return value;
 }

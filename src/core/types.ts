@@ -6,16 +6,7 @@
 export const LANGUAGES = ['fr', 'en', 'ar'] as const;
 export type Language = (typeof LANGUAGES)[number];
 
-export const AUDIENCES = [
-  'family',
-  'young_couple',
-  'investor',
-  'mre',
-  'expat',
-  'retiree',
-  'luxury',
-  'student',
-] as const;
+export const AUDIENCES = ['family', 'young_couple', 'investor', 'mre', 'expat', 'retiree', 'luxury', 'student'] as const;
 export type Audience = (typeof AUDIENCES)[number];
 /** What a caller may ask for: a fixed audience, or `auto` to infer it. */
 export type AudienceRequest = Audience | 'auto';

@@ -1,5 +1,13 @@
 import { badRequest, type ErrorDetail } from './errors.js';
-import { AnalyzeRequestSchema, AUDIENCE_CHOICES, checkInput, invalidInput, MAX_DESCRIPTION_CHARS, MAX_HTML_BYTES, type AnalyzeRequest } from './requests.js';
+import {
+  AnalyzeRequestSchema,
+  AUDIENCE_CHOICES,
+  checkInput,
+  invalidInput,
+  MAX_DESCRIPTION_CHARS,
+  MAX_HTML_BYTES,
+  type AnalyzeRequest,
+} from './requests.js';
 import { LANGUAGES, type AudienceRequest, type Language } from './types.js';
 
 export { AUDIENCE_CHOICES, MAX_DESCRIPTION_CHARS, MAX_HTML_BYTES } from './requests.js';
@@ -20,10 +28,10 @@ export function parseAudience(value: unknown, field = 'target_audience'): Audien
   if (typeof value === 'string' && (AUDIENCE_CHOICES as readonly string[]).includes(value.toLowerCase())) {
     return value.toLowerCase() as AudienceRequest;
   }
-  throw badRequest(
-    `Unknown ${field} ${JSON.stringify(value)}: use one of ${AUDIENCE_CHOICES.join(', ')}.`,
-    { reason: 'invalid_field', details: [{ field, message: `must be one of ${AUDIENCE_CHOICES.join(', ')}` }] },
-  );
+  throw badRequest(`Unknown ${field} ${JSON.stringify(value)}: use one of ${AUDIENCE_CHOICES.join(', ')}.`, {
+    reason: 'invalid_field',
+    details: [{ field, message: `must be one of ${AUDIENCE_CHOICES.join(', ')}` }],
+  });
 }
 
 /** Said when a request names no listing at all: the field is `url`, the first a caller would give. */

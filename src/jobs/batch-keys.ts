@@ -11,7 +11,10 @@ import { resolve } from 'node:path';
 /** Names one batch: the same CSV rendered into the same folder is the same batch. */
 export function batchIdOf(csvFile: string, outDir: string): string {
   const source = csvFile === '-' ? `stdin:${process.cwd()}` : resolve(csvFile);
-  return createHash('sha256').update(`${source}\n${resolve(outDir)}`).digest('hex').slice(0, 24);
+  return createHash('sha256')
+    .update(`${source}\n${resolve(outDir)}`)
+    .digest('hex')
+    .slice(0, 24);
 }
 
 export function batchRowIdempotencyKey(batchId: string, rowId: string, inputHash: string): string {

@@ -12,7 +12,9 @@ export const BRANDING_COLUMNS = ['agency_name', 'agent_name', 'phone', 'email', 
 function parseBoolean(value: string, field: string): boolean {
   if (/^(1|true|yes|y|oui)$/i.test(value)) return true;
   if (/^(0|false|no|n|non)$/i.test(value)) return false;
-  throw badRequest(`${field} ${JSON.stringify(value)} is not a yes/no value: use true or false.`, { details: [{ field, message: 'must be true or false' }] });
+  throw badRequest(`${field} ${JSON.stringify(value)} is not a yes/no value: use true or false.`, {
+    details: [{ field, message: 'must be true or false' }],
+  });
 }
 
 export interface RowRequestOptions {
@@ -42,7 +44,12 @@ export function batchRowRequest(values: Readonly<Record<string, string>>, rowId:
   // An empty description cell is passed on when there is no url, so validation names the field.
   if (description !== undefined && (description !== '' || url === undefined)) request.description = description;
   const photos = pick('photos');
-  if (photos !== undefined) request.photos = photos.split('|').map((p) => p.trim()).filter((p) => p !== '').map(localPath);
+  if (photos !== undefined)
+    request.photos = photos
+      .split('|')
+      .map((p) => p.trim())
+      .filter((p) => p !== '')
+      .map(localPath);
   for (const key of ['template', 'language', 'target_audience', 'music'] as const) {
     const value = pick(key);
     if (value !== undefined) (request as Record<string, unknown>)[key] = value;
@@ -52,7 +59,10 @@ export function batchRowRequest(values: Readonly<Record<string, string>>, rowId:
   const duration = pick('duration_s');
   if (duration !== undefined) {
     const n = Number(duration);
-    if (!Number.isFinite(n)) throw badRequest(`duration_s ${JSON.stringify(duration)} is not a number of seconds (10–90).`, { details: [{ field: 'duration_s', message: 'must be a number' }] });
+    if (!Number.isFinite(n))
+      throw badRequest(`duration_s ${JSON.stringify(duration)} is not a number of seconds (10–90).`, {
+        details: [{ field: 'duration_s', message: 'must be a number' }],
+      });
     request.duration_s = n;
   }
   const branding: Branding = { ...(defaults.branding ?? {}) };

@@ -34,7 +34,10 @@ const ALWAYS_KNOWN = ['id', 'error_code', 'error_message'];
 
 /** `Agency Name`, `agency-name` → `agency_name`. */
 function normalizeHeader(header: string): string {
-  return header.trim().toLowerCase().replace(/[\s-]+/g, '_');
+  return header
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
 }
 
 /** Levenshtein distance, for "did you mean" on misspelt column names. */
@@ -81,8 +84,10 @@ export async function readBatchCsv(file: string, columnsSpec: BatchColumns = { k
     buffer = await readAll(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw badRequest(`CSV file not found: ${file}. Check the path.`, { details: [{ field: 'csv', message: 'no such file' }] });
-    if (code === 'EISDIR') throw badRequest(`${file} is a folder: --csv takes a CSV file.`, { details: [{ field: 'csv', message: 'is a folder' }] });
+    if (code === 'ENOENT')
+      throw badRequest(`CSV file not found: ${file}. Check the path.`, { details: [{ field: 'csv', message: 'no such file' }] });
+    if (code === 'EISDIR')
+      throw badRequest(`${file} is a folder: --csv takes a CSV file.`, { details: [{ field: 'csv', message: 'is a folder' }] });
     throw error;
   }
   const { text } = decodeText(buffer);
@@ -98,9 +103,12 @@ export async function readBatchCsv(file: string, columnsSpec: BatchColumns = { k
       relax_column_count: true,
     }) as { record: Record<string, string>; info: { lines: number } }[];
   } catch (error) {
-    throw badRequest(`${file} is not a valid CSV file (${(error as Error).message.replace(/^Invalid /, 'invalid ')}). Save it from your spreadsheet as "CSV UTF-8".`, {
-      details: [{ field: 'csv', message: 'not a valid CSV file' }],
-    });
+    throw badRequest(
+      `${file} is not a valid CSV file (${(error as Error).message.replace(/^Invalid /, 'invalid ')}). Save it from your spreadsheet as "CSV UTF-8".`,
+      {
+        details: [{ field: 'csv', message: 'not a valid CSV file' }],
+      },
+    );
   }
   const aliases = columnsSpec.aliases ?? {};
   const known = new Set([...ALWAYS_KNOWN, ...columnsSpec.known]);
@@ -112,9 +120,12 @@ export async function readBatchCsv(file: string, columnsSpec: BatchColumns = { k
       const candidates = [...known, ...Object.keys(aliases)];
       const close = candidates.find((candidate) => distance(column, candidate) <= Math.min(2, Math.floor(candidate.length / 3)));
       if (close !== undefined) {
-        throw badRequest(`${file}: unknown column "${column}" — did you mean "${aliases[close] ?? close}"? Rename the column and run again.`, {
-          details: [{ field: column, message: `unknown column; did you mean ${aliases[close] ?? close}?` }],
-        });
+        throw badRequest(
+          `${file}: unknown column "${column}" — did you mean "${aliases[close] ?? close}"? Rename the column and run again.`,
+          {
+            details: [{ field: column, message: `unknown column; did you mean ${aliases[close] ?? close}?` }],
+          },
+        );
       }
       unknownColumns.push(column);
     }
@@ -141,9 +152,7 @@ export async function readBatchCsv(file: string, columnsSpec: BatchColumns = { k
   return { columns: header, rows, unknownColumns };
 }
 
-export type BatchOutcome<T> =
-  | { id: string; ok: true; value: T; row: BatchRow }
-  | { id: string; ok: false; error: AppError; row: BatchRow };
+export type BatchOutcome<T> = { id: string; ok: true; value: T; row: BatchRow } | { id: string; ok: false; error: AppError; row: BatchRow };
 
 export interface BatchSummary {
   total: number;
@@ -194,7 +203,9 @@ export async function writeFailedCsv(file: string, columns: string[], failed: { 
   const header = [...columns.filter((c) => c !== 'error_code' && c !== 'error_message'), 'error_code', 'error_message'];
   const records = [...failed]
     .sort((a, b) => a.row.line - b.row.line)
-    .map(({ row, error }) => header.map((c) => (c === 'error_code' ? error.code : c === 'error_message' ? error.message : row.values[c] ?? '')));
+    .map(({ row, error }) =>
+      header.map((c) => (c === 'error_code' ? error.code : c === 'error_message' ? error.message : (row.values[c] ?? ''))),
+    );
   await writeFile(file, stringify([header, ...records]));
 }
 

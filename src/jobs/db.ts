@@ -50,7 +50,9 @@ export function migrate(db: Db, component: string, migrations: Migration[]): voi
     const current = row?.version ?? 0;
     for (let v = current; v < migrations.length; v += 1) migrations[v]!(db);
     if (migrations.length > current) {
-      db.prepare('INSERT INTO schema_migrations (component, version) VALUES (?, ?) ON CONFLICT(component) DO UPDATE SET version = excluded.version').run(component, migrations.length);
+      db.prepare(
+        'INSERT INTO schema_migrations (component, version) VALUES (?, ?) ON CONFLICT(component) DO UPDATE SET version = excluded.version',
+      ).run(component, migrations.length);
     }
   });
   // IMMEDIATE: two processes starting at once must not both apply the same migration.

@@ -19,7 +19,8 @@ export class JobFailedError extends AppError {
 
 /** The error of a failed or canceled job: its own code when it is one of ours, else RENDER_FAILED. */
 export function jobFailure(job: JobRecord): JobFailedError {
-  if (job.state === 'canceled') return new JobFailedError(job.job_id, 'RENDER_FAILED', `Job ${job.job_id} was canceled; it has no video.`, 'canceled');
+  if (job.state === 'canceled')
+    return new JobFailedError(job.job_id, 'RENDER_FAILED', `Job ${job.job_id} was canceled; it has no video.`, 'canceled');
   const code = job.error?.code;
   const known = code !== undefined && code in ERROR_CODES ? (code as ErrorCode) : 'RENDER_FAILED';
   return new JobFailedError(job.job_id, known, `Job ${job.job_id} failed: ${job.error?.message ?? 'unknown error'}`);

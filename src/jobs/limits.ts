@@ -17,4 +17,3 @@ const MEMORY_PER_RENDER = 512 * 1024 * 1024;
 export function defaultConcurrency(cores: number = availableParallelism(), memory: number = totalmem()): number {
   return Math.max(1, Math.min(MAX_CONCURRENCY, 2 * cores, Math.floor(memory / MEMORY_PER_RENDER)));
 }
-

@@ -56,7 +56,8 @@ export function recoverAbandoned(store: JobStore): JobRow[] {
   const now = Date.now();
   for (const row of store.runningJobs()) {
     if (!abandoned(row, now)) continue;
-    const sameHolder = (current: JobRow): boolean => current.state === 'running' && current.owner === row.owner && abandoned(current, Date.now());
+    const sameHolder = (current: JobRow): boolean =>
+      current.state === 'running' && current.owner === row.owner && abandoned(current, Date.now());
     if (row.attempts >= MAX_ATTEMPTS) {
       const done = store.transition(
         row.job_id,
@@ -70,7 +71,12 @@ export function recoverAbandoned(store: JobStore): JobRow[] {
       if (done !== null) failed.push(done);
       if (done !== null) rmSync(store.outputPath(row.job_id), { force: true });
     } else {
-      const requeued = store.transition(row.job_id, 'queued', { stage: null, progress: 0, owner: null, owner_host: null, owner_pid: null, lease_expires_at: null }, sameHolder);
+      const requeued = store.transition(
+        row.job_id,
+        'queued',
+        { stage: null, progress: 0, owner: null, owner_host: null, owner_pid: null, lease_expires_at: null },
+        sameHolder,
+      );
       // A video renamed into place just before the kill was never recorded: it must not linger.
       if (requeued !== null) rmSync(store.outputPath(row.job_id), { force: true });
     }
@@ -225,7 +231,10 @@ export class WorkerPool {
       }
       if (this.idleWaiters.length > 0 && this.active.size === 0) {
         const scope = this.options.claimAny ? null : [...this.wanted];
-        const queued = scope === null ? this.options.store.count(null, ['queued']) : scope.filter((id) => this.options.store.row(id)?.state === 'queued').length;
+        const queued =
+          scope === null
+            ? this.options.store.count(null, ['queued'])
+            : scope.filter((id) => this.options.store.row(id)?.state === 'queued').length;
         if (queued === 0 || !this.accepting) {
           const waiters = this.idleWaiters;
           this.idleWaiters = [];
@@ -295,7 +304,9 @@ export class WorkerPool {
       const outcome = await engine(store.requestOf(jobId), ctx);
       const file = await stat(outputPath).catch(() => null);
       if (file === null || file.size !== outcome.result.size_bytes) {
-        throw new Error(`the engine reported a video of ${outcome.result.size_bytes} bytes but ${file === null ? 'none exists' : `${file.size} bytes exist`}`);
+        throw new Error(
+          `the engine reported a video of ${outcome.result.size_bytes} bytes but ${file === null ? 'none exists' : `${file.size} bytes exist`}`,
+        );
       }
       // Whatever engine wrote it, under whatever umask: a stored video is its owner's only.
       await chmod(outputPath, PRIVATE_FILE_MODE);
@@ -364,7 +375,15 @@ export class WorkerPool {
         this.options.store.transition(
           jobId,
           'queued',
-          { stage: null, progress: 0, owner: null, owner_host: null, owner_pid: null, lease_expires_at: null, attempts: Math.max(0, (this.options.store.row(jobId)?.attempts ?? 1) - 1) },
+          {
+            stage: null,
+            progress: 0,
+            owner: null,
+            owner_host: null,
+            owner_pid: null,
+            lease_expires_at: null,
+            attempts: Math.max(0, (this.options.store.row(jobId)?.attempts ?? 1) - 1),
+          },
           (current) => current.state === 'running' && current.owner === this.owner.id,
         );
       } catch {

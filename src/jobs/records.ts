@@ -1,7 +1,15 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { badRequest } from '../core/errors.js';
-import { JOB_STATES, type JobRecord, type JobStage, type JobState, type ListJobsOptions, type VideoResult, type Warning } from '../core/types.js';
+import {
+  JOB_STATES,
+  type JobRecord,
+  type JobStage,
+  type JobState,
+  type ListJobsOptions,
+  type VideoResult,
+  type Warning,
+} from '../core/types.js';
 import { isJobId } from './ids.js';
 import { isTerminal } from './state.js';
 import { MAX_LIST_LIMIT } from './limits.js';
@@ -86,7 +94,11 @@ export function toJobRecord(row: JobRow, jobsDir: string): JobRecord {
   const stored = row.result_json === null ? null : (JSON.parse(row.result_json) as Omit<VideoResult, 'video_url'>);
   let links: JobRecord['links'];
   if (row.link_base === null) {
-    links = { self: pathToFileURL(`${dir}/`).href, video: stored === null ? null : pathToFileURL(join(dir, 'output.mp4')).href, cancel: null };
+    links = {
+      self: pathToFileURL(`${dir}/`).href,
+      video: stored === null ? null : pathToFileURL(join(dir, 'output.mp4')).href,
+      cancel: null,
+    };
   } else {
     const self = `${row.link_base}/jobs/${row.job_id}`;
     links = { self, video: stored === null ? null : `${self}/video`, cancel: isTerminal(row.state) ? null : `${self}/cancel` };

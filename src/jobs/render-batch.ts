@@ -97,14 +97,37 @@ async function readManifest(outDir: string): Promise<Manifest> {
 export function formatEta(ms: number): string {
   if (!Number.isFinite(ms) || ms <= 0) return '…';
   const s = Math.round(ms / 1000);
-  return s >= 3600 ? `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m` : s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s` : `${s}s`;
+  return s >= 3600
+    ? `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`
+    : s >= 60
+      ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`
+      : `${s}s`;
 }
-
 
 /** The columns of a render batch, and the CLI option names accepted for them (docs/cli.md). */
 export const RENDER_BATCH_COLUMNS: BatchColumns = {
-  known: ['url', 'description', 'photos', 'template', 'format', 'duration_s', 'language', 'target_audience', 'music', ...BRANDING_COLUMNS, 'unbranded'],
-  aliases: { duration: 'duration_s', audience: 'target_audience', agency: 'agency_name', agent: 'agent_name', logo: 'logo_url', color: 'primary_color', colour: 'primary_color' },
+  known: [
+    'url',
+    'description',
+    'photos',
+    'template',
+    'format',
+    'duration_s',
+    'language',
+    'target_audience',
+    'music',
+    ...BRANDING_COLUMNS,
+    'unbranded',
+  ],
+  aliases: {
+    duration: 'duration_s',
+    audience: 'target_audience',
+    agency: 'agency_name',
+    agent: 'agent_name',
+    logo: 'logo_url',
+    color: 'primary_color',
+    colour: 'primary_color',
+  },
 };
 
 /** One line of the batch's results (NDJSON with --json): the same envelope as every command. */
@@ -164,9 +187,12 @@ export async function runRenderBatch(service: Service, options: RenderBatchOptio
   for (const row of batch.rows) {
     try {
       if (!SAFE_ID.test(row.id)) {
-        throw badRequest(`id ${JSON.stringify(row.id)} cannot name a video file: use letters, digits, spaces, dots, dashes or underscores (up to 100).`, {
-          details: [{ field: 'id', message: 'letters, digits, space . _ - only' }],
-        });
+        throw badRequest(
+          `id ${JSON.stringify(row.id)} cannot name a video file: use letters, digits, spaces, dots, dashes or underscores (up to 100).`,
+          {
+            details: [{ field: 'id', message: 'letters, digits, space . _ - only' }],
+          },
+        );
       }
       const request = rowRenderRequest(row, options.defaults, baseDir);
       prepared.set(row.id, { request, hash: await rowInputHash(request) });
@@ -198,7 +224,9 @@ export async function runRenderBatch(service: Service, options: RenderBatchOptio
   const showProgress = (): void => {
     const finished = done + failedCount;
     const eta = finished === 0 ? Number.NaN : ((Date.now() - started) / finished) * (total - finished);
-    hooks.onProgress?.(`${done} done, ${failedCount} failed, ${running.size} running, ${total - finished - running.size} waiting · ETA ${formatEta(eta)}`);
+    hooks.onProgress?.(
+      `${done} done, ${failedCount} failed, ${running.size} running, ${total - finished - running.size} waiting · ETA ${formatEta(eta)}`,
+    );
   };
   const progressTimer = setInterval(showProgress, 1000);
   const failed: { row: BatchRow; error: AppError }[] = [];
@@ -216,7 +244,9 @@ export async function runRenderBatch(service: Service, options: RenderBatchOptio
       const prep = prepared.get(row.id);
       if (prep === undefined || prep instanceof AppError) throw prep ?? badRequest(`Row ${row.id} could not be read.`);
       // Remote mode: the same row of the same batch names the same server job (no duplicates on a re-run).
-      const queued = await service.renderVideo(prep.request, { idempotencyKey: batchRowIdempotencyKey(batchIdOf(options.csv, outDir), row.id, prep.hash) });
+      const queued = await service.renderVideo(prep.request, {
+        idempotencyKey: batchRowIdempotencyKey(batchIdOf(options.csv, outDir), row.id, prep.hash),
+      });
       jobOf.set(row.id, queued.job_id);
       if (interrupted()) await service.cancelJob(queued.job_id).catch(() => undefined);
       const job = await service
@@ -232,7 +262,12 @@ export async function runRenderBatch(service: Service, options: RenderBatchOptio
       if (job.state !== 'succeeded' || job.result === null) throw jobFailure(job);
       const video = join(outDir, `${row.id}.mp4`);
       const bytes = await service.downloadVideo(job.job_id, video);
-      manifest.rows[row.id] = { input_hash: prep.hash, job_id: job.job_id, sha256: job.result.sha256.replace(/^sha256:/, ''), size_bytes: bytes };
+      manifest.rows[row.id] = {
+        input_hash: prep.hash,
+        job_id: job.job_id,
+        sha256: job.result.sha256.replace(/^sha256:/, ''),
+        size_bytes: bytes,
+      };
       await saveManifest();
       return { job, video };
     },
@@ -249,7 +284,15 @@ export async function runRenderBatch(service: Service, options: RenderBatchOptio
       onOutcome: (outcome) => {
         if (outcome.ok) {
           done += 1;
-          hooks.onRecord({ ok: true, status: 'success', id: outcome.id, skipped: false, job_id: outcome.value.job.job_id, video: outcome.value.video, job: outcome.value.job });
+          hooks.onRecord({
+            ok: true,
+            status: 'success',
+            id: outcome.id,
+            skipped: false,
+            job_id: outcome.value.job.job_id,
+            video: outcome.value.video,
+            job: outcome.value.job,
+          });
         } else {
           failedCount += 1;
           failed.push({ row: outcome.row, error: outcome.error });

@@ -63,7 +63,6 @@ const MIGRATIONS: Migration[] = [
   },
 ];
 
-
 /** Columns a state transition may set besides `state` and `updated_at`. */
 export type JobPatch = Partial<
   Pick<
@@ -101,7 +100,6 @@ export interface NewJob {
   linkBase: string | null;
 }
 
-
 export function listingSummary(property: Pick<Property, 'title' | 'city' | 'district' | 'price_mad'>): ListingSummary {
   return { title: property.title, city: property.city, district: property.district, price_mad: property.price_mad };
 }
@@ -133,9 +131,33 @@ export function finalFailurePatch(message: string): JobPatch {
 }
 
 const ROW_COLUMNS = [
-  'job_id', 'tenant', 'state', 'stage', 'progress', 'attempts', 'created_at', 'updated_at', 'started_at', 'finished_at',
-  'template', 'format', 'language', 'input_hash', 'allow_local_files', 'link_base', 'listing_json', 'result_json',
-  'error_code', 'error_message', 'warnings_json', 'metadata_json', 'owner', 'owner_host', 'owner_pid', 'lease_expires_at', 'expired_at',
+  'job_id',
+  'tenant',
+  'state',
+  'stage',
+  'progress',
+  'attempts',
+  'created_at',
+  'updated_at',
+  'started_at',
+  'finished_at',
+  'template',
+  'format',
+  'language',
+  'input_hash',
+  'allow_local_files',
+  'link_base',
+  'listing_json',
+  'result_json',
+  'error_code',
+  'error_message',
+  'warnings_json',
+  'metadata_json',
+  'owner',
+  'owner_host',
+  'owner_pid',
+  'lease_expires_at',
+  'expired_at',
 ].join(', ');
 
 /** The SQLite job store of one data directory (docs/jobs.md). Every state change goes through `transition`. */
@@ -186,7 +208,8 @@ export class JobStore {
 
   /** The validated request a job was submitted with. */
   requestOf(jobId: string): ValidRenderRequest {
-    const row = this.db.prepare('SELECT request_json FROM jobs WHERE job_id = ?').get(assertJobId(jobId)) as { request_json: string } | undefined;
+    const row = this.db.prepare('SELECT request_json FROM jobs WHERE job_id = ?').get(assertJobId(jobId)) as
+      { request_json: string } | undefined;
     if (row === undefined) throw new Error(`job ${jobId} vanished from the store`);
     return JSON.parse(row.request_json) as ValidRenderRequest;
   }
@@ -305,7 +328,9 @@ export class JobStore {
   /** Finished jobs older than `cutoffIso` whose files are still on disk. */
   purgeable(cutoffIso: string): JobRow[] {
     return this.db
-      .prepare(`SELECT ${ROW_COLUMNS} FROM jobs WHERE state IN ('succeeded', 'failed', 'canceled') AND expired_at IS NULL AND finished_at < ? ORDER BY job_id`)
+      .prepare(
+        `SELECT ${ROW_COLUMNS} FROM jobs WHERE state IN ('succeeded', 'failed', 'canceled') AND expired_at IS NULL AND finished_at < ? ORDER BY job_id`,
+      )
       .all(cutoffIso) as JobRow[];
   }
 

@@ -97,7 +97,10 @@ export function forbiddenAddressKind(address: string, policy: AddressPolicy = {}
 
 /** Checks a URL's host before any connection: IP literals and names that are local by definition. */
 export function assertPublicHost(url: URL, policy: AddressPolicy = {}): void {
-  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  const host = url.hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
   if (host === 'localhost' || host.endsWith('.localhost')) {
     if (!policy.allowLoopback) throw new ForbiddenAddressError(host, host, 'loopback');
     return;

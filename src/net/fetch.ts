@@ -115,7 +115,7 @@ function bypassesProxy(url: URL): boolean {
 const proxyAgents = new Map<string, ProxyAgent>();
 /** Users behind a corporate proxy set HTTPS_PROXY/HTTP_PROXY (and NO_PROXY): honour them. */
 function proxyDispatcher(url: URL, connectTimeoutMs: number): Dispatcher | undefined {
-  const proxy = url.protocol === 'https:' ? env('HTTPS_PROXY') ?? env('HTTP_PROXY') : env('HTTP_PROXY');
+  const proxy = url.protocol === 'https:' ? (env('HTTPS_PROXY') ?? env('HTTP_PROXY')) : env('HTTP_PROXY');
   if (proxy === undefined || bypassesProxy(url)) return undefined;
   let agent = proxyAgents.get(proxy);
   if (agent === undefined) {
@@ -146,7 +146,6 @@ async function waitForHostSlot(host: string, paceMs: number, signal?: AbortSigna
   nextSlotByHost.set(host, slot + paceMs);
   if (slot > now) await sleep(slot - now, signal);
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // Errors
@@ -256,7 +255,11 @@ function flatHeaders(raw: Record<string, string | string[] | undefined>): Record
 }
 
 function decompress(body: Buffer, encoding: string | undefined, url: string, maxBytes: number): Buffer {
-  const codings = (encoding ?? '').toLowerCase().split(',').map((c) => c.trim()).filter((c) => c !== '' && c !== 'identity');
+  const codings = (encoding ?? '')
+    .toLowerCase()
+    .split(',')
+    .map((c) => c.trim())
+    .filter((c) => c !== '' && c !== 'identity');
   let data = body;
   try {
     for (const coding of codings.reverse()) {
@@ -314,7 +317,9 @@ async function fetchOnce(startUrl: string, options: FetchOptions, settings: Sett
     if (REDIRECT_STATUSES.has(response.statusCode) && responseHeaders.location && settings.maxRedirects > 0) {
       await response.body.dump();
       if (redirects >= settings.maxRedirects) {
-        throw new AppError('UPSTREAM_ERROR', `${startUrl} redirects more than ${settings.maxRedirects} times.`, { reason: 'too_many_redirects' });
+        throw new AppError('UPSTREAM_ERROR', `${startUrl} redirects more than ${settings.maxRedirects} times.`, {
+          reason: 'too_many_redirects',
+        });
       }
       const next = parseHttpUrl(new URL(responseHeaders.location, current).toString());
       if (next.origin !== current.origin) for (const name of CREDENTIAL_HEADERS) delete headers[name];
@@ -388,7 +393,8 @@ export async function fetchBuffer(url: string, options: FetchOptions = {}): Prom
         if (attempt >= retries) return null;
         if (!outcome.ok) {
           const code = errorCode(outcome.error);
-          const transient = !options.signal?.aborted && !(outcome.error instanceof AppError) && findForbiddenAddress(outcome.error) === null;
+          const transient =
+            !options.signal?.aborted && !(outcome.error instanceof AppError) && findForbiddenAddress(outcome.error) === null;
           return transient && code !== undefined && RETRYABLE_CODES.has(code) ? backoffMs(attempt, retryBaseMs) : null;
         }
         if (!retryableStatus(outcome.value.status)) return null;

@@ -56,14 +56,16 @@ function escapeMarkup(text: string): string {
  * separator, so the number stays one left-to-right run (Unicode bidi rule W4), and never wraps.
  */
 export function prepareText(text: string): string {
-  return text
-    // Control characters (tabs and newlines become spaces below) would break the layout.
-    .replace(/\p{Cc}/gu, (c) => (/\s/.test(c) ? ' ' : ''))
-    .replace(/\s+/g, ' ')
-    .trim()
-    .replace(/(\d)[ \u00A0](?=\d{3}(?!\d))/g, '$1\u202F')
-    // A number stays on the line of its unit: "120 m²", "15 %", "1 850 000 DH".
-    .replace(/(\d) (?=(m²|m2|DH|MAD|€|%|درهم|م²)(?![\p{L}\d]))/gu, '$1\u00A0');
+  return (
+    text
+      // Control characters (tabs and newlines become spaces below) would break the layout.
+      .replace(/\p{Cc}/gu, (c) => (/\s/.test(c) ? ' ' : ''))
+      .replace(/\s+/g, ' ')
+      .trim()
+      .replace(/(\d)[ \u00A0](?=\d{3}(?!\d))/g, '$1\u202F')
+      // A number stays on the line of its unit: "120 m²", "15 %", "1 850 000 DH".
+      .replace(/(\d) (?=(m²|m2|DH|MAD|€|%|درهم|م²)(?![\p{L}\d]))/gu, '$1\u00A0')
+  );
 }
 
 function fontDescription(style: CardStyle, spec: TextSpec, size: number): string {
@@ -147,7 +149,10 @@ export function readableOn(color: string, background: string): string {
 }
 
 function toHex(r: number, g: number, b: number): string {
-  return `#${[r, g, b].map((c) => Math.round(c).toString(16).padStart(2, '0')).join('').toUpperCase()}`;
+  return `#${[r, g, b]
+    .map((c) => Math.round(c).toString(16).padStart(2, '0'))
+    .join('')
+    .toUpperCase()}`;
 }
 
 /** Black or white, whichever reads better on `background` (WCAG relative luminance). */
@@ -158,11 +163,13 @@ export function textOn(background: string): string {
   };
   const [r, g, b] = hexToRgb(background).map(channel) as [number, number, number];
   const luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b;
-  return (1.05 / (luminance + 0.05)) >= ((luminance + 0.05) / 0.05) ? '#FFFFFF' : '#111111';
+  return 1.05 / (luminance + 0.05) >= (luminance + 0.05) / 0.05 ? '#FFFFFF' : '#111111';
 }
 
 function svg(width: number, height: number, body: string): Buffer {
-  return Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${body}</svg>`);
+  return Buffer.from(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${body}</svg>`,
+  );
 }
 
 const SHADOW = 18;
@@ -174,7 +181,11 @@ interface Block {
 }
 
 function textBlock(image: TextImage): Block {
-  return { width: image.width, height: image.height, layers: (left, top) => [{ input: image.buffer, left: Math.round(left), top: Math.round(top) }] };
+  return {
+    width: image.width,
+    height: image.height,
+    layers: (left, top) => [{ input: image.buffer, left: Math.round(left), top: Math.round(top) }],
+  };
 }
 
 function spacer(height: number): Block {
@@ -245,7 +256,15 @@ function badgeBlock(style: CardStyle, text: TextImage): Block {
     width,
     height,
     layers: (left, top) => [
-      { input: svg(width, height, `<rect width="${width}" height="${height}" rx="${Math.min(height / 2, style.template.style.corner_radius + 4)}" fill="${style.accent}"/>`), left: Math.round(left), top: Math.round(top) },
+      {
+        input: svg(
+          width,
+          height,
+          `<rect width="${width}" height="${height}" rx="${Math.min(height / 2, style.template.style.corner_radius + 4)}" fill="${style.accent}"/>`,
+        ),
+        left: Math.round(left),
+        top: Math.round(top),
+      },
       { input: text.buffer, left: Math.round(left + padX), top: Math.round(top + padY) },
     ],
   };
@@ -270,17 +289,28 @@ function iconRow(style: CardStyle, text: TextImage, iconSize: number, shape: (si
   };
 }
 
-const checkMark = (accent: string) => (size: number): string =>
-  `<circle cx="${size / 2}" cy="${size / 2}" r="${size / 2}" fill="${accent}"/>` +
-  `<path d="M ${size * 0.27} ${size * 0.52} L ${size * 0.44} ${size * 0.68} L ${size * 0.74} ${size * 0.35}" stroke="${textOn(accent)}" stroke-width="${size * 0.12}" fill="none" stroke-linecap="round" stroke-linejoin="round"/>`;
+const checkMark =
+  (accent: string) =>
+  (size: number): string =>
+    `<circle cx="${size / 2}" cy="${size / 2}" r="${size / 2}" fill="${accent}"/>` +
+    `<path d="M ${size * 0.27} ${size * 0.52} L ${size * 0.44} ${size * 0.68} L ${size * 0.74} ${size * 0.35}" stroke="${textOn(accent)}" stroke-width="${size * 0.12}" fill="none" stroke-linecap="round" stroke-linejoin="round"/>`;
 
-const dot = (accent: string) => (size: number): string => `<circle cx="${size / 2}" cy="${size / 2}" r="${size / 2.6}" fill="${accent}"/>`;
+const dot =
+  (accent: string) =>
+  (size: number): string =>
+    `<circle cx="${size / 2}" cy="${size / 2}" r="${size / 2.6}" fill="${accent}"/>`;
 
 function accentRule(style: CardStyle, width: number): Block {
   return {
     width,
     height: 4,
-    layers: (left, top) => [{ input: svg(width, 4, `<rect width="${width}" height="4" rx="2" fill="${style.accent}"/>`), left: Math.round(left), top: Math.round(top) }],
+    layers: (left, top) => [
+      {
+        input: svg(width, 4, `<rect width="${width}" height="4" rx="2" fill="${style.accent}"/>`),
+        left: Math.round(left),
+        top: Math.round(top),
+      },
+    ],
   };
 }
 
@@ -306,10 +336,18 @@ function statsGrid(style: CardStyle, cells: { value: TextImage; label: TextImage
         const x = left + col * (cellWidth + gapX);
         const y = top + row * (cellHeight + gapY);
         layers.push({ input: cell.value.buffer, left: Math.round(x + (cellWidth - cell.value.width) / 2), top: Math.round(y) });
-        layers.push({ input: cell.label.buffer, left: Math.round(x + (cellWidth - cell.label.width) / 2), top: Math.round(y + cell.value.height + 6) });
+        layers.push({
+          input: cell.label.buffer,
+          left: Math.round(x + (cellWidth - cell.label.width) / 2),
+          top: Math.round(y + cell.value.height + 6),
+        });
         if (col > 0) {
           const ruleX = Math.round(x - gapX / 2);
-          layers.push({ input: svg(2, cellHeight, `<rect width="2" height="${cellHeight}" fill="#FFFFFF" fill-opacity="0.25"/>`), left: ruleX, top: Math.round(y) });
+          layers.push({
+            input: svg(2, cellHeight, `<rect width="2" height="${cellHeight}" fill="#FFFFFF" fill-opacity="0.25"/>`),
+            left: ruleX,
+            top: Math.round(y),
+          });
         }
       });
       return layers;
@@ -324,7 +362,15 @@ function logoBlock(logo: { buffer: Buffer; width: number; height: number }, plat
     width,
     height,
     layers: (left, top) => [
-      { input: svg(width, height, `<rect width="${width}" height="${height}" rx="${Math.min(12, plate)}" fill="#FFFFFF" fill-opacity="0.94"/>`), left: Math.round(left), top: Math.round(top) },
+      {
+        input: svg(
+          width,
+          height,
+          `<rect width="${width}" height="${height}" rx="${Math.min(12, plate)}" fill="#FFFFFF" fill-opacity="0.94"/>`,
+        ),
+        left: Math.round(left),
+        top: Math.round(top),
+      },
       { input: logo.buffer, left: Math.round(left + plate), top: Math.round(top + plate) },
     ],
   };
@@ -387,7 +433,11 @@ export interface LogoImage {
 }
 
 /** Draws one card; returns the PNG and where it sits in the frame. */
-export async function drawCard(style: CardStyle, content: CardContent, logo: LogoImage | null): Promise<{ buffer: Buffer; x: number; y: number; width: number; height: number; rise: number }> {
+export async function drawCard(
+  style: CardStyle,
+  content: CardContent,
+  logo: LogoImage | null,
+): Promise<{ buffer: Buffer; x: number; y: number; width: number; height: number; rise: number }> {
   const { template, width } = style;
   const s = template.style.type_scale;
   const colors = template.colors;
@@ -396,7 +446,15 @@ export async function drawCard(style: CardStyle, content: CardContent, logo: Log
   const maxWidth = (share: number): number => (frame.wide ? Math.min(full, width * share) : full) - 60;
   const text = (spec: Omit<TextSpec, 'size'> & { size: number }): Promise<TextImage> => drawText(style, { ...spec, size: spec.size * s });
   const label = (value: string, max: number, color = readableOn(style.accent, colors.panel)): Promise<TextImage> =>
-    text({ text: value, bold: true, size: 19, color, maxWidth: max, tracking: template.style.uppercase_labels && style.direction === 'ltr' ? 2 : 0, body: true });
+    text({
+      text: value,
+      bold: true,
+      size: 19,
+      color,
+      maxWidth: max,
+      tracking: template.style.uppercase_labels && style.direction === 'ltr' ? 2 : 0,
+      body: true,
+    });
 
   let blocks: Block[];
   let anchor: Anchor;
@@ -410,16 +468,41 @@ export async function drawCard(style: CardStyle, content: CardContent, logo: Log
       const max = maxWidth(0.62);
       blocks = [];
       if (content.badge !== null) {
-        blocks.push(badgeBlock(style, await text({ text: content.badge, bold: true, size: 18, color: textOn(style.accent), maxWidth: max, body: true, tracking: style.direction === 'ltr' ? 1.5 : 0 })), spacer(14));
+        blocks.push(
+          badgeBlock(
+            style,
+            await text({
+              text: content.badge,
+              bold: true,
+              size: 18,
+              color: textOn(style.accent),
+              maxWidth: max,
+              body: true,
+              tracking: style.direction === 'ltr' ? 1.5 : 0,
+            }),
+          ),
+          spacer(14),
+        );
       }
       blocks.push(textBlock(await text({ text: content.heading, bold: true, size: 42, color: colors.text, maxWidth: max, maxLines: 3 })));
-      if (content.subheading !== null) blocks.push(spacer(6), textBlock(await text({ text: content.subheading, size: 25, color: colors.muted, maxWidth: max, maxLines: 1, body: true })));
+      if (content.subheading !== null)
+        blocks.push(
+          spacer(6),
+          textBlock(await text({ text: content.subheading, size: 25, color: colors.muted, maxWidth: max, maxLines: 1, body: true })),
+        );
       anchor = 'lower_start';
       break;
     }
     case 'callout': {
       const max = maxWidth(0.5);
-      blocks = [iconRow(style, await text({ text: content.text, bold: true, size: 28, color: colors.text, maxWidth: max, maxLines: 1 }), Math.round(20 * s), dot(style.accent))];
+      blocks = [
+        iconRow(
+          style,
+          await text({ text: content.text, bold: true, size: 28, color: colors.text, maxWidth: max, maxLines: 1 }),
+          Math.round(20 * s),
+          dot(style.accent),
+        ),
+      ];
       anchor = 'lower_start';
       accentBar = false;
       rise = 16;
@@ -430,7 +513,14 @@ export async function drawCard(style: CardStyle, content: CardContent, logo: Log
       blocks = [textBlock(await label(content.heading, max)), spacer(14)];
       for (const [i, item] of content.items.entries()) {
         if (i > 0) blocks.push(spacer(12));
-        blocks.push(iconRow(style, await text({ text: item, size: 29, color: colors.text, maxWidth: max - 50, maxLines: 1, body: true }), Math.round(30 * s), checkMark(style.accent)));
+        blocks.push(
+          iconRow(
+            style,
+            await text({ text: item, size: 29, color: colors.text, maxWidth: max - 50, maxLines: 1, body: true }),
+            Math.round(30 * s),
+            checkMark(style.accent),
+          ),
+        );
       }
       anchor = frame.wide ? 'lower_start' : 'centre';
       break;
@@ -440,7 +530,14 @@ export async function drawCard(style: CardStyle, content: CardContent, logo: Log
       const cells = [];
       for (const item of content.items) {
         cells.push({
-          value: await text({ text: item.value, bold: true, size: item.value.length > 9 ? 32 : 42, color: colors.text, maxWidth: 320, maxLines: 1 }),
+          value: await text({
+            text: item.value,
+            bold: true,
+            size: item.value.length > 9 ? 32 : 42,
+            color: colors.text,
+            maxWidth: 320,
+            maxLines: 1,
+          }),
           label: await text({ text: item.label, size: 18, color: colors.muted, maxWidth: 260, maxLines: 1, body: true }),
         });
       }
@@ -452,14 +549,28 @@ export async function drawCard(style: CardStyle, content: CardContent, logo: Log
     }
     case 'price': {
       const max = maxWidth(0.58);
-      blocks = [textBlock(await label(content.label, max)), spacer(8), textBlock(await text({ text: content.price, bold: true, size: 60, color: colors.text, maxWidth: max, maxLines: 1 }))];
-      for (const detail of content.details) blocks.push(spacer(6), textBlock(await text({ text: detail, size: 23, color: colors.muted, maxWidth: max, maxLines: 2, body: true })));
+      blocks = [
+        textBlock(await label(content.label, max)),
+        spacer(8),
+        textBlock(await text({ text: content.price, bold: true, size: 60, color: colors.text, maxWidth: max, maxLines: 1 })),
+      ];
+      for (const detail of content.details)
+        blocks.push(
+          spacer(6),
+          textBlock(await text({ text: detail, size: 23, color: colors.muted, maxWidth: max, maxLines: 2, body: true })),
+        );
       anchor = frame.wide ? 'lower_start' : 'centre';
       break;
     }
     case 'angle': {
       const max = maxWidth(0.74);
-      blocks = [accentRule(style, 64), spacer(16), textBlock(await text({ text: content.text, size: 30, color: colors.text, maxWidth: max, maxLines: 3, align: 'centre', body: true }))];
+      blocks = [
+        accentRule(style, 64),
+        spacer(16),
+        textBlock(
+          await text({ text: content.text, size: 30, color: colors.text, maxWidth: max, maxLines: 3, align: 'centre', body: true }),
+        ),
+      ];
       anchor = 'lower_centre';
       align = 'centre';
       accentBar = false;
@@ -470,8 +581,13 @@ export async function drawCard(style: CardStyle, content: CardContent, logo: Log
       blocks = [];
       if (logo !== null) blocks.push(logoBlock(logo, 14), spacer(22));
       blocks.push(textBlock(await label(content.heading, max)), spacer(10));
-      if (content.name !== null) blocks.push(textBlock(await text({ text: content.name, bold: true, size: 48, color: colors.text, maxWidth: max, maxLines: 2 })), spacer(4));
-      if (content.agency !== null) blocks.push(textBlock(await text({ text: content.agency, size: 29, color: colors.muted, maxWidth: max, maxLines: 2, body: true })));
+      if (content.name !== null)
+        blocks.push(
+          textBlock(await text({ text: content.name, bold: true, size: 48, color: colors.text, maxWidth: max, maxLines: 2 })),
+          spacer(4),
+        );
+      if (content.agency !== null)
+        blocks.push(textBlock(await text({ text: content.agency, size: 29, color: colors.muted, maxWidth: max, maxLines: 2, body: true })));
       if (content.lines.length > 0) blocks.push(spacer(20), accentRule(style, 56), spacer(20));
       for (const [i, line] of content.lines.entries()) {
         if (i > 0) blocks.push(spacer(8));
@@ -486,9 +602,23 @@ export async function drawCard(style: CardStyle, content: CardContent, logo: Log
     }
     case 'closing': {
       const max = maxWidth(0.72);
-      blocks = [textBlock(await text({ text: content.heading, bold: true, size: 40, color: colors.text, maxWidth: max, maxLines: 3, align: 'centre' }))];
-      if (content.subheading !== null) blocks.push(spacer(8), textBlock(await text({ text: content.subheading, size: 25, color: colors.muted, maxWidth: max, maxLines: 1, body: true })));
-      if (content.price !== null) blocks.push(spacer(20), accentRule(style, 48), spacer(20), textBlock(await text({ text: content.price, bold: true, size: 40, color: colors.text, maxWidth: max, maxLines: 1 })));
+      blocks = [
+        textBlock(
+          await text({ text: content.heading, bold: true, size: 40, color: colors.text, maxWidth: max, maxLines: 3, align: 'centre' }),
+        ),
+      ];
+      if (content.subheading !== null)
+        blocks.push(
+          spacer(8),
+          textBlock(await text({ text: content.subheading, size: 25, color: colors.muted, maxWidth: max, maxLines: 1, body: true })),
+        );
+      if (content.price !== null)
+        blocks.push(
+          spacer(20),
+          accentRule(style, 48),
+          spacer(20),
+          textBlock(await text({ text: content.price, bold: true, size: 40, color: colors.text, maxWidth: max, maxLines: 1 })),
+        );
       blocks.push(spacer(16), textBlock(await label(content.note, max, colors.muted)));
       anchor = 'centre';
       align = 'centre';
@@ -504,10 +634,17 @@ export async function drawCard(style: CardStyle, content: CardContent, logo: Log
 }
 
 /** The small agency mark kept in a corner during the video. */
-export async function drawBrandBug(style: CardStyle, agency: string | null, logo: LogoImage | null): Promise<{ buffer: Buffer; x: number; y: number; width: number; height: number }> {
+export async function drawBrandBug(
+  style: CardStyle,
+  agency: string | null,
+  logo: LogoImage | null,
+): Promise<{ buffer: Buffer; x: number; y: number; width: number; height: number }> {
   let block: Block;
   if (logo !== null) block = logoBlock(logo, 8);
-  else block = textBlock(await drawText(style, { text: agency ?? '', bold: true, size: 19, color: style.template.colors.text, maxWidth: 300, maxLines: 1 }));
+  else
+    block = textBlock(
+      await drawText(style, { text: agency ?? '', bold: true, size: 19, color: style.template.colors.text, maxWidth: 300, maxLines: 1 }),
+    );
   const image = await panel(style, { blocks: [block], align: 'start', pad: logo !== null ? 0 : 12, accentBar: false, bare: logo !== null });
   return { buffer: image.buffer, width: image.width, height: image.height, ...place(style, image, 'upper_end') };
 }

@@ -24,7 +24,10 @@ export function resolveMusic(music: string, mood: MusicMood, musicDir: string = 
   if (track !== undefined) {
     const file = join(musicDir, track.file);
     if (!existsSync(file)) {
-      throw new AppError('DEPENDENCY_MISSING', `The bundled music ${track.file} is missing from ${musicDir}: reinstall immoreel, or render with --music none.`);
+      throw new AppError(
+        'DEPENDENCY_MISSING',
+        `The bundled music ${track.file} is missing from ${musicDir}: reinstall immoreel, or render with --music none.`,
+      );
     }
     return { kind: 'track', track, file };
   }
@@ -37,7 +40,12 @@ export function resolveMusic(music: string, mood: MusicMood, musicDir: string = 
  * The source is decoded once and repeated with `aloop` on its samples: re-reading the file with
  * -stream_loop would replay the AAC/MP3 encoder delay at every turn (measured: a 10 ms gap).
  */
-export function soundtrackCommand(choice: Exclude<MusicChoice, { kind: 'none' }>, durationS: number, sourceDurationS: number, output: string): FfmpegCommandSpec {
+export function soundtrackCommand(
+  choice: Exclude<MusicChoice, { kind: 'none' }>,
+  durationS: number,
+  sourceDurationS: number,
+  output: string,
+): FfmpegCommandSpec {
   const samples = Math.round(durationS * AUDIO_RATE);
   const loopSamples = Math.max(1, Math.round(sourceDurationS * AUDIO_RATE));
   const fadeIn = Math.min(1.2, durationS / 8);
@@ -58,13 +66,35 @@ export function soundtrackCommand(choice: Exclude<MusicChoice, { kind: 'none' }>
   return {
     inputs: [{ file: choice.file, options: [] }],
     complexFilter: null,
-    outputOptions: [...QUIET_OPTIONS, '-map', '0:a:0', '-vn', '-sn', '-dn', '-af', filters.join(','), '-ar', String(AUDIO_RATE), '-ac', '2', '-c:a', 'pcm_s16le', '-f', 'wav'],
+    outputOptions: [
+      ...QUIET_OPTIONS,
+      '-map',
+      '0:a:0',
+      '-vn',
+      '-sn',
+      '-dn',
+      '-af',
+      filters.join(','),
+      '-ar',
+      String(AUDIO_RATE),
+      '-ac',
+      '2',
+      '-c:a',
+      'pcm_s16le',
+      '-f',
+      'wav',
+    ],
     output,
   };
 }
 
 /** Prepares the soundtrack in `workDir`; null means silence (the plan adds a silent AAC track). */
-export async function prepareSoundtrack(choice: MusicChoice, durationS: number, workDir: string, options: RunOptions = {}): Promise<string | null> {
+export async function prepareSoundtrack(
+  choice: MusicChoice,
+  durationS: number,
+  workDir: string,
+  options: RunOptions = {},
+): Promise<string | null> {
   if (choice.kind === 'none') return null;
   let probed: string;
   try {
@@ -74,21 +104,34 @@ export async function prepareSoundtrack(choice: MusicChoice, durationS: number, 
     );
   } catch (error) {
     if (choice.kind === 'track') throw error;
-    throw badRequest(`The music file ${choice.file} could not be read as audio. Give an MP3, M4A, WAV, OGG or FLAC file, or --music none.`, {
-      reason: 'invalid_music',
-      details: [{ field: 'music', message: 'not a readable audio file' }],
-    });
+    throw badRequest(
+      `The music file ${choice.file} could not be read as audio. Give an MP3, M4A, WAV, OGG or FLAC file, or --music none.`,
+      {
+        reason: 'invalid_music',
+        details: [{ field: 'music', message: 'not a readable audio file' }],
+      },
+    );
   }
   const info = JSON.parse(probed) as { streams?: { codec_type?: string; duration?: string }[]; format?: { duration?: string } };
   const stream = info.streams?.find((s) => s.codec_type === 'audio');
   if (stream === undefined) {
-    throw badRequest(`The music file ${choice.file} has no audio track.`, { reason: 'invalid_music', details: [{ field: 'music', message: 'no audio track' }] });
+    throw badRequest(`The music file ${choice.file} has no audio track.`, {
+      reason: 'invalid_music',
+      details: [{ field: 'music', message: 'no audio track' }],
+    });
   }
   const sourceDuration = Number(stream.duration ?? info.format?.duration);
   if (!Number.isFinite(sourceDuration) || sourceDuration < 0.5) {
-    throw badRequest(`The music file ${choice.file} is shorter than half a second.`, { reason: 'invalid_music', details: [{ field: 'music', message: 'too short' }] });
+    throw badRequest(`The music file ${choice.file} is shorter than half a second.`, {
+      reason: 'invalid_music',
+      details: [{ field: 'music', message: 'too short' }],
+    });
   }
   const output = join(workDir, 'soundtrack.wav');
-  await runFfmpeg(soundtrackCommand(choice, durationS, sourceDuration, output), { ...options, expectedDurationS: durationS, what: 'prepare the soundtrack' });
+  await runFfmpeg(soundtrackCommand(choice, durationS, sourceDuration, output), {
+    ...options,
+    expectedDurationS: durationS,
+    what: 'prepare the soundtrack',
+  });
   return output;
 }

@@ -71,7 +71,12 @@ async function publish(temp: string, outputPath: string): Promise<void> {
   }
 }
 
-export async function renderListing(listing: Property, request: RenderSpec, ctx: RenderContext, options: EngineOptions = {}): Promise<RenderedVideo> {
+export async function renderListing(
+  listing: Property,
+  request: RenderSpec,
+  ctx: RenderContext,
+  options: EngineOptions = {},
+): Promise<RenderedVideo> {
   const { signal } = ctx;
   signal.throwIfAborted();
   const timings: Record<string, number> = {};
@@ -105,7 +110,13 @@ export async function renderListing(listing: Property, request: RenderSpec, ctx:
         details: [{ field: 'photos', message: 'no photos given and none on the listing page' }],
       });
     }
-    const assets: AssetContext = { cacheDir, allowLocalFiles: ctx.allowLocalFiles, fetch: ctx.fetch, resolveAsset: ctx.resolveAsset, signal };
+    const assets: AssetContext = {
+      cacheDir,
+      allowLocalFiles: ctx.allowLocalFiles,
+      fetch: ctx.fetch,
+      resolveAsset: ctx.resolveAsset,
+      signal,
+    };
     const loaded = await loadPhotos(refs, assets, report);
     warnings.push(...loaded.warnings);
     let logo: LogoImage | null = null;
@@ -184,7 +195,11 @@ export async function renderListing(listing: Property, request: RenderSpec, ctx:
       });
       lap('ffmpeg');
       report('verifying', 0);
-      const result = await verifyVideo(temp, { width: timeline.width, height: timeline.height, durationS: plan.durationS, checkAudioBitrate: audioFile !== null }, signal);
+      const result = await verifyVideo(
+        temp,
+        { width: timeline.width, height: timeline.height, durationS: plan.durationS, checkAudioBitrate: audioFile !== null },
+        signal,
+      );
       lap('verify');
       signal.throwIfAborted();
       await publish(temp, ctx.outputPath);

@@ -1,12 +1,4 @@
-import {
-  composeTitle,
-  featureLabel,
-  formatMad,
-  formatNumber,
-  formatSurface,
-  perM2Unit,
-  placePhrase,
-} from '../analysis/labels.js';
+import { composeTitle, featureLabel, formatMad, formatNumber, formatSurface, perM2Unit, placePhrase } from '../analysis/labels.js';
 import type { Language, ListingFacts, Property, VideoFormat } from '../core/types.js';
 import type { Branding } from '../core/requests.js';
 import { FORMAT_SIZES, FPS } from './formats.js';
@@ -167,7 +159,8 @@ export function titleFitsLanguage(title: string, language: Language): boolean {
   const arabic = letters.filter((c) => /\p{Script=Arabic}/u.test(c)).length / letters.length;
   if (language === 'ar') return arabic >= 0.5;
   if (arabic > 0.2) return false;
-  const french = /(?<!\p{L})(à|avec|chambres?|vendre|louer|appartement|maison|pièces?|salon|cuisine|étage|terrain|neuf|meublée?)(?!\p{L})/iu;
+  const french =
+    /(?<!\p{L})(à|avec|chambres?|vendre|louer|appartement|maison|pièces?|salon|cuisine|étage|terrain|neuf|meublée?)(?!\p{L})/iu;
   const english = /(?<!\p{L})(for sale|for rent|bedrooms?|bathrooms?|apartment|flat|house|with|floor|furnished)(?!\p{L})/iu;
   return language === 'fr' ? !english.test(title) || french.test(title) : !french.test(title);
 }
@@ -194,11 +187,14 @@ export function sceneContents(input: StoryboardInput): {
   // Intro: the listing's own title when it is short and in the video's language, else one composed from the facts.
   const ownTitle = listing.title.replace(/\s+/g, ' ').trim();
   const heading =
-    ownTitle !== '' && ownTitle.length <= MAX_TITLE_CHARS && titleFitsLanguage(ownTitle, language) ? ownTitle : composeTitle(factsOf(listing), language);
+    ownTitle !== '' && ownTitle.length <= MAX_TITLE_CHARS && titleFitsLanguage(ownTitle, language)
+      ? ownTitle
+      : composeTitle(factsOf(listing), language);
   const headingMentionsPlace = [listing.city, listing.district].some(
     (name) => name !== null && name !== '' && heading.toLocaleLowerCase().includes(name.toLocaleLowerCase()),
   );
-  const badge = listing.transaction === null ? null : labelCase(word(listing.transaction === 'rent' ? 'rent' : 'sale', language), language, upper);
+  const badge =
+    listing.transaction === null ? null : labelCase(word(listing.transaction === 'rent' ? 'rent' : 'sale', language), language, upper);
   contents.set('intro', [{ kind: 'title', badge, heading, subheading: headingMentionsPlace ? null : place }]);
 
   const featureNames = [...new Set(listing.feature_keys)].map((key) => featureLabel(key, language));
@@ -206,21 +202,29 @@ export function sceneContents(input: StoryboardInput): {
   const cardFeatures = featuresSpec === undefined ? [] : featureNames.slice(0, featuresSpec.max_items);
   if (featuresSpec !== undefined) {
     if (cardFeatures.length >= 2) {
-      contents.set('features', [{ kind: 'features', heading: labelCase(word('highlights', language), language, upper), items: cardFeatures }]);
+      contents.set('features', [
+        { kind: 'features', heading: labelCase(word('highlights', language), language, upper), items: cardFeatures },
+      ]);
     } else dropped.push({ scene: 'features', reason: 'fewer than 2 features' });
   }
   // Callouts name the features the card does not, then repeat from the start if shots remain.
   const callouts = [...featureNames.filter((name) => !cardFeatures.includes(name) || !contents.has('features')), ...featureNames];
 
   const stats: { value: string; label: string }[] = [];
-  if (listing.surface_m2 !== null && listing.surface_m2 > 0) stats.push({ value: formatSurface(listing.surface_m2, language), label: word('surface', language) });
+  if (listing.surface_m2 !== null && listing.surface_m2 > 0)
+    stats.push({ value: formatSurface(listing.surface_m2, language), label: word('surface', language) });
   if (listing.bedrooms !== null && listing.bedrooms > 0) stats.push({ value: String(listing.bedrooms), label: word('bedrooms', language) });
   else if (listing.rooms !== null && listing.rooms > 0) stats.push({ value: String(listing.rooms), label: word('rooms', language) });
-  if (listing.bathrooms !== null && listing.bathrooms > 0) stats.push({ value: String(listing.bathrooms), label: word('bathrooms', language) });
+  if (listing.bathrooms !== null && listing.bathrooms > 0)
+    stats.push({ value: String(listing.bathrooms), label: word('bathrooms', language) });
   if (listing.price_per_m2_mad !== null && listing.price_per_m2_mad > 0 && listing.transaction !== 'rent') {
-    stats.push({ value: `${formatNumber(listing.price_per_m2_mad, language)} ${perM2Unit(language)}`, label: word('pricePerM2', language) });
+    stats.push({
+      value: `${formatNumber(listing.price_per_m2_mad, language)} ${perM2Unit(language)}`,
+      label: word('pricePerM2', language),
+    });
   }
-  if (stats.length >= 2) contents.set('stats', [{ kind: 'stats', heading: labelCase(word('keyFigures', language), language, upper), items: stats }]);
+  if (stats.length >= 2)
+    contents.set('stats', [{ kind: 'stats', heading: labelCase(word('keyFigures', language), language, upper), items: stats }]);
   else dropped.push({ scene: 'stats', reason: 'fewer than 2 of surface, rooms, bathrooms, price per m²' });
 
   if (price !== null) {
@@ -229,7 +233,12 @@ export function sceneContents(input: StoryboardInput): {
     if (position === 'below') details.push(word('marketBelow', language));
     else if (position === 'in_line') details.push(word('marketInLine', language));
     contents.set('price', [
-      { kind: 'price', label: labelCase(word(listing.transaction === 'rent' ? 'monthlyRent' : 'price', language), language, upper), price, details },
+      {
+        kind: 'price',
+        label: labelCase(word(listing.transaction === 'rent' ? 'monthlyRent' : 'price', language), language, upper),
+        price,
+        details,
+      },
     ]);
   } else dropped.push({ scene: 'price', reason: 'no price' });
 
@@ -237,18 +246,32 @@ export function sceneContents(input: StoryboardInput): {
   if (anglesSpec !== undefined) {
     // Angles are sentences written at analysis time: only shown when they are in the video's language.
     const angles = listing.language === language ? listing.marketing_angles.filter((a) => a.trim() !== '') : [];
-    if (angles.length > 0) contents.set('angles', angles.slice(0, anglesSpec.count).map((text) => ({ kind: 'angle', text })));
-    else dropped.push({ scene: 'angles', reason: listing.marketing_angles.length === 0 ? 'no marketing angles' : `angles are not in ${language}` });
+    if (angles.length > 0)
+      contents.set(
+        'angles',
+        angles.slice(0, anglesSpec.count).map((text) => ({ kind: 'angle', text })),
+      );
+    else
+      dropped.push({
+        scene: 'angles',
+        reason: listing.marketing_angles.length === 0 ? 'no marketing angles' : `angles are not in ${language}`,
+      });
   }
 
   const agent = branding.unbranded ? null : cleanOptional(branding.agent_name);
   const agency = branding.unbranded ? null : cleanOptional(branding.agency_name);
-  const lines = branding.unbranded ? [] : [cleanOptional(branding.phone), cleanOptional(branding.email)].filter((l): l is string => l !== null);
+  const lines = branding.unbranded
+    ? []
+    : [cleanOptional(branding.phone), cleanOptional(branding.email)].filter((l): l is string => l !== null);
   const logo = !branding.unbranded && input.hasLogo;
   if (agent !== null || agency !== null || lines.length > 0 || logo) {
-    contents.set('outro', [{ kind: 'contact', heading: labelCase(word('contact', language), language, upper), name: agent, agency, lines, logo }]);
+    contents.set('outro', [
+      { kind: 'contact', heading: labelCase(word('contact', language), language, upper), name: agent, agency, lines, logo },
+    ]);
   } else {
-    contents.set('outro', [{ kind: 'closing', heading, subheading: headingMentionsPlace ? null : place, price, note: word('visits', language) }]);
+    contents.set('outro', [
+      { kind: 'closing', heading, subheading: headingMentionsPlace ? null : place, price, note: word('visits', language) },
+    ]);
   }
   return { contents, callouts, dropped };
 }
@@ -275,7 +298,11 @@ export function apportion(count: number, weights: number[]): number[] {
 }
 
 /** Which scenes, in which order, each with its length in seconds (before frame rounding). */
-function planScenes(input: StoryboardInput, contents: Map<SceneKind, CardContent[]>, dropped: { scene: SceneKind; reason: string }[]): PlannedShot[] {
+function planScenes(
+  input: StoryboardInput,
+  contents: Map<SceneKind, CardContent[]>,
+  dropped: { scene: SceneKind; reason: string }[],
+): PlannedShot[] {
   const { template, durationS } = input;
   const transitionS = template.transition.kind === 'cut' ? 0 : template.transition.duration_s;
   const { min_s: minS, preferred_s: preferredS, max_s: maxS } = template.shots;
@@ -286,7 +313,10 @@ function planScenes(input: StoryboardInput, contents: Map<SceneKind, CardContent
   template.scenes.forEach((spec, order) => {
     if (spec.kind === 'photos') return;
     for (const content of contents.get(spec.kind) ?? []) {
-      textScenes.push({ order, shot: { scene: spec.kind, seconds: Math.min(maxS, Math.max(minS, spec.duration_s * pace)), content, callouts: false } });
+      textScenes.push({
+        order,
+        shot: { scene: spec.kind, seconds: Math.min(maxS, Math.max(minS, spec.duration_s * pace)), content, callouts: false },
+      });
     }
   });
   // A short video drops the least important text scenes until the rest fit at their shortest.
@@ -318,7 +348,8 @@ function planScenes(input: StoryboardInput, contents: Map<SceneKind, CardContent
   template.scenes.forEach((spec, order) => {
     if (spec.kind === 'photos') {
       const index = groups.findIndex((g) => g.order === order);
-      for (let i = 0; i < (perGroup[index] ?? 0); i += 1) shots.push({ scene: 'photos', seconds: preferredS, content: null, callouts: spec.callouts });
+      for (let i = 0; i < (perGroup[index] ?? 0); i += 1)
+        shots.push({ scene: 'photos', seconds: preferredS, content: null, callouts: spec.callouts });
     } else {
       for (const t of textScenes.filter((x) => x.order === order)) shots.push(t.shot);
     }
@@ -412,7 +443,14 @@ export function buildStoryboard(input: StoryboardInput): Timeline {
     const tin = index === 0 ? 0 : transitionFrames;
     const tout = index === planned.length - 1 ? 0 : transitionFrames;
     const wanted = template.motion.sequence[index % template.motion.sequence.length] as MotionKind;
-    const geometry = shotGeometry(input.photos[photo] as { width: number; height: number }, { width, height }, wanted, template, length / FPS, index);
+    const geometry = shotGeometry(
+      input.photos[photo] as { width: number; height: number },
+      { width, height },
+      wanted,
+      template,
+      length / FPS,
+      index,
+    );
     const cards: Card[] = [];
     const settle = index === 0 ? Math.max(Math.round(template.fade_in_s * FPS), Math.round(0.3 * FPS)) : tin + Math.round(0.15 * FPS);
     const leave = index === planned.length - 1 ? length : length - tout - Math.round(0.1 * FPS);
@@ -468,4 +506,3 @@ export function buildStoryboard(input: StoryboardInput): Timeline {
     dropped,
   };
 }
-

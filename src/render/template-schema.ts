@@ -23,15 +23,63 @@ export type MotionKind = (typeof MOTION_KINDS)[number];
  * ffmpeg 5.1's xfade transitions as `xfade:<name>` (about 7 ms a frame, measured; see
  * docs/rendering.md). Names are checked here because ffmpeg only fails at render time.
  */
-export const BUILTIN_TRANSITIONS = ['cut', 'fade', 'fade_black', 'fade_white', 'slide_left', 'slide_right', 'slide_up', 'slide_down'] as const;
+export const BUILTIN_TRANSITIONS = [
+  'cut',
+  'fade',
+  'fade_black',
+  'fade_white',
+  'slide_left',
+  'slide_right',
+  'slide_up',
+  'slide_down',
+] as const;
 export type BuiltinTransition = (typeof BUILTIN_TRANSITIONS)[number];
 /** xfade transitions of ffmpeg 5.1 (`ffmpeg -h filter=xfade`), minus `custom`. */
 export const XFADE_TRANSITIONS = [
-  'fade', 'wipeleft', 'wiperight', 'wipeup', 'wipedown', 'slideleft', 'slideright', 'slideup', 'slidedown',
-  'circlecrop', 'rectcrop', 'distance', 'fadeblack', 'fadewhite', 'radial', 'smoothleft', 'smoothright',
-  'smoothup', 'smoothdown', 'circleopen', 'circleclose', 'vertopen', 'vertclose', 'horzopen', 'horzclose',
-  'dissolve', 'pixelize', 'diagtl', 'diagtr', 'diagbl', 'diagbr', 'hlslice', 'hrslice', 'vuslice', 'vdslice',
-  'hblur', 'fadegrays', 'wipetl', 'wipetr', 'wipebl', 'wipebr', 'squeezeh', 'squeezev', 'zoomin',
+  'fade',
+  'wipeleft',
+  'wiperight',
+  'wipeup',
+  'wipedown',
+  'slideleft',
+  'slideright',
+  'slideup',
+  'slidedown',
+  'circlecrop',
+  'rectcrop',
+  'distance',
+  'fadeblack',
+  'fadewhite',
+  'radial',
+  'smoothleft',
+  'smoothright',
+  'smoothup',
+  'smoothdown',
+  'circleopen',
+  'circleclose',
+  'vertopen',
+  'vertclose',
+  'horzopen',
+  'horzclose',
+  'dissolve',
+  'pixelize',
+  'diagtl',
+  'diagtr',
+  'diagbl',
+  'diagbr',
+  'hlslice',
+  'hrslice',
+  'vuslice',
+  'vdslice',
+  'hblur',
+  'fadegrays',
+  'wipetl',
+  'wipetr',
+  'wipebl',
+  'wipebr',
+  'squeezeh',
+  'squeezev',
+  'zoomin',
 ] as const;
 export type TransitionKind = BuiltinTransition | `xfade:${(typeof XFADE_TRANSITIONS)[number]}`;
 const TRANSITION_NAMES: readonly TransitionKind[] = [...BUILTIN_TRANSITIONS, ...XFADE_TRANSITIONS.map((name) => `xfade:${name}` as const)];
@@ -53,8 +101,10 @@ const oneOf = <T extends string>(values: readonly T[], description?: string) =>
     { description, errorMessage: `must be one of ${values.join(', ')}` },
   );
 const flag = (description?: string) => Type.Boolean({ description, errorMessage: 'must be true or false' });
-const colour = (description?: string) => Type.String({ pattern: '^#[0-9a-fA-F]{6}$', description, errorMessage: 'must be a colour like #1A2B3C' });
-const section = <T extends Parameters<typeof Type.Object>[0]>(properties: T) => Type.Object(properties, { errorMessage: 'must be an object' });
+const colour = (description?: string) =>
+  Type.String({ pattern: '^#[0-9a-fA-F]{6}$', description, errorMessage: 'must be a colour like #1A2B3C' });
+const section = <T extends Parameters<typeof Type.Object>[0]>(properties: T) =>
+  Type.Object(properties, { errorMessage: 'must be an object' });
 const sceneSeconds = between(1, 20);
 
 /** One schema per scene kind (a union would only say "no kind matched"). */
@@ -68,7 +118,9 @@ export const SCENE_SCHEMAS = {
   outro: Type.Object({ kind: Type.Literal('outro'), duration_s: sceneSeconds }),
 } as const satisfies Record<SceneKind, TSchema>;
 
-const SceneSchema = Type.Union(Object.values(SCENE_SCHEMAS), { errorMessage: `must be a scene: an object with a kind (${SCENE_KINDS.join(', ')})` });
+const SceneSchema = Type.Union(Object.values(SCENE_SCHEMAS), {
+  errorMessage: `must be a scene: an object with a kind (${SCENE_KINDS.join(', ')})`,
+});
 
 export const TemplateSchema = Type.Object({
   name: Type.String({ description: 'The name of its folder.' }),

@@ -52,15 +52,17 @@ export function validateTemplate(data: unknown, name: string): Template {
   if (template === null || problems.length > 0) throw brokenTemplate(name, problems);
   const upper = (hex: string): string => hex.toUpperCase();
   const { colors } = template;
-  return { ...template, colors: { ...colors, text: upper(colors.text), muted: upper(colors.muted), accent: upper(colors.accent), panel: upper(colors.panel) } };
+  return {
+    ...template,
+    colors: { ...colors, text: upper(colors.text), muted: upper(colors.muted), accent: upper(colors.accent), panel: upper(colors.panel) },
+  };
 }
 
 function brokenTemplate(name: string, problems: string[]): AppError {
-  return new AppError(
-    'INTERNAL_SERVER_ERROR',
-    `Template "${name}" is broken (templates/${name}/template.json): ${problems.join('; ')}.`,
-    { reason: 'broken_template', details: problems.map((message) => ({ field: `template.${name}`, message })) },
-  );
+  return new AppError('INTERNAL_SERVER_ERROR', `Template "${name}" is broken (templates/${name}/template.json): ${problems.join('; ')}.`, {
+    reason: 'broken_template',
+    details: problems.map((message) => ({ field: `template.${name}`, message })),
+  });
 }
 
 const TEMPLATE_NAME = /^[a-z][a-z0-9_-]{0,39}$/;

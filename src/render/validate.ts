@@ -1,7 +1,18 @@
 import { isAbsolute, resolve } from 'node:path';
 import { requireListingUrl } from '../analysis/portals/index.js';
 import { isAppError, type ErrorDetail } from '../core/errors.js';
-import { FEATURE_KEYS, LANGUAGES, PROPERTY_TYPES, TRANSACTIONS, VIDEO_FORMATS, type AudienceRequest, type FeatureKey, type Language, type Property, type VideoFormat } from '../core/types.js';
+import {
+  FEATURE_KEYS,
+  LANGUAGES,
+  PROPERTY_TYPES,
+  TRANSACTIONS,
+  VIDEO_FORMATS,
+  type AudienceRequest,
+  type FeatureKey,
+  type Language,
+  type Property,
+  type VideoFormat,
+} from '../core/types.js';
 import { type Branding, type RenderRequest } from '../core/requests.js';
 import {
   AUDIENCE_CHOICES,
@@ -40,13 +51,26 @@ const MAX_TEXT_FIELD = 120;
 const DEFAULT_TEMPLATE = 'classic';
 
 const REQUEST_FIELDS = new Set([
-  'url', 'html', 'description', 'listing', 'language', 'target_audience', 'photos', 'template', 'format',
-  'duration_s', 'music', 'branding', 'webhook_url', 'metadata',
+  'url',
+  'html',
+  'description',
+  'listing',
+  'language',
+  'target_audience',
+  'photos',
+  'template',
+  'format',
+  'duration_s',
+  'music',
+  'branding',
+  'webhook_url',
+  'metadata',
 ]);
 const BRANDING_FIELDS = new Set(['agency_name', 'agent_name', 'phone', 'email', 'logo_url', 'primary_color', 'unbranded']);
 
 const ASSET_REF = /^asset:[A-Za-z0-9_-]{1,80}$/;
-const EMAIL = /^[^\s@<>()[\]\\,;:"]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+const EMAIL =
+  /^[^\s@<>()[\]\\,;:"]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 const PHONE = /^\+?[0-9][0-9 ().-]{5,23}$/;
 const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
 
@@ -113,7 +137,8 @@ function validateBranding(value: unknown, mode: 'local' | 'server', problems: Pr
     problems.add('branding', 'must be an object');
     return {};
   }
-  for (const key of Object.keys(value)) if (!BRANDING_FIELDS.has(key)) problems.add(`branding.${key}`, `is not a branding field (use ${[...BRANDING_FIELDS].join(', ')})`);
+  for (const key of Object.keys(value))
+    if (!BRANDING_FIELDS.has(key)) problems.add(`branding.${key}`, `is not a branding field (use ${[...BRANDING_FIELDS].join(', ')})`);
   const branding: Branding = {};
   const agency = optionalText(value.agency_name, 'branding.agency_name', problems, MAX_NAME_CHARS);
   if (agency !== undefined) branding.agency_name = agency;
@@ -134,7 +159,8 @@ function validateBranding(value: unknown, mode: 'local' | 'server', problems: Pr
     if (logo !== null) branding.logo_url = logo;
   }
   if (value.primary_color !== undefined && value.primary_color !== null && value.primary_color !== '') {
-    if (typeof value.primary_color === 'string' && HEX_COLOR.test(value.primary_color.trim())) branding.primary_color = value.primary_color.trim().toUpperCase();
+    if (typeof value.primary_color === 'string' && HEX_COLOR.test(value.primary_color.trim()))
+      branding.primary_color = value.primary_color.trim().toUpperCase();
     else problems.add('branding.primary_color', 'must be a colour like #1A73E8');
   }
   if (value.unbranded !== undefined && value.unbranded !== null) {
@@ -153,7 +179,12 @@ function nullableNumber(value: unknown, field: string, problems: Problems, min =
   return value;
 }
 
-function stringList(value: unknown, field: string, problems: Problems, limits = { items: MAX_LISTING_LIST_ITEMS, chars: MAX_LISTING_ITEM_CHARS }): string[] {
+function stringList(
+  value: unknown,
+  field: string,
+  problems: Problems,
+  limits = { items: MAX_LISTING_LIST_ITEMS, chars: MAX_LISTING_ITEM_CHARS },
+): string[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) {
     problems.add(field, 'must be a list of strings');
@@ -199,7 +230,8 @@ function validateListing(value: unknown, language: Language, problems: Problems)
     problems.add('listing.photos', `has ${JSON.stringify(url.slice(0, 80))}, which is not an http(s) URL`);
     return false;
   });
-  const listingLanguage = value.language === undefined ? language : oneOfOrNull(value.language, 'listing.language', LANGUAGES, problems) ?? language;
+  const listingLanguage =
+    value.language === undefined ? language : (oneOfOrNull(value.language, 'listing.language', LANGUAGES, problems) ?? language);
   const text = (key: 'city' | 'district' | 'metro_area'): string | null => {
     const v = value[key];
     if (v === undefined || v === null) return null;
@@ -216,8 +248,14 @@ function validateListing(value: unknown, language: Language, problems: Problems)
   const floor = value.floor === undefined || value.floor === null ? null : nullableNumber(value.floor, 'listing.floor', problems, -10);
   const currency = value.currency;
   if (currency !== undefined && currency !== 'MAD') problems.add('listing.currency', 'must be MAD (prices are in dirhams)');
-  const market = isObject(value.market) && typeof value.market.median_price_per_m2_mad === 'number' ? (value.market as unknown as Property['market']) : null;
-  const audience = isObject(value.target_buyer) && typeof value.target_buyer.primary === 'string' ? (value.target_buyer as unknown as Property['target_buyer']) : null;
+  const market =
+    isObject(value.market) && typeof value.market.median_price_per_m2_mad === 'number'
+      ? (value.market as unknown as Property['market'])
+      : null;
+  const audience =
+    isObject(value.target_buyer) && typeof value.target_buyer.primary === 'string'
+      ? (value.target_buyer as unknown as Property['target_buyer'])
+      : null;
   const source = isObject(value.source) && typeof value.source.kind === 'string' ? (value.source as unknown as Property['source']) : null;
   // Every text of the listing is drawn or echoed: made safe as a whole (docs/security.md).
   return safeStrings({
@@ -227,7 +265,9 @@ function validateListing(value: unknown, language: Language, problems: Problems)
     price_mad: nullableNumber(value.price_mad, 'listing.price_mad', problems),
     currency: 'MAD',
     features: stringList(value.features, 'listing.features', problems),
-    marketing_angles: stringList(value.marketing_angles, 'listing.marketing_angles', problems).slice(0, 10).map((a) => a.slice(0, 400)),
+    marketing_angles: stringList(value.marketing_angles, 'listing.marketing_angles', problems)
+      .slice(0, 10)
+      .map((a) => a.slice(0, 400)),
     transaction: oneOfOrNull(value.transaction, 'listing.transaction', TRANSACTIONS, problems),
     property_type: oneOfOrNull(value.property_type, 'listing.property_type', PROPERTY_TYPES, problems),
     surface_m2: nullableNumber(value.surface_m2, 'listing.surface_m2', problems),
@@ -244,7 +284,11 @@ function validateListing(value: unknown, language: Language, problems: Problems)
     price_per_m2_mad: nullableNumber(value.price_per_m2_mad, 'listing.price_per_m2_mad', problems),
     price_original: null,
     market,
-    target_buyer: audience ?? { primary: 'family', segments: [], demographics: { household: '', age_range: '', budget_mad: null, financing: '' } },
+    target_buyer: audience ?? {
+      primary: 'family',
+      segments: [],
+      demographics: { household: '', age_range: '', budget_mad: null, financing: '' },
+    },
     photos,
     source: source ?? { kind: 'text', portal: null, listing_id: null, url: null },
     language: listingLanguage,
@@ -270,7 +314,8 @@ export function validateRenderRequest(request: RenderRequest, mode: 'local' | 's
   // Language and audience first: the listing check needs the language.
   let language: Language = 'fr';
   if (body.language !== undefined && body.language !== null && body.language !== '') {
-    if (typeof body.language === 'string' && (LANGUAGES as readonly string[]).includes(body.language.toLowerCase())) language = body.language.toLowerCase() as Language;
+    if (typeof body.language === 'string' && (LANGUAGES as readonly string[]).includes(body.language.toLowerCase()))
+      language = body.language.toLowerCase() as Language;
     else problems.add('language', `must be one of ${LANGUAGES.join(', ')}`);
   }
   let audience: AudienceRequest = 'auto';
@@ -305,7 +350,8 @@ export function validateRenderRequest(request: RenderRequest, mode: 'local' | 's
   if (body.description !== undefined && body.description !== null) {
     if (typeof body.description !== 'string') problems.add('description', 'must be a string');
     else if (body.description.trim() === '') problems.add('description', 'is empty: paste the listing text (title and description)');
-    else if (body.description.length > MAX_DESCRIPTION_CHARS) problems.add('description', `is longer than ${MAX_DESCRIPTION_CHARS} characters`);
+    else if (body.description.length > MAX_DESCRIPTION_CHARS)
+      problems.add('description', `is longer than ${MAX_DESCRIPTION_CHARS} characters`);
     else description = body.description;
   }
   let listing: Property | null = null;
@@ -324,10 +370,11 @@ export function validateRenderRequest(request: RenderRequest, mode: 'local' | 's
   if (body.photos !== undefined && body.photos !== null) {
     if (!Array.isArray(body.photos)) problems.add('photos', 'must be a list of photo references');
     else if (body.photos.length > MAX_PHOTOS) problems.add('photos', `has ${body.photos.length} entries; at most ${MAX_PHOTOS}`);
-    else body.photos.forEach((value, i) => {
-      const ref = imageRef(value, `photos[${i}]`, mode, problems);
-      if (ref !== null) photos.push(ref);
-    });
+    else
+      body.photos.forEach((value, i) => {
+        const ref = imageRef(value, `photos[${i}]`, mode, problems);
+        if (ref !== null) photos.push(ref);
+      });
   }
 
   let template = DEFAULT_TEMPLATE;
@@ -344,7 +391,12 @@ export function validateRenderRequest(request: RenderRequest, mode: 'local' | 's
 
   let duration: number | null = null;
   if (body.duration_s !== undefined && body.duration_s !== null) {
-    if (typeof body.duration_s === 'number' && Number.isFinite(body.duration_s) && body.duration_s >= MIN_DURATION_S && body.duration_s <= MAX_DURATION_S) {
+    if (
+      typeof body.duration_s === 'number' &&
+      Number.isFinite(body.duration_s) &&
+      body.duration_s >= MIN_DURATION_S &&
+      body.duration_s <= MAX_DURATION_S
+    ) {
       duration = Math.round(body.duration_s * 1000) / 1000;
     } else problems.add('duration_s', `must be a number of seconds from ${MIN_DURATION_S} to ${MAX_DURATION_S}`);
   }
@@ -356,7 +408,8 @@ export function validateRenderRequest(request: RenderRequest, mode: 'local' | 's
     else {
       const value = body.music.trim();
       if (value === 'auto' || value === 'none' || trackByName(value) !== undefined) music = value;
-      else if (mode === 'local' && (value.includes('/') || value.includes('\\') || /\.[a-z0-9]{2,5}$/i.test(value))) music = isAbsolute(value) ? value : resolve(value);
+      else if (mode === 'local' && (value.includes('/') || value.includes('\\') || /\.[a-z0-9]{2,5}$/i.test(value)))
+        music = isAbsolute(value) ? value : resolve(value);
       else problems.add('music', `must be one of ${names.join(', ')}, or (CLI only) an audio file path`);
     }
   }
@@ -381,7 +434,8 @@ export function validateRenderRequest(request: RenderRequest, mode: 'local' | 's
 
   // Schema problems first, with the schema's wording (what HTTP answers); the rules below add
   // only fields the schema found nothing wrong with.
-  const within = (inner: string, outer: string): boolean => inner === outer || inner.startsWith(`${outer}.`) || inner.startsWith(`${outer}[`);
+  const within = (inner: string, outer: string): boolean =>
+    inner === outer || inner.startsWith(`${outer}.`) || inner.startsWith(`${outer}[`);
   const flagged = (field: string): boolean => schemaProblems.some((p) => within(field, p.field) || within(p.field, field));
   const details = [...schemaProblems, ...problems.details.filter((d) => !flagged(d.field))];
   // A render that cannot succeed is refused now, not accepted, billed and failed later: a text
@@ -391,7 +445,10 @@ export function validateRenderRequest(request: RenderRequest, mode: 'local' | 's
     if (listing !== null && listing.photos.length === 0) {
       details.push({ field: 'photos', message: 'give photos: the listing object has none (listing.photos is empty)' });
     } else if (listing === null && url === undefined && html === undefined && description !== undefined) {
-      details.push({ field: 'photos', message: 'give photos: a description has none, and there is no listing page (url or html) to take them from' });
+      details.push({
+        field: 'photos',
+        message: 'give photos: a description has none, and there is no listing page (url or html) to take them from',
+      });
     }
   }
   if (details.length > 0) throw invalidInput('render request', details);

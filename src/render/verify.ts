@@ -67,7 +67,8 @@ export function checkContract(data: ProbeData, packets: PacketInfo[], boxes: str
     if (video.width !== expect.width || video.height !== expect.height) {
       failures.push(`frame size is ${video.width}x${video.height}, expected ${expect.width}x${expect.height}`);
     }
-    if (video.sample_aspect_ratio !== '1:1') failures.push(`sample aspect ratio is ${video.sample_aspect_ratio ?? 'unset'}, expected 1:1 (square pixels)`);
+    if (video.sample_aspect_ratio !== '1:1')
+      failures.push(`sample aspect ratio is ${video.sample_aspect_ratio ?? 'unset'}, expected 1:1 (square pixels)`);
     const rate = ratio(video.r_frame_rate);
     const average = ratio(video.avg_frame_rate);
     if (rate !== FPS || average === null || Math.abs(average - FPS) > 0.01) {
@@ -82,11 +83,13 @@ export function checkContract(data: ProbeData, packets: PacketInfo[], boxes: str
     const expectedFrames = Math.round(expect.durationS * FPS);
     if (Math.abs(sorted.length - expectedFrames) > 1) failures.push(`the video has ${sorted.length} frames, expected ${expectedFrames}`);
     const keys = sorted.filter((p) => p.key).map((p) => p.pts);
-    if (keys[0] === undefined || Math.abs(keys[0] - (sorted[0] as PacketInfo).pts) > 1e-6) failures.push('the first frame is not a keyframe');
+    if (keys[0] === undefined || Math.abs(keys[0] - (sorted[0] as PacketInfo).pts) > 1e-6)
+      failures.push('the first frame is not a keyframe');
     let widest = 0;
     const ends = [...keys, (sorted[sorted.length - 1] as PacketInfo).pts + step];
     for (let i = 1; i < ends.length; i += 1) widest = Math.max(widest, (ends[i] as number) - (ends[i - 1] as number));
-    if (widest > MAX_KEYFRAME_INTERVAL_S + 1e-6) failures.push(`keyframes are up to ${widest.toFixed(2)} s apart, expected at most ${MAX_KEYFRAME_INTERVAL_S} s`);
+    if (widest > MAX_KEYFRAME_INTERVAL_S + 1e-6)
+      failures.push(`keyframes are up to ${widest.toFixed(2)} s apart, expected at most ${MAX_KEYFRAME_INTERVAL_S} s`);
   } else failures.push('no video frames');
   if (audio === undefined) failures.push('no audio track');
   else {
@@ -97,7 +100,9 @@ export function checkContract(data: ProbeData, packets: PacketInfo[], boxes: str
     if (expect.checkAudioBitrate) {
       const kbps = Number(audio.bit_rate) / 1000;
       if (!Number.isFinite(kbps) || Math.abs(kbps - AUDIO_BITRATE_KBPS) > AUDIO_BITRATE_KBPS * 0.05) {
-        failures.push(`audio bitrate is ${Number.isFinite(kbps) ? Math.round(kbps) : 'unknown'} kbps, expected ${AUDIO_BITRATE_KBPS} kbps ±5 %`);
+        failures.push(
+          `audio bitrate is ${Number.isFinite(kbps) ? Math.round(kbps) : 'unknown'} kbps, expected ${AUDIO_BITRATE_KBPS} kbps ±5 %`,
+        );
       }
     }
   }
@@ -106,13 +111,18 @@ export function checkContract(data: ProbeData, packets: PacketInfo[], boxes: str
   if (moov === -1 || mdat === -1 || moov > mdat) failures.push('the moov box is not before mdat (not faststart)');
   const duration = Number(data.format.duration);
   if (!Number.isFinite(duration) || Math.abs(duration - expect.durationS) > 0.1) {
-    failures.push(`duration is ${Number.isFinite(duration) ? duration.toFixed(3) : 'unknown'} s, expected ${expect.durationS.toFixed(3)} s`);
+    failures.push(
+      `duration is ${Number.isFinite(duration) ? duration.toFixed(3) : 'unknown'} s, expected ${expect.durationS.toFixed(3)} s`,
+    );
   }
   return failures;
 }
 
 async function videoPackets(file: string, signal?: AbortSignal): Promise<PacketInfo[]> {
-  const csv = await runFfprobe(['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'packet=pts_time,flags', '-of', 'csv=p=0', file], { signal });
+  const csv = await runFfprobe(
+    ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'packet=pts_time,flags', '-of', 'csv=p=0', file],
+    { signal },
+  );
   return csv
     .split('\n')
     .map((line) => line.trim().split(','))

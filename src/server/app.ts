@@ -40,7 +40,8 @@ function validatorCompiler({ schema, httpPart }: { schema: { title?: unknown }; 
   // Bodies go through the one input check the CLI and CSV rows use: same fields, same messages.
   const validate = compileInputSchema(schema, 'body');
   const subject = typeof schema.title === 'string' ? schema.title : 'request';
-  return (data: unknown) => (validate(data) ? { value: data } : { error: invalidInput(subject, validationDetails(validate.errors ?? [], 'body')) });
+  return (data: unknown) =>
+    validate(data) ? { value: data } : { error: invalidInput(subject, validationDetails(validate.errors ?? [], 'body')) };
 }
 
 function stampHeaders(requestId: string, reply: FastifyReply): void {
@@ -61,7 +62,11 @@ function clientErrorHandler(error: Error & { code?: string }, socket: Socket): v
   const requestId = randomId('req', 20);
   const problem = new AppError(
     'BAD_REQUEST',
-    tooLarge ? 'Request headers are too large.' : timedOut ? 'The request was not received in time: send the whole body at once, then retry.' : 'Malformed HTTP request.',
+    tooLarge
+      ? 'Request headers are too large.'
+      : timedOut
+        ? 'The request was not received in time: send the whole body at once, then retry.'
+        : 'Malformed HTTP request.',
     { reason: tooLarge ? 'headers_too_large' : timedOut ? 'request_timeout' : 'malformed_http' },
   );
   const body = JSON.stringify(envelope(problem, requestId));
@@ -77,8 +82,22 @@ const ROUTE_GROUPS = [analyzeRoutes, renderRoutes, jobRoutes, assetRoutes, accou
 
 /** Headers a browser script may read on a cross-origin answer (CORS exposes only a few by default). */
 const EXPOSED_HEADERS = [
-  'ETag', 'Location', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset',
-  'X-Request-Id', 'X-API-Version', 'Idempotent-Replayed', 'Content-Range', 'Content-Disposition', 'Accept-Ranges', 'Link', 'Sunset',
+  'ETag',
+  'Location',
+  'Retry-After',
+  'RateLimit',
+  'RateLimit-Policy',
+  'RateLimit-Limit',
+  'RateLimit-Remaining',
+  'RateLimit-Reset',
+  'X-Request-Id',
+  'X-API-Version',
+  'Idempotent-Replayed',
+  'Content-Range',
+  'Content-Disposition',
+  'Accept-Ranges',
+  'Link',
+  'Sunset',
 ];
 
 /**
@@ -179,11 +198,17 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
     stampHeaders(request.id, reply);
     if (closing) {
       reply.header('Connection', 'close');
-      throw new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down: retry in a few seconds.', { reason: 'shutting_down', retryAfterS: 5 });
+      throw new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down: retry in a few seconds.', {
+        reason: 'shutting_down',
+        retryAfterS: 5,
+      });
     }
   });
   registerStudio(app, { keys: deps.store.keys, ...deps.studio });
-  app.addHook('onRequest', createAuthorizer({ keys: deps.store.keys, usage: deps.store.usage, limiter, limits, now, idempotency: deps.store.idempotency }));
+  app.addHook(
+    'onRequest',
+    createAuthorizer({ keys: deps.store.keys, usage: deps.store.usage, limiter, limits, now, idempotency: deps.store.idempotency }),
+  );
   app.addHook('onResponse', refundHook(deps.store.usage));
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
@@ -201,9 +226,13 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
   app.setNotFoundHandler((request, reply) => {
     const allow = allowedMethods(registry, request.url.split('?')[0]!);
     if (allow.length === 0 || request.method === 'OPTIONS') return notFoundHandler(request, reply);
-    const problem = new AppError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${request.url.split('?')[0]!.slice(0, 200)}: use ${allow.join(', ')}.`, {
-      reason: 'method_not_allowed',
-    });
+    const problem = new AppError(
+      'METHOD_NOT_ALLOWED',
+      `${request.method} is not allowed on ${request.url.split('?')[0]!.slice(0, 200)}: use ${allow.join(', ')}.`,
+      {
+        reason: 'method_not_allowed',
+      },
+    );
     return sendError(request, reply, withHeaders(problem, { Allow: allow.join(', ') }));
   });
 

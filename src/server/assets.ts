@@ -143,10 +143,13 @@ export class AssetStore {
    */
   resolve(tenant: string, assetId: string, field = 'photos'): string {
     const missing = (): AppError =>
-      badRequest(`Asset ${JSON.stringify(assetId.slice(0, 40))} does not exist or has expired (assets are kept 24 h): upload it again with POST /api/v1/assets.`, {
-        reason: 'unknown_asset',
-        details: [{ field, message: 'unknown or expired asset' }],
-      });
+      badRequest(
+        `Asset ${JSON.stringify(assetId.slice(0, 40))} does not exist or has expired (assets are kept 24 h): upload it again with POST /api/v1/assets.`,
+        {
+          reason: 'unknown_asset',
+          details: [{ field, message: 'unknown or expired asset' }],
+        },
+      );
     if (!ASSET_ID_PATTERN.test(assetId)) throw missing();
     const row = this.db.prepare('SELECT * FROM server_assets WHERE asset_id = ?').get(assetId) as AssetRow | undefined;
     if (row === undefined || row.tenant !== tenant || row.expires_at <= this.now()) throw missing();
@@ -154,7 +157,10 @@ export class AssetStore {
   }
 
   async purgeExpired(): Promise<number> {
-    const rows = this.db.prepare('SELECT asset_id, file FROM server_assets WHERE expires_at <= ?').all(this.now()) as Pick<AssetRow, 'asset_id' | 'file'>[];
+    const rows = this.db.prepare('SELECT asset_id, file FROM server_assets WHERE expires_at <= ?').all(this.now()) as Pick<
+      AssetRow,
+      'asset_id' | 'file'
+    >[];
     for (const row of rows) {
       await rm(join(this.dir, row.file), { force: true });
       this.db.prepare('DELETE FROM server_assets WHERE asset_id = ?').run(row.asset_id);

@@ -41,7 +41,11 @@ export function bearerToken(header: string | string[] | undefined): string {
   const value = Array.isArray(header) ? header[0]! : header;
   const match = /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/i.exec(value);
   if (match === null) {
-    throw unauthorized('Malformed Authorization header: the form is `Authorization: Bearer <API_KEY>`.', 'malformed_header', `${REALM}, error="invalid_request"`);
+    throw unauthorized(
+      'Malformed Authorization header: the form is `Authorization: Bearer <API_KEY>`.',
+      'malformed_header',
+      `${REALM}, error="invalid_request"`,
+    );
   }
   return match[1]!;
 }
@@ -65,7 +69,11 @@ export function createAuthorizer(options: AuthorizerOptions) {
 
     const key = options.keys.authenticate(bearerToken(request.headers.authorization));
     if (key === null) {
-      throw unauthorized('Invalid API key: it is unknown or was revoked. Create one with `immoreel keys create`.', 'invalid_key', `${REALM}, error="invalid_token"`);
+      throw unauthorized(
+        'Invalid API key: it is unknown or was revoked. Create one with `immoreel keys create`.',
+        'invalid_key',
+        `${REALM}, error="invalid_token"`,
+      );
     }
     request.auth = { key, reservation: null, refund: false };
     const now = options.now();
@@ -77,7 +85,9 @@ export function createAuthorizer(options: AuthorizerOptions) {
     if (!key.scopes.includes(access.scope)) {
       if (access.scope === 'billing:read' && key.plan === 'preview') {
         throw withHeaders(
-          new AppError('INSUFFICIENT_SCOPE', 'Preview keys cannot read billing: use a standard key holding billing:read.', { reason: 'billing_scope' }),
+          new AppError('INSUFFICIENT_SCOPE', 'Preview keys cannot read billing: use a standard key holding billing:read.', {
+            reason: 'billing_scope',
+          }),
           { 'WWW-Authenticate': `${REALM}, error="insufficient_scope", scope="${access.scope}"` },
         );
       }
@@ -95,10 +105,14 @@ export function createAuthorizer(options: AuthorizerOptions) {
       if (!decision.allowed) {
         const perWindow = options.limits.windowMs === 60_000 ? 'per minute' : `per ${options.limits.windowMs / 1000} s`;
         throw withHeaders(
-          new AppError('RATE_LIMIT_EXCEEDED', `Rate limit of ${policy.limit} ${access.policy.replace('_', ' ')} requests ${perWindow} exceeded: retry in ${decision.retryAfterS} s.`, {
-            reason: `${access.policy}_rate`,
-            retryAfterS: decision.retryAfterS,
-          }),
+          new AppError(
+            'RATE_LIMIT_EXCEEDED',
+            `Rate limit of ${policy.limit} ${access.policy.replace('_', ' ')} requests ${perWindow} exceeded: retry in ${decision.retryAfterS} s.`,
+            {
+              reason: `${access.policy}_rate`,
+              retryAfterS: decision.retryAfterS,
+            },
+          ),
           headers,
         );
       }
@@ -107,15 +121,20 @@ export function createAuthorizer(options: AuthorizerOptions) {
     // A retry of a request that already succeeded replays its stored answer: it is neither charged
     // nor refused for quota, so the lookup comes before the reservation.
     const idempotencyKey = request.headers['idempotency-key'];
-    const replay = typeof idempotencyKey === 'string' && idempotencyKey !== '' && options.idempotency?.hasStored(key.key_id, idempotencyKey) === true;
+    const replay =
+      typeof idempotencyKey === 'string' && idempotencyKey !== '' && options.idempotency?.hasStored(key.key_id, idempotencyKey) === true;
     if (access.billable !== null && !replay) {
       const reservation = options.usage.reserve(key.key_id, key.monthly_quota, access.billable);
       if (reservation === null) {
         const state = options.usage.state(key.key_id, key.monthly_quota);
         throw withExtras(
-          new AppError('QUOTA_EXCEEDED', `Monthly quota of ${key.monthly_quota} requests used up for ${state.period}; it resets at ${state.resets_at}.`, {
-            reason: 'monthly_quota',
-          }),
+          new AppError(
+            'QUOTA_EXCEEDED',
+            `Monthly quota of ${key.monthly_quota} requests used up for ${state.period}; it resets at ${state.resets_at}.`,
+            {
+              reason: 'monthly_quota',
+            },
+          ),
           { resets_at: state.resets_at },
         );
       }

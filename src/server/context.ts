@@ -51,4 +51,3 @@ export interface ServerContext {
   now: () => number;
   startedAt: number;
 }
-

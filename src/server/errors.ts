@@ -39,13 +39,15 @@ export function withExtras(error: AppError, extras: Record<string, unknown>): Ap
 }
 
 export function envelope(error: AppError, requestId: string): ErrorEnvelope {
-  const safe = error.httpStatus >= 500 && (error.code === 'INTERNAL_SERVER_ERROR' || error.code === 'DEPENDENCY_MISSING' || error.code === 'RENDER_FAILED');
+  const safe =
+    error.httpStatus >= 500 &&
+    (error.code === 'INTERNAL_SERVER_ERROR' || error.code === 'DEPENDENCY_MISSING' || error.code === 'RENDER_FAILED');
   return {
     ok: false,
     status: 'error',
     error: {
       ...(safe ? { code: 'INTERNAL_SERVER_ERROR' as ErrorCode, message: GENERIC_500, details: [] } : error.toJSON()),
-      ...(safe ? {} : errorExtras.get(error) ?? {}),
+      ...(safe ? {} : (errorExtras.get(error) ?? {})),
       request_id: requestId,
     },
   };
@@ -54,24 +56,38 @@ export function envelope(error: AppError, requestId: string): ErrorEnvelope {
 /** Turns whatever was thrown into an AppError; fastify's own errors get their contract code. */
 export function toHttpError(error: unknown): AppError {
   if (isAppError(error)) return error;
-  const fastifyError = error as Partial<FastifyError> & { validation?: Parameters<typeof validationDetails>[0]; validationContext?: string };
-  if (Array.isArray(fastifyError.validation)) return invalidInput('request', validationDetails(fastifyError.validation, fastifyError.validationContext));
+  const fastifyError = error as Partial<FastifyError> & {
+    validation?: Parameters<typeof validationDetails>[0];
+    validationContext?: string;
+  };
+  if (Array.isArray(fastifyError.validation))
+    return invalidInput('request', validationDetails(fastifyError.validation, fastifyError.validationContext));
   const status = typeof fastifyError.statusCode === 'number' ? fastifyError.statusCode : 500;
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new AppError('BAD_REQUEST', 'Unsupported Content-Type: send the body as application/json (images to POST /api/v1/assets as image/*).', {
-        reason: 'unsupported_media_type',
-        details: [{ field: 'Content-Type', message: 'must be application/json' }],
-      });
+      return new AppError(
+        'BAD_REQUEST',
+        'Unsupported Content-Type: send the body as application/json (images to POST /api/v1/assets as image/*).',
+        {
+          reason: 'unsupported_media_type',
+          details: [{ field: 'Content-Type', message: 'must be application/json' }],
+        },
+      );
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('PAYLOAD_TOO_LARGE', 'The request body is larger than this route accepts.', {
         reason: 'body_too_large',
         details: [{ field: 'body', message: 'is too large' }],
       });
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new AppError('BAD_REQUEST', 'The body is empty: send a JSON object.', { reason: 'invalid_json', details: [{ field: 'body', message: 'is empty' }] });
+      return new AppError('BAD_REQUEST', 'The body is empty: send a JSON object.', {
+        reason: 'invalid_json',
+        details: [{ field: 'body', message: 'is empty' }],
+      });
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return new AppError('BAD_REQUEST', 'The body is not valid JSON.', { reason: 'invalid_json', details: [{ field: 'body', message: 'is not valid JSON' }] });
+      return new AppError('BAD_REQUEST', 'The body is not valid JSON.', {
+        reason: 'invalid_json',
+        details: [{ field: 'body', message: 'is not valid JSON' }],
+      });
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new AppError('BAD_REQUEST', 'Content-Length does not match the body sent.', {
         reason: 'invalid_content_length',
@@ -81,9 +97,13 @@ export function toHttpError(error: unknown): AppError {
       break;
   }
   if (error instanceof SyntaxError && status === 400) {
-    return new AppError('BAD_REQUEST', `The body is not valid JSON: ${error.message}.`, { reason: 'invalid_json', details: [{ field: 'body', message: 'is not valid JSON' }] });
+    return new AppError('BAD_REQUEST', `The body is not valid JSON: ${error.message}.`, {
+      reason: 'invalid_json',
+      details: [{ field: 'body', message: 'is not valid JSON' }],
+    });
   }
-  if (status === 413) return new AppError('PAYLOAD_TOO_LARGE', 'The request body is too large.', { details: [{ field: 'body', message: 'is too large' }] });
+  if (status === 413)
+    return new AppError('PAYLOAD_TOO_LARGE', 'The request body is too large.', { details: [{ field: 'body', message: 'is too large' }] });
   if (status === 404) return new AppError('NOT_FOUND', 'Not found.');
   if (status >= 400 && status < 500) {
     return new AppError('BAD_REQUEST', fastifyError.message ?? 'Bad request.', { reason: 'bad_request' });
@@ -95,7 +115,10 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
   for (const [name, value] of Object.entries(errorHeaders.get(error) ?? {})) reply.header(name, value);
   if (error.retryAfterS !== undefined) reply.header('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterS))));
   if (error.code === 'UNAUTHORIZED' && !reply.hasHeader('WWW-Authenticate')) reply.header('WWW-Authenticate', 'Bearer realm="immoreel"');
-  const status = error.code === 'INTERNAL_SERVER_ERROR' || error.code === 'DEPENDENCY_MISSING' || error.code === 'RENDER_FAILED' ? 500 : error.httpStatus;
+  const status =
+    error.code === 'INTERNAL_SERVER_ERROR' || error.code === 'DEPENDENCY_MISSING' || error.code === 'RENDER_FAILED'
+      ? 500
+      : error.httpStatus;
   return reply.code(status).type('application/json; charset=utf-8').send(envelope(error, request.id));
 }
 
@@ -114,8 +137,12 @@ export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): F
   return sendError(
     request,
     reply,
-    new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]!.slice(0, 200)}: see GET /api/v1/openapi.json for the routes of API v1.`, {
-      reason: 'unknown_route',
-    }),
+    new AppError(
+      'NOT_FOUND',
+      `No route ${request.method} ${request.url.split('?')[0]!.slice(0, 200)}: see GET /api/v1/openapi.json for the routes of API v1.`,
+      {
+        reason: 'unknown_route',
+      },
+    ),
   );
 }

@@ -34,10 +34,10 @@ export function fingerprint(route: string, body: unknown): string {
 }
 
 function reusedError(): Error {
-  return badRequest(
-    'This Idempotency-Key was already used with a different request body. Use a new key for a new request.',
-    { reason: 'idempotency_key_reused', details: [{ field: 'Idempotency-Key', message: 'already used with another body' }] },
-  );
+  return badRequest('This Idempotency-Key was already used with a different request body. Use a new key for a new request.', {
+    reason: 'idempotency_key_reused',
+    details: [{ field: 'Idempotency-Key', message: 'already used with another body' }],
+  });
 }
 
 export class IdempotencyStore {
@@ -50,7 +50,9 @@ export class IdempotencyStore {
 
   private find(keyId: string, idempotencyKey: string): Row | null {
     const row = this.db
-      .prepare('SELECT route, fingerprint, status_code, body, job_id, created_at FROM server_idempotency WHERE key_id = ? AND idempotency_key = ?')
+      .prepare(
+        'SELECT route, fingerprint, status_code, body, job_id, created_at FROM server_idempotency WHERE key_id = ? AND idempotency_key = ?',
+      )
       .get(keyId, idempotencyKey) as Row | undefined;
     if (row === undefined) return null;
     if (row.created_at <= this.now() - IDEMPOTENCY_TTL_MS) {

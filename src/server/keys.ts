@@ -204,7 +204,8 @@ export class KeyStore {
   }
 
   webhookSecret(tenant: string): string | null {
-    const row = this.db.prepare('SELECT webhook_secret FROM server_tenants WHERE tenant = ?').get(tenant) as { webhook_secret: string } | undefined;
+    const row = this.db.prepare('SELECT webhook_secret FROM server_tenants WHERE tenant = ?').get(tenant) as
+      { webhook_secret: string } | undefined;
     return row?.webhook_secret ?? null;
   }
 }

@@ -24,7 +24,8 @@ function withRefs(value: Json, self?: object): Json {
   if (Array.isArray(value)) return value.map((item) => withRefs(item));
   if (value === null || typeof value !== 'object') return value;
   const properties = (value as { properties?: unknown }).properties;
-  const name = componentNameOf.get(value) ?? (properties === undefined || value === self ? undefined : componentByProperties.get(properties));
+  const name =
+    componentNameOf.get(value) ?? (properties === undefined || value === self ? undefined : componentByProperties.get(properties));
   if (name !== undefined && value !== self) return { $ref: `#/components/schemas/${name}` };
   return Object.fromEntries(Object.entries(value as Record<string, Json>).map(([key, inner]) => [key, withRefs(inner)]));
 }
@@ -60,7 +61,7 @@ function parametersOf(spec: RouteSpec): Json[] {
 }
 
 const COMMON_HEADERS = {
-  'X-Request-Id': { description: 'This request\'s id (also in error bodies and server logs).', schema: { type: 'string' } },
+  'X-Request-Id': { description: "This request's id (also in error bodies and server logs).", schema: { type: 'string' } },
   'X-API-Version': { description: 'Always 1.0.0 for API v1.', schema: { type: 'string' } },
 };
 
@@ -120,15 +121,33 @@ const WEBHOOKS = {
       summary: 'A render job ended (succeeded, failed or canceled)',
       description:
         'Sent to the `webhook_url` of a render request when its job reaches a terminal state. Signed as Standard Webhooks specify: ' +
-        'verify `webhook-signature` with the tenant\'s webhook secret (`whsec_…`, from `immoreel keys create`) over `webhook-id.webhook-timestamp.body`, ' +
+        "verify `webhook-signature` with the tenant's webhook secret (`whsec_…`, from `immoreel keys create`) over `webhook-id.webhook-timestamp.body`, " +
         'e.g. with the `standardwebhooks` library. Answer 2xx within 15 s; other answers are retried with backoff (`webhook-id` stays the same).',
       tags: ['webhooks'],
       // We call you: the signature, not an API key, authenticates the call.
       security: [],
       parameters: [
-        { name: 'webhook-id', in: 'header', required: true, description: 'The delivery id, the same on every retry: deduplicate on it.', schema: { type: 'string' } },
-        { name: 'webhook-timestamp', in: 'header', required: true, description: 'Unix seconds when this attempt was signed.', schema: { type: 'string', pattern: '^[0-9]+$' } },
-        { name: 'webhook-signature', in: 'header', required: true, description: '`v1,<base64 HMAC-SHA256>`.', schema: { type: 'string', pattern: '^v1,' } },
+        {
+          name: 'webhook-id',
+          in: 'header',
+          required: true,
+          description: 'The delivery id, the same on every retry: deduplicate on it.',
+          schema: { type: 'string' },
+        },
+        {
+          name: 'webhook-timestamp',
+          in: 'header',
+          required: true,
+          description: 'Unix seconds when this attempt was signed.',
+          schema: { type: 'string', pattern: '^[0-9]+$' },
+        },
+        {
+          name: 'webhook-signature',
+          in: 'header',
+          required: true,
+          description: '`v1,<base64 HMAC-SHA256>`.',
+          schema: { type: 'string', pattern: '^v1,' },
+        },
       ],
       requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/WebhookEvent' } } } },
       responses: {

@@ -46,7 +46,9 @@ export class UsageStore {
   ) {}
 
   used(keyId: string, period = periodOf(this.now())): number {
-    const row = this.db.prepare('SELECT COALESCE(SUM(count), 0) AS used FROM server_usage WHERE key_id = ? AND period = ?').get(keyId, period) as { used: number };
+    const row = this.db
+      .prepare('SELECT COALESCE(SUM(count), 0) AS used FROM server_usage WHERE key_id = ? AND period = ?')
+      .get(keyId, period) as { used: number };
     return row.used;
   }
 
@@ -62,7 +64,9 @@ export class UsageStore {
     const take = this.db.transaction((): Reservation | null => {
       if (this.used(keyId, period) >= limit) return null;
       this.db
-        .prepare('INSERT INTO server_usage (key_id, period, route, count) VALUES (?, ?, ?, 1) ON CONFLICT(key_id, period, route) DO UPDATE SET count = count + 1')
+        .prepare(
+          'INSERT INTO server_usage (key_id, period, route, count) VALUES (?, ?, ?, 1) ON CONFLICT(key_id, period, route) DO UPDATE SET count = count + 1',
+        )
         .run(keyId, period, route);
       return { keyId, period, route };
     });
@@ -89,8 +93,7 @@ export class UsageStore {
   settleJob(jobId: string, failedOnInput: boolean): boolean {
     const settle = this.db.transaction((): boolean => {
       const row = this.db.prepare('SELECT key_id, period, route FROM server_job_charges WHERE job_id = ?').get(jobId) as
-        | { key_id: string; period: string; route: BillableRoute }
-        | undefined;
+        { key_id: string; period: string; route: BillableRoute } | undefined;
       if (row === undefined) return false;
       this.db.prepare('DELETE FROM server_job_charges WHERE job_id = ?').run(jobId);
       if (failedOnInput) this.refund({ keyId: row.key_id, period: row.period, route: row.route });

@@ -36,8 +36,16 @@ interface Bucket {
 export function bucketDecision(policy: RatePolicy, tokens: number, taken: boolean): RateDecision {
   const perMs = policy.limit / policy.windowMs;
   // Seconds until the bucket holds `wanted` tokens again.
-  const secondsUntil = (have: number, wanted: number): number => (have >= wanted ? 0 : Math.max(1, Math.ceil((wanted - have) / perMs / 1000 - 1e-9)));
-  if (!taken) return { allowed: false, limit: policy.limit, remaining: 0, resetS: secondsUntil(tokens, policy.limit), retryAfterS: secondsUntil(tokens, 1) };
+  const secondsUntil = (have: number, wanted: number): number =>
+    have >= wanted ? 0 : Math.max(1, Math.ceil((wanted - have) / perMs / 1000 - 1e-9));
+  if (!taken)
+    return {
+      allowed: false,
+      limit: policy.limit,
+      remaining: 0,
+      resetS: secondsUntil(tokens, policy.limit),
+      retryAfterS: secondsUntil(tokens, 1),
+    };
   return { allowed: true, limit: policy.limit, remaining: Math.floor(tokens), resetS: secondsUntil(tokens, policy.limit), retryAfterS: 0 };
 }
 

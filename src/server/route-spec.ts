@@ -61,7 +61,11 @@ export type RouteHandler<S = undefined> = (request: FastifyRequest<{ Body: BodyO
 export class RouteRegistry {
   readonly specs: RouteSpec[] = [];
 
-  add<S extends TSchema | JsonSchema | undefined = undefined>(app: FastifyInstance, spec: RouteSpec & { body?: S }, handler: RouteHandler<S>): void {
+  add<S extends TSchema | JsonSchema | undefined = undefined>(
+    app: FastifyInstance,
+    spec: RouteSpec & { body?: S },
+    handler: RouteHandler<S>,
+  ): void {
     this.specs.push(spec);
     // JSON answers are serialized by their documented schema: what is sent is what is declared.
     const response = Object.fromEntries(

@@ -56,9 +56,19 @@ const HOUSEKEEPING_MS = 10 * 60_000;
 function listenError(error: unknown, options: StartOptions): unknown {
   const code = (error as NodeJS.ErrnoException).code;
   const where = `${options.host}:${options.port}`;
-  if (code === 'EADDRINUSE') return badRequest(`Port ${options.port} is already in use on ${options.host}: stop the other server or pick another --port.`, { details: [{ field: 'port', message: 'in use' }] });
-  if (code === 'EACCES') return badRequest(`Not allowed to listen on ${where} (ports below 1024 need privileges): pick another --port.`, { details: [{ field: 'port', message: 'not permitted' }] });
-  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return badRequest(`Cannot listen on ${options.host}: no such local address. Use 127.0.0.1, 0.0.0.0 or one of this machine's addresses.`, { details: [{ field: 'host', message: 'not a local address' }] });
+  if (code === 'EADDRINUSE')
+    return badRequest(`Port ${options.port} is already in use on ${options.host}: stop the other server or pick another --port.`, {
+      details: [{ field: 'port', message: 'in use' }],
+    });
+  if (code === 'EACCES')
+    return badRequest(`Not allowed to listen on ${where} (ports below 1024 need privileges): pick another --port.`, {
+      details: [{ field: 'port', message: 'not permitted' }],
+    });
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
+    return badRequest(
+      `Cannot listen on ${options.host}: no such local address. Use 127.0.0.1, 0.0.0.0 or one of this machine's addresses.`,
+      { details: [{ field: 'host', message: 'not a local address' }] },
+    );
   return error;
 }
 
@@ -67,8 +77,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // One port for every server-side fetch: listing pages, photos, logos, webhooks.
   const fetch = guardedFetch({ allowLoopback });
   const store = openServerStore(options.dataDir);
-  const fetchPage = (url: string, fetchOptions: FetchPageOptions): Promise<string> =>
-    fetchListingPage(url, { ...fetchOptions, fetch });
+  const fetchPage = (url: string, fetchOptions: FetchPageOptions): Promise<string> => fetchListingPage(url, { ...fetchOptions, fetch });
   // Analysis never runs on this event loop, for requests or renders: one crafted page must not
   // stall every other request (docs/security.md).
   const analysis = new AnalysisPool(options.analysis);

@@ -59,7 +59,9 @@ export class WebhookStore {
     const now = this.now();
     return (
       this.db
-        .prepare(`UPDATE server_webhooks SET state = 'pending', payload = ?, next_attempt_at = ?, updated_at = ? WHERE job_id = ? AND state = 'waiting'`)
+        .prepare(
+          `UPDATE server_webhooks SET state = 'pending', payload = ?, next_attempt_at = ?, updated_at = ? WHERE job_id = ? AND state = 'waiting'`,
+        )
         .run(payload, now, now, jobId).changes > 0
     );
   }
@@ -69,7 +71,9 @@ export class WebhookStore {
   }
 
   waitingJobIds(): string[] {
-    return (this.db.prepare(`SELECT job_id FROM server_webhooks WHERE state = 'waiting'`).all() as { job_id: string }[]).map((r) => r.job_id);
+    return (this.db.prepare(`SELECT job_id FROM server_webhooks WHERE state = 'waiting'`).all() as { job_id: string }[]).map(
+      (r) => r.job_id,
+    );
   }
 
   /**
@@ -87,7 +91,10 @@ export class WebhookStore {
       .all(this.now(), perTenant, limit) as DeliveryRow[];
   }
 
-  record(jobId: string, outcome: { state: DeliveryState; status: number | null; error: string | null; nextAttemptAt: number | null }): void {
+  record(
+    jobId: string,
+    outcome: { state: DeliveryState; status: number | null; error: string | null; nextAttemptAt: number | null },
+  ): void {
     this.db
       .prepare(
         `UPDATE server_webhooks SET state = ?, attempts = attempts + 1, last_status = ?, last_error = ?, next_attempt_at = ?, updated_at = ? WHERE job_id = ?`,

@@ -104,11 +104,16 @@ export class LocalService implements Service {
           options.onUpdate?.(job);
         }
         if (isTerminal(job.state)) return job;
-        if (options.signal?.aborted) throw new AppError('INTERNAL_SERVER_ERROR', 'Waiting was interrupted.', { cause: options.signal.reason });
+        if (options.signal?.aborted)
+          throw new AppError('INTERNAL_SERVER_ERROR', 'Waiting was interrupted.', { cause: options.signal.reason });
         if (Date.now() >= deadline) {
-          throw new AppError('SERVICE_UNAVAILABLE', `Job ${job.job_id} is still ${job.state} after ${Math.round((options.timeoutMs ?? 0) / 1000)} s; follow it with \`immoreel jobs wait ${job.job_id}\`.`, {
-            reason: 'wait_timeout',
-          });
+          throw new AppError(
+            'SERVICE_UNAVAILABLE',
+            `Job ${job.job_id} is still ${job.state} after ${Math.round((options.timeoutMs ?? 0) / 1000)} s; follow it with \`immoreel jobs wait ${job.job_id}\`.`,
+            {
+              reason: 'wait_timeout',
+            },
+          );
         }
         // A job put back in the queue (its worker died) is taken again by this process.
         if (job.state === 'queued') manager.work(job.job_id);
@@ -141,7 +146,10 @@ export class LocalService implements Service {
       const digest = hash.digest('hex');
       const expected = job.result?.sha256.replace(/^sha256:/, '');
       if (expected !== undefined && expected !== digest) {
-        throw new AppError('INTERNAL_SERVER_ERROR', `The stored video of ${job.job_id} does not match its recorded checksum; render it again.`);
+        throw new AppError(
+          'INTERNAL_SERVER_ERROR',
+          `The stored video of ${job.job_id} does not match its recorded checksum; render it again.`,
+        );
       }
       await rename(partial, target);
       return bytes;
@@ -159,7 +167,9 @@ export class LocalService implements Service {
     }
     if (job.state === 'canceled') throw badRequest(`Job ${id} was canceled, so it has no video.`, { reason: 'job_canceled' });
     if (job.state !== 'succeeded') {
-      throw badRequest(`Job ${id} is ${job.state}; its video is not ready. Wait for it with \`immoreel jobs wait ${id}\`.`, { reason: 'job_not_finished' });
+      throw badRequest(`Job ${id} is ${job.state}; its video is not ready. Wait for it with \`immoreel jobs wait ${id}\`.`, {
+        reason: 'job_not_finished',
+      });
     }
     if (job.result?.expired_at !== undefined) {
       throw new AppError('GONE', `The video of ${id} was removed by \`immoreel jobs purge\` on ${job.result.expired_at}; render it again.`);

@@ -7,7 +7,11 @@ const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 /** Throws unless `key` is `segment(/segment)*` of safe segments (no `.`/`..`, no empty segment, ≤ 512 chars). */
 export function assertBlobKey(key: string): string {
   const ok = key.length > 0 && key.length <= 512 && key.split('/').every((segment) => SEGMENT.test(segment) && !segment.includes('..'));
-  if (!ok) throw storageError('blob_key_invalid', `Invalid blob key ${JSON.stringify(key.slice(0, 80))}: use /-separated segments of letters, digits, ".", "-", "_".`);
+  if (!ok)
+    throw storageError(
+      'blob_key_invalid',
+      `Invalid blob key ${JSON.stringify(key.slice(0, 80))}: use /-separated segments of letters, digits, ".", "-", "_".`,
+    );
   return key;
 }
 
@@ -17,14 +21,22 @@ export function assertBlobPrefix(prefix: string): string {
   const trimmed = prefix.endsWith('/') ? prefix.slice(0, -1) : prefix;
   const segments = trimmed.split('/');
   const last = segments.pop()!;
-  const ok = segments.every((s) => SEGMENT.test(s) && !s.includes('..')) && (last === '' ? segments.length === 0 : /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(last) && !last.includes('..'));
+  const ok =
+    segments.every((s) => SEGMENT.test(s) && !s.includes('..')) &&
+    (last === '' ? segments.length === 0 : /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(last) && !last.includes('..'));
   if (!ok) throw storageError('blob_key_invalid', `Invalid blob prefix ${JSON.stringify(prefix.slice(0, 80))}.`);
   return prefix;
 }
 
 /** Checks a requested range against the object size and clamps its end, as HTTP does. */
 export function resolveRange(key: string, range: ByteRange, size: number): ByteRange {
-  if (!Number.isSafeInteger(range.start) || !Number.isSafeInteger(range.end) || range.start < 0 || range.end < range.start || range.start >= size) {
+  if (
+    !Number.isSafeInteger(range.start) ||
+    !Number.isSafeInteger(range.end) ||
+    range.start < 0 ||
+    range.end < range.start ||
+    range.start >= size
+  ) {
     throw storageError('range_not_satisfiable', `Range ${range.start}-${range.end} is outside ${key} (${size} bytes).`);
   }
   return { start: range.start, end: Math.min(range.end, size - 1) };

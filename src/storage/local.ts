@@ -144,7 +144,11 @@ export class LocalBlobStore implements BlobStore {
   async check(): Promise<void> {
     await mkdir(this.root, { recursive: true, mode: DIR_MODE });
     await access(this.root, constants.R_OK | constants.W_OK | constants.X_OK).catch((error: unknown) => {
-      throw storageError('storage_credentials', `Cannot read and write ${this.root}: ${(error as Error).message}. Fix its permissions or choose another --storage-url.`, error);
+      throw storageError(
+        'storage_credentials',
+        `Cannot read and write ${this.root}: ${(error as Error).message}. Fix its permissions or choose another --storage-url.`,
+        error,
+      );
     });
   }
 

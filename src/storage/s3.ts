@@ -48,7 +48,13 @@ export function s3ClientConfig(env: NodeJS.ProcessEnv = process.env): S3ClientCo
     ...(endpoint === undefined ? {} : { endpoint, forcePathStyle: true }),
     ...(region === undefined ? {} : { region }),
     ...(accessKeyId !== undefined && secretAccessKey !== undefined
-      ? { credentials: { accessKeyId, secretAccessKey, ...(nonEmpty(env.AWS_SESSION_TOKEN) === undefined ? {} : { sessionToken: env.AWS_SESSION_TOKEN! }) } }
+      ? {
+          credentials: {
+            accessKeyId,
+            secretAccessKey,
+            ...(nonEmpty(env.AWS_SESSION_TOKEN) === undefined ? {} : { sessionToken: env.AWS_SESSION_TOKEN! }),
+          },
+        }
       : {}),
     // A request that hangs must not hold a worker forever; the SDK retries 3 times by default.
     requestHandler: { connectionTimeout: 5_000, requestTimeout: 120_000 },
@@ -98,20 +104,37 @@ export class S3BlobStore implements BlobStore {
     const status = e.$metadata?.httpStatusCode;
     const where = `${this.location}${this.endpoint === null ? '' : ` at ${this.endpoint}`}`;
     if (name === 'NoSuchBucket' || (key === undefined && (name === 'NotFound' || status === 404))) {
-      return storageError('bucket_missing', `The bucket ${this.bucket} does not exist (${where}): create it, or fix --storage-url / IMMOREEL_STORAGE_URL.`, error);
+      return storageError(
+        'bucket_missing',
+        `The bucket ${this.bucket} does not exist (${where}): create it, or fix --storage-url / IMMOREEL_STORAGE_URL.`,
+        error,
+      );
     }
-    if (name === 'InvalidAccessKeyId' || name === 'SignatureDoesNotMatch' || name === 'AccessDenied' || name === 'Forbidden' || status === 403 || status === 401) {
+    if (
+      name === 'InvalidAccessKeyId' ||
+      name === 'SignatureDoesNotMatch' ||
+      name === 'AccessDenied' ||
+      name === 'Forbidden' ||
+      status === 403 ||
+      status === 401
+    ) {
       return storageError(
         'storage_credentials',
         `The storage refused our credentials (${where}, ${name || String(status)}): check AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and the bucket policy.`,
         error,
       );
     }
-    if (name === 'InvalidRange' || status === 416) return storageError('range_not_satisfiable', `The range asked of ${key ?? 'an object'} is outside it.`, error);
-    if (key !== undefined && (name === 'NoSuchKey' || name === 'NotFound' || status === 404)) return storageError('blob_not_found', `No blob ${key} in ${this.location}.`, error);
+    if (name === 'InvalidRange' || status === 416)
+      return storageError('range_not_satisfiable', `The range asked of ${key ?? 'an object'} is outside it.`, error);
+    if (key !== undefined && (name === 'NoSuchKey' || name === 'NotFound' || status === 404))
+      return storageError('blob_not_found', `No blob ${key} in ${this.location}.`, error);
     const code = e.code ?? name;
     if (['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET', 'TimeoutError'].includes(code)) {
-      return storageError('storage_unreachable', `The storage endpoint is unreachable (${where}: ${code}): check AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL and the network.`, error);
+      return storageError(
+        'storage_unreachable',
+        `The storage endpoint is unreachable (${where}: ${code}): check AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL and the network.`,
+        error,
+      );
     }
     if (name === 'Error' && /Region is missing/i.test((error as Error).message)) {
       return storageError('storage_url_invalid', 'No AWS region configured: set AWS_REGION.', error);
@@ -129,7 +152,14 @@ export class S3BlobStore implements BlobStore {
           throw storageError('checksum_mismatch', `The bytes given for ${key} have SHA-256 ${sha256}, not the expected ${options.sha256}.`);
         }
         await this.client.send(
-          new PutObjectCommand({ Bucket: this.bucket, Key: objectKey, Body: body, ContentLength: body.length, ContentType: contentType, Metadata: { [SHA256_META]: sha256 } }),
+          new PutObjectCommand({
+            Bucket: this.bucket,
+            Key: objectKey,
+            Body: body,
+            ContentLength: body.length,
+            ContentType: contentType,
+            Metadata: { [SHA256_META]: sha256 },
+          }),
         );
       } else {
         // S3 writes an object whole when the upload completes (a single PUT or CompleteMultipartUpload):
@@ -140,7 +170,13 @@ export class S3BlobStore implements BlobStore {
           client: this.client,
           partSize: PART_SIZE,
           queueSize: 2,
-          params: { Bucket: this.bucket, Key: objectKey, Body: body.pipe(hasher), ContentType: contentType, ...(known === undefined ? {} : { Metadata: { [SHA256_META]: known } }) },
+          params: {
+            Bucket: this.bucket,
+            Key: objectKey,
+            Body: body.pipe(hasher),
+            ContentType: contentType,
+            ...(known === undefined ? {} : { Metadata: { [SHA256_META]: known } }),
+          },
         });
         body.once('error', (error) => hasher.destroy(error));
         await upload.done();
@@ -202,7 +238,12 @@ export class S3BlobStore implements BlobStore {
     const served = range === undefined ? null : resolveRange(key, range, info.size);
     try {
       const out = await this.client.send(
-        new GetObjectCommand({ Bucket: this.bucket, Key: objectKey, IfMatch: info.etag, ...(served === null ? {} : { Range: `bytes=${served.start}-${served.end}` }) }),
+        new GetObjectCommand({
+          Bucket: this.bucket,
+          Key: objectKey,
+          IfMatch: info.etag,
+          ...(served === null ? {} : { Range: `bytes=${served.start}-${served.end}` }),
+        }),
       );
       if (!(out.Body instanceof Readable)) throw new Error('S3 GetObject returned no stream body');
       return { info, body: out.Body, range: served };
@@ -226,7 +267,9 @@ export class S3BlobStore implements BlobStore {
     do {
       let page;
       try {
-        page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: `${base}${prefix}`, ContinuationToken: token }));
+        page = await this.client.send(
+          new ListObjectsV2Command({ Bucket: this.bucket, Prefix: `${base}${prefix}`, ContinuationToken: token }),
+        );
       } catch (error) {
         throw this.translate(error);
       }
@@ -249,7 +292,9 @@ export class S3BlobStore implements BlobStore {
   async check(): Promise<void> {
     try {
       await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
-      await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix === '' ? undefined : `${this.prefix}/`, MaxKeys: 1 }));
+      await this.client.send(
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix === '' ? undefined : `${this.prefix}/`, MaxKeys: 1 }),
+      );
     } catch (error) {
       throw this.translate(error);
     }

@@ -28,17 +28,28 @@ export function parseStorageUrl(url: string): StorageLocation {
     }
   }
   if (scheme !== 's3') {
-    throw storageError('storage_url_invalid', `Unsupported storage URL ${JSON.stringify(text)}: the scheme must be s3:// or file://. ${EXAMPLE}`);
+    throw storageError(
+      'storage_url_invalid',
+      `Unsupported storage URL ${JSON.stringify(text)}: the scheme must be s3:// or file://. ${EXAMPLE}`,
+    );
   }
   const match = /^s3:\/\/([^/?#]*)(\/[^?#]*)?$/i.exec(text);
-  if (match === null) throw storageError('storage_url_invalid', `Invalid S3 URL ${JSON.stringify(text)}: no query or fragment allowed. ${EXAMPLE}`);
+  if (match === null)
+    throw storageError('storage_url_invalid', `Invalid S3 URL ${JSON.stringify(text)}: no query or fragment allowed. ${EXAMPLE}`);
   const bucket = match[1]!;
   if (bucket === '') throw storageError('storage_url_invalid', `The S3 URL ${JSON.stringify(text)} names no bucket. ${EXAMPLE}`);
   if (!BUCKET.test(bucket) || bucket.includes('..')) {
-    throw storageError('storage_url_invalid', `${JSON.stringify(bucket)} is not a valid S3 bucket name: 3–63 lower-case letters, digits, dots or hyphens. ${EXAMPLE}`);
+    throw storageError(
+      'storage_url_invalid',
+      `${JSON.stringify(bucket)} is not a valid S3 bucket name: 3–63 lower-case letters, digits, dots or hyphens. ${EXAMPLE}`,
+    );
   }
   const segments = (match[2] ?? '').split('/').filter((s) => s !== '');
   const bad = segments.find((s) => !PREFIX_SEGMENT.test(s) || s.includes('..'));
-  if (bad !== undefined) throw storageError('storage_url_invalid', `Invalid prefix segment ${JSON.stringify(bad)} in ${JSON.stringify(text)}: use letters, digits, ".", "-", "_".`);
+  if (bad !== undefined)
+    throw storageError(
+      'storage_url_invalid',
+      `Invalid prefix segment ${JSON.stringify(bad)} in ${JSON.stringify(text)}: use letters, digits, ".", "-", "_".`,
+    );
   return { kind: 's3', bucket, prefix: segments.join('/') };
 }

@@ -24,7 +24,9 @@ export function parseDatabaseUrl(url: string | undefined): DatabaseLocation {
       const parsed = new URL(text);
       if (parsed.hostname === '' && !parsed.searchParams.has('host')) throw new Error('no host');
     } catch {
-      throw badRequest(`Invalid database URL ${redactUrl(text)}: write postgres://USER:PASSWORD@HOST:PORT/DATABASE.`, { reason: 'database_url_invalid' });
+      throw badRequest(`Invalid database URL ${redactUrl(text)}: write postgres://USER:PASSWORD@HOST:PORT/DATABASE.`, {
+        reason: 'database_url_invalid',
+      });
     }
     return { kind: 'postgres', url: text };
   }

@@ -96,7 +96,10 @@ export interface WebhookRecords {
    * dies first, the delivery is due again when the lease ends (at least once, never lost).
    */
   claimDue(limit: number, leaseMs: number): Promise<DeliveryRow[]>;
-  record(jobId: string, outcome: { state: DeliveryState; status: number | null; error: string | null; nextAttemptAt: number | null }): Promise<void>;
+  record(
+    jobId: string,
+    outcome: { state: DeliveryState; status: number | null; error: string | null; nextAttemptAt: number | null },
+  ): Promise<void>;
 }
 
 /** Token-bucket rate limits, per key across all nodes (src/server/rate-limit.ts defines the semantics). */

@@ -19,11 +19,20 @@ export interface IntegrationResult {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function runIntegration(baseUrl: string, apiKey: string, photo: Uint8Array, fetchImpl: typeof fetch, webhookUrl: string): Promise<IntegrationResult> {
+export async function runIntegration(
+  baseUrl: string,
+  apiKey: string,
+  photo: Uint8Array,
+  fetchImpl: typeof fetch,
+  webhookUrl: string,
+): Promise<IntegrationResult> {
   const client = createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${apiKey}` }, fetch: fetchImpl });
 
   const analyzed = await client.POST('/api/v1/analyze', {
-    body: { description: 'Appartement à vendre à Maarif, Casablanca. 120 m², 3 chambres, terrasse, ascenseur. Prix : 1 850 000 DH.', language: 'fr' },
+    body: {
+      description: 'Appartement à vendre à Maarif, Casablanca. 120 m², 3 chambres, terrasse, ascenseur. Prix : 1 850 000 DH.',
+      language: 'fr',
+    },
   });
   if (analyzed.data === undefined) throw new Error(`analyze failed: ${JSON.stringify(analyzed.error)}`);
   const property = analyzed.data.property;
@@ -64,7 +73,9 @@ export async function runIntegration(baseUrl: string, apiKey: string, photo: Uin
     if (state === 'failed' || state === 'canceled') throw new Error(`job ended ${state}`);
     // One more read with the same tag proves 304 while nothing changes.
     if (state === 'succeeded' && notModifiedPolls === 0) {
-      const same = await client.GET('/api/v1/jobs/{job_id}', { params: { path: { job_id: jobId }, header: { 'If-None-Match': etag ?? '' } } });
+      const same = await client.GET('/api/v1/jobs/{job_id}', {
+        params: { path: { job_id: jobId }, header: { 'If-None-Match': etag ?? '' } },
+      });
       if (same.response.status === 304) notModifiedPolls += 1;
     }
     if (state !== 'succeeded') await sleep(25);
@@ -79,7 +90,9 @@ export async function runIntegration(baseUrl: string, apiKey: string, photo: Uin
   const listed = await client.GET('/api/v1/jobs', { params: { query: { limit: 10 } } });
   if (listed.data === undefined) throw new Error('list failed');
 
-  const other = await client.POST('/api/v1/render-video', { body: { description: 'Villa à Marrakech, 4 chambres, piscine. Prix : 4 500 000 DH.', photos: [`asset:${assetId}`] } });
+  const other = await client.POST('/api/v1/render-video', {
+    body: { description: 'Villa à Marrakech, 4 chambres, piscine. Prix : 4 500 000 DH.', photos: [`asset:${assetId}`] },
+  });
   if (other.data === undefined) throw new Error('second render failed');
   const canceled = await client.POST('/api/v1/jobs/{job_id}/cancel', { params: { path: { job_id: other.data.job.job_id } } });
   if (canceled.data === undefined) throw new Error('cancel failed');

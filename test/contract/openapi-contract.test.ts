@@ -40,12 +40,34 @@ type RunIntegration = (
   photo: Uint8Array,
   fetchImpl: typeof fetch,
   webhookUrl: string,
-) => Promise<{ analyzedTitle: string; jobId: string; replayed: string | null; notModifiedPolls: number; firstBytes: Uint8Array; listed: string[]; canceledState: string }>;
+) => Promise<{
+  analyzedTitle: string;
+  jobId: string;
+  replayed: string | null;
+  notModifiedPolls: number;
+  firstBytes: Uint8Array;
+  listed: string[];
+  canceledState: string;
+}>;
 
 /** Headers of ours a client may rely on: when one is sent, the document must declare it. */
 const API_HEADERS = [
-  'etag', 'retry-after', 'ratelimit', 'ratelimit-policy', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'location',
-  'idempotent-replayed', 'content-range', 'accept-ranges', 'content-disposition', 'last-modified', 'www-authenticate', 'x-request-id', 'x-api-version',
+  'etag',
+  'retry-after',
+  'ratelimit',
+  'ratelimit-policy',
+  'ratelimit-limit',
+  'ratelimit-remaining',
+  'ratelimit-reset',
+  'location',
+  'idempotent-replayed',
+  'content-range',
+  'accept-ranges',
+  'content-disposition',
+  'last-modified',
+  'www-authenticate',
+  'x-request-id',
+  'x-api-version',
 ];
 
 describe('API v1 contract, as a generated client sees it', () => {
@@ -67,7 +89,15 @@ describe('API v1 contract, as a generated client sees it', () => {
       });
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    server = await startServer({ dataDir: dir, host: '127.0.0.1', port: 0, engine: fakeRenderEngine(4096, 12), allowLoopbackFetch: true, log: false, webhookPollMs: 50 });
+    server = await startServer({
+      dataDir: dir,
+      host: '127.0.0.1',
+      port: 0,
+      engine: fakeRenderEngine(4096, 12),
+      allowLoopbackFetch: true,
+      log: false,
+      webhookPollMs: 50,
+    });
     const served = await fetch(`${server.url}/api/v1/openapi.json`);
     expect(served.status).toBe(200);
     documentText = await served.text();
@@ -86,7 +116,11 @@ describe('API v1 contract, as a generated client sees it', () => {
     const generatedDir = join(REPO_ROOT, 'test/contract/generated');
     mkdirSync(generatedDir, { recursive: true });
     writeFileSync(join(generatedDir, 'api.d.ts'), astToString(await openapiTS(structuredClone(document) as never)));
-    const tsc = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(REPO_ROOT, 'test/contract/tsconfig.json')], { encoding: 'utf8' });
+    const tsc = spawnSync(
+      process.execPath,
+      [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(REPO_ROOT, 'test/contract/tsconfig.json')],
+      { encoding: 'utf8' },
+    );
     expect(tsc.status, `${tsc.stdout}${tsc.stderr}`).toBe(0);
 
     // 2. Run it against the real server, recording every exchange.
@@ -107,7 +141,9 @@ describe('API v1 contract, as a generated client sees it', () => {
       return response;
     };
     const created = server.store.keys.create({ tenant: 'portal' });
-    const photo = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#3a6ea5' } }).png().toBuffer();
+    const photo = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#3a6ea5' } })
+      .png()
+      .toBuffer();
     const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/immoreel`;
     const modulePath = pathToFileURL(join(REPO_ROOT, 'test/contract/integration.ts')).href;
     // Loaded by path: the project's type check does not see it (its types exist only once generated).
@@ -133,18 +169,32 @@ describe('API v1 contract, as a generated client sees it', () => {
     };
     const statuses = new Set<string>();
     expect(exchanges.length).toBeGreaterThanOrEqual(10);
-    for (const exchange of [...exchanges, { method: 'GET', url: new URL(`${server.url}/api/v1/openapi.json`), status: 200, headers: documentHeaders, body: documentText, contentType: 'application/json' }]) {
+    for (const exchange of [
+      ...exchanges,
+      {
+        method: 'GET',
+        url: new URL(`${server.url}/api/v1/openapi.json`),
+        status: 200,
+        headers: documentHeaders,
+        body: documentText,
+        contentType: 'application/json',
+      },
+    ]) {
       const where = `${exchange.method} ${exchange.url.pathname} → ${exchange.status}`;
       const declared = operationOf(exchange.method, exchange.url.pathname).responses[String(exchange.status)] as Json | undefined;
       expect(declared, `${where} is not a documented answer`).toBeDefined();
       statuses.add(`${exchange.method} ${exchange.status}`);
-      const media = Object.entries((declared!.content ?? {}) as Json).find(([type]) => exchange.contentType.startsWith(type.split(';')[0]!));
+      const media = Object.entries((declared!.content ?? {}) as Json).find(([type]) =>
+        exchange.contentType.startsWith(type.split(';')[0]!),
+      );
       if (exchange.body !== '') {
         expect(media, `${where}: ${exchange.contentType} is not a documented content type`).toBeDefined();
         const validate = ajv.compile(media![1].schema as object);
         expect(validate(JSON.parse(exchange.body)), `${where}: ${ajv.errorsText(validate.errors)}`).toBe(true);
       }
-      const headers = Object.fromEntries(Object.entries((declared!.headers ?? {}) as Json).map(([name, spec]) => [name.toLowerCase(), spec as Json]));
+      const headers = Object.fromEntries(
+        Object.entries((declared!.headers ?? {}) as Json).map(([name, spec]) => [name.toLowerCase(), spec as Json]),
+      );
       for (const [name, spec] of Object.entries(headers)) {
         const value = exchange.headers.get(name);
         if (value === null) continue;

@@ -160,7 +160,11 @@ describe('immoreel analyze --csv with a url column (live fetch through a proxy)'
       .map((line) => JSON.parse(line) as { id: string; ok: boolean; property?: Analysis['property']; error?: ErrorEnvelope['error'] });
     expect(lines).toHaveLength(4);
     const byId = new Map(lines.map((line) => [line.id, line]));
-    expect(byId.get('avito')?.property).toMatchObject({ city: 'Casablanca', price_mad: 1_350_000, source: { kind: 'url', portal: 'avito' } });
+    expect(byId.get('avito')?.property).toMatchObject({
+      city: 'Casablanca',
+      price_mad: 1_350_000,
+      source: { kind: 'url', portal: 'avito' },
+    });
     expect(byId.get('yakeey')?.property).toMatchObject({ city: 'Rabat', price_mad: 6_500_000 });
     expect(byId.get('gone')?.error).toMatchObject({ code: 'UPSTREAM_ERROR', reason: 'listing_removed' });
     expect(byId.get('gone')?.error?.message).toMatch(/removed/);

@@ -17,10 +17,34 @@ import { REPO_ROOT, runCli } from '../helpers/cli.js';
 const ARABIC = /[\u0600-\u06ff]/;
 
 const PROPERTY_FIELDS = [
-  'title', 'city', 'district', 'price_mad', 'currency', 'features', 'marketing_angles',
-  'transaction', 'property_type', 'surface_m2', 'surface_total_m2', 'rooms', 'bedrooms', 'bathrooms', 'toilets', 'floor',
-  'metro_area', 'offers', 'feature_keys', 'price_per_m2_mad', 'price_original', 'market', 'target_buyer', 'photos', 'source', 'language',
-  'warnings', 'provenance',
+  'title',
+  'city',
+  'district',
+  'price_mad',
+  'currency',
+  'features',
+  'marketing_angles',
+  'transaction',
+  'property_type',
+  'surface_m2',
+  'surface_total_m2',
+  'rooms',
+  'bedrooms',
+  'bathrooms',
+  'toilets',
+  'floor',
+  'metro_area',
+  'offers',
+  'feature_keys',
+  'price_per_m2_mad',
+  'price_original',
+  'market',
+  'target_buyer',
+  'photos',
+  'source',
+  'language',
+  'warnings',
+  'provenance',
 ];
 
 async function analyzeJson(args: string[], input?: string): Promise<{ property: Property; stdout: string }> {
@@ -122,7 +146,11 @@ describe('immoreel analyze (single listing)', () => {
     for (const angle of property.marketing_angles) expect(angle).not.toMatch(ARABIC);
     expect(property.target_buyer.segments[0]?.label).toBe('Family');
     // Facts do not change with the language.
-    expect({ ...property, language: 'fr' }).toMatchObject({ price_mad: demo.price_mad, feature_keys: demo.feature_keys, market: demo.market });
+    expect({ ...property, language: 'fr' }).toMatchObject({
+      price_mad: demo.price_mad,
+      feature_keys: demo.feature_keys,
+      market: demo.market,
+    });
   });
 
   it('writes labels and angles in Arabic with --language ar', async () => {
@@ -156,12 +184,32 @@ describe('immoreel analyze --csv (batch)', () => {
   let csvFile: string;
 
   const rows = [
-    { id: 'casa-gauthier', description: 'Appartement à vendre à Gauthier, Casablanca : 85 m², 2 chambres, ascenseur. Prix 1 450 000 DH', language: '', target_audience: '' },
+    {
+      id: 'casa-gauthier',
+      description: 'Appartement à vendre à Gauthier, Casablanca : 85 m², 2 chambres, ascenseur. Prix 1 450 000 DH',
+      language: '',
+      target_audience: '',
+    },
     { id: 'no-text', description: '', language: 'fr', target_audience: '' },
-    { id: 'marrakech-villa', description: 'Villa à louer à Marrakech, Palmeraie, 400 m², piscine et jardin, 25 000 DH par mois', language: 'fr', target_audience: 'luxury' },
+    {
+      id: 'marrakech-villa',
+      description: 'Villa à louer à Marrakech, Palmeraie, 400 m², piscine et jardin, 25 000 DH par mois',
+      language: 'fr',
+      target_audience: 'luxury',
+    },
     { id: 'german', description: 'Appartement 70 m² à vendre à Rabat Agdal, 1 200 000 DH', language: 'de', target_audience: '' },
-    { id: 'rabat-studio', description: 'Furnished studio for rent in Agdal, Rabat, 35 sqm, near the tram, 6,000 MAD per month', language: 'en', target_audience: '' },
-    { id: 'tanger-ar', description: 'شقة للبيع في طنجة، مساحة 90 متر مربع، 3 غرف نوم، الثمن 900000 درهم', language: 'ar', target_audience: 'investor' },
+    {
+      id: 'rabat-studio',
+      description: 'Furnished studio for rent in Agdal, Rabat, 35 sqm, near the tram, 6,000 MAD per month',
+      language: 'en',
+      target_audience: '',
+    },
+    {
+      id: 'tanger-ar',
+      description: 'شقة للبيع في طنجة، مساحة 90 متر مربع، 3 غرف نوم، الثمن 900000 درهم',
+      language: 'ar',
+      target_audience: 'investor',
+    },
   ];
 
   beforeAll(async () => {
@@ -177,7 +225,10 @@ describe('immoreel analyze --csv (batch)', () => {
   it('streams one NDJSON line per row keyed by id, writes the failed rows aside and exits 3', async () => {
     const result = await runCli(['analyze', '--csv', csvFile]);
     expect(result.code, result.stderr).toBe(3);
-    const lines = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: string; ok: boolean; property?: Property; error?: { code: string; message: string } });
+    const lines = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: string; ok: boolean; property?: Property; error?: { code: string; message: string } });
     expect(lines.map((l) => l.id).sort()).toEqual(rows.map((r) => r.id).sort());
     const byId = new Map(lines.map((l) => [l.id, l]));
 
@@ -220,7 +271,13 @@ describe('immoreel analyze --csv (batch)', () => {
     const records = parse(await readFile(out, 'utf8'), { columns: true }) as Record<string, string>[];
     expect(records).toHaveLength(rows.length);
     const byId = new Map(records.map((r) => [r.id, r]));
-    expect(byId.get('casa-gauthier')).toMatchObject({ city: 'Casablanca', price_mad: '1450000', surface_m2: '85', price_per_m2_mad: '17059', error_code: '' });
+    expect(byId.get('casa-gauthier')).toMatchObject({
+      city: 'Casablanca',
+      price_mad: '1450000',
+      surface_m2: '85',
+      price_per_m2_mad: '17059',
+      error_code: '',
+    });
     expect(byId.get('casa-gauthier')?.ok).toBe('true');
     for (const bad of ['no-text', 'german']) {
       expect(byId.get(bad)).toMatchObject({ error_code: 'BAD_REQUEST', title: '' });

@@ -29,9 +29,30 @@ const BAD_ROWS: Record<string, Record<string, string>> = {
 };
 
 async function runBatchOnce(resume: boolean): Promise<{ code: number; lines: Record<string, unknown>[]; stderr: string }> {
-  const args = ['--data-dir', dataDir, 'render', '--csv', csv, '--out-dir', outDir, '--concurrency', '2', '--music', 'none', '--duration', '10'];
+  const args = [
+    '--data-dir',
+    dataDir,
+    'render',
+    '--csv',
+    csv,
+    '--out-dir',
+    outDir,
+    '--concurrency',
+    '2',
+    '--music',
+    'none',
+    '--duration',
+    '10',
+  ];
   const result = await runCli(resume ? [...args, '--resume'] : args, { timeoutMs: 40 * 60_000 });
-  return { code: result.code, lines: result.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>), stderr: result.stderr };
+  return {
+    code: result.code,
+    lines: result.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>),
+    stderr: result.stderr,
+  };
 }
 
 beforeAll(async () => {
@@ -46,7 +67,12 @@ beforeAll(async () => {
       const id = badIds[i / 10 - 1]!;
       rows.push({ id, ...BAD_ROWS[id]! });
     } else {
-      rows.push({ id: `listing-${String(i).padStart(2, '0')}`, description: `${LISTING_TEXT} Réf ${i}.`, photos: i % 2 === 0 ? 'photos/photo-1.jpg|photos/photo-2.jpg' : 'photos/photo-2.jpg', format: i % 3 === 0 ? 'square' : '' });
+      rows.push({
+        id: `listing-${String(i).padStart(2, '0')}`,
+        description: `${LISTING_TEXT} Réf ${i}.`,
+        photos: i % 2 === 0 ? 'photos/photo-1.jpg|photos/photo-2.jpg' : 'photos/photo-2.jpg',
+        format: i % 3 === 0 ? 'square' : '',
+      });
     }
   }
   const columns = ['id', 'url', 'description', 'photos', 'template', 'format'];
@@ -55,46 +81,52 @@ beforeAll(async () => {
 });
 
 describe('render --csv batch', () => {
-  it('renders 45 videos, lists the 5 bad rows with clear errors, exits 3; --resume renders nothing new', { timeout: 60 * 60_000 }, async () => {
-    const first = await runBatchOnce(false);
-    expect(first.code).toBe(3);
+  it(
+    'renders 45 videos, lists the 5 bad rows with clear errors, exits 3; --resume renders nothing new',
+    { timeout: 60 * 60_000 },
+    async () => {
+      const first = await runBatchOnce(false);
+      expect(first.code).toBe(3);
 
-    const ok = first.lines.filter((l) => l.ok === true);
-    const ko = first.lines.filter((l) => l.ok === false);
-    expect(ok).toHaveLength(45);
-    expect(ko.map((l) => l.id).sort()).toEqual(Object.keys(BAD_ROWS).sort());
-    const videos = readdirSync(outDir).filter((f) => f.endsWith('.mp4')).sort();
-    expect(videos).toHaveLength(45);
-    expect(videos).not.toContain('bad-format.mp4');
-    // Spot-check real, playable videos, in the format each row asked for.
-    expect(expectPlayable720p60(await probe(join(outDir, 'listing-01.mp4')))).toEqual([]);
-    expect(expectPlayable720p60(await probe(join(outDir, 'listing-03.mp4')), 'square')).toEqual([]);
+      const ok = first.lines.filter((l) => l.ok === true);
+      const ko = first.lines.filter((l) => l.ok === false);
+      expect(ok).toHaveLength(45);
+      expect(ko.map((l) => l.id).sort()).toEqual(Object.keys(BAD_ROWS).sort());
+      const videos = readdirSync(outDir)
+        .filter((f) => f.endsWith('.mp4'))
+        .sort();
+      expect(videos).toHaveLength(45);
+      expect(videos).not.toContain('bad-format.mp4');
+      // Spot-check real, playable videos, in the format each row asked for.
+      expect(expectPlayable720p60(await probe(join(outDir, 'listing-01.mp4')))).toEqual([]);
+      expect(expectPlayable720p60(await probe(join(outDir, 'listing-03.mp4')), 'square')).toEqual([]);
 
-    const failed = parse(readFileSync(join(dir, 'listings.failed.csv')), { columns: true }) as Record<string, string>[];
-    expect(failed.map((r) => r.id).sort()).toEqual(Object.keys(BAD_ROWS).sort());
-    const errorOf = (id: string): string => failed.find((r) => r.id === id)!.error_message!;
-    expect(errorOf('bad-missing-photos')).toMatch(/photo/i);
-    expect(errorOf('bad-broken-url')).toMatch(/url/i);
-    expect(errorOf('bad-template')).toMatch(/template must be one of classic/);
-    expect(errorOf('bad-empty-description')).toMatch(/description/i);
-    expect(errorOf('bad-format')).toMatch(/widescreen|format/i);
-    // Ready to fix and re-run: the input columns are kept.
-    expect(failed.find((r) => r.id === 'bad-template')!.photos).toBe('photos/photo-1.jpg');
-    expect(first.stderr).toMatch(/50 rows: 45 rendered, 0 already done, 5 failed/);
+      const failed = parse(readFileSync(join(dir, 'listings.failed.csv')), { columns: true }) as Record<string, string>[];
+      expect(failed.map((r) => r.id).sort()).toEqual(Object.keys(BAD_ROWS).sort());
+      const errorOf = (id: string): string => failed.find((r) => r.id === id)!.error_message!;
+      expect(errorOf('bad-missing-photos')).toMatch(/photo/i);
+      expect(errorOf('bad-broken-url')).toMatch(/url/i);
+      expect(errorOf('bad-template')).toMatch(/template must be one of classic/);
+      expect(errorOf('bad-empty-description')).toMatch(/description/i);
+      expect(errorOf('bad-format')).toMatch(/widescreen|format/i);
+      // Ready to fix and re-run: the input columns are kept.
+      expect(failed.find((r) => r.id === 'bad-template')!.photos).toBe('photos/photo-1.jpg');
+      expect(first.stderr).toMatch(/50 rows: 45 rendered, 0 already done, 5 failed/);
 
-    const mtimes = new Map(videos.map((v) => [v, statSync(join(outDir, v)).mtimeMs]));
-    const succeededBefore = new LocalService({ dataDir });
-    const before = (await succeededBefore.listJobs({ state: 'succeeded', limit: 100 })).jobs.length;
-    await succeededBefore.close();
+      const mtimes = new Map(videos.map((v) => [v, statSync(join(outDir, v)).mtimeMs]));
+      const succeededBefore = new LocalService({ dataDir });
+      const before = (await succeededBefore.listJobs({ state: 'succeeded', limit: 100 })).jobs.length;
+      await succeededBefore.close();
 
-    const again = await runBatchOnce(true);
-    expect(again.code).toBe(3);
-    expect(again.lines.filter((l) => l.skipped === true)).toHaveLength(45);
-    expect(again.lines.filter((l) => l.ok === true && l.skipped === false)).toHaveLength(0);
-    expect(again.stderr).toMatch(/50 rows: 0 rendered, 45 already done, 5 failed/);
-    for (const [video, mtime] of mtimes) expect(statSync(join(outDir, video)).mtimeMs).toBe(mtime);
-    const check = new LocalService({ dataDir });
-    expect((await check.listJobs({ state: 'succeeded', limit: 100 })).jobs.length).toBe(before);
-    await check.close();
-  });
+      const again = await runBatchOnce(true);
+      expect(again.code).toBe(3);
+      expect(again.lines.filter((l) => l.skipped === true)).toHaveLength(45);
+      expect(again.lines.filter((l) => l.ok === true && l.skipped === false)).toHaveLength(0);
+      expect(again.stderr).toMatch(/50 rows: 0 rendered, 45 already done, 5 failed/);
+      for (const [video, mtime] of mtimes) expect(statSync(join(outDir, video)).mtimeMs).toBe(mtime);
+      const check = new LocalService({ dataDir });
+      expect((await check.listJobs({ state: 'succeeded', limit: 100 })).jobs.length).toBe(before);
+      await check.close();
+    },
+  );
 });

@@ -27,7 +27,11 @@ beforeAll(async () => {
   succeeded = ok.jobs().submit(fakeRequest({ metadata: { crm: 7 } }), { tenant: 'local' }).job_id;
   await ok.waitForJob(succeeded);
   await ok.close();
-  const bad = new LocalService({ dataDir, engine: fakeEngine({ ms: 10, fail: new AppError('BAD_REQUEST', 'None of the 2 photos could be read: photo-1.jpg is not an image.') }), pollMs: 10 });
+  const bad = new LocalService({
+    dataDir,
+    engine: fakeEngine({ ms: 10, fail: new AppError('BAD_REQUEST', 'None of the 2 photos could be read: photo-1.jpg is not an image.') }),
+    pollMs: 10,
+  });
   failed = bad.jobs().submit(fakeRequest(), { tenant: 'local' }).job_id;
   await bad.waitForJob(failed);
   await bad.close();
@@ -66,8 +70,24 @@ describe('immoreel jobs', () => {
     const body = JSON.parse(result.stdout);
     expect(body).toEqual({ ok: true, status: 'success', job: await service.getJob(succeeded) });
     expect(Object.keys(body.job)).toEqual([
-      'job_id', 'state', 'stage', 'progress', 'attempts', 'created_at', 'updated_at', 'started_at', 'finished_at',
-      'template', 'format', 'language', 'listing', 'result', 'error', 'warnings', 'metadata', 'links',
+      'job_id',
+      'state',
+      'stage',
+      'progress',
+      'attempts',
+      'created_at',
+      'updated_at',
+      'started_at',
+      'finished_at',
+      'template',
+      'format',
+      'language',
+      'listing',
+      'result',
+      'error',
+      'warnings',
+      'metadata',
+      'links',
     ]);
     expect(body.job.metadata).toEqual({ crm: 7 });
   });
@@ -81,7 +101,7 @@ describe('immoreel jobs', () => {
     expect(JSON.parse(unknown.stdout).error.code).toBe('NOT_FOUND');
   });
 
-  it('wait exits 0 with the job when it succeeded, and with the job error\'s own code when it failed', async () => {
+  it("wait exits 0 with the job when it succeeded, and with the job error's own code when it failed", async () => {
     const ok = await cli('jobs', 'wait', succeeded, '--json');
     expect(ok.code).toBe(0);
     expect(JSON.parse(ok.stdout).job.state).toBe('succeeded');
@@ -120,7 +140,7 @@ describe('immoreel jobs', () => {
     expect(again.stderr).toMatch(/already succeeded; nothing to cancel/);
   });
 
-  it('purge removes finished jobs\' files and keeps their records, marked expired', async () => {
+  it("purge removes finished jobs' files and keeps their records, marked expired", async () => {
     const result = await cli('jobs', 'purge', '--older-than', '0s', '--json');
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ ok: true, status: 'success', purged_jobs: 3 });

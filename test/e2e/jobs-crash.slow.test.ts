@@ -59,7 +59,10 @@ describe('immoreel worker', () => {
     const dataDir = join(work, 'killed');
     const jobId = await queueJob(dataDir);
     // Its own process group, so the kill takes its ffmpeg along, as a power cut or `systemctl kill` would.
-    const worker = spawn(process.execPath, [BIN, '--data-dir', dataDir, 'worker', '--concurrency', '1'], { detached: true, stdio: 'ignore' });
+    const worker = spawn(process.execPath, [BIN, '--data-dir', dataDir, 'worker', '--concurrency', '1'], {
+      detached: true,
+      stdio: 'ignore',
+    });
     const exited = new Promise<NodeJS.Signals | null>((resolve) => worker.on('exit', (_code, signal) => resolve(signal)));
     const midway = await until(dataDir, jobId, (j) => j.state === 'running' && j.stage === 'rendering' && j.progress >= 0.2, 10 * 60_000);
     expect(midway.attempts).toBe(1);

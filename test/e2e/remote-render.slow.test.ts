@@ -112,7 +112,10 @@ beforeAll(async () => {
   key = await createKey(dataDir, ['--tenant', 'acme']);
   port = await closedPort();
   server = await startServer(dataDir, port);
-  const login = await runCli(['auth', 'login', '--base-url', server.url, '--profile', 'acme', '--api-key-stdin'], { input: key.api_key, env: { IMMOREEL_CONFIG_DIR: configDir } });
+  const login = await runCli(['auth', 'login', '--base-url', server.url, '--profile', 'acme', '--api-key-stdin'], {
+    input: key.api_key,
+    env: { IMMOREEL_CONFIG_DIR: configDir },
+  });
   if (login.code !== 0) throw new Error(`login failed: ${login.stderr}`);
 }, 120_000);
 
@@ -139,13 +142,29 @@ describe('remote renders', () => {
     expect(expectPlayable720p60(await probe(out))).toEqual([]);
   });
 
-  it('`render --profile P --photos … --out` waits and downloads the same MP4 contract as local mode', { timeout: RENDER_TIMEOUT }, async () => {
-    const out = join(work, 'render.mp4');
-    const result = await cli(['render', '--description', LISTING_TEXT, '--photos', photos.join(','), '--duration', '10', '--music', 'none', '--out', out]);
-    expect(result.stderr).not.toContain('error');
-    expect(result.code).toBe(0);
-    expect(expectPlayable720p60(await probe(out))).toEqual([]);
-  });
+  it(
+    '`render --profile P --photos … --out` waits and downloads the same MP4 contract as local mode',
+    { timeout: RENDER_TIMEOUT },
+    async () => {
+      const out = join(work, 'render.mp4');
+      const result = await cli([
+        'render',
+        '--description',
+        LISTING_TEXT,
+        '--photos',
+        photos.join(','),
+        '--duration',
+        '10',
+        '--music',
+        'none',
+        '--out',
+        out,
+      ]);
+      expect(result.stderr).not.toContain('error');
+      expect(result.code).toBe(0);
+      expect(expectPlayable720p60(await probe(out))).toEqual([]);
+    },
+  );
 
   it('`render --profile P --demo --out x.mp4` (the issue’s must-show)', { timeout: RENDER_TIMEOUT }, async () => {
     const out = join(work, 'demo.mp4');
@@ -155,7 +174,19 @@ describe('remote renders', () => {
   });
 
   it('`render --no-wait` prints the job at once; `jobs wait` follows it to the end', { timeout: RENDER_TIMEOUT }, async () => {
-    const started = await cli(['render', '--description', LISTING_TEXT, '--photos', photos.join(','), '--duration', '10', '--music', 'none', '--no-wait', '--json']);
+    const started = await cli([
+      'render',
+      '--description',
+      LISTING_TEXT,
+      '--photos',
+      photos.join(','),
+      '--duration',
+      '10',
+      '--music',
+      'none',
+      '--no-wait',
+      '--json',
+    ]);
     expect(started.code).toBe(0);
     const queued = (JSON.parse(started.stdout) as { job: JobRecord }).job;
     expect(['queued', 'running']).toContain(queued.state);
@@ -166,12 +197,19 @@ describe('remote renders', () => {
   it('a CSV batch run twice against the server renders each row once (derived Idempotency-Keys)', { timeout: RENDER_TIMEOUT }, async () => {
     const dir = join(work, 'batch');
     const csv = join(work, 'batch.csv');
-    writeFileSync(csv, `id,description,photos\nvilla-1,"${LISTING_TEXT}",${photos[0]}\nvilla-2,"${LISTING_TEXT} Vue sur parc.",${photos.join('|')}\n`);
+    writeFileSync(
+      csv,
+      `id,description,photos\nvilla-1,"${LISTING_TEXT}",${photos[0]}\nvilla-2,"${LISTING_TEXT} Vue sur parc.",${photos.join('|')}\n`,
+    );
     const runOnce = async (): Promise<{ id: string; job: JobRecord }[]> => {
       const records: { id: string; job?: JobRecord }[] = [];
       const service = new RemoteService({ baseUrl: server.url, apiKey: key.api_key, assetCacheFile: join(configDir, 'asset-cache.json') });
       try {
-        await runRenderBatch(service, { csv, outDir: dir, resume: false, concurrency: 4, defaults: { music: 'none', duration_s: 10 } }, { onRecord: (record) => records.push(record) });
+        await runRenderBatch(
+          service,
+          { csv, outDir: dir, resume: false, concurrency: 4, defaults: { music: 'none', duration_s: 10 } },
+          { onRecord: (record) => records.push(record) },
+        );
       } finally {
         await service.close();
       }
@@ -182,40 +220,45 @@ describe('remote renders', () => {
     const first = await runOnce();
     const second = await runOnce();
     expect(first.map((r) => r.job.state)).toEqual(['succeeded', 'succeeded']);
-    const idsOf = (rows: { id: string; job: JobRecord }[]): Record<string, string> => Object.fromEntries(rows.map((r) => [r.id, r.job.job_id]));
+    const idsOf = (rows: { id: string; job: JobRecord }[]): Record<string, string> =>
+      Object.fromEntries(rows.map((r) => [r.id, r.job.job_id]));
     expect(idsOf(second)).toEqual(idsOf(first));
     const after = JSON.parse((await cli(['jobs', 'list', '--limit', '100', '--json'], 60_000)).stdout) as { jobs: JobRecord[] };
     expect(after.jobs.length - countBefore).toBe(2);
     for (const row of second) expect(expectPlayable720p60(await probe(join(dir, `${row.id}.mp4`)))).toEqual([]);
   });
 
-  it('a server killed while the CLI polls: exit 6 with a clear message, and the job is still there after restart', { timeout: RENDER_TIMEOUT }, async () => {
-    const queued = await queueRender();
-    const waiting = cli(['jobs', 'wait', queued.job_id]);
-    // Kill it in the middle of the render, not before.
-    const deadline = Date.now() + RENDER_TIMEOUT / 2;
-    for (;;) {
-      const job = await jobNow(queued.job_id);
-      if (job.state === 'running' && job.stage === 'rendering') break;
-      if (job.state !== 'queued' && job.state !== 'running') throw new Error(`job ended before the kill: ${JSON.stringify(job)}`);
-      if (Date.now() > deadline) throw new Error('the job never started rendering');
-      await new Promise((r) => setTimeout(r, 300));
-    }
-    await server.killHard();
-    const lost = await waiting;
-    expect(lost.code).toBe(6);
-    expect(lost.stderr).toContain(`Lost contact with the immoreel server at ${server.url} while waiting for job ${queued.job_id}`);
-    expect(lost.stderr).toContain(`immoreel jobs wait ${queued.job_id}`);
+  it(
+    'a server killed while the CLI polls: exit 6 with a clear message, and the job is still there after restart',
+    { timeout: RENDER_TIMEOUT },
+    async () => {
+      const queued = await queueRender();
+      const waiting = cli(['jobs', 'wait', queued.job_id]);
+      // Kill it in the middle of the render, not before.
+      const deadline = Date.now() + RENDER_TIMEOUT / 2;
+      for (;;) {
+        const job = await jobNow(queued.job_id);
+        if (job.state === 'running' && job.stage === 'rendering') break;
+        if (job.state !== 'queued' && job.state !== 'running') throw new Error(`job ended before the kill: ${JSON.stringify(job)}`);
+        if (Date.now() > deadline) throw new Error('the job never started rendering');
+        await new Promise((r) => setTimeout(r, 300));
+      }
+      await server.killHard();
+      const lost = await waiting;
+      expect(lost.code).toBe(6);
+      expect(lost.stderr).toContain(`Lost contact with the immoreel server at ${server.url} while waiting for job ${queued.job_id}`);
+      expect(lost.stderr).toContain(`immoreel jobs wait ${queued.job_id}`);
 
-    server = await startServer(dataDir, port);
-    const shown = await cli(['jobs', 'show', queued.job_id, '--json'], 60_000);
-    expect(shown.code).toBe(0);
-    expect((JSON.parse(shown.stdout) as { job: JobRecord }).job.job_id).toBe(queued.job_id);
-    // Nothing lost: the restarted server takes the job up again and finishes it.
-    const finished = await cli(['jobs', 'wait', queued.job_id, '--json']);
-    expect(finished.code).toBe(0);
-    const job = (JSON.parse(finished.stdout) as { job: JobRecord }).job;
-    expect(job.state).toBe('succeeded');
-    expect(job.attempts).toBeGreaterThanOrEqual(2);
-  });
+      server = await startServer(dataDir, port);
+      const shown = await cli(['jobs', 'show', queued.job_id, '--json'], 60_000);
+      expect(shown.code).toBe(0);
+      expect((JSON.parse(shown.stdout) as { job: JobRecord }).job.job_id).toBe(queued.job_id);
+      // Nothing lost: the restarted server takes the job up again and finishes it.
+      const finished = await cli(['jobs', 'wait', queued.job_id, '--json']);
+      expect(finished.code).toBe(0);
+      const job = (JSON.parse(finished.stdout) as { job: JobRecord }).job;
+      expect(job.state).toBe('succeeded');
+      expect(job.attempts).toBeGreaterThanOrEqual(2);
+    },
+  );
 });

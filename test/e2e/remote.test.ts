@@ -23,11 +23,20 @@ let keys: Record<'acme' | 'batch' | 'beta' | 'readOnly' | 'oneShot', CreatedKey>
 let strictKey: CreatedKey;
 
 /** The CLI with its own config directory and none of the caller's remote-mode variables. */
-function cli(args: string[], options: { env?: Record<string, string | undefined>; input?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+function cli(
+  args: string[],
+  options: { env?: Record<string, string | undefined>; input?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
   return runCli(args, {
     input: options.input,
     timeoutMs: options.timeoutMs,
-    env: { IMMOREEL_CONFIG_DIR: configDir, IMMOREEL_API_KEY: undefined, IMMOREEL_BASE_URL: undefined, IMMOREEL_PROFILE: undefined, ...options.env },
+    env: {
+      IMMOREEL_CONFIG_DIR: configDir,
+      IMMOREEL_API_KEY: undefined,
+      IMMOREEL_BASE_URL: undefined,
+      IMMOREEL_PROFILE: undefined,
+      ...options.env,
+    },
   });
 }
 
@@ -59,10 +68,15 @@ afterAll(async () => {
 
 describe('auth login / status / logout', () => {
   it('checks the key with the server, saves it 0600, and never prints it', async () => {
-    const login = await cli(['auth', 'login', '--base-url', server.url, '--profile', 'acme', '--api-key-stdin', '--json'], { input: `${keys.acme.api_key}\n` });
+    const login = await cli(['auth', 'login', '--base-url', server.url, '--profile', 'acme', '--api-key-stdin', '--json'], {
+      input: `${keys.acme.api_key}\n`,
+    });
     expect(login.stderr).toBe('');
     expect(login.code).toBe(0);
-    const saved = JSON.parse(login.stdout) as { profile: { name: string; masked_key: string; scopes: string[]; tenant: string }; config_path: string };
+    const saved = JSON.parse(login.stdout) as {
+      profile: { name: string; masked_key: string; scopes: string[]; tenant: string };
+      config_path: string;
+    };
     expect(saved.profile).toMatchObject({ name: 'acme', tenant: 'acme', scopes: keys.acme.scopes });
     expect(saved.profile.masked_key).toBe(`imk_****${keys.acme.api_key.slice(-4)}`);
     expect(login.stdout).not.toContain(keys.acme.api_key);
@@ -77,7 +91,9 @@ describe('auth login / status / logout', () => {
   });
 
   it('takes the key from IMMOREEL_API_KEY too, and refuses it as a flag value', async () => {
-    const viaEnv = await cli(['auth', 'login', '--base-url', server.url, '--profile', 'beta'], { env: { IMMOREEL_API_KEY: keys.beta.api_key } });
+    const viaEnv = await cli(['auth', 'login', '--base-url', server.url, '--profile', 'beta'], {
+      env: { IMMOREEL_API_KEY: keys.beta.api_key },
+    });
     expect(viaEnv.code).toBe(0);
     expect(viaEnv.stdout).toContain('preview:read, preview:dispatch');
     const asFlag = await cli(['auth', 'login', '--base-url', server.url, '--api-key', keys.beta.api_key]);
@@ -86,7 +102,9 @@ describe('auth login / status / logout', () => {
   });
 
   it('saves nothing when the server refuses the key (exit 4)', async () => {
-    const bad = await cli(['auth', 'login', '--base-url', server.url, '--profile', 'wrong', '--api-key-stdin'], { input: 'imk_not_a_real_key_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' });
+    const bad = await cli(['auth', 'login', '--base-url', server.url, '--profile', 'wrong', '--api-key-stdin'], {
+      input: 'imk_not_a_real_key_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
+    });
     expect(bad.code).toBe(4);
     expect(bad.stderr).toMatch(/Invalid API key.*request_id req_/);
     const status = await cli(['auth', 'status', '--json']);
@@ -122,7 +140,10 @@ describe('analyze against the server', () => {
   it('runs a 100-row CSV batch at the default rate (60 per window) with zero 429s', { timeout: 120_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'immoreel-remote-csv-'));
     const csv = join(dir, 'listings.csv');
-    const rows = Array.from({ length: 100 }, (_, i) => `row-${i + 1},"Appartement ${60 + i} m² à Maarif, ${1 + (i % 4)} chambres, ${900_000 + i * 10_000} DH"`);
+    const rows = Array.from(
+      { length: 100 },
+      (_, i) => `row-${i + 1},"Appartement ${60 + i} m² à Maarif, ${1 + (i % 4)} chambres, ${900_000 + i * 10_000} DH"`,
+    );
     writeFileSync(csv, `id,description\n${rows.join('\n')}\n`);
     const before = server.logs.length;
     const started = Date.now();
@@ -130,7 +151,10 @@ describe('analyze against the server', () => {
     const elapsed = Date.now() - started;
     expect(batch.stderr).not.toContain('error');
     expect(batch.code).toBe(0);
-    const lines = batch.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; ok: boolean });
+    const lines = batch.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; ok: boolean });
     expect(lines).toHaveLength(100);
     expect(lines.every((l) => l.ok)).toBe(true);
     const analyzeLogs = server.logs.slice(before).filter((l) => l.route === '/api/v1/analyze' && l.key_id === keys.batch.key_id);
@@ -143,7 +167,9 @@ describe('analyze against the server', () => {
 
 describe('every error class of the contract, mapped to its exit code', () => {
   it('401 UNAUTHORIZED → exit 4, with the server message and request id', async () => {
-    const result = await cli(['analyze', '--description', DESCRIPTION], { env: { IMMOREEL_API_KEY: 'imk_revoked_or_unknown_key_aaaaaaaaaaaaaaaaaaaaaaaa', IMMOREEL_BASE_URL: server.url } });
+    const result = await cli(['analyze', '--description', DESCRIPTION], {
+      env: { IMMOREEL_API_KEY: 'imk_revoked_or_unknown_key_aaaaaaaaaaaaaaaaaaaaaaaa', IMMOREEL_BASE_URL: server.url },
+    });
     expect(result.code).toBe(4);
     expect(result.stderr).toMatch(/error: Invalid API key: it is unknown or was revoked\..*\(request_id req_[a-z0-9]+\)/);
   });
@@ -159,7 +185,19 @@ describe('every error class of the contract, mapped to its exit code', () => {
     let jobId: string;
     try {
       jobId = manager.submit(
-        { input: { description: DESCRIPTION }, listing: null, photos: [], template: 'classic', format: 'landscape', duration_s: 10, language: 'fr', music: 'none', branding: {}, webhook_url: null, metadata: null },
+        {
+          input: { description: DESCRIPTION },
+          listing: null,
+          photos: [],
+          template: 'classic',
+          format: 'landscape',
+          duration_s: 10,
+          language: 'fr',
+          music: 'none',
+          branding: {},
+          webhook_url: null,
+          metadata: null,
+        },
         { tenant: 'acme' },
       ).job_id;
     } finally {
@@ -186,7 +224,9 @@ describe('every error class of the contract, mapped to its exit code', () => {
     const started = Date.now();
     const refused = await cli(['analyze', '--description', DESCRIPTION], withKey(strictKey, strict.url));
     expect(refused.code).toBe(5);
-    expect(refused.stderr).toMatch(/Rate limit of 1 analyze requests per 600 s exceeded: retry in \d+ s\..*request_id req_.*Gave up: the server asks to wait \d+ s/);
+    expect(refused.stderr).toMatch(
+      /Rate limit of 1 analyze requests per 600 s exceeded: retry in \d+ s\..*request_id req_.*Gave up: the server asks to wait \d+ s/,
+    );
     // Reported at once, not after sitting out ten minutes.
     expect(Date.now() - started).toBeLessThan(15_000);
   });

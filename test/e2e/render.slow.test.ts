@@ -6,7 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 
 function probe(file: string): { streams: Record<string, unknown>[]; format: Record<string, unknown> } {
-  return JSON.parse(execFileSync('ffprobe', ['-v', 'error', '-show_streams', '-show_format', '-of', 'json', file], { encoding: 'utf8' })) as {
+  return JSON.parse(
+    execFileSync('ffprobe', ['-v', 'error', '-show_streams', '-show_format', '-of', 'json', file], { encoding: 'utf8' }),
+  ) as {
     streams: Record<string, unknown>[];
     format: Record<string, unknown>;
   };
@@ -16,20 +18,41 @@ describe('immoreel render (CLI, local mode)', { timeout: 180_000 }, () => {
   it('renders the bundled demo offline into a verified MP4 and prints the job record', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'immoreel-e2e-render-'));
     const out = join(dir, 'demo.mp4');
-    const result = await runCli(['--json', '--data-dir', join(dir, 'data'), 'render', '--demo', '--duration', '10', '--out', out], { timeoutMs: 170_000 });
+    const result = await runCli(['--json', '--data-dir', join(dir, 'data'), 'render', '--demo', '--duration', '10', '--out', out], {
+      timeoutMs: 170_000,
+    });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    const printed = JSON.parse(result.stdout) as { ok: boolean; file: string; job: { state: string; result: Record<string, unknown>; listing: { price_mad: number } } };
+    const printed = JSON.parse(result.stdout) as {
+      ok: boolean;
+      file: string;
+      job: { state: string; result: Record<string, unknown>; listing: { price_mad: number } };
+    };
     expect(printed.ok).toBe(true);
     expect(printed.file).toBe(out);
     expect(printed.job.state).toBe('succeeded');
     expect(printed.job.listing.price_mad).toBe(1_850_000);
-    expect(printed.job.result).toMatchObject({ width: 1280, height: 720, fps: 60, duration_s: 10, video_codec: 'h264', audio_codec: 'aac' });
+    expect(printed.job.result).toMatchObject({
+      width: 1280,
+      height: 720,
+      fps: 60,
+      duration_s: 10,
+      video_codec: 'h264',
+      audio_codec: 'aac',
+    });
     expect(existsSync(out)).toBe(true);
     const { streams, format } = probe(out);
     const video = streams.find((s) => s.codec_type === 'video');
     const audio = streams.find((s) => s.codec_type === 'audio');
-    expect(video).toMatchObject({ codec_name: 'h264', profile: 'High', pix_fmt: 'yuv420p', width: 1280, height: 720, r_frame_rate: '60/1', sample_aspect_ratio: '1:1' });
+    expect(video).toMatchObject({
+      codec_name: 'h264',
+      profile: 'High',
+      pix_fmt: 'yuv420p',
+      width: 1280,
+      height: 720,
+      r_frame_rate: '60/1',
+      sample_aspect_ratio: '1:1',
+    });
     expect(audio).toMatchObject({ codec_name: 'aac', profile: 'LC', sample_rate: '48000', channels: 2 });
     expect(Math.abs(Number(audio?.bit_rate) - 160_000)).toBeLessThan(8_000);
     expect(Number(format.duration)).toBeCloseTo(10, 1);
@@ -37,7 +60,18 @@ describe('immoreel render (CLI, local mode)', { timeout: 180_000 }, () => {
 
   it('refuses bad render settings before queueing, naming each flag typed (exit 2)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'immoreel-e2e-render-'));
-    const result = await runCli(['--data-dir', join(dir, 'data'), 'render', '--demo', '--duration', '5', '--template', 'fancy', '--color', 'red']);
+    const result = await runCli([
+      '--data-dir',
+      join(dir, 'data'),
+      'render',
+      '--demo',
+      '--duration',
+      '5',
+      '--template',
+      'fancy',
+      '--color',
+      'red',
+    ]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/--duration must be a number of seconds from 10 to 90/);
     expect(result.stderr).toMatch(/template must be one of classic, luxury, social/);
@@ -47,7 +81,9 @@ describe('immoreel render (CLI, local mode)', { timeout: 180_000 }, () => {
 
   it('says how to install ffmpeg when it is missing (exit 1)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'immoreel-e2e-render-'));
-    const result = await runCli(['--data-dir', join(dir, 'data'), 'render', '--demo', '--out', join(dir, 'x.mp4')], { env: { FFMPEG_PATH: '/nonexistent' } });
+    const result = await runCli(['--data-dir', join(dir, 'data'), 'render', '--demo', '--out', join(dir, 'x.mp4')], {
+      env: { FFMPEG_PATH: '/nonexistent' },
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/FFMPEG_PATH is set to \/nonexistent/);
     expect(result.stderr).toMatch(/apt-get install ffmpeg/);
@@ -73,7 +109,9 @@ describe('immoreel templates and doctor', { timeout: 120_000 }, () => {
     const ok = await runCli(['--json', 'doctor']);
     expect(ok.code).toBe(0);
     const checks = (JSON.parse(ok.stdout) as { checks: { name: string; ok: boolean }[] }).checks;
-    expect(checks.map((c) => c.name)).toEqual(expect.arrayContaining(['ffmpeg', 'ffprobe', 'libx264', 'aac', 'fonts', 'music', 'text rendering']));
+    expect(checks.map((c) => c.name)).toEqual(
+      expect.arrayContaining(['ffmpeg', 'ffprobe', 'libx264', 'aac', 'fonts', 'music', 'text rendering']),
+    );
     expect(checks.every((c) => c.ok)).toBe(true);
     const missing = await runCli(['doctor'], { env: { FFMPEG_PATH: '/nonexistent' } });
     expect(missing.code).toBe(1);

@@ -16,7 +16,11 @@ describe('immoreel serve --cors-origin', () => {
     serve = await startServe(freshDataDir(), ['--cors-origin', 'https://crm.example.com']);
     const preflight = await fetch(`${serve.url}/api/v1/render-video`, {
       method: 'OPTIONS',
-      headers: { Origin: 'https://crm.example.com', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization, content-type' },
+      headers: {
+        Origin: 'https://crm.example.com',
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'authorization, content-type',
+      },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe('https://crm.example.com');

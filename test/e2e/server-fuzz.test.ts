@@ -19,7 +19,14 @@ const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.le
 const int = (max: number): number => Math.floor(random() * max);
 
 function randomString(max: number): string {
-  const alphabets = ['abcdefghijklmnopqrstuvwxyz', '0123456789', ' \t\n"\\/{}[]:,', 'éàçâ€²ـمبروك', '\u0000\u0001\u001f\u007f', '%2e%2f..//'];
+  const alphabets = [
+    'abcdefghijklmnopqrstuvwxyz',
+    '0123456789',
+    ' \t\n"\\/{}[]:,',
+    'éàçâ€²ـمبروك',
+    '\u0000\u0001\u001f\u007f',
+    '%2e%2f..//',
+  ];
   let out = '';
   const length = int(max);
   for (let i = 0; i < length; i += 1) out += pick(pick(alphabets).split(''));
@@ -43,7 +50,22 @@ function randomJson(depth = 0): unknown {
   }
 }
 
-const FIELDS = ['url', 'html', 'description', 'language', 'target_audience', 'photos', 'template', 'format', 'duration_s', 'music', 'branding', 'webhook_url', 'metadata', 'listing'];
+const FIELDS = [
+  'url',
+  'html',
+  'description',
+  'language',
+  'target_audience',
+  'photos',
+  'template',
+  'format',
+  'duration_s',
+  'music',
+  'branding',
+  'webhook_url',
+  'metadata',
+  'listing',
+];
 
 /** A body that is invalid by construction: each carries at least one violation the schema catches. */
 function invalidBody(): { payload: string; contentType: string } {
@@ -67,7 +89,16 @@ function invalidBody(): { payload: string; contentType: string } {
     case 5: // a huge string over the field limit
       return { payload: JSON.stringify({ description: 'a'.repeat(50_001 + int(20_000)) }), contentType: 'application/json' };
     default: // a content type the route does not take
-      return { payload: JSON.stringify(base), contentType: pick(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'image/png']) };
+      return {
+        payload: JSON.stringify(base),
+        contentType: pick([
+          'text/plain',
+          'application/x-www-form-urlencoded',
+          'multipart/form-data; boundary=x',
+          'application/xml',
+          'image/png',
+        ]),
+      };
   }
 }
 
@@ -80,7 +111,16 @@ beforeAll(async () => {
   dataDir = freshDataDir();
   key = await createKey(dataDir, ['--tenant', 'fuzz', '--monthly-quota', '1000000']);
   // Limits raised so that the requests reach validation instead of stopping at 429.
-  serve = await startServe(dataDir, ['--analyze-rate', '100000', '--render-rate', '100000', '--job-read-rate', '100000', '--log-level', 'warn']);
+  serve = await startServe(dataDir, [
+    '--analyze-rate',
+    '100000',
+    '--render-rate',
+    '100000',
+    '--job-read-rate',
+    '100000',
+    '--log-level',
+    'warn',
+  ]);
   pool = new Pool(serve.url, { connections: 8 });
 }, 120_000);
 
@@ -127,7 +167,14 @@ function makeCase(n: number): Case {
       // Adversarial texts: valid requests that must be answered (2xx or 4xx), never with a 5xx.
       const text = pick(PATHOLOGICAL).make(1000 + int(48_000));
       const body = random() < 0.7 ? { description: `Villa 300 m² à Marrakech ${text}` } : { html: pageWith(text) };
-      return { label: `adversarial#${n}`, method: 'POST', path: '/api/v1/analyze', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body), mayPass: true };
+      return {
+        label: `adversarial#${n}`,
+        method: 'POST',
+        path: '/api/v1/analyze',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        mayPass: true,
+      };
     }
     case 0:
     case 1: {
@@ -161,7 +208,12 @@ function makeCase(n: number): Case {
         `Bearer ${key.api_key}x`,
         'Token abc',
       ]);
-      return { label: `auth#${n}`, method: pick(['GET', 'POST'] as const), path: pick(['/api/v1/me', '/api/v1/analyze', '/api/v1/jobs', '/api/v1/usage']), headers: { authorization } };
+      return {
+        label: `auth#${n}`,
+        method: pick(['GET', 'POST'] as const),
+        path: pick(['/api/v1/me', '/api/v1/analyze', '/api/v1/jobs', '/api/v1/usage']),
+        headers: { authorization },
+      };
     }
     case 4:
       return {
@@ -174,7 +226,14 @@ function makeCase(n: number): Case {
       return {
         label: `route#${n}`,
         method: pick(['PUT', 'DELETE', 'PATCH', 'GET'] as const),
-        path: pick(['/api/v1/analyze', '/api/v1/render-video', '/api/v2/analyze', `/api/v1/${randomString(12).replace(/[^a-z]/g, '')}`, '/index.php', '/api/v1/jobs/job_01jabcdefghjkmnpqrstvwxyz0/delete']),
+        path: pick([
+          '/api/v1/analyze',
+          '/api/v1/render-video',
+          '/api/v2/analyze',
+          `/api/v1/${randomString(12).replace(/[^a-z]/g, '')}`,
+          '/index.php',
+          '/api/v1/jobs/job_01jabcdefghjkmnpqrstvwxyz0/delete',
+        ]),
         headers: { ...auth, 'x-garbage': randomString(50).replace(/[^\x20-\x7e]/g, '?') },
       };
   }
@@ -187,8 +246,19 @@ async function send(c: Case) {
 
 function isEnvelope(text: string): boolean {
   try {
-    const body = JSON.parse(text) as { ok?: unknown; status?: unknown; error?: { code?: unknown; message?: unknown; request_id?: unknown; details?: unknown } };
-    return body.ok === false && body.status === 'error' && typeof body.error?.code === 'string' && typeof body.error.message === 'string' && typeof body.error.request_id === 'string' && Array.isArray(body.error.details);
+    const body = JSON.parse(text) as {
+      ok?: unknown;
+      status?: unknown;
+      error?: { code?: unknown; message?: unknown; request_id?: unknown; details?: unknown };
+    };
+    return (
+      body.ok === false &&
+      body.status === 'error' &&
+      typeof body.error?.code === 'string' &&
+      typeof body.error.message === 'string' &&
+      typeof body.error.request_id === 'string' &&
+      Array.isArray(body.error.details)
+    );
   } catch {
     return false;
   }
@@ -217,7 +287,8 @@ describe('immoreel serve under malformed input', () => {
       answers.forEach((answer, j) => {
         statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
         const c = batch[j]!;
-        const acceptable = (c.mayPass === true && answer.status < 300) || (answer.status >= 400 && answer.status < 500 && isEnvelope(answer.text));
+        const acceptable =
+          (c.mayPass === true && answer.status < 300) || (answer.status >= 400 && answer.status < 500 && isEnvelope(answer.text));
         if (!acceptable) {
           failures.push(`${c.label} ${c.method} ${c.path.slice(0, 80)} → ${answer.status} ${answer.text.slice(0, 200)}`);
         }

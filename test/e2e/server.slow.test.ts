@@ -28,11 +28,24 @@ const LISTING =
 interface Envelope {
   ok: false;
   status: 'error';
-  error: { code: string; message: string; reason?: string; details: { field: string; message: string }[]; request_id: string; successor?: string };
+  error: {
+    code: string;
+    message: string;
+    reason?: string;
+    details: { field: string; message: string }[];
+    request_id: string;
+    successor?: string;
+  };
 }
 interface JobAnswer {
   ok: true;
-  job: { job_id: string; state: string; links: { self: string; video: string | null }; result: { sha256: string; size_bytes: number } | null; error: unknown };
+  job: {
+    job_id: string;
+    state: string;
+    links: { self: string; video: string | null };
+    result: { sha256: string; size_bytes: number } | null;
+    error: unknown;
+  };
 }
 
 let serve: ServeProcess;
@@ -44,7 +57,11 @@ let hookServer: Server;
 const hooks: { headers: IncomingHttpHeaders; body: string }[] = [];
 let hookUrl: string;
 
-async function call(method: 'GET' | 'POST', path: string, options: { key?: CreatedKey; body?: unknown; raw?: string | Buffer; headers?: Record<string, string> } = {}) {
+async function call(
+  method: 'GET' | 'POST',
+  path: string,
+  options: { key?: CreatedKey; body?: unknown; raw?: string | Buffer; headers?: Record<string, string> } = {},
+) {
   const headers: Record<string, string> = { ...(options.key ? bearer(options.key) : {}), ...options.headers };
   let body: string | Buffer | undefined = options.raw;
   if (options.body !== undefined) {
@@ -53,10 +70,21 @@ async function call(method: 'GET' | 'POST', path: string, options: { key?: Creat
   }
   const response = await request(`${serve.url}${path}`, { method, headers, body });
   const buffer = Buffer.from(await response.body.arrayBuffer());
-  return { status: response.statusCode, headers: response.headers, buffer, text: buffer.toString(), json: <T>() => JSON.parse(buffer.toString()) as T };
+  return {
+    status: response.statusCode,
+    headers: response.headers,
+    buffer,
+    text: buffer.toString(),
+    json: <T>() => JSON.parse(buffer.toString()) as T,
+  };
 }
 
-function expectEnvelope(answer: { status: number; headers: IncomingHttpHeaders; text: string }, status: number, code: string, reason?: string): Envelope['error'] {
+function expectEnvelope(
+  answer: { status: number; headers: IncomingHttpHeaders; text: string },
+  status: number,
+  code: string,
+  reason?: string,
+): Envelope['error'] {
   expect(answer.status, answer.text).toBe(status);
   expect(answer.headers['x-api-version']).toBe('1.0.0');
   const body = JSON.parse(answer.text) as Envelope;
@@ -85,7 +113,9 @@ async function waitForJob(key: CreatedKey, jobId: string, timeoutMs = 240_000): 
 
 function verifySignature(secret: string, headers: IncomingHttpHeaders, body: string): boolean {
   const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
-  const expected = createHmac('sha256', key).update(`${String(headers['webhook-id'])}.${String(headers['webhook-timestamp'])}.${body}`).digest();
+  const expected = createHmac('sha256', key)
+    .update(`${String(headers['webhook-id'])}.${String(headers['webhook-timestamp'])}.${body}`)
+    .digest();
   const [version, signature] = String(headers['webhook-signature']).split(',');
   const given = Buffer.from(signature ?? '', 'base64');
   return version === 'v1' && given.length === expected.length && timingSafeEqual(given, expected);
@@ -118,8 +148,17 @@ afterAll(async () => {
 
 describe('immoreel serve: the error table of the contract', () => {
   it('400 BAD_REQUEST for invalid JSON and invalid fields, naming them', async () => {
-    expectEnvelope(await call('POST', '/api/v1/analyze', { key: acme, raw: '{"description": ', headers: { 'content-type': 'application/json' } }), 400, 'BAD_REQUEST', 'invalid_json');
-    const error = expectEnvelope(await call('POST', '/api/v1/analyze', { key: acme, body: { description: LISTING, language: 'de', colour: 'red' } }), 400, 'BAD_REQUEST');
+    expectEnvelope(
+      await call('POST', '/api/v1/analyze', { key: acme, raw: '{"description": ', headers: { 'content-type': 'application/json' } }),
+      400,
+      'BAD_REQUEST',
+      'invalid_json',
+    );
+    const error = expectEnvelope(
+      await call('POST', '/api/v1/analyze', { key: acme, body: { description: LISTING, language: 'de', colour: 'red' } }),
+      400,
+      'BAD_REQUEST',
+    );
     expect(error.details.map((d) => d.field).sort()).toEqual(['colour', 'language']);
     const neither = expectEnvelope(await call('POST', '/api/v1/analyze', { key: acme, body: { language: 'en' } }), 400, 'BAD_REQUEST');
     expect(neither.details[0]!.field).toBe('url');
@@ -139,41 +178,61 @@ describe('immoreel serve: the error table of the contract', () => {
     expect((await call('GET', '/api/v1/usage', { key: acme })).status).toBe(200);
   });
 
-  it('403 QUOTA_EXCEEDED for a route the key may not use, and for a spent monthly quota', async () => {
-    const readOnly = await createKey(dataDir, ['--tenant', 'acme', '--scopes', 'preview:read']);
-    expectEnvelope(await call('POST', '/api/v1/analyze', { key: readOnly, body: { description: LISTING } }), 403, 'QUOTA_EXCEEDED', 'route_not_permitted');
-    const small = await createKey(dataDir, ['--tenant', 'acme', '--monthly-quota', '1']);
-    const first = await call('POST', '/api/v1/analyze', { key: small, body: { description: LISTING } });
-    expect(first.status, first.text).toBe(200);
-    expectEnvelope(await call('POST', '/api/v1/analyze', { key: small, body: { description: LISTING } }), 403, 'QUOTA_EXCEEDED', 'monthly_quota');
-  }, SLOW);
+  it(
+    '403 QUOTA_EXCEEDED for a route the key may not use, and for a spent monthly quota',
+    async () => {
+      const readOnly = await createKey(dataDir, ['--tenant', 'acme', '--scopes', 'preview:read']);
+      expectEnvelope(
+        await call('POST', '/api/v1/analyze', { key: readOnly, body: { description: LISTING } }),
+        403,
+        'QUOTA_EXCEEDED',
+        'route_not_permitted',
+      );
+      const small = await createKey(dataDir, ['--tenant', 'acme', '--monthly-quota', '1']);
+      const first = await call('POST', '/api/v1/analyze', { key: small, body: { description: LISTING } });
+      expect(first.status, first.text).toBe(200);
+      expectEnvelope(
+        await call('POST', '/api/v1/analyze', { key: small, body: { description: LISTING } }),
+        403,
+        'QUOTA_EXCEEDED',
+        'monthly_quota',
+      );
+    },
+    SLOW,
+  );
 
-  it('429 RATE_LIMIT_EXCEEDED once the burst of 60 analyses is spent, with Retry-After and RateLimit headers', async () => {
-    const busy = await createKey(dataDir, ['--tenant', 'busy']);
-    // The limit is a token bucket (docs/api.md "Rate limits"): a burst of 60, refilled at one a
-    // second. Sent in concurrent batches until refused: 60 pass, plus at most what refilled meanwhile.
-    const started = Date.now();
-    let admitted = 0;
-    let limited: Awaited<ReturnType<typeof call>> | null = null;
-    while (limited === null && admitted < 200) {
-      const answers = await Promise.all(Array.from({ length: 12 }, () => call('POST', '/api/v1/analyze', { key: busy, body: { description: LISTING } })));
-      for (const answer of answers) {
-        if (answer.status === 429) limited ??= answer;
-        else {
-          expect(answer.status, answer.text).toBe(200);
-          expect(String(answer.headers.ratelimit)).toMatch(/^"analyze";r=\d+;t=\d+$/);
-          admitted += 1;
+  it(
+    '429 RATE_LIMIT_EXCEEDED once the burst of 60 analyses is spent, with Retry-After and RateLimit headers',
+    async () => {
+      const busy = await createKey(dataDir, ['--tenant', 'busy']);
+      // The limit is a token bucket (docs/api.md "Rate limits"): a burst of 60, refilled at one a
+      // second. Sent in concurrent batches until refused: 60 pass, plus at most what refilled meanwhile.
+      const started = Date.now();
+      let admitted = 0;
+      let limited: Awaited<ReturnType<typeof call>> | null = null;
+      while (limited === null && admitted < 200) {
+        const answers = await Promise.all(
+          Array.from({ length: 12 }, () => call('POST', '/api/v1/analyze', { key: busy, body: { description: LISTING } })),
+        );
+        for (const answer of answers) {
+          if (answer.status === 429) limited ??= answer;
+          else {
+            expect(answer.status, answer.text).toBe(200);
+            expect(String(answer.headers.ratelimit)).toMatch(/^"analyze";r=\d+;t=\d+$/);
+            admitted += 1;
+          }
         }
       }
-    }
-    const elapsedS = (Date.now() - started) / 1000;
-    expect(admitted).toBeGreaterThanOrEqual(60);
-    expect(admitted).toBeLessThanOrEqual(60 + Math.ceil(elapsedS) + 1);
-    expectEnvelope(limited!, 429, 'RATE_LIMIT_EXCEEDED', 'analyze_rate');
-    expect(Number(limited!.headers['retry-after'])).toBeGreaterThan(0);
-    expect(Number(limited!.headers['retry-after'])).toBeLessThanOrEqual(60);
-    expect(limited!.headers['ratelimit-policy']).toBe('"analyze";q=60;w=60');
-  }, SLOW);
+      const elapsedS = (Date.now() - started) / 1000;
+      expect(admitted).toBeGreaterThanOrEqual(60);
+      expect(admitted).toBeLessThanOrEqual(60 + Math.ceil(elapsedS) + 1);
+      expectEnvelope(limited!, 429, 'RATE_LIMIT_EXCEEDED', 'analyze_rate');
+      expect(Number(limited!.headers['retry-after'])).toBeGreaterThan(0);
+      expect(Number(limited!.headers['retry-after'])).toBeLessThanOrEqual(60);
+      expect(limited!.headers['ratelimit-policy']).toBe('"analyze";q=60;w=60');
+    },
+    SLOW,
+  );
 
   it('410 GONE for both retired routes, without a key, naming the successor', async () => {
     const campaigns = await call('POST', '/api/v1/campaigns/generate', { body: {} });
@@ -193,7 +252,9 @@ describe('immoreel serve: the error table of the contract', () => {
     rmSync(assetsDir, { recursive: true, force: true });
     writeFileSync(assetsDir, 'not a directory');
     try {
-      const image = await sharp({ create: { width: 32, height: 32, channels: 3, background: '#aa3300' } }).png().toBuffer();
+      const image = await sharp({ create: { width: 32, height: 32, channels: 3, background: '#aa3300' } })
+        .png()
+        .toBuffer();
       const answer = await call('POST', '/api/v1/assets', { key: acme, raw: image, headers: { 'content-type': 'image/png' } });
       const error = expectEnvelope(answer, 500, 'INTERNAL_SERVER_ERROR');
       expect(error.message).not.toMatch(/ENOTDIR|EEXIST|assets|immoreel-serve/);
@@ -207,99 +268,139 @@ describe('immoreel serve: the error table of the contract', () => {
 });
 
 describe('immoreel serve: keys', () => {
-  it('revokes a key with `keys revoke`, effective on the next request, and lists keys masked', async () => {
-    const temp = await createKey(dataDir, ['--tenant', 'acme']);
-    expect((await call('GET', '/api/v1/me', { key: temp })).status).toBe(200);
-    const revoked = await runCli(['--data-dir', dataDir, 'keys', 'revoke', temp.key_id]);
-    expect(revoked.code).toBe(0);
-    expectEnvelope(await call('GET', '/api/v1/me', { key: temp }), 401, 'UNAUTHORIZED', 'invalid_key');
-    const listed = await runCli(['--data-dir', dataDir, 'keys', 'list']);
-    expect(listed.code).toBe(0);
-    expect(listed.stdout).toContain(temp.key_id);
-    expect(listed.stdout).toMatch(/revoked/);
-    expect(listed.stdout).not.toContain(temp.api_key);
-    expect(listed.stdout).not.toContain(acme.api_key);
-  }, SLOW);
+  it(
+    'revokes a key with `keys revoke`, effective on the next request, and lists keys masked',
+    async () => {
+      const temp = await createKey(dataDir, ['--tenant', 'acme']);
+      expect((await call('GET', '/api/v1/me', { key: temp })).status).toBe(200);
+      const revoked = await runCli(['--data-dir', dataDir, 'keys', 'revoke', temp.key_id]);
+      expect(revoked.code).toBe(0);
+      expectEnvelope(await call('GET', '/api/v1/me', { key: temp }), 401, 'UNAUTHORIZED', 'invalid_key');
+      const listed = await runCli(['--data-dir', dataDir, 'keys', 'list']);
+      expect(listed.code).toBe(0);
+      expect(listed.stdout).toContain(temp.key_id);
+      expect(listed.stdout).toMatch(/revoked/);
+      expect(listed.stdout).not.toContain(temp.api_key);
+      expect(listed.stdout).not.toContain(acme.api_key);
+    },
+    SLOW,
+  );
 });
 
 describe('immoreel serve: render jobs', () => {
   let jobId: string;
 
-  it('takes a render from queued to succeeded, signs its webhook, and serves a verified MP4 with Range support', async () => {
-    const photo = await sharp({ create: { width: 1600, height: 1000, channels: 3, background: '#c9a27e' } }).jpeg().toBuffer();
-    const upload = await call('POST', '/api/v1/assets', { key: acme, raw: photo, headers: { 'content-type': 'image/jpeg' } });
-    expect(upload.status, upload.text).toBe(201);
-    const { asset } = upload.json<{ asset: { ref: string } }>();
+  it(
+    'takes a render from queued to succeeded, signs its webhook, and serves a verified MP4 with Range support',
+    async () => {
+      const photo = await sharp({ create: { width: 1600, height: 1000, channels: 3, background: '#c9a27e' } })
+        .jpeg()
+        .toBuffer();
+      const upload = await call('POST', '/api/v1/assets', { key: acme, raw: photo, headers: { 'content-type': 'image/jpeg' } });
+      expect(upload.status, upload.text).toBe(201);
+      const { asset } = upload.json<{ asset: { ref: string } }>();
 
-    const body = { description: LISTING, photos: [asset.ref], duration_s: 10, webhook_url: hookUrl, metadata: { crm_id: 'A-42' } };
-    const created = await call('POST', '/api/v1/render-video', { key: acme, body, headers: { 'idempotency-key': 'render-acme-1' } });
-    expect(created.status, created.text).toBe(202);
-    const { job } = created.json<JobAnswer>();
-    jobId = job.job_id;
-    expect(job.state).toBe('queued');
-    expect(created.headers.location).toBe(`/api/v1/jobs/${jobId}`);
+      const body = { description: LISTING, photos: [asset.ref], duration_s: 10, webhook_url: hookUrl, metadata: { crm_id: 'A-42' } };
+      const created = await call('POST', '/api/v1/render-video', { key: acme, body, headers: { 'idempotency-key': 'render-acme-1' } });
+      expect(created.status, created.text).toBe(202);
+      const { job } = created.json<JobAnswer>();
+      jobId = job.job_id;
+      expect(job.state).toBe('queued');
+      expect(created.headers.location).toBe(`/api/v1/jobs/${jobId}`);
 
-    // Idempotent replay: same key and body → the same job; same key, other body → 400.
-    const replay = await call('POST', '/api/v1/render-video', { key: acme, body, headers: { 'idempotency-key': 'render-acme-1' } });
-    expect(replay.status).toBe(202);
-    expect(replay.headers['idempotent-replayed']).toBe('true');
-    expect(replay.json<JobAnswer>().job.job_id).toBe(jobId);
-    expectEnvelope(
-      await call('POST', '/api/v1/render-video', { key: acme, body: { ...body, duration_s: 12 }, headers: { 'idempotency-key': 'render-acme-1' } }),
-      400,
-      'BAD_REQUEST',
-      'idempotency_key_reused',
-    );
+      // Idempotent replay: same key and body → the same job; same key, other body → 400.
+      const replay = await call('POST', '/api/v1/render-video', { key: acme, body, headers: { 'idempotency-key': 'render-acme-1' } });
+      expect(replay.status).toBe(202);
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(replay.json<JobAnswer>().job.job_id).toBe(jobId);
+      expectEnvelope(
+        await call('POST', '/api/v1/render-video', {
+          key: acme,
+          body: { ...body, duration_s: 12 },
+          headers: { 'idempotency-key': 'render-acme-1' },
+        }),
+        400,
+        'BAD_REQUEST',
+        'idempotency_key_reused',
+      );
 
-    const done = await waitForJob(acme, jobId);
-    expect(done.state, JSON.stringify(done.error)).toBe('succeeded');
-    expect(done.links.video).toBe(`/api/v1/jobs/${jobId}/video`);
+      const done = await waitForJob(acme, jobId);
+      expect(done.state, JSON.stringify(done.error)).toBe('succeeded');
+      expect(done.links.video).toBe(`/api/v1/jobs/${jobId}/video`);
 
-    const video = await call('GET', `/api/v1/jobs/${jobId}/video`, { key: acme });
-    expect(video.status).toBe(200);
-    expect(video.headers['content-type']).toBe('video/mp4');
-    expect(video.buffer.length).toBe(done.result!.size_bytes);
-    const file = join(dataDir, 'downloaded.mp4');
-    writeFileSync(file, video.buffer);
-    const probe = await run('ffprobe', ['-v', 'error', '-show_entries', 'stream=codec_type,codec_name,width,height,r_frame_rate', '-of', 'json', file]);
-    const streams = (JSON.parse(probe.stdout) as { streams: { codec_type: string; codec_name: string; width?: number; height?: number; r_frame_rate?: string }[] }).streams;
-    expect(streams.find((s) => s.codec_type === 'video')).toMatchObject({ codec_name: 'h264', width: 1280, height: 720, r_frame_rate: '60/1' });
-    expect(streams.find((s) => s.codec_type === 'audio')).toMatchObject({ codec_name: 'aac' });
+      const video = await call('GET', `/api/v1/jobs/${jobId}/video`, { key: acme });
+      expect(video.status).toBe(200);
+      expect(video.headers['content-type']).toBe('video/mp4');
+      expect(video.buffer.length).toBe(done.result!.size_bytes);
+      const file = join(dataDir, 'downloaded.mp4');
+      writeFileSync(file, video.buffer);
+      const probe = await run('ffprobe', [
+        '-v',
+        'error',
+        '-show_entries',
+        'stream=codec_type,codec_name,width,height,r_frame_rate',
+        '-of',
+        'json',
+        file,
+      ]);
+      const streams = (
+        JSON.parse(probe.stdout) as {
+          streams: { codec_type: string; codec_name: string; width?: number; height?: number; r_frame_rate?: string }[];
+        }
+      ).streams;
+      expect(streams.find((s) => s.codec_type === 'video')).toMatchObject({
+        codec_name: 'h264',
+        width: 1280,
+        height: 720,
+        r_frame_rate: '60/1',
+      });
+      expect(streams.find((s) => s.codec_type === 'audio')).toMatchObject({ codec_name: 'aac' });
 
-    const part = await call('GET', `/api/v1/jobs/${jobId}/video`, { key: acme, headers: { range: 'bytes=0-99' } });
-    expect(part.status).toBe(206);
-    expect(part.headers['content-range']).toBe(`bytes 0-99/${video.buffer.length}`);
-    expect(part.buffer.equals(video.buffer.subarray(0, 100))).toBe(true);
-    const outside = await call('GET', `/api/v1/jobs/${jobId}/video`, { key: acme, headers: { range: `bytes=${video.buffer.length}-` } });
-    expect(outside.status).toBe(416);
-    expect(outside.headers['content-range']).toBe(`bytes */${video.buffer.length}`);
+      const part = await call('GET', `/api/v1/jobs/${jobId}/video`, { key: acme, headers: { range: 'bytes=0-99' } });
+      expect(part.status).toBe(206);
+      expect(part.headers['content-range']).toBe(`bytes 0-99/${video.buffer.length}`);
+      expect(part.buffer.equals(video.buffer.subarray(0, 100))).toBe(true);
+      const outside = await call('GET', `/api/v1/jobs/${jobId}/video`, { key: acme, headers: { range: `bytes=${video.buffer.length}-` } });
+      expect(outside.status).toBe(416);
+      expect(outside.headers['content-range']).toBe(`bytes */${video.buffer.length}`);
 
-    for (let i = 0; i < 50 && hooks.length === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(hooks).toHaveLength(1);
-    expect(verifySignature(acme.webhook_secret, hooks[0]!.headers, hooks[0]!.body)).toBe(true);
-    expect(verifySignature(rival.webhook_secret, hooks[0]!.headers, hooks[0]!.body)).toBe(false);
-    const payload = JSON.parse(hooks[0]!.body) as { type: string; data: { job_id: string; metadata: unknown } };
-    expect(payload).toMatchObject({ type: 'job.succeeded', data: { job_id: jobId, metadata: { crm_id: 'A-42' } } });
-  }, SLOW);
+      for (let i = 0; i < 50 && hooks.length === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(hooks).toHaveLength(1);
+      expect(verifySignature(acme.webhook_secret, hooks[0]!.headers, hooks[0]!.body)).toBe(true);
+      expect(verifySignature(rival.webhook_secret, hooks[0]!.headers, hooks[0]!.body)).toBe(false);
+      const payload = JSON.parse(hooks[0]!.body) as { type: string; data: { job_id: string; metadata: unknown } };
+      expect(payload).toMatchObject({ type: 'job.succeeded', data: { job_id: jobId, metadata: { crm_id: 'A-42' } } });
+    },
+    SLOW,
+  );
 
-  it('isolates tenants both ways: jobs, videos and lists', async () => {
-    const theirs = await call('POST', '/api/v1/render-video', { key: rival, body: { description: LISTING, photos: ['https://cdn.example.com/photo-1.jpg'] } });
-    expect(theirs.status, theirs.text).toBe(202);
-    const rivalJob = theirs.json<JobAnswer>().job.job_id;
-    await call('POST', `/api/v1/jobs/${rivalJob}/cancel`, { key: rival });
+  it(
+    'isolates tenants both ways: jobs, videos and lists',
+    async () => {
+      const theirs = await call('POST', '/api/v1/render-video', {
+        key: rival,
+        body: { description: LISTING, photos: ['https://cdn.example.com/photo-1.jpg'] },
+      });
+      expect(theirs.status, theirs.text).toBe(202);
+      const rivalJob = theirs.json<JobAnswer>().job.job_id;
+      await call('POST', `/api/v1/jobs/${rivalJob}/cancel`, { key: rival });
 
-    expectEnvelope(await call('GET', `/api/v1/jobs/${jobId}`, { key: rival }), 403, 'INSUFFICIENT_SCOPE', 'other_tenant');
-    expectEnvelope(await call('GET', `/api/v1/jobs/${jobId}/video`, { key: rival }), 403, 'INSUFFICIENT_SCOPE', 'other_tenant');
-    expectEnvelope(await call('POST', `/api/v1/jobs/${jobId}/cancel`, { key: rival }), 403, 'INSUFFICIENT_SCOPE', 'other_tenant');
-    expectEnvelope(await call('GET', `/api/v1/jobs/${rivalJob}`, { key: acme }), 403, 'INSUFFICIENT_SCOPE', 'other_tenant');
-    expectEnvelope(await call('GET', `/api/v1/jobs/${rivalJob}`, { key: preview }), 403, 'INSUFFICIENT_SCOPE', 'other_tenant');
+      expectEnvelope(await call('GET', `/api/v1/jobs/${jobId}`, { key: rival }), 403, 'INSUFFICIENT_SCOPE', 'other_tenant');
+      expectEnvelope(await call('GET', `/api/v1/jobs/${jobId}/video`, { key: rival }), 403, 'INSUFFICIENT_SCOPE', 'other_tenant');
+      expectEnvelope(await call('POST', `/api/v1/jobs/${jobId}/cancel`, { key: rival }), 403, 'INSUFFICIENT_SCOPE', 'other_tenant');
+      expectEnvelope(await call('GET', `/api/v1/jobs/${rivalJob}`, { key: acme }), 403, 'INSUFFICIENT_SCOPE', 'other_tenant');
+      expectEnvelope(await call('GET', `/api/v1/jobs/${rivalJob}`, { key: preview }), 403, 'INSUFFICIENT_SCOPE', 'other_tenant');
 
-    const acmeList = (await call('GET', '/api/v1/jobs', { key: acme })).json<{ jobs: { job_id: string }[] }>().jobs.map((j) => j.job_id);
-    const rivalList = (await call('GET', '/api/v1/jobs', { key: rival })).json<{ jobs: { job_id: string }[] }>().jobs.map((j) => j.job_id);
-    expect(acmeList).toContain(jobId);
-    expect(acmeList).not.toContain(rivalJob);
-    expect(rivalList).toEqual([rivalJob]);
-  }, SLOW);
+      const acmeList = (await call('GET', '/api/v1/jobs', { key: acme })).json<{ jobs: { job_id: string }[] }>().jobs.map((j) => j.job_id);
+      const rivalList = (await call('GET', '/api/v1/jobs', { key: rival }))
+        .json<{ jobs: { job_id: string }[] }>()
+        .jobs.map((j) => j.job_id);
+      expect(acmeList).toContain(jobId);
+      expect(acmeList).not.toContain(rivalJob);
+      expect(rivalList).toEqual([rivalJob]);
+    },
+    SLOW,
+  );
 });
 
 describe('immoreel serve: contract and lifecycle', () => {
@@ -310,7 +411,9 @@ describe('immoreel serve: contract and lifecycle', () => {
     expect(doc.openapi).toBe('3.1.0');
     const result = await validate(doc as never);
     expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/v1/analyze', '/api/v1/render-video', '/api/v1/jobs/{job_id}', '/api/v1/jobs/{job_id}/video']));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/api/v1/analyze', '/api/v1/render-video', '/api/v1/jobs/{job_id}', '/api/v1/jobs/{job_id}/video']),
+    );
   });
 
   it('never writes API keys or bodies to its log, and stops cleanly on SIGTERM', async () => {

@@ -61,7 +61,11 @@ async function api<T>(path: string): Promise<T> {
 }
 
 async function uploadAsset(file: string): Promise<string> {
-  const response = await fetch(`${server.url}/api/v1/assets`, { method: 'POST', headers: { ...bearer(key), 'content-type': 'image/jpeg' }, body: readFileSync(file) });
+  const response = await fetch(`${server.url}/api/v1/assets`, {
+    method: 'POST',
+    headers: { ...bearer(key), 'content-type': 'image/jpeg' },
+    body: readFileSync(file),
+  });
   expect(response.status).toBe(201);
   return ((await response.json()) as { asset: { ref: string } }).asset.ref;
 }
@@ -76,7 +80,11 @@ async function analyzeText(page: Page, text: string): Promise<void> {
 async function expectFitsPhone(page: Page): Promise<void> {
   const wide = await page.evaluate(() =>
     [...document.querySelectorAll<HTMLElement>('body *')]
-      .filter((el) => el.offsetParent !== null && (el.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5 || el.getBoundingClientRect().left < -0.5))
+      .filter(
+        (el) =>
+          el.offsetParent !== null &&
+          (el.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5 || el.getBoundingClientRect().left < -0.5),
+      )
       .map((el) => `${el.tagName.toLowerCase()}#${el.id}.${el.className}`),
   );
   expect(wide, 'no element wider than a phone').toEqual([]);
@@ -89,7 +97,9 @@ async function expectLabelledControls(page: Page): Promise<void> {
   const unlabelled = await page.evaluate(() =>
     [...document.querySelectorAll<HTMLInputElement>('input, select, textarea')]
       .filter((control) => control.type !== 'hidden' && !control.closest('[hidden]'))
-      .filter((control) => (control.labels?.length ?? 0) === 0 && !control.getAttribute('aria-label') && !control.getAttribute('aria-labelledby'))
+      .filter(
+        (control) => (control.labels?.length ?? 0) === 0 && !control.getAttribute('aria-label') && !control.getAttribute('aria-labelledby'),
+      )
       .map((control) => control.id || control.name),
   );
   expect(unlabelled).toEqual([]);
@@ -105,7 +115,9 @@ beforeAll(async () => {
   photoFiles = await Promise.all(
     colours.map(async (background, index) => {
       const file = join(dir, `photo-${index + 1}.jpg`);
-      const stripe = await sharp({ create: { width: 400, height: 720, channels: 3, background: { r: 240, g: 240, b: 240 } } }).jpeg().toBuffer();
+      const stripe = await sharp({ create: { width: 400, height: 720, channels: 3, background: { r: 240, g: 240, b: 240 } } })
+        .jpeg()
+        .toBuffer();
       await sharp({ create: { width: 1280, height: 720, channels: 3, background } })
         .composite([{ input: stripe, left: 200 + index * 300, top: 0 }])
         .jpeg({ quality: 85 })
@@ -115,7 +127,9 @@ beforeAll(async () => {
   );
   // A sound image far too small for a video: the upload accepts it (logos are small), the render cannot use it.
   tinyFile = join(dir, 'tiny.png');
-  await sharp({ create: { width: 16, height: 16, channels: 3, background: '#336699' } }).png().toFile(tinyFile);
+  await sharp({ create: { width: 16, height: 16, channels: 3, background: '#336699' } })
+    .png()
+    .toFile(tinyFile);
 
   server = await startServe(freshDataDir());
   key = await createKey(server.dataDir, ['--tenant', 'agence-atlas']);
@@ -149,7 +163,8 @@ describe('the Studio in Chromium', () => {
 
     await page.setInputFiles('#photo-input', photoFiles);
     await page.waitForFunction(() => document.querySelectorAll('#photo-list li.photo.ready').length === 3, null, { timeout: 60_000 });
-    const order = (): Promise<string[]> => page.$$eval('#photo-list li img', (images) => images.map((img) => img.getAttribute('alt') ?? ''));
+    const order = (): Promise<string[]> =>
+      page.$$eval('#photo-list li img', (images) => images.map((img) => img.getAttribute('alt') ?? ''));
     expect(await order()).toEqual(['photo-1.jpg', 'photo-2.jpg', 'photo-3.jpg']);
     // Keyboard reorder: the arrow button of photo 1 makes photo 2 the cover.
     await page.getByRole('button', { name: 'Descendre la photo 1' }).click();
@@ -176,7 +191,8 @@ describe('the Studio in Chromium', () => {
       states.add((await page.textContent('#job-state')) ?? '');
       etas.add((await page.textContent('#job-eta')) ?? '');
       if (await page.locator('#job-result:not([hidden])').count()) break;
-      if ((await page.textContent('#job-error'))?.trim()) throw new Error(`render failed in the page: ${await page.textContent('#job-error')}`);
+      if ((await page.textContent('#job-error'))?.trim())
+        throw new Error(`render failed in the page: ${await page.textContent('#job-error')}`);
       await page.waitForTimeout(250);
     }
     const distinct = [...new Set(seen)];
@@ -185,7 +201,10 @@ describe('the Studio in Chromium', () => {
     expect(seen).toEqual([...seen].sort((a, b) => a - b));
     expect([...states].some((s) => s.includes('en cours'))).toBe(true);
     expect(await page.textContent('#job-state')).toContain('terminée');
-    expect([...etas].some((text) => /^Temps restant (estimé : \d+ s|: estimation en cours…)$/.test(text)), [...etas].join(' | ')).toBe(true);
+    expect(
+      [...etas].some((text) => /^Temps restant (estimé : \d+ s|: estimation en cours…)$/.test(text)),
+      [...etas].join(' | '),
+    ).toBe(true);
 
     const jobId = (await page.textContent('#job-title'))!.replace(/^.*(job_\w+).*$/, '$1');
     const { job } = await api<{ job: JobRecord }>(`/api/v1/jobs/${jobId}`);
@@ -194,10 +213,11 @@ describe('the Studio in Chromium', () => {
 
     const video = await page.evaluate(async () => {
       const element = document.querySelector<HTMLVideoElement>('#job-video')!;
-      if (element.readyState < 1) await new Promise((resolve, reject) => {
-        element.addEventListener('loadedmetadata', resolve, { once: true });
-        element.addEventListener('error', () => reject(new Error(`video error ${element.error?.code}`)), { once: true });
-      });
+      if (element.readyState < 1)
+        await new Promise((resolve, reject) => {
+          element.addEventListener('loadedmetadata', resolve, { once: true });
+          element.addEventListener('error', () => reject(new Error(`video error ${element.error?.code}`)), { once: true });
+        });
       element.muted = true;
       await element.play();
       await new Promise((resolve) => setTimeout(resolve, 1500));
@@ -242,7 +262,9 @@ describe('the Studio in Chromium', () => {
     await page.reload();
     await page.waitForSelector('#new-view:not([hidden])');
     expect(await page.inputValue('#brand-agency')).toBe('Agence Atlas');
-    const readable = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie);
+    const readable = await page.evaluate(
+      () => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie,
+    );
     expect(readable).toContain('Agence Atlas');
     expect(readable).not.toContain(key.api_key);
     await page.close();
@@ -337,7 +359,8 @@ describe('the Studio in Chromium', () => {
     const toCancel = jobs.find((j) => (j.metadata as { batch_row_id?: string } | null)?.batch_row_id === 'to-cancel')!;
     await page.selectOption('#history-filter', 'failed');
     await expect.poll(() => page.locator('#history-rows tr').count()).toBeGreaterThan(0);
-    for (const state of await page.$$eval('#history-rows td.state', (cells) => cells.map((c) => c.className))) expect(state).toContain('failed');
+    for (const state of await page.$$eval('#history-rows td.state', (cells) => cells.map((c) => c.className)))
+      expect(state).toContain('failed');
     await page.selectOption('#history-filter', '');
     await page.locator(`#history-rows tr[data-job="${toCancel.job_id}"]`).getByRole('button', { name: 'Annuler' }).click();
     await expect.poll(() => page.locator(`#history-rows tr[data-job="${toCancel.job_id}"] td.state`).innerText()).toBe('annulée');
@@ -357,7 +380,9 @@ describe('the Studio in Chromium', () => {
 
   it('signs in once through the link `immoreel studio` prints', { timeout: 120_000 }, async () => {
     const dataDir = freshDataDir();
-    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/immoreel.js'), '--data-dir', dataDir, '--json', 'studio', '--no-browser'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/immoreel.js'), '--data-dir', dataDir, '--json', 'studio', '--no-browser'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     try {
       const line = await new Promise<string>((resolve, reject) => {
         let out = '';

@@ -29,7 +29,9 @@ export interface StartedBrowser {
 /** A fresh profile each time: no cookies, storage or cache carried between runs. */
 export async function launchChromium(): Promise<StartedBrowser> {
   if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(`Chromium is not installed at ${CHROMIUM_PATH}: run scripts/install-system-deps.sh (apt-get install chromium) or set IMMOREEL_CHROMIUM.`);
+    throw new Error(
+      `Chromium is not installed at ${CHROMIUM_PATH}: run scripts/install-system-deps.sh (apt-get install chromium) or set IMMOREEL_CHROMIUM.`,
+    );
   }
   const profile = mkdtempSync(join(tmpdir(), 'immoreel-chromium-'));
   let browser: BrowserContext;

@@ -46,7 +46,8 @@ export function assertBuiltCliIsFresh(): void {
   const built = newestMtime(join(REPO_ROOT, 'dist'));
   const source = newestMtime(join(REPO_ROOT, 'src'));
   if (built === 0) throw new Error('dist/ is missing: the built CLI cannot run. Run `npm run build` (npm test does it first).');
-  if (source > built) throw new Error('dist/ is older than src/: the built CLI would run old code. Run `npm run build` (npm test does it first).');
+  if (source > built)
+    throw new Error('dist/ is older than src/: the built CLI would run old code. Run `npm run build` (npm test does it first).');
   freshChecked = true;
 }
 

@@ -67,7 +67,9 @@ export function postgresBinDir(): string {
     : [];
   if (majors.length > 0) {
     if (majors[0]! < MIN_POSTGRES_MAJOR) {
-      throw new Error(`PostgreSQL ${majors[0]} is installed, the tests need ${MIN_POSTGRES_MAJOR} or newer: run scripts/install-system-deps.sh.`);
+      throw new Error(
+        `PostgreSQL ${majors[0]} is installed, the tests need ${MIN_POSTGRES_MAJOR} or newer: run scripts/install-system-deps.sh.`,
+      );
     }
     return join(root, String(majors[0]), 'bin');
   }
@@ -105,7 +107,9 @@ export async function startPostgres(): Promise<PostgresServer> {
   try {
     if (asRoot) {
       const pgUser = await run('id', ['-u', 'postgres']).catch(() => {
-        throw new Error('Running as root, but there is no `postgres` user to run PostgreSQL as: install Debian\'s postgresql package (scripts/install-system-deps.sh).');
+        throw new Error(
+          "Running as root, but there is no `postgres` user to run PostgreSQL as: install Debian's postgresql package (scripts/install-system-deps.sh).",
+        );
       });
       const gid = Number((await run('id', ['-g', 'postgres'])).trim());
       await chown(dir, Number(pgUser.trim()), gid);

@@ -50,7 +50,12 @@ export interface ApiResponse<T> {
 }
 
 /** One request; an error answer or a network failure becomes an ApiError the page can explain. */
-export async function request<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
+export async function request<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<ApiResponse<T>> {
   const init: RequestInit = { method, credentials: 'same-origin', headers: { Accept: 'application/json', ...headers } };
   if (method !== 'GET' && method !== 'HEAD') (init.headers as Record<string, string>)['X-CSRF-Token'] = csrfToken;
   if (body instanceof Blob) {

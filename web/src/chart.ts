@@ -33,12 +33,24 @@ export function marketChart(figures: MarketFigures, summary: string): SVGElement
   svg.append(el('title', {}, summary));
   svg.append(el('line', { x1: pad, x2: width - pad, y1: 40, y2: 40, class: 'axis' }));
   if (figures.q1 !== null && figures.q3 !== null) {
-    svg.append(el('rect', { x: x(figures.q1), y: 30, width: Math.max(1, x(figures.q3) - x(figures.q1)), height: 20, class: 'band', rx: 3 }));
-    svg.append(el('text', { x: x(figures.q1), y: 66, class: 'tick', 'text-anchor': 'middle' }, `${t('market.q1')} ${formatNumber(figures.q1)}`));
-    svg.append(el('text', { x: x(figures.q3), y: 80, class: 'tick', 'text-anchor': 'middle' }, `${t('market.q3')} ${formatNumber(figures.q3)}`));
+    svg.append(
+      el('rect', { x: x(figures.q1), y: 30, width: Math.max(1, x(figures.q3) - x(figures.q1)), height: 20, class: 'band', rx: 3 }),
+    );
+    svg.append(
+      el('text', { x: x(figures.q1), y: 66, class: 'tick', 'text-anchor': 'middle' }, `${t('market.q1')} ${formatNumber(figures.q1)}`),
+    );
+    svg.append(
+      el('text', { x: x(figures.q3), y: 80, class: 'tick', 'text-anchor': 'middle' }, `${t('market.q3')} ${formatNumber(figures.q3)}`),
+    );
   }
   svg.append(el('line', { x1: x(figures.median), x2: x(figures.median), y1: 26, y2: 54, class: 'median' }));
-  svg.append(el('text', { x: x(figures.median), y: 20, class: 'tick', 'text-anchor': 'middle' }, `${t('market.median')} ${formatNumber(figures.median)}`));
+  svg.append(
+    el(
+      'text',
+      { x: x(figures.median), y: 20, class: 'tick', 'text-anchor': 'middle' },
+      `${t('market.median')} ${formatNumber(figures.median)}`,
+    ),
+  );
   svg.append(el('circle', { cx: x(figures.listing), cy: 40, r: 7, class: 'listing' }));
   return svg;
 }

@@ -147,7 +147,8 @@ const fr: Dictionary = {
   'history.refresh': 'Actualiser',
   'history.rerun_loaded': 'Réglages de la vidéo {id} chargés : modifiez-les puis créez la vidéo.',
   'batch.title': 'Lot CSV',
-  'batch.help': 'Une ligne par vidéo, mêmes colonnes que la commande « immoreel render --csv » : id, url ou description, photos (liens ou asset:… séparés par |), template, format, language, target_audience, music, duration_s, agency_name, agent_name, phone.',
+  'batch.help':
+    'Une ligne par vidéo, mêmes colonnes que la commande « immoreel render --csv » : id, url ou description, photos (liens ou asset:… séparés par |), template, format, language, target_audience, music, duration_s, agency_name, agent_name, phone.',
   'batch.drop': 'Déposez un fichier CSV ici, ou',
   'batch.choose': 'choisissez un fichier',
   'batch.row': 'Ligne',
@@ -158,7 +159,8 @@ const fr: Dictionary = {
   'time.s': '{n} s',
   'time.min': '{m} min {s} s',
   'err.title': 'Erreur',
-  'err.NETWORK': 'Le serveur ne répond pas. Vérifiez que immoreel tourne toujours, puis réessayez : rien de ce que vous avez saisi n’est perdu.',
+  'err.NETWORK':
+    'Le serveur ne répond pas. Vérifiez que immoreel tourne toujours, puis réessayez : rien de ce que vous avez saisi n’est perdu.',
   'err.UNAUTHORIZED': 'Clé API inconnue ou révoquée. Créez-en une avec « immoreel keys create » et reconnectez-vous.',
   'err.INSUFFICIENT_SCOPE': 'Cette clé n’a pas le droit de faire cela. Utilisez une clé qui a ce droit.',
   'err.INSUFFICIENT_SCOPE.csrf_token': 'La page a expiré. Rechargez-la puis réessayez.',
@@ -168,10 +170,13 @@ const fr: Dictionary = {
   'err.NOT_FOUND': 'Introuvable : cette vidéo n’existe plus ou n’est pas prête.',
   'err.UPSTREAM_ERROR': 'Le portail n’a pas pu être joint. Réessayez plus tard ou collez le texte de l’annonce.',
   'err.SERVICE_UNAVAILABLE': 'Le serveur redémarre. Réessayez dans quelques secondes.',
-  'err.INTERNAL_SERVER_ERROR': 'Erreur inattendue du serveur. Réessayez ; si elle revient, donnez ce code à votre administrateur : {request}.',
+  'err.INTERNAL_SERVER_ERROR':
+    'Erreur inattendue du serveur. Réessayez ; si elle revient, donnez ce code à votre administrateur : {request}.',
   'err.BAD_REQUEST': 'La demande a été refusée. Corrigez les champs indiqués puis réessayez.',
-  'err.BAD_REQUEST.unsupported_url': 'Ce lien n’est pas une annonce Mubawab, Avito, Sarouty ou Yakeey. Collez le lien d’une annonce de ces portails, ou le texte de l’annonce.',
-  'err.BAD_REQUEST.unrecognisable_text': 'Ce texte ne ressemble pas à une annonce immobilière. Collez le texte complet (prix, surface, quartier).',
+  'err.BAD_REQUEST.unsupported_url':
+    'Ce lien n’est pas une annonce Mubawab, Avito, Sarouty ou Yakeey. Collez le lien d’une annonce de ces portails, ou le texte de l’annonce.',
+  'err.BAD_REQUEST.unrecognisable_text':
+    'Ce texte ne ressemble pas à une annonce immobilière. Collez le texte complet (prix, surface, quartier).',
   'err.BAD_REQUEST.invalid_image': 'Ce fichier n’est pas une image lisible. Choisissez une photo JPEG, PNG ou WebP.',
   'err.BAD_REQUEST.unsupported_media_type': 'Ce type de fichier n’est pas accepté. Choisissez une photo JPEG, PNG ou WebP.',
   'err.BAD_REQUEST.unknown_asset': 'Des photos ont expiré (elles sont gardées 24 h). Déposez-les à nouveau.',
@@ -325,7 +330,8 @@ const en: Dictionary = {
   'history.refresh': 'Refresh',
   'history.rerun_loaded': 'Settings of video {id} loaded: change them, then create the video.',
   'batch.title': 'CSV batch',
-  'batch.help': 'One row per video, the same columns as “immoreel render --csv”: id, url or description, photos (links or asset:… separated by |), template, format, language, target_audience, music, duration_s, agency_name, agent_name, phone.',
+  'batch.help':
+    'One row per video, the same columns as “immoreel render --csv”: id, url or description, photos (links or asset:… separated by |), template, format, language, target_audience, music, duration_s, agency_name, agent_name, phone.',
   'batch.drop': 'Drop a CSV file here, or',
   'batch.choose': 'choose a file',
   'batch.row': 'Row',
@@ -348,7 +354,8 @@ const en: Dictionary = {
   'err.SERVICE_UNAVAILABLE': 'The server is restarting. Retry in a few seconds.',
   'err.INTERNAL_SERVER_ERROR': 'Unexpected server error. Retry; if it happens again, give this code to your administrator: {request}.',
   'err.BAD_REQUEST': 'The request was refused. Fix the fields below and retry.',
-  'err.BAD_REQUEST.unsupported_url': 'This link is not a Mubawab, Avito, Sarouty or Yakeey listing. Paste a listing link from one of these portals, or the listing text.',
+  'err.BAD_REQUEST.unsupported_url':
+    'This link is not a Mubawab, Avito, Sarouty or Yakeey listing. Paste a listing link from one of these portals, or the listing text.',
   'err.BAD_REQUEST.unrecognisable_text': 'This text does not look like a property listing. Paste the full text (price, surface, district).',
   'err.BAD_REQUEST.invalid_image': 'This file is not a readable image. Choose a JPEG, PNG or WebP photo.',
   'err.BAD_REQUEST.unsupported_media_type': 'This file type is not accepted. Choose a JPEG, PNG or WebP photo.',
@@ -418,7 +425,8 @@ const ar: Dictionary = {
   'market.q1': 'الربيع الأول',
   'market.median': 'الوسيط',
   'market.q3': 'الربيع الثالث',
-  'market.summary': 'هذا الإعلان: {listing} درهم/م². سوق {area}: الربيع الأول {q1}، الوسيط {median}، الربيع الثالث {q3} درهم/م² ({source}، {asOf}).',
+  'market.summary':
+    'هذا الإعلان: {listing} درهم/م². سوق {area}: الربيع الأول {q1}، الوسيط {median}، الربيع الثالث {q3} درهم/م² ({source}، {asOf}).',
   'market.below': 'أقل من السوق ({delta})',
   'market.in_line': 'في مستوى السوق ({delta})',
   'market.above': 'أعلى من السوق ({delta})',
@@ -503,7 +511,8 @@ const ar: Dictionary = {
   'history.refresh': 'تحديث',
   'history.rerun_loaded': 'حُمّلت إعدادات الفيديو {id}: عدّلها ثم أنشئ الفيديو.',
   'batch.title': 'دفعة CSV',
-  'batch.help': 'سطر لكل فيديو، بنفس أعمدة «immoreel render --csv»: id، url أو description، photos (روابط أو asset:… مفصولة بـ |)، template، format، language، target_audience، music، duration_s، agency_name، agent_name، phone.',
+  'batch.help':
+    'سطر لكل فيديو، بنفس أعمدة «immoreel render --csv»: id، url أو description، photos (روابط أو asset:… مفصولة بـ |)، template، format، language، target_audience، music، duration_s، agency_name، agent_name، phone.',
   'batch.drop': 'أسقط ملف CSV هنا، أو',
   'batch.choose': 'اختر ملفًا',
   'batch.row': 'السطر',
@@ -526,7 +535,8 @@ const ar: Dictionary = {
   'err.SERVICE_UNAVAILABLE': 'الخادم يعيد التشغيل. أعد المحاولة بعد ثوانٍ.',
   'err.INTERNAL_SERVER_ERROR': 'خطأ غير متوقع في الخادم. أعد المحاولة؛ وإن تكرر، أعطِ هذا الرمز للمسؤول: {request}.',
   'err.BAD_REQUEST': 'رُفض الطلب. صحّح الحقول المذكورة ثم أعد المحاولة.',
-  'err.BAD_REQUEST.unsupported_url': 'هذا الرابط ليس إعلانًا من مُباوَب أو أفيتو أو ساروتي أو ياكي. الصق رابط إعلان من هذه البوابات، أو نص الإعلان.',
+  'err.BAD_REQUEST.unsupported_url':
+    'هذا الرابط ليس إعلانًا من مُباوَب أو أفيتو أو ساروتي أو ياكي. الصق رابط إعلان من هذه البوابات، أو نص الإعلان.',
   'err.BAD_REQUEST.unrecognisable_text': 'هذا النص لا يشبه إعلانًا عقاريًا. الصق النص كاملًا (السعر، المساحة، الحي).',
   'err.BAD_REQUEST.invalid_image': 'هذا الملف ليس صورة مقروءة. اختر صورة JPEG أو PNG أو WebP.',
   'err.BAD_REQUEST.unsupported_media_type': 'نوع الملف هذا غير مقبول. اختر صورة JPEG أو PNG أو WebP.',

@@ -24,7 +24,11 @@ const $ = <T extends HTMLElement = HTMLElement>(id: string): T => {
   return node as T;
 };
 
-function make<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Record<string, string> = {}, text?: string): HTMLElementTagNameMap[K] {
+function make<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attributes: Record<string, string> = {},
+  text?: string,
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
   if (text !== undefined) node.textContent = text;
@@ -193,7 +197,8 @@ function renderAnalysis(p: Property): void {
   $('analysis-heading').textContent = p.title;
   const facts = $('facts');
   facts.replaceChildren();
-  const n = (v: number | null, unit?: string): string | null => (v === null ? null : unit === undefined ? formatNumber(v) : `${formatNumber(v)} ${t(unit)}`);
+  const n = (v: number | null, unit?: string): string | null =>
+    v === null ? null : unit === undefined ? formatNumber(v) : `${formatNumber(v)} ${t(unit)}`;
   fact(facts, 'fact.type', p.property_type === null ? null : t(`type.${p.property_type}`));
   fact(facts, 'fact.transaction', p.transaction === null ? null : t(`tx.${p.transaction}`));
   fact(facts, 'fact.price', n(p.price_mad, 'unit.mad'));
@@ -220,7 +225,12 @@ function renderAnalysis(p: Property): void {
       source: m.source,
       asOf: m.as_of,
     });
-    market.append(marketChart({ listing: p.price_per_m2_mad, q1: m.q1_price_per_m2_mad, median: m.median_price_per_m2_mad, q3: m.q3_price_per_m2_mad }, summary));
+    market.append(
+      marketChart(
+        { listing: p.price_per_m2_mad, q1: m.q1_price_per_m2_mad, median: m.median_price_per_m2_mad, q3: m.q3_price_per_m2_mad },
+        summary,
+      ),
+    );
     const caption = make('figcaption');
     caption.append(make('span', { class: 'dot', 'aria-hidden': 'true' }), make('span', {}, ` ${t('market.listing')} · `));
     if (m.position !== null) {
@@ -248,7 +258,9 @@ function renderAnalysis(p: Property): void {
 
   $('angles').replaceChildren(...p.marketing_angles.map((angle) => make('li', {}, angle)));
   const warnings = $('warnings');
-  warnings.replaceChildren(...(p.warnings.length > 0 ? p.warnings.map((w) => make('li', {}, w.message)) : [make('li', { class: 'muted' }, t('warnings.none'))]));
+  warnings.replaceChildren(
+    ...(p.warnings.length > 0 ? p.warnings.map((w) => make('li', {}, w.message)) : [make('li', { class: 'muted' }, t('warnings.none'))]),
+  );
   renderPhotos();
 }
 
@@ -292,7 +304,15 @@ function addPhotos(files: Iterable<File>): void {
   const added: PhotoItem[] = [];
   for (const file of files) {
     if (!file.type.startsWith('image/')) continue;
-    added.push({ key: crypto.randomUUID(), name: file.name, file, preview: URL.createObjectURL(file), status: 'uploading', ref: null, error: null });
+    added.push({
+      key: crypto.randomUUID(),
+      name: file.name,
+      file,
+      preview: URL.createObjectURL(file),
+      status: 'uploading',
+      ref: null,
+      error: null,
+    });
   }
   photos = [...photos, ...added];
   renderPhotos();
@@ -326,7 +346,8 @@ function renderPhotos(): void {
       const caption = make('div', { class: 'photo-caption' });
       caption.append(make('span', { class: index === 0 ? 'badge' : 'muted' }, index === 0 ? t('photos.cover') : `${index + 1}`));
       if (item.status === 'uploading') caption.append(make('span', { class: 'muted' }, t('photos.uploading')));
-      if (item.status === 'failed') caption.append(make('span', { class: 'error', role: 'alert' }, `${t('photos.failed')} — ${explain(item.error)}`));
+      if (item.status === 'failed')
+        caption.append(make('span', { class: 'error', role: 'alert' }, `${t('photos.failed')} — ${explain(item.error)}`));
       li.append(caption);
       const tools = make('div', { class: 'photo-tools' });
       const n = index + 1;
@@ -353,7 +374,10 @@ function renderPhotos(): void {
         event.stopPropagation();
         const from = photos.findIndex((p) => p.key === dragged);
         dragged = null;
-        movePhoto(from, photos.findIndex((p) => p.key === item.key));
+        movePhoto(
+          from,
+          photos.findIndex((p) => p.key === item.key),
+        );
       });
       return li;
     }),
@@ -419,7 +443,11 @@ function restoreBranding(): void {
   $<HTMLInputElement>('brand-agent').value = stored.agent_name ?? '';
   $<HTMLInputElement>('brand-phone').value = stored.phone ?? '';
   showLogo();
-  const fields: [string, keyof StoredBranding][] = [['brand-agency', 'agency_name'], ['brand-agent', 'agent_name'], ['brand-phone', 'phone']];
+  const fields: [string, keyof StoredBranding][] = [
+    ['brand-agency', 'agency_name'],
+    ['brand-agent', 'agent_name'],
+    ['brand-phone', 'phone'],
+  ];
   for (const [id, key] of fields) $(id).addEventListener('input', () => saveBranding({ [key]: $<HTMLInputElement>(id).value }));
   $('brand-logo').addEventListener('change', () => {
     const file = $<HTMLInputElement>('brand-logo').files?.[0];
@@ -532,7 +560,8 @@ function renderJob(job: JobRecord): void {
     if (progressStart === null || job.progress < progressStart.progress) progressStart = { at: Date.now(), progress: job.progress };
     const gained = job.progress - progressStart.progress;
     const elapsed = (Date.now() - progressStart.at) / 1000;
-    eta.textContent = gained > 0.02 && elapsed > 0 ? t('job.eta', { time: formatDuration((elapsed / gained) * (1 - job.progress)) }) : t('job.eta_unknown');
+    eta.textContent =
+      gained > 0.02 && elapsed > 0 ? t('job.eta', { time: formatDuration((elapsed / gained) * (1 - job.progress)) }) : t('job.eta_unknown');
   }
   $('job-error').textContent = job.state === 'failed' ? t('err.RENDER_FAILED', { message: job.error?.message ?? '' }) : '';
   const result = $('job-result');
@@ -768,7 +797,9 @@ async function startBatch(file: File): Promise<void> {
   for (const row of batch.rows) {
     if (run !== batchRun) return;
     try {
-      const { data } = await request<{ job: JobRecord }>('POST', '/api/v1/render-video', rowRequest(row), { 'Idempotency-Key': `studio-batch-${fileId}-${row.id}`.slice(0, 255) });
+      const { data } = await request<{ job: JobRecord }>('POST', '/api/v1/render-video', rowRequest(row), {
+        'Idempotency-Key': `studio-batch-${fileId}-${row.id}`.slice(0, 255),
+      });
       row.jobId = data.job.job_id;
       row.state = data.job.state;
     } catch (error) {
@@ -788,7 +819,12 @@ async function startBatch(file: File): Promise<void> {
         const { data, retryAfterS } = await request<{ job: JobRecord }>('GET', `/api/v1/jobs/${encodeURIComponent(row.jobId!)}`);
         row.state = data.job.state;
         row.progress = data.job.progress;
-        row.error = data.job.state === 'failed' ? (data.job.error ?? { code: 'RENDER_FAILED', message: '' }) : data.job.state === 'canceled' ? { code: 'CANCELED', message: t('state.canceled') } : null;
+        row.error =
+          data.job.state === 'failed'
+            ? (data.job.error ?? { code: 'RENDER_FAILED', message: '' })
+            : data.job.state === 'canceled'
+              ? { code: 'CANCELED', message: t('state.canceled') }
+              : null;
         waitS = Math.max(waitS, retryAfterS ?? 2);
       } catch (error) {
         if (error instanceof ApiError && error.retryAfterS !== null) waitS = Math.max(waitS, error.retryAfterS);
@@ -806,7 +842,9 @@ function renderBatch(): void {
       const tr = make('tr', { 'data-row': row.id });
       tr.append(make('th', { scope: 'row' }, row.id));
       const label = row.state === 'submitting' ? t('batch.submitting') : t(`state.${row.state}`);
-      tr.append(make('td', { class: `state ${row.state}` }, ACTIVE.has(row.state) ? `${label} (${Math.round(row.progress * 100)} %)` : label));
+      tr.append(
+        make('td', { class: `state ${row.state}` }, ACTIVE.has(row.state) ? `${label} (${Math.round(row.progress * 100)} %)` : label),
+      );
       tr.append(make('td', {}, row.error?.message ?? ''));
       return tr;
     }),
@@ -822,7 +860,10 @@ function downloadFailedRows(): void {
   if (batch === null) return;
   const failed = batch.rows.filter((r) => r.state === 'failed' || r.state === 'canceled');
   const columns = [...batch.columns.filter((c) => c !== 'error_code' && c !== 'error_message'), 'error_code', 'error_message'];
-  const csv = toCsv(columns, failed.map((r) => ({ ...r.values, error_code: r.error?.code ?? '', error_message: r.error?.message ?? '' })));
+  const csv = toCsv(
+    columns,
+    failed.map((r) => ({ ...r.values, error_code: r.error?.code ?? '', error_message: r.error?.message ?? '' })),
+  );
   const link = make('a', { download: 'batch.failed.csv' });
   link.href = URL.createObjectURL(new Blob([csv], { type: 'text/csv;charset=utf-8' }));
   document.body.append(link);

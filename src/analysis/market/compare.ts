@@ -57,7 +57,10 @@ export function isKeyMoneyScheme(facts: ListingFacts): boolean {
 }
 
 function isSmallUnit(facts: ListingFacts): boolean {
-  return facts.property_type === 'studio' || (facts.bedrooms !== null && facts.bedrooms <= 1 && referenceKind(facts.property_type) === 'apartment');
+  return (
+    facts.property_type === 'studio' ||
+    (facts.bedrooms !== null && facts.bedrooms <= 1 && referenceKind(facts.property_type) === 'apartment')
+  );
 }
 
 type Confidence = MarketComparison['confidence'];
@@ -128,7 +131,12 @@ export function compareWithMarket(facts: ListingFacts): MarketResult {
     reference: row,
     uplifted,
     market: {
-      area: match.level === 'metro_area' ? `${metroArea(row.city) ?? row.city} (${row.city} figures)` : row.district === null ? row.city : `${row.district}, ${row.city}`,
+      area:
+        match.level === 'metro_area'
+          ? `${metroArea(row.city) ?? row.city} (${row.city} figures)`
+          : row.district === null
+            ? row.city
+            : `${row.district}, ${row.city}`,
       area_level: match.level,
       median_price_per_m2_mad: median,
       q1_price_per_m2_mad: q1,

@@ -31,17 +31,14 @@ export interface MarketReference {
 }
 
 const SOURCE = {
-  cities2024:
-    '[DS-EARTHY] Avito + Yakeey apartment sale asks scraped Nov–Dec 2024, city medians',
-  districts2024:
-    '[DS-EARTHY] Avito + Yakeey apartment sale asks scraped Nov–Dec 2024, district medians',
+  cities2024: '[DS-EARTHY] Avito + Yakeey apartment sale asks scraped Nov–Dec 2024, city medians',
+  districts2024: '[DS-EARTHY] Avito + Yakeey apartment sale asks scraped Nov–Dec 2024, district medians',
   districts2022: '[DS-ALTIMIS] Avito apartment sale asks, Jan 2022',
   mouldarSale: '[MOULDAR-APT] mouldar apartment asking index, rolling 3 months to Feb 2026',
   rabat2018: '[MUB-2018-RABAT] Mubawab arrondissement average asking price, May 2018',
   marrakech2018: '[MUB-2018-MRK] Mubawab average asking price, May/June 2018',
   villas2024: '[LE360-VILLAS-2024] Le360, Casablanca villa prices per built m², May 2024',
-  riads:
-    'indicative: [RIAD-2010] renovated riads 13,000–18,000 DH/m² (Dec 2010) + 35 % per [M24-MRK-2024]',
+  riads: 'indicative: [RIAD-2010] renovated riads 13,000–18,000 DH/m² (Dec 2010) + 35 % per [M24-MRK-2024]',
   rents2025: '[DS-MUBRENT] Mubawab apartment rental asks, ≈ July 2025, DH/m²/month',
   mouldarRent: '[MOULDAR-RENT-LIFT] mouldar rental index, apartments with a lift, to Mar 2026, DH/m²/month',
 } as const;
@@ -304,9 +301,27 @@ const BLOCKS: readonly Block[] = [
       ['Salé', 'Mkinssia', 9900, null, null, null],
     ],
   },
-  { kind: 'apartment', transaction: 'sale', as_of: '2026-02', source: SOURCE.mouldarSale, rows: [['Essaouira', null, 13923, null, null, null]] },
-  { kind: 'apartment', transaction: 'sale', as_of: '2018-05', source: SOURCE.rabat2018, rows: [['Rabat', 'Souissi', 20606, null, null, null]] },
-  { kind: 'apartment', transaction: 'sale', as_of: '2018-06', source: SOURCE.marrakech2018, rows: [['Marrakech', 'Targa', 13787, null, null, null]] },
+  {
+    kind: 'apartment',
+    transaction: 'sale',
+    as_of: '2026-02',
+    source: SOURCE.mouldarSale,
+    rows: [['Essaouira', null, 13923, null, null, null]],
+  },
+  {
+    kind: 'apartment',
+    transaction: 'sale',
+    as_of: '2018-05',
+    source: SOURCE.rabat2018,
+    rows: [['Rabat', 'Souissi', 20606, null, null, null]],
+  },
+  {
+    kind: 'apartment',
+    transaction: 'sale',
+    as_of: '2018-06',
+    source: SOURCE.marrakech2018,
+    rows: [['Marrakech', 'Targa', 13787, null, null, null]],
+  },
   {
     kind: 'villa',
     transaction: 'sale',
@@ -372,7 +387,13 @@ const BLOCKS: readonly Block[] = [
       ['Tanger', 'Administratif', 71, null, null, null],
     ],
   },
-  { kind: 'apartment', transaction: 'rent', as_of: '2026-03', source: SOURCE.mouldarRent, rows: [['Marrakech', null, 121, null, null, null]] },
+  {
+    kind: 'apartment',
+    transaction: 'rent',
+    as_of: '2026-03',
+    source: SOURCE.mouldarRent,
+    rows: [['Marrakech', null, 121, null, null, null]],
+  },
 ];
 
 export const MARKET_REFERENCES: readonly MarketReference[] = BLOCKS.flatMap((block) =>

@@ -29,7 +29,11 @@ import {
 function recognize(url: URL): UrlVerdict {
   const host = url.hostname.toLowerCase();
   if (host.startsWith('immoneuf.')) {
-    return { kind: 'not_listing', portal: 'avito', what: 'an Avito Immoneuf new-build page (hosted on another site, without listing data)' };
+    return {
+      kind: 'not_listing',
+      portal: 'avito',
+      what: 'an Avito Immoneuf new-build page (hosted on another site, without listing data)',
+    };
   }
   const mobileId = url.searchParams.get('id') ?? url.searchParams.get('ad_id');
   if (/^\/(ad|vi)\/?$/.test(url.pathname) && mobileId !== null && /^\d{5,12}$/.test(mobileId)) {
@@ -43,7 +47,8 @@ function recognize(url: URL): UrlVerdict {
     return { kind: 'listing', portal: 'avito', listingId: id, url: url.toString(), transactionHint: transactionFromWords(last) };
   }
   if (segments.length <= 1) return { kind: 'not_listing', portal: 'avito', what: 'the home page' };
-  if (segments.some((s) => /^(boutique|boutiques|store|shop)$/i.test(s))) return { kind: 'not_listing', portal: 'avito', what: 'a shop (agency) page' };
+  if (segments.some((s) => /^(boutique|boutiques|store|shop)$/i.test(s)))
+    return { kind: 'not_listing', portal: 'avito', what: 'a shop (agency) page' };
   return { kind: 'not_listing', portal: 'avito', what: 'a search or category page' };
 }
 
@@ -74,7 +79,10 @@ const EXTRA_KEYS: Record<string, FeatureKey> = {
 
 /** Category tracking values of listing URLs (Nov 2025 dataset) and their property type. */
 function typeFromCategory(category: Record<string, unknown>, title: string | null): PropertyType | null {
-  const key = fold(str(category.trackingValue) ?? str(category.trackingName) ?? str(category.slug) ?? str(category.name) ?? '').replace(/[\s-]+/g, '_');
+  const key = fold(str(category.trackingValue) ?? str(category.trackingName) ?? str(category.slug) ?? str(category.name) ?? '').replace(
+    /[\s-]+/g,
+    '_',
+  );
   const titleType = propertyTypeFromWords(title);
   if (key.startsWith('appartement')) return 'apartment';
   if (key.startsWith('maison')) return 'house';
@@ -118,10 +126,13 @@ function paramsOf(ad: Record<string, unknown>): Record<string, unknown>[] {
 function fromNextData(ad: Record<string, unknown>, facts: ListingFacts, privateStrings: string[]): string | null {
   const category = record(ad.category);
   if (!isRealEstate(ad, category)) {
-    throw badRequest(`This Avito listing is in "${str(category.name) ?? 'another category'}", not in real estate. immoreel analyzes property listings only.`, {
-      reason: 'unsupported_url',
-      details: [{ field: 'url', message: 'not a real-estate listing' }],
-    });
+    throw badRequest(
+      `This Avito listing is in "${str(category.name) ?? 'another category'}", not in real estate. immoreel analyzes property listings only.`,
+      {
+        reason: 'unsupported_url',
+        details: [{ field: 'url', message: 'not a real-estate listing' }],
+      },
+    );
   }
   facts.title = str(ad.subject);
   facts.transaction = transactionOf(ad, category);
@@ -143,7 +154,8 @@ function fromNextData(ad: Record<string, unknown>, facts: ListingFacts, privateS
     }
     if (key === 'habitable_size') living = parseSurface(value);
     else if (key === 'size') total = parseSurface(value);
-    else if (key === 'rooms') facts.bedrooms = parseCount(value); // "Chambres": bedrooms on Avito
+    else if (key === 'rooms')
+      facts.bedrooms = parseCount(value); // "Chambres": bedrooms on Avito
     else if (key === 'bathrooms') facts.bathrooms = parseCount(value);
     else if (key === 'floor') facts.floor = parseFloor(value);
     else if (key === 'furnished' && String(value) === '1') addFeatures(facts.feature_keys, 'furnished');
@@ -203,14 +215,19 @@ function fromDom(page: Page, facts: ListingFacts, privateStrings: string[]): str
   facts.transaction = transactionFromWords(typeText) ?? transactionFromWords(facts.title) ?? transactionFromWords(categoryPart);
 
   // The price is a short leaf "1 950 000 DH"; "Prix non spécifié" means none.
-  $('h1').first().parent().find('*').add($('[data-testid*="price" i], [class*="price" i]')).each((_, element) => {
-    if (facts.price_mad !== null || facts.price_original !== null) return false;
-    const text = tidy($(element).text());
-    if (text.length > 40) return;
-    if (isPriceOnRequest(text)) return false;
-    if (/^\d[\d\s.,]*(dh|dhs|mad|€|eur)$/i.test(text)) Object.assign(facts, priceInMad(parseAmount(text), parseCurrency(text)));
-    return;
-  });
+  $('h1')
+    .first()
+    .parent()
+    .find('*')
+    .add($('[data-testid*="price" i], [class*="price" i]'))
+    .each((_, element) => {
+      if (facts.price_mad !== null || facts.price_original !== null) return false;
+      const text = tidy($(element).text());
+      if (text.length > 40) return;
+      if (isPriceOnRequest(text)) return false;
+      if (/^\d[\d\s.,]*(dh|dhs|mad|€|eur)$/i.test(text)) Object.assign(facts, priceInMad(parseAmount(text), parseCurrency(text)));
+      return;
+    });
 
   // Amenities: leaves whose whole text is an amenity label, outside navigation.
   $('li, span, p, div').each((_, element) => {
@@ -224,7 +241,12 @@ function fromDom(page: Page, facts: ListingFacts, privateStrings: string[]): str
     page.metaAll('og:image').map((src) => src.replace(/([?&]t=)(?:images|card|thumb\w*)\b/, '$1full_hd')),
     page.link('canonical'),
   );
-  addPrivate(privateStrings, ...$('[data-testid="SellerName"]').map((_, e) => tidy($(e).text())).get());
+  addPrivate(
+    privateStrings,
+    ...$('[data-testid="SellerName"]')
+      .map((_, e) => tidy($(e).text()))
+      .get(),
+  );
   const description = page.meta('og:description') ?? page.meta('description');
   return description === null ? null : description.replace(/(?<!\s)\s*Voir plus\s*$/i, '');
 }
@@ -236,7 +258,10 @@ function findAd(page: Page): Record<string, unknown> | null {
   const direct = record(record(props.adInfo).ad);
   if (typeof direct.subject === 'string') return direct;
   // The ad moved inside the props (or only the Apollo cache copy is left): find it by its shape.
-  return findInTree(data, (node) => typeof node.subject === 'string' && ('listId' in node || 'params' in node) && ('price' in node || 'location' in node));
+  return findInTree(
+    data,
+    (node) => typeof node.subject === 'string' && ('listId' in node || 'params' in node) && ('price' in node || 'location' in node),
+  );
 }
 
 function parse(page: Page, listing: Extract<UrlVerdict, { kind: 'listing' }> | null): PageParse {
@@ -246,7 +271,7 @@ function parse(page: Page, listing: Extract<UrlVerdict, { kind: 'listing' }> | n
   const description = ad !== null ? fromNextData(ad, facts, privateStrings) : fromDom(page, facts, privateStrings);
   facts.transaction ??= listing?.transactionHint ?? null;
   const canonicalUrl = str(record(ad?.friendlyUrl).url) ?? page.link('canonical');
-  const idFromPage = str(ad?.listId) ?? (canonicalUrl ? /[_-](\d{5,12})\.htm/.exec(canonicalUrl)?.[1] ?? null : null);
+  const idFromPage = str(ad?.listId) ?? (canonicalUrl ? (/[_-](\d{5,12})\.htm/.exec(canonicalUrl)?.[1] ?? null) : null);
   return { facts, listingId: idFromPage, canonicalUrl, descriptionText: description, privateStrings };
 }
 

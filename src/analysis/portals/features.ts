@@ -20,7 +20,17 @@ const LABELS: Record<FeatureKey, string[]> = {
   equipped_kitchen: ['cuisine equipee', 'equipped kitchen', 'fitted kitchen', 'مطبخ مجهز'],
   furnished: ['meuble', 'meublee', 'furnished', 'مفروش', 'مفروشة'],
   concierge: ['concierge', 'conciergerie', 'gardien', 'doorman', 'janitor', 'بواب', 'حارس'],
-  security: ['securite', 'security', 'security system', 'systeme de securite', 'surveillance', 'video surveillance', 'gardiennage', 'أمن', 'حراسة'],
+  security: [
+    'securite',
+    'security',
+    'security system',
+    'systeme de securite',
+    'surveillance',
+    'video surveillance',
+    'gardiennage',
+    'أمن',
+    'حراسة',
+  ],
   gated_community: ['residence fermee', 'residence securisee', 'gated community', 'إقامة مغلقة'],
   sea_view: ['vue sur mer', 'vue mer', 'sea view', 'sea views', 'إطلالة على البحر'],
   mountain_view: ['vue sur les montagnes', 'vue sur montagne', 'vue montagne', 'mountain view', 'mountain views', 'إطلالة على الجبل'],
@@ -42,7 +52,9 @@ for (const key of FEATURE_KEYS) for (const label of LABELS[key]) BY_LABEL.set(fo
 
 /** The feature a whole amenity label names ("Cuisine équipée", "Sea views", "مصعد"), or null. */
 export function featureFromLabel(label: string): FeatureKey | null {
-  const folded = fold(label).replace(/(?<![.:;!])[.:;!]+$/, '').trim();
+  const folded = fold(label)
+    .replace(/(?<![.:;!])[.:;!]+$/, '')
+    .trim();
   return BY_LABEL.get(folded) ?? null;
 }
 

@@ -146,7 +146,11 @@ export function htmlToText(fragment: string): string {
 }
 
 /** Depth-first search of a JSON tree for the first object `accept` takes (bounded depth). */
-export function findInTree(root: unknown, accept: (node: Record<string, unknown>) => boolean, maxDepth = 12): Record<string, unknown> | null {
+export function findInTree(
+  root: unknown,
+  accept: (node: Record<string, unknown>) => boolean,
+  maxDepth = 12,
+): Record<string, unknown> | null {
   const stack: [unknown, number][] = [[root, 0]];
   const seen = new Set<unknown>();
   while (stack.length > 0) {

@@ -65,7 +65,10 @@ function parseUserUrl(raw: string): URL | null {
 export function recognizeUrl(raw: string): UrlVerdict | null {
   const url = parseUserUrl(raw);
   if (url === null) return null;
-  const host = url.hostname.toLowerCase().replace(/\.$/, '').replace(/^(www\d*|m|mobile)\./, '');
+  const host = url.hostname
+    .toLowerCase()
+    .replace(/\.$/, '')
+    .replace(/^(www\d*|m|mobile)\./, '');
   const adapter = PORTALS.find((p) => p.ownsHost(host));
   return adapter === undefined ? null : adapter.recognize(url);
 }
@@ -151,7 +154,8 @@ function checkAnswer(adapter: PortalAdapter, listing: Listing, step: FetchStep, 
   const page = new Page(text);
   if (adapter.isRemovedPage?.(page)) throw removed(label, listing.url, `${label} shows its "not available" page`);
   // An API answering 200 without the property (an error object): let the next step try the page.
-  if (step.accept === 'json' && !adapter.sniff(page)) throw upstream(`${label} answered ${step.url} without listing data.`, 'upstream_status');
+  if (step.accept === 'json' && !adapter.sniff(page))
+    throw upstream(`${label} answered ${step.url} without listing data.`, 'upstream_status');
   return text;
 }
 
@@ -168,7 +172,10 @@ export async function fetchListingPage(url: string, options: FetchPageOptions = 
     try {
       const result = await (options.fetch ?? openFetch)(step.url, {
         browserHeaders: true,
-        headers: step.accept === 'json' ? { accept: 'application/json, text/plain, */*', 'sec-fetch-dest': 'empty', 'sec-fetch-mode': 'cors' } : {},
+        headers:
+          step.accept === 'json'
+            ? { accept: 'application/json, text/plain, */*', 'sec-fetch-dest': 'empty', 'sec-fetch-mode': 'cors' }
+            : {},
         paceMs: adapter.paceMs,
         maxBytes: 8 * 1024 * 1024,
         signal: options.signal,
@@ -209,7 +216,8 @@ function statesListingFacts(facts: ListingFacts): boolean {
  * its own text, so each is capped like a pasted description is (docs/security.md).
  */
 function scrubbed(parse: PageParse): { title: string | null; description: string | null } {
-  const clean = (text: string | null, cap: number): string | null => (text === null ? null : scrubPrivate(text.slice(0, cap), parse.privateStrings).trim() || null);
+  const clean = (text: string | null, cap: number): string | null =>
+    text === null ? null : scrubPrivate(text.slice(0, cap), parse.privateStrings).trim() || null;
   return { title: clean(parse.facts.title, MAX_PAGE_TITLE_CHARS), description: clean(parse.descriptionText, MAX_PAGE_TEXT_CHARS) };
 }
 
@@ -243,17 +251,23 @@ export function parseListingPage(html: string, url: string | null): PageAnalysis
     );
   }
   if (given !== null && own !== null && own.portal !== given.portal) {
-    throw badRequest(`The page is from ${adapterFor(own.portal).label} but the URL is a ${adapter.label} listing: give the page and the URL of the same listing.`, {
-      reason: 'unsupported_url',
-      details: [{ field: 'html', message: `page of ${own.portal}, URL of ${given.portal}` }],
-    });
+    throw badRequest(
+      `The page is from ${adapterFor(own.portal).label} but the URL is a ${adapter.label} listing: give the page and the URL of the same listing.`,
+      {
+        reason: 'unsupported_url',
+        details: [{ field: 'html', message: `page of ${own.portal}, URL of ${given.portal}` }],
+      },
+    );
   }
 
   const parse = adapter.parse(page, listing);
   if (given !== null && parse.listingId !== null && parse.listingId.toUpperCase() !== given.listingId.toUpperCase()) {
     throw badRequest(
       `The page is ${adapter.label} listing ${parse.listingId} but the URL is listing ${given.listingId}: give the page and the URL of the same listing.`,
-      { reason: 'unsupported_url', details: [{ field: 'html', message: `page of listing ${parse.listingId}, URL of listing ${given.listingId}` }] },
+      {
+        reason: 'unsupported_url',
+        details: [{ field: 'html', message: `page of listing ${parse.listingId}, URL of listing ${given.listingId}` }],
+      },
     );
   }
   if (!statesListingFacts(parse.facts)) {
@@ -297,7 +311,10 @@ const STRUCTURED_CONFIDENCE = 0.95;
 function structuredProvenance(facts: ListingFacts): Provenance {
   const provenance: Provenance = {};
   for (const field of PROVENANCE_FIELDS) {
-    const value = field === 'price_mad' && facts.price_original !== null ? `${facts.price_original.amount} ${facts.price_original.currency}` : facts[field];
+    const value =
+      field === 'price_mad' && facts.price_original !== null
+        ? `${facts.price_original.amount} ${facts.price_original.currency}`
+        : facts[field];
     if (value === null) continue;
     provenance[field] = { source: 'structured_data', excerpt: `${field}: ${value}`.slice(0, 120), confidence: STRUCTURED_CONFIDENCE };
   }

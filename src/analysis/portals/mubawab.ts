@@ -129,14 +129,18 @@ function parse(page: Page, listing: Extract<UrlVerdict, { kind: 'listing' }> | n
   const $ = page.dom();
   if (ld === null && $('.listingBox').length > 1) {
     // Result cards carry the same figure blocks as a listing: never read a search page as one.
-    throw badRequest(`This Mubawab page is a search results page (${$('.listingBox').length} cards), not a single listing. Open one listing and use its page.`, {
-      reason: 'unsupported_url',
-      details: [{ field: 'html', message: 'a search results page, not a listing' }],
-    });
+    throw badRequest(
+      `This Mubawab page is a search results page (${$('.listingBox').length} cards), not a single listing. Open one listing and use its page.`,
+      {
+        reason: 'unsupported_url',
+        details: [{ field: 'html', message: 'a search results page, not a listing' }],
+      },
+    );
   }
 
   // Title and description.
-  facts.title = str(ld?.name) ?? (tidy($('.blockProp h1.searchTitle').first().text()) || tidy($('h1.searchTitle, h1').first().text()) || null);
+  facts.title =
+    str(ld?.name) ?? (tidy($('.blockProp h1.searchTitle').first().text()) || tidy($('h1.searchTitle, h1').first().text()) || null);
   let description = str(ld?.description)?.replace(/\r\n?/g, '\n') ?? null;
   if (description === null) {
     const block = $('h1.searchTitle').closest('.blockProp').find('p').first();
@@ -159,13 +163,16 @@ function parse(page: Page, listing: Extract<UrlVerdict, { kind: 'listing' }> | n
   facts.bathrooms = parseCount(item.numberOfBathroomsTotal ?? item.numberOfFullBathrooms ?? item.numberOfBathrooms);
   const floorSize = record(item.floorSize);
   const sizeValue = parseSurface(floorSize.value ?? item.floorSize);
-  facts.surface_m2 = sizeValue === null ? null : /FTK|sq\s*ft/i.test(String(floorSize.unitCode ?? '')) ? Math.round(sizeValue * 0.092903) : sizeValue;
+  facts.surface_m2 =
+    sizeValue === null ? null : /FTK|sq\s*ft/i.test(String(floorSize.unitCode ?? '')) ? Math.round(sizeValue * 0.092903) : sizeValue;
   let figures = $('.mainInfoProp .adDetailFeature, .adDetails .adDetailFeature');
   if (figures.length === 0) figures = $('.adDetailFeature').not('.listingBox .adDetailFeature');
   figures.each((_, element) => {
     const text = tidy($(element).text());
     const field =
-      iconClasses($, element).map((c) => FIGURE_ICONS[c]).find((f) => f !== undefined) ??
+      iconClasses($, element)
+        .map((c) => FIGURE_ICONS[c])
+        .find((f) => f !== undefined) ??
       (/m²|m2/i.test(text)
         ? 'surface'
         : /pi[eè]ces?|pieces/i.test(fold(text))
@@ -197,7 +204,8 @@ function parse(page: Page, listing: Extract<UrlVerdict, { kind: 'listing' }> | n
     .map((_, a) => tidy($(a).text()))
     .get()
     .filter((t) => t !== '');
-  facts.property_type = propertyTypeFromWords(typeLabel) ?? propertyTypeFromWords(facts.title) ?? propertyTypeFromWords(breadcrumb.slice(2).join(' '));
+  facts.property_type =
+    propertyTypeFromWords(typeLabel) ?? propertyTypeFromWords(facts.title) ?? propertyTypeFromWords(breadcrumb.slice(2).join(' '));
 
   // Sale or rent: the JSON-LD has no field for it; the title, URL slug and breadcrumb do.
   const business = String(offer.businessFunction ?? '');
@@ -226,12 +234,14 @@ function parse(page: Page, listing: Extract<UrlVerdict, { kind: 'listing' }> | n
   // Amenities: label first (FR/EN/AR), icon class for labels we do not know.
   $('.adFeature').each((_, element) => {
     const label = tidy($(element).find('p, span').first().text()) || tidy($(element).text());
-    const byIcon = iconClasses($, element).map((c) => AMENITY_ICONS[c]).find((k) => k !== undefined);
+    const byIcon = iconClasses($, element)
+      .map((c) => AMENITY_ICONS[c])
+      .find((k) => k !== undefined);
     addFeatures(facts.feature_keys, featureFromLabel(label) ?? byIcon);
   });
 
   // Photos: JSON-LD images, then the slider's `pics` JSON, then gallery <img>.
-  let photos = list(ld?.image).map((image) => (isRecord(image) ? image.url ?? image.contentUrl : image));
+  let photos = list(ld?.image).map((image) => (isRecord(image) ? (image.url ?? image.contentUrl) : image));
   if (photos.length === 0) {
     const pics = $('[pics]').first().attr('pics');
     if (pics !== undefined) {
@@ -254,12 +264,16 @@ function parse(page: Page, listing: Extract<UrlVerdict, { kind: 'listing' }> | n
   // Seller: read only to scrub it from every text that leaves the parser.
   addPrivate(
     privateStrings,
-    ...$('.businessInfo .businessName, .businessName, .agencyName, [class*="agentName"]').map((_, e) => tidy($(e).text())).get(),
-    ...$('a[href^="tel:"]').map((_, e) => ($(e).attr('href') ?? '').slice(4)).get(),
+    ...$('.businessInfo .businessName, .businessName, .agencyName, [class*="agentName"]')
+      .map((_, e) => tidy($(e).text()))
+      .get(),
+    ...$('a[href^="tel:"]')
+      .map((_, e) => ($(e).attr('href') ?? '').slice(4))
+      .get(),
   );
 
   const canonicalUrl = page.link('canonical') ?? str(ld?.url) ?? null;
-  const idFromPage = str($('input#adId').attr('value')) ?? (canonicalUrl ? /\/a\/(\d+)/.exec(canonicalUrl)?.[1] ?? null : null);
+  const idFromPage = str($('input#adId').attr('value')) ?? (canonicalUrl ? (/\/a\/(\d+)/.exec(canonicalUrl)?.[1] ?? null) : null);
   return { facts, listingId: idFromPage, canonicalUrl, descriptionText: description, privateStrings };
 }
 

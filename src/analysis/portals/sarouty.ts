@@ -44,9 +44,11 @@ function recognize(url: URL): UrlVerdict {
   const id = /-(\d{5,10})(?:\.html?)?$/.exec(last)?.[1] ?? (segments.at(-2) === 'property' && /^\d{3,10}$/.test(last) ? last : undefined);
   if (id !== undefined) return { kind: 'listing', portal: 'sarouty', listingId: id, url: url.toString(), transactionHint: hint };
   const folded = segments.map((s) => fold(s));
-  if (segments.length === 0 || (segments.length === 1 && /^[a-z]{2}$/.test(folded[0]))) return { kind: 'not_listing', portal: 'sarouty', what: 'the home page' };
+  if (segments.length === 0 || (segments.length === 1 && /^[a-z]{2}$/.test(folded[0])))
+    return { kind: 'not_listing', portal: 'sarouty', what: 'the home page' };
   if (folded.some((s) => /agence|agency|agent/.test(s))) return { kind: 'not_listing', portal: 'sarouty', what: 'an agency page' };
-  if (folded.some((s) => /recherche|search/.test(s)) || url.search !== '') return { kind: 'not_listing', portal: 'sarouty', what: 'a search results page' };
+  if (folded.some((s) => /recherche|search/.test(s)) || url.search !== '')
+    return { kind: 'not_listing', portal: 'sarouty', what: 'a search results page' };
   return { kind: 'not_listing', portal: 'sarouty', what: 'a category page' };
 }
 
@@ -77,7 +79,9 @@ function localized(data: Record<string, unknown>, base: string): string | null {
 }
 
 function isApiProperty(node: Record<string, unknown>): boolean {
-  return 'property_id' in node && ('property_title_fr' in node || 'property_title_en' in node || 'property_price' in node || 'price' in node);
+  return (
+    'property_id' in node && ('property_title_fr' in node || 'property_title_en' in node || 'property_price' in node || 'price' in node)
+  );
 }
 
 /** The property object of an API response: `{data: {...}}`, `{data: {data: {...}}}` or bare. */
@@ -107,7 +111,10 @@ function fromApi(data: Record<string, unknown>, facts: ListingFacts, privateStri
 
   const typeKey = fold(str(data.property_housing_type) ?? str(data.property_type) ?? '');
   facts.property_type =
-    TYPE_KEYS[typeKey] ?? propertyTypeFromWords(typeKey) ?? propertyTypeFromWords(str(data.property_type_sale_name_en)) ?? propertyTypeFromWords(facts.title);
+    TYPE_KEYS[typeKey] ??
+    propertyTypeFromWords(typeKey) ??
+    propertyTypeFromWords(str(data.property_type_sale_name_en)) ??
+    propertyTypeFromWords(facts.title);
   // property_sqft: despite the name, the three API clients read it as m² (docs/portals.md).
   facts.surface_m2 = parseSurface(data.property_living_area ?? data.property_sqft ?? data.property_area);
   facts.surface_total_m2 = parseSurface(data.property_land_area ?? data.property_total_area);
@@ -123,13 +130,15 @@ function fromApi(data: Record<string, unknown>, facts: ListingFacts, privateStri
 
   if (/^(yes|oui|true|1)$/i.test(String(data.property_furnished ?? ''))) addFeatures(facts.feature_keys, 'furnished');
   for (const amenity of list(data.amenities ?? data.property_amenities ?? data.features)) {
-    const label = isRecord(amenity) ? str(amenity.name_fr) ?? str(amenity.name_en) ?? str(amenity.name) ?? str(amenity.label) : str(amenity);
+    const label = isRecord(amenity)
+      ? (str(amenity.name_fr) ?? str(amenity.name_en) ?? str(amenity.name) ?? str(amenity.label))
+      : str(amenity);
     if (label !== null) addFeatures(facts.feature_keys, featureFromLabel(label));
   }
 
   facts.photos = photoList(
     list(data.images ?? data.property_images).map((image) =>
-      isRecord(image) ? image.property_image_url ?? image.url ?? image.original : image,
+      isRecord(image) ? (image.property_image_url ?? image.url ?? image.original) : image,
     ),
     null,
   );
@@ -167,7 +176,11 @@ const DOM_LABELS = vocabulary({
 
 /** A page saved from the browser: JSON-LD, og: tags and label/value pairs. */
 function fromHtml(page: Page, facts: ListingFacts, privateStrings: string[]): string | null {
-  const ld = page.jsonLd().find((o) => list(o['@type']).some((t) => ['RealEstateListing', 'Product', 'Offer', 'Residence', 'Apartment', 'House'].includes(String(t))));
+  const ld = page
+    .jsonLd()
+    .find((o) =>
+      list(o['@type']).some((t) => ['RealEstateListing', 'Product', 'Offer', 'Residence', 'Apartment', 'House'].includes(String(t))),
+    );
   const offer = record(list(ld?.offers)[0] ?? (ld !== undefined && list(ld['@type']).includes('Offer') ? ld : undefined));
   const $ = page.dom();
   const values = labelledValues($, DOM_LABELS);
@@ -203,7 +216,12 @@ function fromHtml(page: Page, facts: ListingFacts, privateStrings: string[]): st
     addFeatures(facts.feature_keys, featureFromLabel(tidy($(element).text())));
   });
   facts.photos = photoList([...list(ld?.image).map((i) => (isRecord(i) ? i.url : i)), ...page.metaAll('og:image')], page.link('canonical'));
-  addPrivate(privateStrings, ...$('[class*="agent-name" i], [class*="agency-name" i], a[href*="trouver-une-agence"]').map((_, e) => tidy($(e).text())).get());
+  addPrivate(
+    privateStrings,
+    ...$('[class*="agent-name" i], [class*="agency-name" i], a[href*="trouver-une-agence"]')
+      .map((_, e) => tidy($(e).text()))
+      .get(),
+  );
   return str(ld?.description) ?? page.meta('og:description') ?? page.meta('description');
 }
 
@@ -243,6 +261,8 @@ export const sarouty: PortalAdapter = {
     ...(new URL(listing.url).hostname.endsWith('api.sarouty.ma') ? [] : [{ url: listing.url, accept: 'html' as const }]),
   ],
   isRemovedPage: (page) => /Property not available|property you're looking for isn't available|bien n'est plus disponible/i.test(page.html),
-  sniff: (page) => /sarouty\.ma/i.test(page.link('canonical') ?? page.meta('og:url') ?? '') || apiProperty(parseLooseJson(page.html.trimStart().startsWith('{') ? page.html : 'null')) !== null,
+  sniff: (page) =>
+    /sarouty\.ma/i.test(page.link('canonical') ?? page.meta('og:url') ?? '') ||
+    apiProperty(parseLooseJson(page.html.trimStart().startsWith('{') ? page.html : 'null')) !== null,
   parse,
 };

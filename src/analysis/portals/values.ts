@@ -141,7 +141,10 @@ const TYPE_WORDS: [RegExp, PropertyType][] = [
   [/\b(terrains?|lands?|plots?|lots?)\b|بقعة|أرض/, 'land'],
   [/\b(immeubles?|buildings?)\b|عمارة/, 'building'],
   [/\b(bureaux?|offices?|plateaux? de bureaux?)\b|مكتب/, 'office'],
-  [/\b(locals? commerciaux?|local commercial|locaux?|magasins?|commerces?|boutiques?|shops?|commercial|fonds de commerce|entrepots?|warehouses?)\b|محل/, 'commercial'],
+  [
+    /\b(locals? commerciaux?|local commercial|locaux?|magasins?|commerces?|boutiques?|shops?|commercial|fonds de commerce|entrepots?|warehouses?)\b|محل/,
+    'commercial',
+  ],
   [/\b(appartements?|apartments?|apparts?|flats?)\b|شقة|شقق/, 'apartment'],
   [/\b(maisons?|houses?|homes?|dars?)\b|منزل|دار/, 'house'],
 ];

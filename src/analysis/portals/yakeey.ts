@@ -41,8 +41,10 @@ function recognize(url: URL): UrlVerdict {
     return { kind: 'listing', portal: 'yakeey', listingId: reference.toUpperCase(), url: url.toString(), transactionHint: hint };
   }
   if (rest.length === 0) return { kind: 'not_listing', portal: 'yakeey', what: 'the home page' };
-  if (/^(achat|location|louer|acheter|buy|rent)$/i.test(rest[0])) return { kind: 'not_listing', portal: 'yakeey', what: 'a search results page' };
-  if (rest.some((s) => /neuf|programme|project/i.test(s))) return { kind: 'not_listing', portal: 'yakeey', what: 'a new-build programme page' };
+  if (/^(achat|location|louer|acheter|buy|rent)$/i.test(rest[0]))
+    return { kind: 'not_listing', portal: 'yakeey', what: 'a search results page' };
+  if (rest.some((s) => /neuf|programme|project/i.test(s)))
+    return { kind: 'not_listing', portal: 'yakeey', what: 'a new-build programme page' };
   return { kind: 'not_listing', portal: 'yakeey', what: 'not a listing page' };
 }
 
@@ -152,7 +154,10 @@ function parse(page: Page, listing: Extract<UrlVerdict, { kind: 'listing' }> | n
 
   const address = record(p.mainInternalAddress ?? list(p.internalAddresses)[0]);
   facts.city = cityName(str(p.mainCity) ?? str(address.city) ?? str(p.city));
-  facts.district = districtName(str(address.neighborhood) ?? str(p.mainNeighborhood) ?? str(p.neighborhood) ?? str(p.mainAddress), facts.city);
+  facts.district = districtName(
+    str(address.neighborhood) ?? str(p.mainNeighborhood) ?? str(p.neighborhood) ?? str(p.mainAddress),
+    facts.city,
+  );
 
   const flags = record(p.features);
   for (const [key, names] of FLAGS) if (names.some((name) => flags[name] === true)) addFeatures(facts.feature_keys, key);
@@ -180,12 +185,18 @@ function parse(page: Page, listing: Extract<UrlVerdict, { kind: 'listing' }> | n
   facts.photos = photoList(photos.length > 0 ? photos : page.metaAll('og:image'), null);
 
   for (const agent of [record(p.agent), record(p.managementDto)]) {
-    addPrivate(privateStrings, agent.fullName, agent.firstName && agent.lastName ? `${String(agent.firstName)} ${String(agent.lastName)}` : null, agent.phoneNumber, agent.email);
+    addPrivate(
+      privateStrings,
+      agent.fullName,
+      agent.firstName && agent.lastName ? `${String(agent.firstName)} ${String(agent.lastName)}` : null,
+      agent.phoneNumber,
+      agent.email,
+    );
   }
 
   const description = str(p.description) ?? page.meta('description');
   const canonicalUrl = page.link('canonical');
-  const idFromPage = str(p.userRef) ?? (canonicalUrl ? REFERENCE.exec(canonicalUrl)?.[1] ?? null : null);
+  const idFromPage = str(p.userRef) ?? (canonicalUrl ? (REFERENCE.exec(canonicalUrl)?.[1] ?? null) : null);
   return { facts, listingId: idFromPage, canonicalUrl, descriptionText: description, privateStrings };
 }
 

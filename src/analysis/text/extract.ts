@@ -155,7 +155,10 @@ export function extractFacts(text: string, options: ExtractOptions = {}): Listin
   return facts;
 }
 
-function dualOfferMessage(main: { transaction: string; price_mad: number | null }, other: { transaction: string; price_mad: number | null }): string {
+function dualOfferMessage(
+  main: { transaction: string; price_mad: number | null },
+  other: { transaction: string; price_mad: number | null },
+): string {
   const describe = (offer: { transaction: string; price_mad: number | null }): string => {
     const deal = offer.transaction === 'sale' ? 'for sale' : 'for rent';
     if (offer.price_mad === null) return `${deal} (no price stated)`;

@@ -50,11 +50,13 @@ const NOT_A_NEGATION_BEFORE = /(?:pas|non|no|not)\s+(?:tres\s+|trop\s+|far\s+)?(
 const NEGATION_AFTER = /^\s*(?::\s*)?(?:non|no|لا)(?![a-z\u00df-\u024f\u0600-\u06ff])/;
 const PROXIMITY_BEFORE =
   /(?:proche|pres|a cote|a proximite|proximite|a \d+\s?(?:min|minutes|mn|m|metres?|km)|a quelques|a deux pas|a 2 pas|quelques pas|acces direct|face|en face|donnant sur|near|close to|walking distance|steps from|minutes? (?:from|to)|قرب|بالقرب|بجانب|قريب|قريبه|امام|9rib|qrib|7da|pas loin|non loin|entoure|a seulement|proximity|nearby)[^.;!?\n]{0,50}$/;
-const DISTANCE_AFTER = /^\s*(?:(?:a|:|-)\s*)?(?:\d+|quelques|deux)\s?(?:min|minutes|mn|m|metres?|km|pas)(?![a-z\u00df-\u024f\u0600-\u06ff])/;
+const DISTANCE_AFTER =
+  /^\s*(?:(?:a|:|-)\s*)?(?:\d+|quelques|deux)\s?(?:min|minutes|mn|m|metres?|km|pas)(?![a-z\u00df-\u024f\u0600-\u06ff])/;
 
 const NEW_BUILD_NOT_AFTER_BEFORE = /(?:a|etat|comme|remis a|refait a|renove a|renovee a|meuble a)\s*$/;
 const NEW_BUILD_NOT_BEFORE_NOUN = /^\s*(?:chambres?|pieces?|ans|mois|etages?|appartements?|villas?|lots?|unites?)/;
-const TITLE_NOT_DEED_BEFORE = /(?:a|place|places|parking|garage|box|(?:place|places) (?:de parking|au parking|au garage|de garage|parking))\s*$/;
+const TITLE_NOT_DEED_BEFORE =
+  /(?:a|place|places|parking|garage|box|(?:place|places) (?:de parking|au parking|au garage|de garage|parking))\s*$/;
 const TITLE_NOT_DEED_AFTER = /^\s*(?:de sejour|de transport|indicatif|gracieux|d'exemple|d exemple|de propriete du parking)/;
 const FURNISHED_NOT_AFTER = /^\s*de \d/;
 const GARDEN_NOT_BEFORE = /rez[- ]de[- ]$/;

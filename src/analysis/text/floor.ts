@@ -7,13 +7,50 @@
  */
 
 const ORDINAL_WORDS: Record<string, number> = {
-  premier: 1, premiere: 1, first: 1, deuxieme: 2, second: 2, seconde: 2, troisieme: 3, third: 3,
-  quatrieme: 4, fourth: 4, cinquieme: 5, fifth: 5, sixieme: 6, sixth: 6, septieme: 7, seventh: 7,
-  huitieme: 8, eighth: 8, neuvieme: 9, ninth: 9, dixieme: 10, tenth: 10,
-  الاول: 1, الاولى: 1, الثاني: 2, الثانيه: 2, الثالث: 3, الرابع: 4, الخامس: 5, السادس: 6, السابع: 7,
-  الثامن: 8, التاسع: 9, العاشر: 10, lwl: 1, lowl: 1, lwla: 1, tani: 2, talt: 3, rab3: 4,
+  premier: 1,
+  premiere: 1,
+  first: 1,
+  deuxieme: 2,
+  second: 2,
+  seconde: 2,
+  troisieme: 3,
+  third: 3,
+  quatrieme: 4,
+  fourth: 4,
+  cinquieme: 5,
+  fifth: 5,
+  sixieme: 6,
+  sixth: 6,
+  septieme: 7,
+  seventh: 7,
+  huitieme: 8,
+  eighth: 8,
+  neuvieme: 9,
+  ninth: 9,
+  dixieme: 10,
+  tenth: 10,
+  الاول: 1,
+  الاولى: 1,
+  الثاني: 2,
+  الثانيه: 2,
+  الثالث: 3,
+  الرابع: 4,
+  الخامس: 5,
+  السادس: 6,
+  السابع: 7,
+  الثامن: 8,
+  التاسع: 9,
+  العاشر: 10,
+  lwl: 1,
+  lowl: 1,
+  lwla: 1,
+  tani: 2,
+  talt: 3,
+  rab3: 4,
 };
-const ORDINAL_WORD_PATTERN = Object.keys(ORDINAL_WORDS).sort((a, b) => b.length - a.length).join('|');
+const ORDINAL_WORD_PATTERN = Object.keys(ORDINAL_WORDS)
+  .sort((a, b) => b.length - a.length)
+  .join('|');
 
 const FLOOR_PATTERNS: RegExp[] = [
   // "1er étage", "5ème et dernier étage", "au 2 éme étage", "4e étage", "3rd floor", "3 etage"
@@ -21,7 +58,10 @@ const FLOOR_PATTERNS: RegExp[] = [
   // "Étage : 6", "étage 5", "ETG1", "etag 5", "floor 3"
   /(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:etage|etg|etag|floor|level)\s?(?:n°|no|numero)?\s?:?\s?(?<n>\d{1,2})(?![a-z\u00df-\u024f\u0600-\u06ff\d]|\s?(?:etages|m2|m\b|min))/g,
   // "premier étage", "deuxième étage", "second floor", "الطابق الثالث", "tab9a tani"
-  new RegExp(String.raw`(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:(?<word>${ORDINAL_WORD_PATTERN})\s(?:etage|floor)|(?:الطابق|الطبقه|طابق|tab9a|tabqa|tabaq|ta9a)\s(?:رقم\s)?(?:(?<ar>${ORDINAL_WORD_PATTERN})|(?<arn>\d{1,2})))(?![a-z\u00df-\u024f\u0600-\u06ff])`, 'g'),
+  new RegExp(
+    String.raw`(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:(?<word>${ORDINAL_WORD_PATTERN})\s(?:etage|floor)|(?:الطابق|الطبقه|طابق|tab9a|tabqa|tabaq|ta9a)\s(?:رقم\s)?(?:(?<ar>${ORDINAL_WORD_PATTERN})|(?<arn>\d{1,2})))(?![a-z\u00df-\u024f\u0600-\u06ff])`,
+    'g',
+  ),
   // ground floor
   /(?<![a-z\u00df-\u024f\u0600-\u06ff])(?<ground>rdc|rez[- ]de[- ]chauss?e+s?|rez[- ]de[- ]chause|rez de jardin|rez[- ]de[- ]jardin|ground floor|ground level|الطابق الارضي|الارضي|سفليه|السفلي|sofliya|sefliya|sfliya)(?![a-z\u00df-\u024f\u0600-\u06ff])/g,
 ];

@@ -222,7 +222,7 @@ const CITIES: CitySpec[] = [
       'Azli',
       'Issil',
       'Sidi Abbad',
-      "Route de Ouarzazate|route ouarzazate|route d ouarzazate",
+      'Route de Ouarzazate|route ouarzazate|route d ouarzazate',
       'Socoma',
     ],
   },
@@ -391,11 +391,23 @@ const CITIES: CitySpec[] = [
   },
   {
     names: 'Bouskoura|بوسكوره|bouskora',
-    districts: ['Bouskoura Ville|bouskoura centre|=bouskoura ville', 'Ville Verte|la ville verte', '?Victoria|residence victoria', 'Golf City|bouskoura golf city|golf city bouskoura', 'Ouled Saleh|oulad saleh'],
+    districts: [
+      'Bouskoura Ville|bouskoura centre|=bouskoura ville',
+      'Ville Verte|la ville verte',
+      '?Victoria|residence victoria',
+      'Golf City|bouskoura golf city|golf city bouskoura',
+      'Ouled Saleh|oulad saleh',
+    ],
   },
   {
     names: 'Dar Bouazza|darbouazza|dar bouaza|دار بوعزه|dar bou azza',
-    districts: ['Tamaris|tamaris 1|tamaris 2|tamaris 3|tamariss', 'Ouled Ahmed|oulad ahmed', 'Ouled Azzouz|oulad azzouz', 'Jack Beach', 'Dar Bouazza Centre'],
+    districts: [
+      'Tamaris|tamaris 1|tamaris 2|tamaris 3|tamariss',
+      'Ouled Ahmed|oulad ahmed',
+      'Ouled Azzouz|oulad azzouz',
+      'Jack Beach',
+      'Dar Bouazza Centre',
+    ],
   },
   { names: 'Nador|الناظور|nadour', districts: ['Ouled Mimoun|oulad mimoun', 'Al Matar|el matar', 'Laari Chikh|lâari chikh'] },
   { names: 'Essaouira|mogador|الصويره|sawira|souira', districts: ['Ghazoua', 'Diabat'] },
@@ -510,7 +522,7 @@ const CITIES: CitySpec[] = [
   { names: 'Erfoud|ارفود', districts: [] },
   { names: 'Goulmima|كلميمه', districts: [] },
   { names: 'Tinejdad', districts: [] },
-  { names: 'Kelaat M\'Gouna|kelaat mgouna|قلعه مكونه', districts: [] },
+  { names: "Kelaat M'Gouna|kelaat mgouna|قلعه مكونه", districts: [] },
   { names: 'Boumalne Dadès|boumalne dades', districts: [] },
   { names: 'Skoura', districts: [] },
   { names: 'Taliouine|تاليوين', districts: [] },
@@ -549,9 +561,7 @@ export interface Place {
   district: string | null;
 }
 
-export type PlaceEntry =
-  | { kind: 'city'; city: string }
-  | { kind: 'district'; city: string | null; district: string };
+export type PlaceEntry = { kind: 'city'; city: string } | { kind: 'district'; city: string | null; district: string };
 
 export interface Alias {
   entry: PlaceEntry;

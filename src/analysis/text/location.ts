@@ -37,17 +37,97 @@ const MAX_WORDS = 6;
 const ARABIC_PREFIX = /^[وبلفك][\u0600-\u06ff]{3,}$/;
 /** Words after which a common word ("oasis", "palmier", "sale") is a place. */
 const PLACE_WORDS = new Set([
-  'a', 'au', 'aux', 'sur', 'quartier', 'qrt', 'quart', 'hay', 'secteur', 'l', 'la', 'les', 'in', 'at', 'ville', 'zone',
-  'cite', 'plein', 'pleine', 'coeur', 'situe', 'situee', 'en', 'vers', 'of', 'في', 'ب', 'حي', 'مدينه', 'بمدينه', 'بحي',
+  'a',
+  'au',
+  'aux',
+  'sur',
+  'quartier',
+  'qrt',
+  'quart',
+  'hay',
+  'secteur',
+  'l',
+  'la',
+  'les',
+  'in',
+  'at',
+  'ville',
+  'zone',
+  'cite',
+  'plein',
+  'pleine',
+  'coeur',
+  'situe',
+  'situee',
+  'en',
+  'vers',
+  'of',
+  'في',
+  'ب',
+  'حي',
+  'مدينه',
+  'بمدينه',
+  'بحي',
   // "Appartement à vendre Oasis", "studio Palmier": titles put the place right after the deal or the type.
-  'vendre', 'louer', 'vente', 'location', 'appartement', 'appart', 'appt', 'studio', 'villa', 'riad', 'maison', 'duplex',
-  'terrain', 'bureau', 'bureaux', 'magasin', 'local',
+  'vendre',
+  'louer',
+  'vente',
+  'location',
+  'appartement',
+  'appart',
+  'appt',
+  'studio',
+  'villa',
+  'riad',
+  'maison',
+  'duplex',
+  'terrain',
+  'bureau',
+  'bureaux',
+  'magasin',
+  'local',
 ]);
 const STREET_WORDS = new Set([
-  'rue', 'avenue', 'av', 'ave', 'bd', 'boulevard', 'blvd', 'route', 'rte', 'autoroute', 'direction', 'sortie', 'entree',
-  'zankat', 'zenqat', 'angle', 'ecole', 'lycee', 'college', 'hotel', 'clinique', 'gare', 'aeroport', 'universite',
-  'faculte', 'stade', 'mosquee', 'street', 'road', 'shari3', 'شارع', 'طريق', 'زنقه', 'bvd', 'place', 'allee', 'impasse',
-  'carrefour', 'rond', 'station',
+  'rue',
+  'avenue',
+  'av',
+  'ave',
+  'bd',
+  'boulevard',
+  'blvd',
+  'route',
+  'rte',
+  'autoroute',
+  'direction',
+  'sortie',
+  'entree',
+  'zankat',
+  'zenqat',
+  'angle',
+  'ecole',
+  'lycee',
+  'college',
+  'hotel',
+  'clinique',
+  'gare',
+  'aeroport',
+  'universite',
+  'faculte',
+  'stade',
+  'mosquee',
+  'street',
+  'road',
+  'shari3',
+  'شارع',
+  'طريق',
+  'زنقه',
+  'bvd',
+  'place',
+  'allee',
+  'impasse',
+  'carrefour',
+  'rond',
+  'station',
 ]);
 /** Everyday words that collapse onto a place key ("salle" → "sale", the key of Salé). */
 const NEVER_A_PLACE = new Set(['salle', 'salles']);
@@ -92,8 +172,7 @@ function matchAt(text: string, tokens: readonly Token[], index: number, titleEnd
     if (best === null) continue;
     const previous = tokens[index - 1]?.key;
     const beforePrevious = tokens[index - 2]?.key;
-    const placeWordBefore =
-      variantIndex > 0 || (previous !== undefined && PLACE_WORDS.has(previous)) || isLineStart(text, first.start);
+    const placeWordBefore = variantIndex > 0 || (previous !== undefined && PLACE_WORDS.has(previous)) || isLineStart(text, first.start);
     const entries = acceptedAliases(best.aliases, placeWordBefore);
     if (entries.length === 0) continue;
     const lastToken = tokens[best.last] as Token;
@@ -135,7 +214,7 @@ function fuzzyMention(token: Token, index: number, titleEnd: number): Mention | 
 function findMentions(text: string, titleEnd: number): Mention[] {
   const tokens = tokenize(text);
   const mentions: Mention[] = [];
-  for (let index = 0; index < tokens.length; ) {
+  for (let index = 0; index < tokens.length;) {
     const mention = matchAt(text, tokens, index, titleEnd);
     if (mention === null) {
       index += 1;
@@ -187,7 +266,8 @@ export function extractLocation(text: string, titleEnd: number): Location {
       continue;
     }
     const cities = citiesOf(mention);
-    if (cities.length === 1) vote(cities[0] as string, mention.street ? 0.5 : (mention.inTitle ? 2 : 1) * distance, mention.start, mention.end);
+    if (cities.length === 1)
+      vote(cities[0] as string, mention.street ? 0.5 : (mention.inTitle ? 2 : 1) * distance, mention.start, mention.end);
   }
   // A district found in several cities only breaks ties between cities the text names otherwise.
   for (const mention of mentions) {

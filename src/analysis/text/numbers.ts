@@ -51,14 +51,23 @@ function readToken(groups: Group[], runStart: number): NumberToken | null {
   const plain = groups.map((group) => group.digits).join('');
   if (PHONE_LIKE.test(plain)) return null;
 
-  const marks = groups.slice(1).map((group) => group.separator).filter((sep) => sep !== ' ');
+  const marks = groups
+    .slice(1)
+    .map((group) => group.separator)
+    .filter((sep) => sep !== ' ');
   if (marks.length === 0) {
     return { value: Number(plain), decimalReading: null, hasDecimal: false, grouped: groups.length > 1, start, end };
   }
   const lastMarkIndex = groups.map((group) => group.separator).lastIndexOf(marks[marks.length - 1] as string);
   const lastMarked = groups[lastMarkIndex] as Group;
-  const integerPart = groups.slice(0, lastMarkIndex).map((group) => group.digits).join('');
-  const tail = groups.slice(lastMarkIndex).map((group) => group.digits).join('');
+  const integerPart = groups
+    .slice(0, lastMarkIndex)
+    .map((group) => group.digits)
+    .join('');
+  const tail = groups
+    .slice(lastMarkIndex)
+    .map((group) => group.digits)
+    .join('');
   const lastMark = lastMarked.separator;
   const sameMarkCount = marks.filter((mark) => mark === lastMark).length;
 
@@ -113,16 +122,70 @@ export function findNumbers(normalized: string): NumberToken[] {
 
 /** Small counts written as words (FR, EN, Arabic script, Darija in Latin letters). */
 export const COUNT_WORDS: ReadonlyMap<string, number> = new Map([
-  ['un', 1], ['une', 1], ['deux', 2], ['trois', 3], ['quatre', 4], ['cinq', 5], ['six', 6], ['sept', 7],
-  ['huit', 8], ['neuf', 9], ['dix', 10],
-  ['one', 1], ['two', 2], ['three', 3], ['four', 4], ['five', 5], ['seven', 7], ['eight', 8], ['nine', 9], ['ten', 10],
+  ['un', 1],
+  ['une', 1],
+  ['deux', 2],
+  ['trois', 3],
+  ['quatre', 4],
+  ['cinq', 5],
+  ['six', 6],
+  ['sept', 7],
+  ['huit', 8],
+  ['neuf', 9],
+  ['dix', 10],
+  ['one', 1],
+  ['two', 2],
+  ['three', 3],
+  ['four', 4],
+  ['five', 5],
+  ['seven', 7],
+  ['eight', 8],
+  ['nine', 9],
+  ['ten', 10],
   ['single', 1],
-  ['واحد', 1], ['واحده', 1], ['اثنين', 2], ['اثنان', 2], ['اتنين', 2], ['ثلاث', 3], ['ثلاثه', 3], ['اربع', 4], ['اربعه', 4],
-  ['خمس', 5], ['خمسه', 5], ['ست', 6], ['سته', 6], ['سبع', 7], ['سبعه', 7], ['ثمان', 8], ['ثمانيه', 8], ['تسع', 9],
-  ['تسعه', 9], ['عشر', 10], ['عشره', 10],
-  ['wahed', 1], ['wa7ed', 1], ['wahd', 1], ['jouj', 2], ['jooj', 2], ['jouje', 2], ['zouj', 2], ['zoj', 2], ['joj', 2],
-  ['tlata', 3], ['tleta', 3], ['tlat', 3], ['rb3a', 4], ['rab3a', 4], ['reb3a', 4], ['arba3a', 4], ['khamsa', 5],
-  ['5amsa', 5], ['setta', 6], ['stta', 6], ['sb3a', 7], ['seb3a', 7],
+  ['واحد', 1],
+  ['واحده', 1],
+  ['اثنين', 2],
+  ['اثنان', 2],
+  ['اتنين', 2],
+  ['ثلاث', 3],
+  ['ثلاثه', 3],
+  ['اربع', 4],
+  ['اربعه', 4],
+  ['خمس', 5],
+  ['خمسه', 5],
+  ['ست', 6],
+  ['سته', 6],
+  ['سبع', 7],
+  ['سبعه', 7],
+  ['ثمان', 8],
+  ['ثمانيه', 8],
+  ['تسع', 9],
+  ['تسعه', 9],
+  ['عشر', 10],
+  ['عشره', 10],
+  ['wahed', 1],
+  ['wa7ed', 1],
+  ['wahd', 1],
+  ['jouj', 2],
+  ['jooj', 2],
+  ['jouje', 2],
+  ['zouj', 2],
+  ['zoj', 2],
+  ['joj', 2],
+  ['tlata', 3],
+  ['tleta', 3],
+  ['tlat', 3],
+  ['rb3a', 4],
+  ['rab3a', 4],
+  ['reb3a', 4],
+  ['arba3a', 4],
+  ['khamsa', 5],
+  ['5amsa', 5],
+  ['setta', 6],
+  ['stta', 6],
+  ['sb3a', 7],
+  ['seb3a', 7],
 ]);
 
 /** Regex alternation of the count words, longest first (for building patterns). */

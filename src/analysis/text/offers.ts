@@ -29,8 +29,12 @@ const ADDED_LATER = new RegExp(
   String.raw`${EDGE_BEFORE}(?:(?<saleFirst>a vendre|en vente|for sale|للبيع)[^.\n]{0,80}?[ ,]${OR}\s+(?:${AFTER_OR})?(?:louer|location|rent|للكراء)` +
     String.raw`|(?<rentFirst>a louer|en location|for rent|للكراء)[^.\n]{0,80}?[ ,]${OR}\s+(?:${AFTER_OR})?(?:vendre|vente|sale|للبيع))${EDGE_AFTER}`,
 );
-const SALE_LABEL_BEFORE = new RegExp(String.raw`${EDGE_BEFORE}(?:vente|prix de vente|a vendre|vendre|for sale|sale price|للبيع|البيع)(?:\s*(?:a|:|au prix de|pour|at))?\s*$`);
-const RENT_LABEL_BEFORE = new RegExp(String.raw`${EDGE_BEFORE}(?:location|loyer|a louer|louer|for rent|rent|للكراء|الكراء)(?:\s*(?:a|:|pour|at))?\s*$`);
+const SALE_LABEL_BEFORE = new RegExp(
+  String.raw`${EDGE_BEFORE}(?:vente|prix de vente|a vendre|vendre|for sale|sale price|للبيع|البيع)(?:\s*(?:a|:|au prix de|pour|at))?\s*$`,
+);
+const RENT_LABEL_BEFORE = new RegExp(
+  String.raw`${EDGE_BEFORE}(?:location|loyer|a louer|louer|for rent|rent|للكراء|الكراء)(?:\s*(?:a|:|pour|at))?\s*$`,
+);
 
 /** Where the listing's opening stops: the title and the first sentence after it (at most 300 characters). */
 function openingEnd(text: string, titleEnd: number): number {
@@ -71,13 +75,18 @@ export function findDualOffer(
 
   const monthly = prices.find((p) => p.perMonth && p.mad < 200_000) ?? null;
   const rentPrice = rentLabelled ?? monthly;
-  const salePrice = saleLabelled ?? prices.filter((p) => !p.perMonth && p !== rentPrice && p.mad >= 200_000).sort((a, b) => b.score - a.score)[0] ?? null;
+  const salePrice =
+    saleLabelled ?? prices.filter((p) => !p.perMonth && p !== rentPrice && p.mad >= 200_000).sort((a, b) => b.score - a.score)[0] ?? null;
   let main: Transaction;
   if (byWords && joined !== null) main = joined.groups?.saleFirst !== undefined ? 'sale' : 'rent';
   else main = fallback ?? ((saleLabelled as PriceMention).start < (rentLabelled as PriceMention).start ? 'sale' : 'rent');
   const sale: Offer = { transaction: 'sale', price_mad: salePrice === null ? null : Math.round(salePrice.mad), period: null };
   const rent: Offer = { transaction: 'rent', price_mad: rentPrice === null ? null : Math.round(rentPrice.mad), period: 'month' };
-  const start = joined !== null && byWords ? joined.index : Math.min((saleLabelled as PriceMention).start, (rentLabelled as PriceMention).start);
-  const end = joined !== null && byWords ? joined.index + joined[0].length : Math.max((saleLabelled as PriceMention).end, (rentLabelled as PriceMention).end);
+  const start =
+    joined !== null && byWords ? joined.index : Math.min((saleLabelled as PriceMention).start, (rentLabelled as PriceMention).start);
+  const end =
+    joined !== null && byWords
+      ? joined.index + joined[0].length
+      : Math.max((saleLabelled as PriceMention).end, (rentLabelled as PriceMention).end);
   return { offers: main === 'sale' ? [sale, rent] : [rent, sale], start, end };
 }

@@ -106,8 +106,7 @@ function readUnit(text: string, token: NumberToken): UnitReading | null {
     const written = token.decimalReading ?? token.value;
     // Rule of docs/analysis-text.md: an explicit DH unit or a decimal / small count means
     // real millions; otherwise (or with "centimes") the speaker counts centimes.
-    const realMillions =
-      groups.millionMad !== undefined || (groups.centimes === undefined && (token.hasDecimal || written < 10));
+    const realMillions = groups.millionMad !== undefined || (groups.centimes === undefined && (token.hasDecimal || written < 10));
     return { amount: realMillions ? written * 1_000_000 : written * 10_000, currency: 'MAD', end };
   }
   if (groups.billion !== undefined) {
@@ -162,7 +161,8 @@ export function findPriceMentions(text: string, numbers: readonly NumberToken[],
 }
 
 /** Words that make two nearby prices options of one offer: "meublé 13 000 DH et vide 11 000 DH". */
-const OPTION_WORDS = /(?:^|[^a-z\u00df-\u024f\u0600-\u06ff])(?:vide|meublee?|non meuble|ou|or|furnished|unfurnished|empty)(?![a-z\u00df-\u024f\u0600-\u06ff])/;
+const OPTION_WORDS =
+  /(?:^|[^a-z\u00df-\u024f\u0600-\u06ff])(?:vide|meublee?|non meuble|ou|or|furnished|unfurnished|empty)(?![a-z\u00df-\u024f\u0600-\u06ff])/;
 
 /**
  * The asking price: the best-scored mention, the first one on ties. A monthly amount is the
@@ -170,15 +170,10 @@ const OPTION_WORDS = /(?:^|[^a-z\u00df-\u024f\u0600-\u06ff])(?:vide|meublee?|non
  * same home at two prices (furnished or not), the asking price is the lower one, as the portals
  * file it (like "à partir de").
  */
-export function choosePrice(
-  mentions: readonly PriceMention[],
-  transaction: 'sale' | 'rent' | null,
-  text = '',
-): PriceMention | null {
+export function choosePrice(mentions: readonly PriceMention[], transaction: 'sale' | 'rent' | null, text = ''): PriceMention | null {
   let best: PriceMention | null = null;
   let bestScore = -Infinity;
-  const scoreOf = (mention: PriceMention): number =>
-    mention.score + (mention.perMonth ? (transaction === 'sale' ? -1.5 : 0.5) : 0);
+  const scoreOf = (mention: PriceMention): number => mention.score + (mention.perMonth ? (transaction === 'sale' ? -1.5 : 0.5) : 0);
   for (const mention of mentions) {
     const score = scoreOf(mention);
     if (score > bestScore) {
@@ -199,9 +194,7 @@ export function choosePrice(
 }
 
 /** "7 500 DH plus 500 DH de frais de syndic": charges stated on top of a rent. */
-const CHARGES_AFTER = new RegExp(
-  String.raw`^\s*(?:\+|plus|et|and|avec|\u0648)\s*$`,
-);
+const CHARGES_AFTER = new RegExp(String.raw`^\s*(?:\+|plus|et|and|avec|\u0648)\s*$`);
 const CHARGES_WORDS = new RegExp(
   String.raw`^\s*(?:(?:${MAD_UNIT})\s*)?(?:de |des |d')?(?:frais (?:de |du )?)?(?:syndic|charges?|service charges?|مصاريف السنديك|السنديك)`,
 );

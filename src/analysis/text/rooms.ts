@@ -50,7 +50,8 @@ interface CountMention {
 /** Toilets: French, English, Arabic, Darija ("bit lma" = the water room). */
 const TOILET_WORDS = String.raw`(?:wc|w\.c|toilettes?|toilets?|bit lma|مرحاض|مراحيض|طواليت|twalet|twalit)`;
 const ADJECTIVE = String.raw`(?:belles?|beaux|grandes?|grands|grand|spacieuses?|jolies?|petites?|vraies?|autres?|confortables?|lumineuses?|vastes?|magnifiques?|bonnes?|modernes?|large|big|spacious|double|nice|lovely|splendides?|superbes?)`;
-const NOUN = String.raw`(?:` +
+const NOUN =
+  String.raw`(?:` +
   String.raw`(?<suite>suites?(?:\s+parentales?)?|chambres?\s+parentales?|master\s+(?:bed)?rooms?|master\s+suites?)` +
   String.raw`|(?<bed>chambres?(?:\s+a\s+coucher)?|chambes?|chmbres?|chbres?|chbr|ch|bedrooms?|bed\s?rooms?|beds?|br|bdr|غرف\s+نوم|غرفه\s+نوم|غرف|غرفه|بيوت|بيت|byout|biout|byot|bit|bitat)` +
   String.raw`|(?<bath>salles?\s+de\s+bains?|salles?\s+de\s+bain|sdbs?|s\.d\.b|bathrooms?|baths?|حمامات|حمام|7mam|hmam|hemmam|7emmam|7mmam|hammams?|hamam)` +
@@ -66,8 +67,14 @@ const COUNTED = new RegExp(
 /** "Chambres : 3", "Nombre de pièces 4", "Nb. de salles de bains : 2", "عدد الغرف 3". */
 const LABEL_NOUN = String.raw`(?:(?<bed>chambres?|bedrooms?|الغرف)|(?<bath>salles? de bains?|sdb|bathrooms?|الحمامات)|(?<toilet>wc|toilettes)|(?<piece>pieces|rooms))`;
 const LABELLED = [
-  new RegExp(String.raw`(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:nombre de|nbre de|nb\.? de|nb|number of|no\.? of|عدد)\s+${LABEL_NOUN}\s*(?::\s*)?(?<count>\d{1,2})(?![a-z\u00df-\u024f\u0600-\u06ff\d])`, 'g'),
-  new RegExp(String.raw`(?<![a-z\u00df-\u024f\u0600-\u06ff])${LABEL_NOUN}\s*:\s*(?<count>\d{1,2})(?![a-z\u00df-\u024f\u0600-\u06ff\d])`, 'g'),
+  new RegExp(
+    String.raw`(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:nombre de|nbre de|nb\.? de|nb|number of|no\.? of|عدد)\s+${LABEL_NOUN}\s*(?::\s*)?(?<count>\d{1,2})(?![a-z\u00df-\u024f\u0600-\u06ff\d])`,
+    'g',
+  ),
+  new RegExp(
+    String.raw`(?<![a-z\u00df-\u024f\u0600-\u06ff])${LABEL_NOUN}\s*:\s*(?<count>\d{1,2})(?![a-z\u00df-\u024f\u0600-\u06ff\d])`,
+    'g',
+  ),
 ];
 const ARABIC_DUALS: ReadonlyArray<[RegExp, Kind]> = [
   [/(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:غرفتين|غرفتان|بيتين|جوج بيوت|jouj byout|jouj bit)(?![a-z\u00df-\u024f\u0600-\u06ff])/g, 'bed'],
@@ -77,7 +84,8 @@ const FRENCH_TYPE_CODE = /(?<![a-z\u00df-\u024f\u0600-\u06ff\d])[ft]([1-9])(?![a
 /** "une pièce de vie / à vivre / de réception" is a room's name, not a count of rooms. */
 const NOT_A_ROOM_COUNT_AFTER = /^\s*(?:de |a |d'|d |principale|unique|supplementaire|maitresse)/;
 /** A master suite named without a count before the bedroom count ("Suite parentale …, 2 chambres d'enfants"). */
-const BARE_SUITE = /(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:suite parentale|suite parentalle|chambre parentale|chambre des parents|master (?:bed)?room|master suite)(?![a-z\u00df-\u024f\u0600-\u06ff])/g;
+const BARE_SUITE =
+  /(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:suite parentale|suite parentalle|chambre parentale|chambre des parents|master (?:bed)?room|master suite)(?![a-z\u00df-\u024f\u0600-\u06ff])/g;
 const NOT_A_BEDROOM_AFTER =
   /^\s*(?:de |d'|d )?(?:bonne|service|rangement|personnel|domestique|froide|hotes?|bureau|dyaf|diaf|ldiaf|الضياف|الضيوف)/;
 /** "2 et 3 chambres", "3 ch / 2 ch", "3 chambres ou 4 chambres": a range of layouts. */
@@ -93,9 +101,21 @@ const ORDINAL_MENTION = new RegExp(
   'g',
 );
 const ORDINAL_VALUE: Record<string, number> = {
-  deuxieme: 2, '2eme': 2, '2e': 2, '2 eme': 2, second: 2, seconde: 2,
-  troisieme: 3, '3eme': 3, '3e': 3, '3 eme': 3, third: 3,
-  quatrieme: 4, '4eme': 4, '4e': 4, fourth: 4,
+  deuxieme: 2,
+  '2eme': 2,
+  '2e': 2,
+  '2 eme': 2,
+  second: 2,
+  seconde: 2,
+  troisieme: 3,
+  '3eme': 3,
+  '3e': 3,
+  '3 eme': 3,
+  third: 3,
+  quatrieme: 4,
+  '4eme': 4,
+  '4e': 4,
+  fourth: 4,
 };
 /** "hammam" is the Darija bathroom only when counted with digits and not qualified as a steam room. */
 const STEAM_ROOM_AFTER = /^\s*(?:marocain|traditionnel|beldi|turc|prive|sauna|spa|et sauna|&)/;
@@ -107,7 +127,8 @@ const EACH_BEDROOM_BATHROOM = new RegExp(
 );
 const BARE_TOILET = new RegExp(String.raw`${WORD_START}${TOILET_WORDS}(?![a-z\u00df-\u024f\u0600-\u06ff])`, 'g');
 /** A WC named as part of a bathroom ("salle de bain avec douche et WC") is not a separate toilet. */
-const TOILET_IN_BATHROOM_BEFORE = /(?:salles? de bains?|salles? d'eau|sdb|bathroom|douche|baignoire|shower)[^,;.\n+]{0,24}(?:avec|et|with|and|equipee de|\/)[^,;.\n+]{0,12}$/;
+const TOILET_IN_BATHROOM_BEFORE =
+  /(?:salles? de bains?|salles? d'eau|sdb|bathroom|douche|baignoire|shower)[^,;.\n+]{0,24}(?:avec|et|with|and|equipee de|\/)[^,;.\n+]{0,12}$/;
 /** A guests' or separate WC is a toilet of its own, wherever it is named. */
 const GUEST_TOILET_BEFORE = /(?:guest|guests'|visitor|separate|independent)\s*$/;
 const GUEST_TOILET_AFTER = /^\s*(?:invites?|visiteurs?|separes?|independants?|de reception|d'invites|للضيوف)/;
@@ -136,7 +157,12 @@ function findCounted(text: string): CountMention[] {
     const end = start + match[0].length;
     const kind = kindOf(groups);
     // "2 hammam" (Darija) is two bathrooms; "un hammam", "1 hammam marocain" a steam room.
-    if (kind === 'bath' && /^ham+ams?$/.test(groups.bath ?? '') && (!/^\d|^(?:jouj|jooj|zouj|joj|tlata|tleta|wahed|wa7ed)$/.test(groups.count ?? '') || STEAM_ROOM_AFTER.test(text.slice(end, end + 16)))) continue;
+    if (
+      kind === 'bath' &&
+      /^ham+ams?$/.test(groups.bath ?? '') &&
+      (!/^\d|^(?:jouj|jooj|zouj|joj|tlata|tleta|wahed|wa7ed)$/.test(groups.count ?? '') || STEAM_ROOM_AFTER.test(text.slice(end, end + 16)))
+    )
+      continue;
     if ((kind === 'bed' || kind === 'suite') && NOT_A_BEDROOM_AFTER.test(text.slice(end, end + 16))) continue;
     if (kind === 'piece' && NOT_A_ROOM_COUNT_AFTER.test(text.slice(end, end + 16))) continue;
     // "2 et 3 chambres", "3 chambres / 2 chambres": a programme's range, not one home.
@@ -245,7 +271,11 @@ function spanOf(mention: { start: number; end: number } | undefined): Span | und
 }
 
 /** Bathrooms of a text that names them without counting them ("cuisine, salle de bain, suite parentale"). */
-function bareBathrooms(text: string, mentions: readonly CountMention[], bedrooms: number | null): { count: number; span: Span | undefined } {
+function bareBathrooms(
+  text: string,
+  mentions: readonly CountMention[],
+  bedrooms: number | null,
+): { count: number; span: Span | undefined } {
   const bare = [...text.matchAll(BARE_BATHROOM)];
   // A suite parentale has its own bathroom; a bathroom word right after the suite is that one.
   const suites = [
@@ -272,11 +302,15 @@ function bareBathrooms(text: string, mentions: readonly CountMention[], bedrooms
 function bareToilets(text: string): { count: number; span: Span | undefined } {
   const separate = [...text.matchAll(BARE_TOILET)].filter((m) => {
     const before = text.slice(Math.max(0, m.index - 48), m.index);
-    if (GUEST_TOILET_BEFORE.test(before) || GUEST_TOILET_AFTER.test(text.slice(m.index + m[0].length, m.index + m[0].length + 16))) return true;
+    if (GUEST_TOILET_BEFORE.test(before) || GUEST_TOILET_AFTER.test(text.slice(m.index + m[0].length, m.index + m[0].length + 16)))
+      return true;
     return !TOILET_IN_BATHROOM_BEFORE.test(before);
   });
   const first = separate[0];
-  return { count: Math.min(separate.length, 3), span: first === undefined ? undefined : { start: first.index, end: first.index + first[0].length } };
+  return {
+    count: Math.min(separate.length, 3),
+    span: first === undefined ? undefined : { start: first.index, end: first.index + first[0].length },
+  };
 }
 
 export function extractRoomCounts(text: string, titleEnd: number): RoomCounts {

@@ -33,9 +33,15 @@ export interface SurfaceFacts {
 
 const STRONG_UNIT = String.raw`m\s?2|mq|sqm|sq\s?m|sq\.\s?m|square\s+met(?:er|re)s?|met(?:re|er)s?\s+carres?|متر\s+مربع|مترا\s+مربعا|م\s?2`;
 const WEAK_UNIT = String.raw`metres?|meters?|mettres?|mitres?|mtrs?|mt|m|مترا|متر|امتار`;
-const SURFACE_UNIT = new RegExp(String.raw`\s?(?:(?<strong>${STRONG_UNIT})|(?<weak>${WEAK_UNIT})|(?<hectare>hectares?|ha|هكتار|هكتارات))(?![a-z\u00df-\u024f\u0600-\u06ff\d])`, 'y');
+const SURFACE_UNIT = new RegExp(
+  String.raw`\s?(?:(?<strong>${STRONG_UNIT})|(?<weak>${WEAK_UNIT})|(?<hectare>hectares?|ha|هكتار|هكتارات))(?![a-z\u00df-\u024f\u0600-\u06ff\d])`,
+  'y',
+);
 const BARE_HABITABLE = /\s?habitables?(?![a-z\u00df-\u024f\u0600-\u06ff])/uy;
-const HECTARE_WORDS = new RegExp(String.raw`(?<![a-z\u00df-\u024f\u0600-\u06ff])(${[...COUNT_WORDS.keys()].join('|')})\s+(?:hectares?|هكتارات?)(?![a-z\u00df-\u024f\u0600-\u06ff])`, 'g');
+const HECTARE_WORDS = new RegExp(
+  String.raw`(?<![a-z\u00df-\u024f\u0600-\u06ff])(${[...COUNT_WORDS.keys()].join('|')})\s+(?:hectares?|هكتارات?)(?![a-z\u00df-\u024f\u0600-\u06ff])`,
+  'g',
+);
 
 /** The nouns that decide what a number is the surface of, when one of them governs it. */
 const GOVERNING_NOUN = new RegExp(
@@ -49,7 +55,8 @@ const GOVERNING_NOUN = new RegExp(
     String.raw`)(?![a-z\u00df-\u024f\u0600-\u06ff])`,
   'g',
 );
-const TYPE_NOUN_AT_END = /(?:appartements?|apparts?|appt|apt|studios?|duplex|villas?|maisons?|penthouse|riads?|شقه|فيلا|apartment|flat|house)\s*$/;
+const TYPE_NOUN_AT_END =
+  /(?:appartements?|apparts?|appt|apt|studios?|duplex|villas?|maisons?|penthouse|riads?|شقه|فيلا|apartment|flat|house)\s*$/;
 /** What may stand between a governing noun and its number: a few short words, no other number. */
 const GOVERNED_TAIL = /^[^\d.;!?\n]{0,30}$/;
 const WORDS_IN_TAIL = /[a-z\u00df-\u024f\u0600-\u06ff']+/g;
@@ -64,7 +71,8 @@ const AFTER_ROLE = new RegExp(
     String.raw`|(?<total>au total|en tout|totale?s?|globale?|in total)` +
     String.raw`)(?![a-z\u00df-\u024f\u0600-\u06ff])`,
 );
-const DISTANCE_BEFORE = /(?:(?:^|\s)(?:a|moins de|plus de|environ|seulement)\s*(?::\s*)?|(?:hauteur|profondeur|largeur|longueur|distance|facade|hight|height)[^\d.;\n]{0,22})$/;
+const DISTANCE_BEFORE =
+  /(?:(?:^|\s)(?:a|moins de|plus de|environ|seulement)\s*(?::\s*)?|(?:hauteur|profondeur|largeur|longueur|distance|facade|hight|height)[^\d.;\n]{0,22})$/;
 const DISTANCE_AFTER =
   /^\s?(?:de |d'|du |des |from |of |من |عن )(?:la |l'|le |les |chez )?(?:plage|mer|tram|tramway|gare|mosquee|ecole|centre|autoroute|route|station|ville|marjane|corniche|boulevard|bd|avenue|faculte|hopital|clinique|mall|parc|golf|aeroport|universite|lycee|commerces?|piscine|beach|sea|البحر|الشاطئ)/;
 const RANGE_AFTER = /^\s*(?:a|au|et|-|to|jusqu'a|ou|\/)\s*\d/;

@@ -26,7 +26,8 @@ const NOT_THIS_RENT_AFTER = /^\s*(?:possible|actuel|actuellement|en cours)/;
 const NOT_THIS_SALE_BEFORE = /(?:bureaux? de|bureau des|point de|points de|service|apres|contrat de|promesse de|salle de)\s*$/;
 const NOT_THIS_SALE_AFTER = /^\s*(?:ouverts?|a cote|et location|ou location|ou a louer)/;
 /** English "location" = place: "great location", "prime location". */
-const ENGLISH_LOCATION_BEFORE = /(?:great|excellent|prime|good|central|perfect|ideal|strategic|quiet|the|this|its|amazing|top|unbeatable|superb|fantastic|convenient|best)\s*$/;
+const ENGLISH_LOCATION_BEFORE =
+  /(?:great|excellent|prime|good|central|perfect|ideal|strategic|quiet|the|this|its|amazing|top|unbeatable|superb|fantastic|convenient|best)\s*$/;
 
 export interface TransactionSignals {
   transaction: Transaction | null;

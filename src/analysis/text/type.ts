@@ -37,10 +37,15 @@ const NOT_A_HOUSE_AFTER = /^\s*(?:d\s?'?\s?hotes?|de maitre|البيضاء|بو�
  * Darija "dar" (a house) is also the first word of place and institution names: Dar Bouazza,
  * Dar el Beida (Casablanca), Dar Es Salam, Dar Chabab (youth centre), "wast dar" (the patio).
  */
-const NOT_A_DAR_AFTER = /^\s*(?:bouazza|bouaza|el\b|al\b|es\b|lbida|lbayda|beida|baida|essalam|salam|lamane|chabab|chebab|taliba|dyafa|diafa|ould|gueddari|chaoui|touzani|sebti|lhana)/;
+const NOT_A_DAR_AFTER =
+  /^\s*(?:bouazza|bouaza|el\b|al\b|es\b|lbida|lbayda|beida|baida|essalam|salam|lamane|chabab|chebab|taliba|dyafa|diafa|ould|gueddari|chaoui|touzani|sebti|lhana)/;
 const NOT_A_DAR_BEFORE = /(?:wast|west|f wast|residence|quartier|hay|douar|rue|bd|avenue)\s*$/;
-const NOT_A_FARM = { before: /(?:residence|complexe|ensemble|immeuble|quartier|espace|porte|cuisine|parking|piscine|garage|resid|res)\s*$/, after: /^\s*(?:bretonne|breton)/ };
-const LAND_AS_AMENITY_AFTER = /^\s*(?:de |d'|du )?(?:foot|football|sport|sports|basket|basketball|tennis|golf|jeux|padel|omnisports?|handball)/;
+const NOT_A_FARM = {
+  before: /(?:residence|complexe|ensemble|immeuble|quartier|espace|porte|cuisine|parking|piscine|garage|resid|res)\s*$/,
+  after: /^\s*(?:bretonne|breton)/,
+};
+const LAND_AS_AMENITY_AFTER =
+  /^\s*(?:de |d'|du )?(?:foot|football|sport|sports|basket|basketball|tennis|golf|jeux|padel|omnisports?|handball)/;
 const LAND_OF_ANOTHER_BEFORE = /(?:sur un|sur une|sur|avec un|avec|et|un beau|d'un|son|du|de)\s*$/;
 /** "Superficie du terrain : 4000 m²" measures a house's plot; it does not say the property is land. */
 const LAND_AS_MEASURE_BEFORE = /(?:superficie|surface|taille|contenance)(?: totale| globale)?\s*(?:du|de la|de)\s*$/;
@@ -53,19 +58,19 @@ const COMMERCIAL_LOCAL_AFTER = /^\s*(?:commercial|professionnel|industriel|a usa
 const NEARBY_SHOPS_BEFORE = /(?:proche|pres|cote|des|de|aux|et|commerces,?|supermarches?|restaurants,?|ecoles?,?)\s*$/;
 /** "au 2ème étage d'un immeuble": the building around the home. */
 const BUILDING_AS_CONTEXT_BEFORE = /(?:d'un|d un|dans un|dans l'|de l'|l'|du meme|meme|son|notre|votre)\s*$/;
-const BUILDING_IN_BODY_BEFORE = /(?:vend|vends|vente|vendre|louer|location|propose|ce|cet|bel|superbe|magnifique|un bel)\s*(?:d'un |un |l'|cet |ce )?$/;
+const BUILDING_IN_BODY_BEFORE =
+  /(?:vend|vends|vente|vendre|louer|location|propose|ce|cet|bel|superbe|magnifique|un bel)\s*(?:d'un |un |l'|cet |ce )?$/;
 const BUILDING_IN_BODY_AFTER = /^\s*(?:a vendre|a louer|de rapport|entier|complet|compose|r\s?\+\s?\d+ a vendre)/;
 const FLAT_AS_ADJECTIVE_AFTER = /^\s*(?:roof|screen|tv|rate|fee|terrain|land)/;
-const VILLA_AS_CONTEXT_BEFORE = /(?:lots? de|terrains? de|terrain|lotissements? de|lotissement|zone|quartier des|quartier|cote|cote des|style|des|les|aux)\s*$/;
+const VILLA_AS_CONTEXT_BEFORE =
+  /(?:lots? de|terrains? de|terrain|lotissements? de|lotissement|zone|quartier des|quartier|cote|cote des|style|des|les|aux)\s*$/;
 
 const CHECKS: Partial<Record<PropertyType, Checker>> = {
   riad: (before, after) => !PLACE_RIAD_BEFORE.test(before) && !PLACE_RIAD_AFTER.test(after),
   house: (before, after) => !NOT_A_HOUSE_AFTER.test(after) && !/ال$/.test(before),
   farm: (before, after) => !NOT_A_FARM.before.test(before) && !NOT_A_FARM.after.test(after),
   land: (before, after, inTitle) =>
-    !LAND_AS_AMENITY_AFTER.test(after) &&
-    !LAND_AS_MEASURE_BEFORE.test(before) &&
-    (inTitle || !LAND_OF_ANOTHER_BEFORE.test(before)),
+    !LAND_AS_AMENITY_AFTER.test(after) && !LAND_AS_MEASURE_BEFORE.test(before) && (inTitle || !LAND_OF_ANOTHER_BEFORE.test(before)),
   office: (before, after, inTitle) =>
     !OFFICE_AS_AMENITY_BEFORE.test(before) && !OFFICE_AS_AMENITY_AFTER.test(after) && (inTitle || OFFICE_IN_BODY.test(after)),
   commercial: (before, _after, inTitle) => inTitle || !NEARBY_SHOPS_BEFORE.test(before),
@@ -96,7 +101,8 @@ function qualifies(text: string, type: PropertyType, word: string, start: number
   const after = text.slice(end, end + 24);
   if (type === 'land' && /^lots?$/.test(word)) return inTitle || LOT_OF_LAND_AFTER.test(after);
   if (type === 'land' && /^hectares?$/.test(word)) return inTitle;
-  if (type === 'commercial' && /^loca(?:l|ux)$/.test(word) && !inTitle) return COMMERCIAL_LOCAL_AFTER.test(after) || /(?:un|le|ce|mon|du)\s*$/.test(before);
+  if (type === 'commercial' && /^loca(?:l|ux)$/.test(word) && !inTitle)
+    return COMMERCIAL_LOCAL_AFTER.test(after) || /(?:un|le|ce|mon|du)\s*$/.test(before);
   if (type === 'office' && word === 'plateau') return inTitle && /^\s*(?:de |a usage )?(?:bureau|professionnel)/.test(after);
   if (type === 'riad' && word === 'رياض') return !/^\s*ال/.test(after);
   if (type === 'house' && word === 'dar') return !NOT_A_DAR_AFTER.test(after) && !NOT_A_DAR_BEFORE.test(before);

@@ -14,7 +14,8 @@ import type { SurfaceMention } from './surface.js';
 
 const SCHEMES: ReadonlyArray<{ pattern: RegExp; name: string; meaning: string }> = [
   {
-    pattern: /(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:sarout|saroute|sarouta|saroot|ساروت|الساروت|بالساروت|pas[- ]de[- ]porte|droit au bail)(?![a-z\u00df-\u024f\u0600-\u06ff])/,
+    pattern:
+      /(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:sarout|saroute|sarouta|saroot|ساروت|الساروت|بالساروت|pas[- ]de[- ]porte|droit au bail)(?![a-z\u00df-\u024f\u0600-\u06ff])/,
     name: 'sarout (key money)',
     meaning: 'key money paid to take over an old lease',
   },
@@ -24,7 +25,8 @@ const SCHEMES: ReadonlyArray<{ pattern: RegExp; name: string; meaning: string }>
     meaning: 'a lump sum deposited instead of rent',
   },
   {
-    pattern: /(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:tanazul|tanazol|tanazoul|tanazl|تنازل|التنازل|بالتنازل)(?![a-z\u00df-\u024f\u0600-\u06ff])/,
+    pattern:
+      /(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:tanazul|tanazol|tanazoul|tanazl|تنازل|التنازل|بالتنازل)(?![a-z\u00df-\u024f\u0600-\u06ff])/,
     name: 'tanazul (transfer of rights)',
     meaning: 'a transfer of rights, often without a land title',
   },
@@ -53,7 +55,8 @@ export function keyMoneyWarnings(text: string): Warning[] {
 const SEVERAL_UNITS =
   /(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:appartements|studios|villas|lots|plusieurs|programme|projet|tranche|residences|des appartements|units|apartments|شقق|مشروع|au choix)(?![a-z\u00df-\u024f\u0600-\u06ff])/;
 /** Words between two prices that make them options rather than a contradiction. */
-const PRICE_OPTIONS = /(?:vide|meuble|ou\b|or\b|au lieu|ancien|avant|apres|remise|promo|negoci|discut|reduction|offre|\/|soit|total|dont|avec|sans|parking|garage)/;
+const PRICE_OPTIONS =
+  /(?:vide|meuble|ou\b|or\b|au lieu|ancien|avant|apres|remise|promo|negoci|discut|reduction|offre|\/|soit|total|dont|avec|sans|parking|garage)/;
 
 function differ(a: number, b: number, tolerance: number): boolean {
   return Math.abs(a - b) > tolerance * Math.max(a, b);
@@ -87,7 +90,12 @@ export function contradictionWarnings(input: ContradictionInput): Warning[] {
       !PRICE_OPTIONS.test(input.text.slice(firstPrice.end, p.start)),
   );
   if (firstPrice !== undefined && otherPrice !== undefined) {
-    warnings.push(contradiction('prices', [firstPrice, otherPrice].map((p) => `${Math.round(p.mad).toLocaleString('en-US')} MAD`)));
+    warnings.push(
+      contradiction(
+        'prices',
+        [firstPrice, otherPrice].map((p) => `${Math.round(p.mad).toLocaleString('en-US')} MAD`),
+      ),
+    );
   }
 
   const strongSurfaces = input.surfaces.filter((s) => (s.role === 'main' || s.role === 'living') && !s.range && s.score >= 3);

@@ -12,7 +12,6 @@ import { readInputRequest, type InputFlags } from '../inputs.js';
 import { assertWritableFolder } from '../files.js';
 import { parseCount } from '../parse.js';
 
-
 export interface AnalyzeFlags extends InputFlags {
   csv?: string;
   out?: string;
@@ -20,13 +19,30 @@ export interface AnalyzeFlags extends InputFlags {
   explain?: boolean;
 }
 
-
-
 /** Columns of `--out results.csv`: the id, the outcome, then the analysis in flat form. */
 const RESULT_COLUMNS = [
-  'id', 'ok', 'title', 'transaction', 'property_type', 'city', 'district', 'price_mad', 'surface_m2',
-  'rooms', 'bedrooms', 'bathrooms', 'floor', 'price_per_m2_mad', 'market_position', 'market_delta_pct',
-  'primary_audience', 'feature_keys', 'marketing_angles', 'warnings', 'error_code', 'error_message',
+  'id',
+  'ok',
+  'title',
+  'transaction',
+  'property_type',
+  'city',
+  'district',
+  'price_mad',
+  'surface_m2',
+  'rooms',
+  'bedrooms',
+  'bathrooms',
+  'floor',
+  'price_per_m2_mad',
+  'market_position',
+  'market_delta_pct',
+  'primary_audience',
+  'feature_keys',
+  'marketing_angles',
+  'warnings',
+  'error_code',
+  'error_message',
 ] as const;
 
 /** The columns of an analyze batch, and the CLI option names accepted for them (docs/cli.md). */
@@ -38,10 +54,28 @@ const ANALYZE_BATCH_COLUMNS: BatchColumns = {
 function resultCsvRow(id: string, property: Property | null, error: AppError | null): string {
   const p = property;
   return csvLine([
-    id, p !== null, p?.title, p?.transaction, p?.property_type, p?.city, p?.district, p?.price_mad, p?.surface_m2,
-    p?.rooms, p?.bedrooms, p?.bathrooms, p?.floor, p?.price_per_m2_mad, p?.market?.position, p?.market?.delta_pct,
-    p?.target_buyer.primary, p?.feature_keys.join('|'), p?.marketing_angles.join(' | '), p?.warnings.map((w) => w.code).join('|'),
-    error?.code, error?.message,
+    id,
+    p !== null,
+    p?.title,
+    p?.transaction,
+    p?.property_type,
+    p?.city,
+    p?.district,
+    p?.price_mad,
+    p?.surface_m2,
+    p?.rooms,
+    p?.bedrooms,
+    p?.bathrooms,
+    p?.floor,
+    p?.price_per_m2_mad,
+    p?.market?.position,
+    p?.market?.delta_pct,
+    p?.target_buyer.primary,
+    p?.feature_keys.join('|'),
+    p?.marketing_angles.join(' | '),
+    p?.warnings.map((w) => w.code).join('|'),
+    error?.code,
+    error?.message,
   ]);
 }
 
@@ -69,7 +103,9 @@ async function analyzeBatch(ctx: CommandContext, service: Service, flags: Analyz
   if (outFile !== null) await assertWritableFolder(dirname(outFile), '--out');
   const batch = await readBatchCsv(csvFile, ANALYZE_BATCH_COLUMNS);
   if (batch.unknownColumns.length > 0) {
-    output.warn(`${csvFile}: column${batch.unknownColumns.length === 1 ? '' : 's'} ${batch.unknownColumns.map((c) => `"${c}"`).join(', ')} ignored (an analyze batch reads id, url, description, language, target_audience).`);
+    output.warn(
+      `${csvFile}: column${batch.unknownColumns.length === 1 ? '' : 's'} ${batch.unknownColumns.map((c) => `"${c}"`).join(', ')} ignored (an analyze batch reads id, url, description, language, target_audience).`,
+    );
   }
   const asCsv = outFile !== null && /\.csv$/i.test(outFile);
   const failed: { row: BatchRow; error: AppError }[] = [];
@@ -96,7 +132,13 @@ async function analyzeBatch(ctx: CommandContext, service: Service, flags: Analyz
         );
       } else if (outFile === null) output.record(record);
       // A results file keeps the input's row order, whatever order the rows finished in.
-      else lines.set(outcome.id, asCsv ? resultCsvRow(outcome.id, outcome.ok ? outcome.value : null, outcome.ok ? null : outcome.error) : `${JSON.stringify(record)}\n`);
+      else
+        lines.set(
+          outcome.id,
+          asCsv
+            ? resultCsvRow(outcome.id, outcome.ok ? outcome.value : null, outcome.ok ? null : outcome.error)
+            : `${JSON.stringify(record)}\n`,
+        );
     },
   });
   progress.stop();
@@ -112,7 +154,10 @@ async function analyzeBatch(ctx: CommandContext, service: Service, flags: Analyz
       (outFile !== null ? `; results in ${outFile}` : ''),
   );
   if (summary.failed > 0) {
-    throw new AppError('BATCH_ROWS_FAILED', `${summary.failed} of ${summary.total} rows failed${failedFile === null ? '' : `; they are listed in ${failedFile}`}.`);
+    throw new AppError(
+      'BATCH_ROWS_FAILED',
+      `${summary.failed} of ${summary.total} rows failed${failedFile === null ? '' : `; they are listed in ${failedFile}`}.`,
+    );
   }
 }
 
@@ -121,10 +166,15 @@ export async function analyze(stdinArg: string | undefined, flags: AnalyzeFlags,
   const ctx = contextFor(command);
   if (flags.csv === undefined) {
     // Batch flags without a batch would be silently ignored: refuse them.
-    if (flags.out !== undefined) throw badRequest('--out writes the results of a batch (--csv FILE); for one listing, redirect the output: `immoreel analyze … --json > result.json`.');
+    if (flags.out !== undefined)
+      throw badRequest(
+        '--out writes the results of a batch (--csv FILE); for one listing, redirect the output: `immoreel analyze … --json > result.json`.',
+      );
     if (flags.concurrency !== undefined) throw badRequest('--concurrency goes with --csv (rows analyzed at once).');
     if (flags.demo && (flags.url ?? flags.htmlFile ?? flags.description ?? flags.descriptionFile ?? stdinArg) !== undefined) {
-      throw badRequest('--demo analyzes the bundled sample listing; it cannot be combined with --url, --html-file, --description, --description-file or "-". Drop --demo to analyze your listing.');
+      throw badRequest(
+        '--demo analyzes the bundled sample listing; it cannot be combined with --url, --html-file, --description, --description-file or "-". Drop --demo to analyze your listing.',
+      );
     }
   }
   const defaults: AnalyzeRequest = {
@@ -141,7 +191,10 @@ export async function analyze(stdinArg: string | undefined, flags: AnalyzeFlags,
     const progress = ctx.output.progress('Analyzing listing…');
     const response = await service.analyze(request).finally(() => progress.stop());
     if (ctx.output.json) ctx.output.data(response);
-    else ctx.output.text(formatProperty(response.property, ctx.output.style, { language: request.language ?? 'fr', explain: flags.explain === true }));
+    else
+      ctx.output.text(
+        formatProperty(response.property, ctx.output.style, { language: request.language ?? 'fr', explain: flags.explain === true }),
+      );
   } finally {
     await service.close();
   }

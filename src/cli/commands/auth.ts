@@ -19,8 +19,6 @@ import { contextFor, type CommandContext } from '../context.js';
  * end up in shell history and `ps` — checked with GET /api/v1/me, and saved in a 0600 file.
  */
 
-
-
 interface MeAnswer {
   key?: { key_id?: string; tenant?: string; scopes?: string[]; plan?: string };
   quota?: { period?: string; used?: number; limit?: number; remaining?: number; resets_at?: string };
@@ -60,12 +58,20 @@ async function readKeyFromStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   // The first non-empty line: `echo KEY |` and files ending in a newline both work.
-  return (Buffer.concat(chunks).toString('utf8').split(/\r?\n/).find((line) => line.trim() !== '') ?? '').trim();
+  return (
+    Buffer.concat(chunks)
+      .toString('utf8')
+      .split(/\r?\n/)
+      .find((line) => line.trim() !== '') ?? ''
+  ).trim();
 }
 
 function checkKeyShape(key: string, source: string): string {
   if (key === '') throw badRequest(`The API key from ${source} is empty.`, { details: [{ field: 'api_key', message: 'is empty' }] });
-  if (/\s/.test(key)) throw badRequest(`The API key from ${source} contains spaces: give the key alone.`, { details: [{ field: 'api_key', message: 'contains whitespace' }] });
+  if (/\s/.test(key))
+    throw badRequest(`The API key from ${source} contains spaces: give the key alone.`, {
+      details: [{ field: 'api_key', message: 'contains whitespace' }],
+    });
   return key;
 }
 
@@ -92,7 +98,11 @@ interface ProfileView {
   error: { code: string; message: string } | null;
 }
 
-function viewOf(name: string, profile: Pick<ProfileRecord, 'base_url' | 'api_key' | 'key_id' | 'tenant' | 'plan' | 'scopes'>, source: ProfileView['key_source']): ProfileView {
+function viewOf(
+  name: string,
+  profile: Pick<ProfileRecord, 'base_url' | 'api_key' | 'key_id' | 'tenant' | 'plan' | 'scopes'>,
+  source: ProfileView['key_source'],
+): ProfileView {
   return {
     name,
     base_url: profile.base_url,
@@ -110,138 +120,176 @@ function viewOf(name: string, profile: Pick<ProfileRecord, 'base_url' | 'api_key
 
 function formatView(view: ProfileView, ctx: CommandContext): string {
   const s = ctx.output.style;
-  const mark = view.valid === true ? s.green('✓ valid') : view.valid === false ? s.red(`✗ ${view.error?.message ?? 'invalid'}`) : s.gray('not checked');
+  const mark =
+    view.valid === true
+      ? s.green('✓ valid')
+      : view.valid === false
+        ? s.red(`✗ ${view.error?.message ?? 'invalid'}`)
+        : s.gray('not checked');
   const lines = [`${s.bold(view.name)}  ${view.base_url}  ${mark}`];
-  const who = [view.key_id, view.tenant === null ? null : `tenant ${view.tenant}`, view.plan === null ? null : `${view.plan} plan`].filter((x) => x !== null);
-  lines.push(`  key     ${view.masked_key}${who.length > 0 ? ` (${who.join(', ')})` : ''}${view.key_source === 'environment' ? ' from IMMOREEL_API_KEY' : ''}`);
+  const who = [view.key_id, view.tenant === null ? null : `tenant ${view.tenant}`, view.plan === null ? null : `${view.plan} plan`].filter(
+    (x) => x !== null,
+  );
+  lines.push(
+    `  key     ${view.masked_key}${who.length > 0 ? ` (${who.join(', ')})` : ''}${view.key_source === 'environment' ? ' from IMMOREEL_API_KEY' : ''}`,
+  );
   lines.push(`  scopes  ${view.scopes.length > 0 ? view.scopes.join(', ') : '-'}`);
   const q = view.quota;
   if (q !== null && q !== undefined && q.used !== undefined && q.limit !== undefined) {
-    lines.push(`  quota   ${q.used} of ${q.limit} requests used in ${q.period ?? 'this period'}${q.resets_at ? ` (resets ${q.resets_at})` : ''}`);
+    lines.push(
+      `  quota   ${q.used} of ${q.limit} requests used in ${q.period ?? 'this period'}${q.resets_at ? ` (resets ${q.resets_at})` : ''}`,
+    );
   }
   return lines.join('\n');
 }
 
 /** `auth login`. */
 export async function login(flags: { apiKeyStdin?: boolean; apiKey?: string }, command: Command): Promise<void> {
-      const ctx = contextFor(command);
-      if (flags.apiKey !== undefined) {
-        throw badRequest('Never pass an API key as a flag value: it ends up in shell history and in `ps`. Use --api-key-stdin (e.g. `< key.txt`) or IMMOREEL_API_KEY.', {
-          reason: 'key_on_command_line',
-        });
-      }
-      const rawUrl = ctx.globals.baseUrl;
-      if (rawUrl === undefined || rawUrl === '') {
-        throw badRequest('auth login needs the server address: --base-url URL (or IMMOREEL_BASE_URL).', { details: [{ field: 'base-url', message: 'is required' }] });
-      }
-      const baseUrl = normalizeBaseUrl(rawUrl);
-      const name = assertProfileName(ctx.globals.profile ?? DEFAULT_PROFILE);
-      let apiKey: string;
-      if (flags.apiKeyStdin === true) apiKey = checkKeyShape(await readKeyFromStdin(), 'standard input');
-      else if (process.env.IMMOREEL_API_KEY !== undefined && process.env.IMMOREEL_API_KEY.trim() !== '') apiKey = checkKeyShape(process.env.IMMOREEL_API_KEY.trim(), 'IMMOREEL_API_KEY');
-      else {
-        throw badRequest('No API key given: pipe it with --api-key-stdin (`immoreel auth login --base-url URL --api-key-stdin < key.txt`) or set IMMOREEL_API_KEY.', {
-          details: [{ field: 'api-key', message: 'missing' }],
-        });
-      }
-      assertKeyTransport(baseUrl, ctx.globals.insecure);
-      if (sendsKeyInClear(baseUrl)) ctx.output.warn(`${baseUrl} is plain http: the API key travels unencrypted over the network; use https.`);
+  const ctx = contextFor(command);
+  if (flags.apiKey !== undefined) {
+    throw badRequest(
+      'Never pass an API key as a flag value: it ends up in shell history and in `ps`. Use --api-key-stdin (e.g. `< key.txt`) or IMMOREEL_API_KEY.',
+      {
+        reason: 'key_on_command_line',
+      },
+    );
+  }
+  const rawUrl = ctx.globals.baseUrl;
+  if (rawUrl === undefined || rawUrl === '') {
+    throw badRequest('auth login needs the server address: --base-url URL (or IMMOREEL_BASE_URL).', {
+      details: [{ field: 'base-url', message: 'is required' }],
+    });
+  }
+  const baseUrl = normalizeBaseUrl(rawUrl);
+  const name = assertProfileName(ctx.globals.profile ?? DEFAULT_PROFILE);
+  let apiKey: string;
+  if (flags.apiKeyStdin === true) apiKey = checkKeyShape(await readKeyFromStdin(), 'standard input');
+  else if (process.env.IMMOREEL_API_KEY !== undefined && process.env.IMMOREEL_API_KEY.trim() !== '')
+    apiKey = checkKeyShape(process.env.IMMOREEL_API_KEY.trim(), 'IMMOREEL_API_KEY');
+  else {
+    throw badRequest(
+      'No API key given: pipe it with --api-key-stdin (`immoreel auth login --base-url URL --api-key-stdin < key.txt`) or set IMMOREEL_API_KEY.',
+      {
+        details: [{ field: 'api-key', message: 'missing' }],
+      },
+    );
+  }
+  assertKeyTransport(baseUrl, ctx.globals.insecure);
+  if (sendsKeyInClear(baseUrl)) ctx.output.warn(`${baseUrl} is plain http: the API key travels unencrypted over the network; use https.`);
 
-      const progress = ctx.output.progress(`Checking the key with ${baseUrl}…`);
-      const me = await fetchMe(baseUrl, apiKey).finally(() => progress.stop());
-      const store = new ProfileStore();
-      const profile: ProfileRecord = {
-        base_url: baseUrl,
-        api_key: apiKey,
-        key_id: me.key?.key_id ?? null,
-        tenant: me.key?.tenant ?? null,
-        scopes: Array.isArray(me.key?.scopes) ? me.key.scopes : [],
-        plan: me.key?.plan ?? null,
-        saved_at: new Date().toISOString(),
-      };
-      store.save(name, profile);
-      const view = { ...viewOf(name, profile, 'profile'), valid: true, quota: me.quota ?? null };
-      if (ctx.output.json) {
-        ctx.output.data({ ok: true, status: 'success', profile: view, config_path: store.path });
-        return;
-      }
-      ctx.output.text(formatView(view, ctx));
-      ctx.output.info(`Saved profile "${name}" in ${store.path}. Use it with --profile ${name} (or --base-url ${baseUrl}).`);
+  const progress = ctx.output.progress(`Checking the key with ${baseUrl}…`);
+  const me = await fetchMe(baseUrl, apiKey).finally(() => progress.stop());
+  const store = new ProfileStore();
+  const profile: ProfileRecord = {
+    base_url: baseUrl,
+    api_key: apiKey,
+    key_id: me.key?.key_id ?? null,
+    tenant: me.key?.tenant ?? null,
+    scopes: Array.isArray(me.key?.scopes) ? me.key.scopes : [],
+    plan: me.key?.plan ?? null,
+    saved_at: new Date().toISOString(),
+  };
+  store.save(name, profile);
+  const view = { ...viewOf(name, profile, 'profile'), valid: true, quota: me.quota ?? null };
+  if (ctx.output.json) {
+    ctx.output.data({ ok: true, status: 'success', profile: view, config_path: store.path });
+    return;
+  }
+  ctx.output.text(formatView(view, ctx));
+  ctx.output.info(`Saved profile "${name}" in ${store.path}. Use it with --profile ${name} (or --base-url ${baseUrl}).`);
 }
 
 /** `auth status`. */
 export async function status(_flags: unknown, command: Command): Promise<void> {
-      const ctx = contextFor(command);
-      const store = new ProfileStore();
-      const only = ctx.globals.profile;
-      const views: { view: ProfileView; apiKey: string }[] = [];
-      for (const { name, profile } of store.list()) {
-        if (only === undefined || only === name) views.push({ view: viewOf(name, profile, 'profile'), apiKey: profile.api_key });
+  const ctx = contextFor(command);
+  const store = new ProfileStore();
+  const only = ctx.globals.profile;
+  const views: { view: ProfileView; apiKey: string }[] = [];
+  for (const { name, profile } of store.list()) {
+    if (only === undefined || only === name) views.push({ view: viewOf(name, profile, 'profile'), apiKey: profile.api_key });
+  }
+  const envKey = process.env.IMMOREEL_API_KEY?.trim();
+  const envUrl = ctx.globals.baseUrl;
+  if (envKey !== undefined && envKey !== '' && envUrl !== undefined && envUrl !== '' && only === undefined) {
+    const baseUrl = normalizeBaseUrl(envUrl);
+    views.unshift({
+      view: viewOf(
+        '(environment)',
+        { base_url: baseUrl, api_key: envKey, key_id: null, tenant: null, plan: null, scopes: [] },
+        'environment',
+      ),
+      apiKey: envKey,
+    });
+  }
+  if (views.length === 0) {
+    throw new AppError(
+      'UNAUTHORIZED',
+      only !== undefined
+        ? `No profile "${only}" in ${store.path}. Log in with: immoreel auth login --base-url URL --profile ${only} --api-key-stdin`
+        : `Not logged in to any immoreel server (no profiles in ${store.path}). Log in with: immoreel auth login --base-url URL --api-key-stdin`,
+      { reason: 'no_profile' },
+    );
+  }
+  const failures: AppError[] = [];
+  await Promise.all(
+    views.map(async ({ view, apiKey }) => {
+      try {
+        const me = await fetchMe(view.base_url, apiKey);
+        view.valid = true;
+        view.key_id = me.key?.key_id ?? view.key_id;
+        view.tenant = me.key?.tenant ?? view.tenant;
+        view.plan = me.key?.plan ?? view.plan;
+        view.scopes = me.key?.scopes ?? view.scopes;
+        view.quota = me.quota ?? null;
+      } catch (error) {
+        const appError = toAppError(error);
+        failures.push(appError);
+        view.valid = false;
+        view.error = { code: appError.code, message: appError.message };
       }
-      const envKey = process.env.IMMOREEL_API_KEY?.trim();
-      const envUrl = ctx.globals.baseUrl;
-      if (envKey !== undefined && envKey !== '' && envUrl !== undefined && envUrl !== '' && only === undefined) {
-        const baseUrl = normalizeBaseUrl(envUrl);
-        views.unshift({ view: viewOf('(environment)', { base_url: baseUrl, api_key: envKey, key_id: null, tenant: null, plan: null, scopes: [] }, 'environment'), apiKey: envKey });
-      }
-      if (views.length === 0) {
-        throw new AppError(
-          'UNAUTHORIZED',
-          only !== undefined
-            ? `No profile "${only}" in ${store.path}. Log in with: immoreel auth login --base-url URL --profile ${only} --api-key-stdin`
-            : `Not logged in to any immoreel server (no profiles in ${store.path}). Log in with: immoreel auth login --base-url URL --api-key-stdin`,
-          { reason: 'no_profile' },
-        );
-      }
-      const failures: AppError[] = [];
-      await Promise.all(
-        views.map(async ({ view, apiKey }) => {
-          try {
-            const me = await fetchMe(view.base_url, apiKey);
-            view.valid = true;
-            view.key_id = me.key?.key_id ?? view.key_id;
-            view.tenant = me.key?.tenant ?? view.tenant;
-            view.plan = me.key?.plan ?? view.plan;
-            view.scopes = me.key?.scopes ?? view.scopes;
-            view.quota = me.quota ?? null;
-          } catch (error) {
-            const appError = toAppError(error);
-            failures.push(appError);
-            view.valid = false;
-            view.error = { code: appError.code, message: appError.message };
-          }
-        }),
-      );
-      // One profile asked for and it does not work: that is the command's outcome (exit 4, 6…).
-      if (views.length === 1 && failures.length === 1) throw failures[0]!;
-      const mode = store.fileMode();
-      if (ctx.output.json) {
-        ctx.output.data({ ok: true, status: 'success', config_path: store.path, file_mode: mode === null ? null : `0${mode.toString(8)}`, profiles: views.map((v) => v.view) });
-        return;
-      }
-      ctx.output.text(views.map((v) => formatView(v.view, ctx)).join('\n\n'));
-      if (mode !== null) ctx.output.info(`Profiles file: ${store.path} (mode 0${mode.toString(8)})`);
+    }),
+  );
+  // One profile asked for and it does not work: that is the command's outcome (exit 4, 6…).
+  if (views.length === 1 && failures.length === 1) throw failures[0]!;
+  const mode = store.fileMode();
+  if (ctx.output.json) {
+    ctx.output.data({
+      ok: true,
+      status: 'success',
+      config_path: store.path,
+      file_mode: mode === null ? null : `0${mode.toString(8)}`,
+      profiles: views.map((v) => v.view),
+    });
+    return;
+  }
+  ctx.output.text(views.map((v) => formatView(v.view, ctx)).join('\n\n'));
+  if (mode !== null) ctx.output.info(`Profiles file: ${store.path} (mode 0${mode.toString(8)})`);
 }
 
 /** `auth logout`. */
 export async function logout(flags: { all?: boolean }, command: Command): Promise<void> {
-      const ctx = contextFor(command);
-      const store = new ProfileStore();
-      const names = flags.all === true ? store.list().map((p) => p.name) : [ctx.globals.profile ?? DEFAULT_PROFILE];
-      const removed: string[] = [];
-      for (const name of names) {
-        const profile = store.get(name);
-        if (profile === null) {
-          const known = store.list().map((p) => p.name);
-          throw badRequest(`No profile "${name}" to log out of${known.length > 0 ? ` (profiles: ${known.join(', ')})` : ''}.`, { reason: 'no_profile' });
-        }
-        store.remove(name);
-        removed.push(name);
-      }
-      if (ctx.output.json) {
-        ctx.output.data({ ok: true, status: 'success', removed, config_path: store.path });
-        return;
-      }
-      ctx.output.text(removed.length === 0 ? 'No profiles to remove.' : `Removed profile${removed.length === 1 ? '' : 's'} ${removed.join(', ')}.`);
-      if (removed.length > 0) ctx.output.info('The key itself still works on the server; if it leaked, revoke it there with `immoreel keys revoke KEY_ID`.');
+  const ctx = contextFor(command);
+  const store = new ProfileStore();
+  const names = flags.all === true ? store.list().map((p) => p.name) : [ctx.globals.profile ?? DEFAULT_PROFILE];
+  const removed: string[] = [];
+  for (const name of names) {
+    const profile = store.get(name);
+    if (profile === null) {
+      const known = store.list().map((p) => p.name);
+      throw badRequest(`No profile "${name}" to log out of${known.length > 0 ? ` (profiles: ${known.join(', ')})` : ''}.`, {
+        reason: 'no_profile',
+      });
+    }
+    store.remove(name);
+    removed.push(name);
+  }
+  if (ctx.output.json) {
+    ctx.output.data({ ok: true, status: 'success', removed, config_path: store.path });
+    return;
+  }
+  ctx.output.text(
+    removed.length === 0 ? 'No profiles to remove.' : `Removed profile${removed.length === 1 ? '' : 's'} ${removed.join(', ')}.`,
+  );
+  if (removed.length > 0)
+    ctx.output.info('The key itself still works on the server; if it leaked, revoke it there with `immoreel keys revoke KEY_ID`.');
 }

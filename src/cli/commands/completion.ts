@@ -23,7 +23,10 @@ function bashScript(tree: Node[]): string {
   const cases = tree
     .map((n) => `    "${n.path.join(' ')}") words="${[...n.subcommands, ...n.options, ...(n.path.length > 0 ? global : [])].join(' ')}" ;;`)
     .join('\n');
-  const known = `|${tree.map((n) => n.path.join(' ')).filter((p) => p !== '').join('|')}|`;
+  const known = `|${tree
+    .map((n) => n.path.join(' '))
+    .filter((p) => p !== '')
+    .join('|')}|`;
   return `# immoreel completion for bash: eval "$(immoreel completion bash)" in ~/.bashrc
 _immoreel() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" path="" candidate words w
@@ -43,14 +46,16 @@ complete -o default -F _immoreel immoreel
 `;
 }
 
-
 function fishScript(tree: Node[]): string {
-  const lines = ['# immoreel completion for fish: immoreel completion fish > ~/.config/fish/completions/immoreel.fish', 'complete -c immoreel -f'];
+  const lines = [
+    '# immoreel completion for fish: immoreel completion fish > ~/.config/fish/completions/immoreel.fish',
+    'complete -c immoreel -f',
+  ];
   for (const node of tree) {
-    const condition =
-      node.path.length === 0 ? '__fish_use_subcommand' : `__fish_seen_subcommand_from ${node.path[node.path.length - 1]}`;
+    const condition = node.path.length === 0 ? '__fish_use_subcommand' : `__fish_seen_subcommand_from ${node.path[node.path.length - 1]}`;
     for (const sub of node.subcommands) lines.push(`complete -c immoreel -n '${condition}' -a ${sub}`);
-    for (const option of node.options.filter((o) => o.startsWith('--'))) lines.push(`complete -c immoreel -n '${condition}' -l ${option.slice(2)}`);
+    for (const option of node.options.filter((o) => o.startsWith('--')))
+      lines.push(`complete -c immoreel -n '${condition}' -l ${option.slice(2)}`);
   }
   return `${lines.join('\n')}\n`;
 }
@@ -60,7 +65,10 @@ export async function completion(shell: string, _flags: unknown, command: Comman
   // The program itself, as commander built it: no second copy of the tree to keep in step.
   const tree = nodes(command.parent ?? command);
   if (shell === 'bash') process.stdout.write(bashScript(tree));
-  else if (shell === 'zsh') process.stdout.write(`# immoreel completion for zsh: eval "$(immoreel completion zsh)" in ~/.zshrc\nautoload -U +X bashcompinit && bashcompinit\n${bashScript(tree)}`);
+  else if (shell === 'zsh')
+    process.stdout.write(
+      `# immoreel completion for zsh: eval "$(immoreel completion zsh)" in ~/.zshrc\nautoload -U +X bashcompinit && bashcompinit\n${bashScript(tree)}`,
+    );
   else if (shell === 'fish') process.stdout.write(fishScript(tree));
   else throw badRequest(`No completion for ${JSON.stringify(shell)}: choose bash, zsh or fish.`);
 }

@@ -23,8 +23,27 @@ interface Check {
 }
 
 const MIN_VERSION: [number, number] = [5, 1];
-const FILTERS = ['scale', 'crop', 'overlay', 'fade', 'loop', 'concat', 'split', 'setpts', 'settb', 'trim', 'xfade', 'anullsrc', 'atrim', 'apad', 'afade', 'loudnorm', 'aresample'];
-const INSTALL = 'Debian/Ubuntu: sudo apt-get install ffmpeg · Fedora: sudo dnf install ffmpeg · macOS: brew install ffmpeg · Windows: winget install ffmpeg';
+const FILTERS = [
+  'scale',
+  'crop',
+  'overlay',
+  'fade',
+  'loop',
+  'concat',
+  'split',
+  'setpts',
+  'settb',
+  'trim',
+  'xfade',
+  'anullsrc',
+  'atrim',
+  'apad',
+  'afade',
+  'loudnorm',
+  'aresample',
+];
+const INSTALL =
+  'Debian/Ubuntu: sudo apt-get install ffmpeg · Fedora: sudo dnf install ffmpeg · macOS: brew install ffmpeg · Windows: winget install ffmpeg';
 
 /** "5.1.9-0+deb12u1", "n6.1", "7.0.2-static" → [major, minor]; null for git builds ("N-112345-g…"). */
 export function parseFfmpegVersion(firstLine: string): [number, number] | null {
@@ -44,7 +63,10 @@ async function binaryChecks(): Promise<Check[]> {
     return [{ name: which, ok: false, detail: error.message.split('. ')[0] ?? error.message, hint: INSTALL }];
   }
   const checks: Check[] = [];
-  for (const [name, binary] of [['ffmpeg', binaries.ffmpeg], ['ffprobe', binaries.ffprobe]] as const) {
+  for (const [name, binary] of [
+    ['ffmpeg', binaries.ffmpeg],
+    ['ffprobe', binaries.ffprobe],
+  ] as const) {
     try {
       const first = (await ffmpegInfo(binary, ['-version'])).split('\n')[0] ?? '';
       const version = parseFfmpegVersion(first);
@@ -65,7 +87,12 @@ async function binaryChecks(): Promise<Check[]> {
     checks.push(
       has('libx264')
         ? { name: 'libx264', ok: true, detail: 'H.264 encoder present' }
-        : { name: 'libx264', ok: false, detail: 'this ffmpeg has no libx264 encoder', hint: `Install an ffmpeg built with --enable-gpl --enable-libx264 (distribution packages are). ${INSTALL}` },
+        : {
+            name: 'libx264',
+            ok: false,
+            detail: 'this ffmpeg has no libx264 encoder',
+            hint: `Install an ffmpeg built with --enable-gpl --enable-libx264 (distribution packages are). ${INSTALL}`,
+          },
     );
     checks.push(
       has('aac')
@@ -80,7 +107,12 @@ async function binaryChecks(): Promise<Check[]> {
         : { name: 'filters', ok: false, detail: `missing filters: ${missing.join(', ')}`, hint: INSTALL },
     );
   } catch (error) {
-    checks.push({ name: 'encoders', ok: false, detail: `could not list encoders: ${(error as Error).message.split('\n')[0]}`, hint: INSTALL });
+    checks.push({
+      name: 'encoders',
+      ok: false,
+      detail: `could not list encoders: ${(error as Error).message.split('\n')[0]}`,
+      hint: INSTALL,
+    });
   }
   return checks;
 }
@@ -91,50 +123,84 @@ async function assetChecks(): Promise<Check[]> {
   checks.push(
     fonts.length === 0
       ? { name: 'fonts', ok: true, detail: `Latin, Arabic and colour emoji fonts shipped in ${FONTS_DIR}` }
-      : { name: 'fonts', ok: false, detail: `missing in ${FONTS_DIR}: ${fonts.join(', ')}`, hint: 'Reinstall immoreel (the fonts ship with the package).' },
+      : {
+          name: 'fonts',
+          ok: false,
+          detail: `missing in ${FONTS_DIR}: ${fonts.join(', ')}`,
+          hint: 'Reinstall immoreel (the fonts ship with the package).',
+        },
   );
   const music = MUSIC_TRACKS.filter((t) => !existsSync(join(MUSIC_DIR, t.file))).map((t) => t.file);
   checks.push(
     music.length === 0
       ? { name: 'music', ok: true, detail: `${MUSIC_TRACKS.length} music beds in ${MUSIC_DIR}` }
-      : { name: 'music', ok: false, detail: `missing in ${MUSIC_DIR}: ${music.join(', ')}`, hint: 'Reinstall immoreel, or render with --music none.' },
+      : {
+          name: 'music',
+          ok: false,
+          detail: `missing in ${MUSIC_DIR}: ${music.join(', ')}`,
+          hint: 'Reinstall immoreel, or render with --music none.',
+        },
   );
   for (const name of listTemplates()) {
     try {
       loadTemplate(name);
       checks.push({ name: `template ${name}`, ok: true, detail: 'valid' });
     } catch (error) {
-      checks.push({ name: `template ${name}`, ok: false, detail: (error as Error).message, hint: `Fix templates/${name}/template.json or reinstall immoreel.` });
+      checks.push({
+        name: `template ${name}`,
+        ok: false,
+        detail: (error as Error).message,
+        hint: `Fix templates/${name}/template.json or reinstall immoreel.`,
+      });
     }
   }
   try {
     const { drawText } = await import('../../render/cards.js');
     const template = loadTemplate(listTemplates()[0] ?? 'classic');
-    const image = await drawText({ template, accent: '#FFFFFF', direction: 'rtl', width: 1280, height: 720 }, { text: 'شقة — 120 m²', size: 32, color: '#FFFFFF', maxWidth: 600 });
-    checks.push({ name: 'text rendering', ok: image.width > 0, detail: `sharp draws shaped Arabic and Latin text (${image.width}x${image.height} px sample)` });
+    const image = await drawText(
+      { template, accent: '#FFFFFF', direction: 'rtl', width: 1280, height: 720 },
+      { text: 'شقة — 120 m²', size: 32, color: '#FFFFFF', maxWidth: 600 },
+    );
+    checks.push({
+      name: 'text rendering',
+      ok: image.width > 0,
+      detail: `sharp draws shaped Arabic and Latin text (${image.width}x${image.height} px sample)`,
+    });
   } catch (error) {
-    checks.push({ name: 'text rendering', ok: false, detail: `sharp could not draw text: ${(error as Error).message}`, hint: 'Reinstall dependencies (npm ci) so that sharp\'s prebuilt libvips with Pango is present.' });
+    checks.push({
+      name: 'text rendering',
+      ok: false,
+      detail: `sharp could not draw text: ${(error as Error).message}`,
+      hint: "Reinstall dependencies (npm ci) so that sharp's prebuilt libvips with Pango is present.",
+    });
   }
   return checks;
 }
 
 /** `doctor`: can this machine render? Exit 1 when a required piece is missing. */
 export async function doctor(_flags: unknown, command: Command): Promise<void> {
-    const ctx = contextFor(command);
-    const checks = [...(await binaryChecks()), ...(await assetChecks())];
-    const failed = checks.filter((c) => !c.ok);
-    if (ctx.output.json) {
-      // On failure the error envelope (printed by main) carries the failed checks; one JSON document either way.
-      if (failed.length === 0) ctx.output.data({ ok: true, status: 'success', checks });
-    } else {
-      const { style } = ctx.output;
-      const lines = checks.map((c) => `${c.ok ? style.green('✔') : style.red('✘')} ${c.name.padEnd(18)} ${c.detail}${c.ok || c.hint === undefined ? '' : `\n    → ${c.hint}`}`);
-      ctx.output.text(lines.join('\n'));
-    }
-    if (failed.length > 0) {
-      throw new AppError('DEPENDENCY_MISSING', `${failed.length} check${failed.length === 1 ? '' : 's'} failed: ${failed.map((c) => c.name).join(', ')}.`, {
+  const ctx = contextFor(command);
+  const checks = [...(await binaryChecks()), ...(await assetChecks())];
+  const failed = checks.filter((c) => !c.ok);
+  if (ctx.output.json) {
+    // On failure the error envelope (printed by main) carries the failed checks; one JSON document either way.
+    if (failed.length === 0) ctx.output.data({ ok: true, status: 'success', checks });
+  } else {
+    const { style } = ctx.output;
+    const lines = checks.map(
+      (c) =>
+        `${c.ok ? style.green('✔') : style.red('✘')} ${c.name.padEnd(18)} ${c.detail}${c.ok || c.hint === undefined ? '' : `\n    → ${c.hint}`}`,
+    );
+    ctx.output.text(lines.join('\n'));
+  }
+  if (failed.length > 0) {
+    throw new AppError(
+      'DEPENDENCY_MISSING',
+      `${failed.length} check${failed.length === 1 ? '' : 's'} failed: ${failed.map((c) => c.name).join(', ')}.`,
+      {
         reason: 'doctor',
         details: failed.map((c) => ({ field: c.name, message: `${c.detail}${c.hint === undefined ? '' : ` — ${c.hint}`}` })),
-      });
-    }
+      },
+    );
+  }
 }

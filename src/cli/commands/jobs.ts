@@ -23,8 +23,6 @@ import { jobFailure } from '../../jobs/failure.js';
  *   list               → { ok: true, status: 'success', jobs, next_cursor }
  */
 
-
-
 const percent = (progress: number): string => `${Math.round(progress * 100)}%`;
 
 function when(iso: string | null): string {
@@ -50,7 +48,9 @@ export function formatJob(job: JobRecord, style: ChalkInstance): string {
   lines.push(`created ${when(job.created_at)} · started ${when(job.started_at)} · finished ${when(job.finished_at)}`);
   if (job.result !== null) {
     const r = job.result;
-    lines.push(`video ${r.width}x${r.height} ${r.fps} fps, ${r.duration_s.toFixed(1)} s, ${(r.size_bytes / 1e6).toFixed(1)} MB, ${r.video_codec}/${r.audio_codec}`);
+    lines.push(
+      `video ${r.width}x${r.height} ${r.fps} fps, ${r.duration_s.toFixed(1)} s, ${(r.size_bytes / 1e6).toFixed(1)} MB, ${r.video_codec}/${r.audio_codec}`,
+    );
     lines.push(r.expired_at === undefined ? `  ${r.video_url}` : style.yellow(`  removed by jobs purge on ${when(r.expired_at)}`));
   }
   if (job.error !== null) lines.push(style.red(`error ${job.error.code}: ${job.error.message}`));
@@ -65,7 +65,8 @@ function formatJobTable(jobs: JobRecord[], style: ChalkInstance): string {
   // Widths from the uncoloured text so that colours do not misalign the columns.
   const plain = (s: string): string => stripVTControlCharacters(s);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => plain(r[i]!).length)));
-  const line = (cells: string[]): string => cells.map((c, i) => (i === cells.length - 1 ? c : c + ' '.repeat(widths[i]! - plain(c).length))).join('  ');
+  const line = (cells: string[]): string =>
+    cells.map((c, i) => (i === cells.length - 1 ? c : c + ' '.repeat(widths[i]! - plain(c).length))).join('  ');
   return [style.bold(line(header)), ...rows.map(line)].join('\n');
 }
 
@@ -74,7 +75,10 @@ function printJob(ctx: CommandContext, job: JobRecord): void {
   else ctx.output.text(formatJob(job, ctx.output.style));
 }
 
-async function withService<T>(command: Command, run: (ctx: CommandContext, service: Awaited<ReturnType<CommandContext['openService']>>) => Promise<T>): Promise<T> {
+async function withService<T>(
+  command: Command,
+  run: (ctx: CommandContext, service: Awaited<ReturnType<CommandContext['openService']>>) => Promise<T>,
+): Promise<T> {
   const ctx = contextFor(command);
   const service = await ctx.openService();
   try {
@@ -111,7 +115,9 @@ export async function resolveJobId(service: Service, input: string): Promise<str
   }
   if (matches.length === 1) return matches[0]!;
   if (matches.length === 0) throw new AppError('NOT_FOUND', `No job id starts with ${prefix}: see \`immoreel jobs list\`.`);
-  throw badRequest(`${input} is the start of several job ids (${matches.slice(0, 3).join(', ')}…): give more characters.`, { reason: 'ambiguous_job_id' });
+  throw badRequest(`${input} is the start of several job ids (${matches.slice(0, 3).join(', ')}…): give more characters.`, {
+    reason: 'ambiguous_job_id',
+  });
 }
 
 /** The exit status of `jobs wait`: a job that ended without a video carries its own error code. */
@@ -123,17 +129,20 @@ export function assertSucceeded(job: JobRecord): JobRecord {
 /** `jobs list`. */
 export async function listJobs(flags: { state?: JobState; limit: string; cursor?: string }, command: Command): Promise<void> {
   await withService(command, async (ctx, service) => {
-        const page = await service.listJobs({ state: flags.state, limit: parseLimit(flags.limit), cursor: flags.cursor });
-        if (ctx.output.json) {
-          ctx.output.data({ ok: true, status: 'success', jobs: page.jobs, next_cursor: page.next_cursor });
-          return;
-        }
-        ctx.output.text(formatJobTable(page.jobs, ctx.output.style));
-        if (page.next_cursor !== null) {
-          const filters = [...(flags.state === undefined ? [] : ['--state', flags.state]), ...(flags.limit === '20' ? [] : ['--limit', flags.limit])];
-          ctx.output.info(`More: ${followUp(ctx.globals, 'jobs', 'list', ...filters, '--cursor', page.next_cursor)}`);
-        }
-      });
+    const page = await service.listJobs({ state: flags.state, limit: parseLimit(flags.limit), cursor: flags.cursor });
+    if (ctx.output.json) {
+      ctx.output.data({ ok: true, status: 'success', jobs: page.jobs, next_cursor: page.next_cursor });
+      return;
+    }
+    ctx.output.text(formatJobTable(page.jobs, ctx.output.style));
+    if (page.next_cursor !== null) {
+      const filters = [
+        ...(flags.state === undefined ? [] : ['--state', flags.state]),
+        ...(flags.limit === '20' ? [] : ['--limit', flags.limit]),
+      ];
+      ctx.output.info(`More: ${followUp(ctx.globals, 'jobs', 'list', ...filters, '--cursor', page.next_cursor)}`);
+    }
+  });
 }
 
 /** `jobs show`. */
@@ -144,88 +153,100 @@ export async function showJob(input: string, _flags: unknown, command: Command):
 /** `jobs wait`: exit 7 when the job did not succeed. */
 export async function waitJob(input: string, flags: { timeout?: string }, command: Command): Promise<void> {
   await withService(command, async (ctx, service) => {
-        const jobId = await resolveJobId(service, input);
-        const timeoutMs = flags.timeout === undefined ? undefined : Number(flags.timeout) * 1000;
-        if (timeoutMs !== undefined && !(timeoutMs > 0)) throw badRequest(`--timeout must be a number of seconds, not ${JSON.stringify(flags.timeout)}.`);
-        const progress = ctx.output.progress(`Waiting for ${jobId}…`);
-        let job: JobRecord;
-        try {
-          job = await service.waitForJob(jobId, {
-            timeoutMs,
-            onUpdate: (update) => progress.update(`${update.job_id} ${update.state}${update.state === 'running' ? ` · ${update.stage ?? ''} ${percent(update.progress)}` : ''}`),
-          });
-        } catch (error) {
-          progress.stop();
-          throw error;
-        }
-        if (job.state === 'succeeded') progress.succeed(`${job.job_id} succeeded`);
-        else progress.fail(`${job.job_id} ${job.state}`);
-        printJob(ctx, assertSucceeded(job));
+    const jobId = await resolveJobId(service, input);
+    const timeoutMs = flags.timeout === undefined ? undefined : Number(flags.timeout) * 1000;
+    if (timeoutMs !== undefined && !(timeoutMs > 0))
+      throw badRequest(`--timeout must be a number of seconds, not ${JSON.stringify(flags.timeout)}.`);
+    const progress = ctx.output.progress(`Waiting for ${jobId}…`);
+    let job: JobRecord;
+    try {
+      job = await service.waitForJob(jobId, {
+        timeoutMs,
+        onUpdate: (update) =>
+          progress.update(
+            `${update.job_id} ${update.state}${update.state === 'running' ? ` · ${update.stage ?? ''} ${percent(update.progress)}` : ''}`,
+          ),
       });
+    } catch (error) {
+      progress.stop();
+      throw error;
+    }
+    if (job.state === 'succeeded') progress.succeed(`${job.job_id} succeeded`);
+    else progress.fail(`${job.job_id} ${job.state}`);
+    printJob(ctx, assertSucceeded(job));
+  });
 }
 
 /** `jobs cancel`. */
 export async function cancelJob(input: string, _flags: unknown, command: Command): Promise<void> {
   await withService(command, async (ctx, service) => {
-        const jobId = await resolveJobId(service, input);
-        const job = await service.cancelJob(jobId);
-        if (job.state !== 'canceled') ctx.output.info(`${job.job_id} had already ${job.state === 'succeeded' ? 'succeeded' : 'failed'}; nothing to cancel.`);
-        printJob(ctx, job);
-      });
+    const jobId = await resolveJobId(service, input);
+    const job = await service.cancelJob(jobId);
+    if (job.state !== 'canceled')
+      ctx.output.info(`${job.job_id} had already ${job.state === 'succeeded' ? 'succeeded' : 'failed'}; nothing to cancel.`);
+    printJob(ctx, job);
+  });
 }
 
 /** `jobs download`. */
 export async function downloadJob(input: string, flags: { out: string; force?: boolean }, command: Command): Promise<void> {
   await withService(command, async (ctx, service) => {
-        const jobId = await resolveJobId(service, input);
-        // A directory (existing, or named with a trailing /) receives DIR/JOB_ID.mp4 (decided here, so local and remote services agree).
-        const isDir = (await stat(flags.out).catch(() => null))?.isDirectory() === true || /[\\/]$/.test(flags.out);
-        const path = resolve(isDir ? join(flags.out, `${jobId}.mp4`) : flags.out);
-        if (!isDir && extname(path).toLowerCase() !== '.mp4') {
-          throw badRequest(`--out ${flags.out} must name an .mp4 file (the video is MP4), or a folder.`, { details: [{ field: 'out', message: 'must end in .mp4' }] });
-        }
-        if (isDir) await mkdir(dirname(path), { recursive: true });
-        else await assertWritableFolder(dirname(path), '--out');
-        // A job without a video says so (exit 7) before any word about the file.
-        if (flags.force !== true && (await stat(path).catch(() => null)) !== null && (await service.getJob(jobId)).state === 'succeeded') {
-          throw badRequest(`${path} already exists: pass --force to overwrite it, or choose another --out.`, { reason: 'file_exists', details: [{ field: 'out', message: 'file exists' }] });
-        }
-        const bytes = await service.downloadVideo(jobId, path);
-        if (ctx.output.json) ctx.output.data({ ok: true, status: 'success', job_id: jobId, path, size_bytes: bytes });
-        else ctx.output.text(`Saved ${path} (${(bytes / 1e6).toFixed(1)} MB)`);
+    const jobId = await resolveJobId(service, input);
+    // A directory (existing, or named with a trailing /) receives DIR/JOB_ID.mp4 (decided here, so local and remote services agree).
+    const isDir = (await stat(flags.out).catch(() => null))?.isDirectory() === true || /[\\/]$/.test(flags.out);
+    const path = resolve(isDir ? join(flags.out, `${jobId}.mp4`) : flags.out);
+    if (!isDir && extname(path).toLowerCase() !== '.mp4') {
+      throw badRequest(`--out ${flags.out} must name an .mp4 file (the video is MP4), or a folder.`, {
+        details: [{ field: 'out', message: 'must end in .mp4' }],
       });
+    }
+    if (isDir) await mkdir(dirname(path), { recursive: true });
+    else await assertWritableFolder(dirname(path), '--out');
+    // A job without a video says so (exit 7) before any word about the file.
+    if (flags.force !== true && (await stat(path).catch(() => null)) !== null && (await service.getJob(jobId)).state === 'succeeded') {
+      throw badRequest(`${path} already exists: pass --force to overwrite it, or choose another --out.`, {
+        reason: 'file_exists',
+        details: [{ field: 'out', message: 'file exists' }],
+      });
+    }
+    const bytes = await service.downloadVideo(jobId, path);
+    if (ctx.output.json) ctx.output.data({ ok: true, status: 'success', job_id: jobId, path, size_bytes: bytes });
+    else ctx.output.text(`Saved ${path} (${(bytes / 1e6).toFixed(1)} MB)`);
+  });
 }
 
 /** `jobs purge` (local data directory only). */
 export async function purgeJobs(flags: { olderThan: string; dryRun?: boolean; yes?: boolean }, command: Command): Promise<void> {
-      const ctx = contextFor(command);
-      if (ctx.mode === 'remote') {
-        throw badRequest('jobs purge works on a local data directory; run it where the jobs are stored (the server keeps its own retention).');
-      }
-      const olderThanMs = parseAge(flags.olderThan);
-      const manager = JobManager.open({ dataDir: resolveDataDir(ctx.globals.dataDir), runWorkers: false });
-      try {
-        const planned = await manager.purge(olderThanMs, { dryRun: true });
-        const what = `${planned.jobs} finished job${planned.jobs === 1 ? '' : 's'} (${(planned.bytes / 1e6).toFixed(1)} MB)`;
-        if (flags.dryRun === true) {
-          if (ctx.output.json) ctx.output.data({ ok: true, status: 'success', dry_run: true, purged_jobs: planned.jobs, freed_bytes: planned.bytes });
-          else ctx.output.text(`Would purge ${what}; nothing was deleted.`);
-          return;
-        }
-        // At a terminal, deleting videos is confirmed first (--yes for scripts; pipes and cron never ask).
-        if (planned.jobs > 0 && flags.yes !== true && !ctx.output.json && process.stdin.isTTY === true && process.stderr.isTTY === true) {
-          const { createInterface } = await import('node:readline/promises');
-          const prompt = createInterface({ input: process.stdin, output: process.stderr });
-          const answer = await prompt.question(`Delete the videos and work files of ${what}? [y/N] `).finally(() => prompt.close());
-          if (!/^y(es)?$/i.test(answer.trim())) {
-            ctx.output.info('Nothing was deleted.');
-            return;
-          }
-        }
-        const summary = await manager.purge(olderThanMs);
-        if (ctx.output.json) ctx.output.data({ ok: true, status: 'success', purged_jobs: summary.jobs, freed_bytes: summary.bytes });
-        else ctx.output.text(`Purged ${summary.jobs} finished job${summary.jobs === 1 ? '' : 's'}, freed ${(summary.bytes / 1e6).toFixed(1)} MB.`);
-      } finally {
-        await manager.close();
+  const ctx = contextFor(command);
+  if (ctx.mode === 'remote') {
+    throw badRequest('jobs purge works on a local data directory; run it where the jobs are stored (the server keeps its own retention).');
+  }
+  const olderThanMs = parseAge(flags.olderThan);
+  const manager = JobManager.open({ dataDir: resolveDataDir(ctx.globals.dataDir), runWorkers: false });
+  try {
+    const planned = await manager.purge(olderThanMs, { dryRun: true });
+    const what = `${planned.jobs} finished job${planned.jobs === 1 ? '' : 's'} (${(planned.bytes / 1e6).toFixed(1)} MB)`;
+    if (flags.dryRun === true) {
+      if (ctx.output.json)
+        ctx.output.data({ ok: true, status: 'success', dry_run: true, purged_jobs: planned.jobs, freed_bytes: planned.bytes });
+      else ctx.output.text(`Would purge ${what}; nothing was deleted.`);
+      return;
+    }
+    // At a terminal, deleting videos is confirmed first (--yes for scripts; pipes and cron never ask).
+    if (planned.jobs > 0 && flags.yes !== true && !ctx.output.json && process.stdin.isTTY === true && process.stderr.isTTY === true) {
+      const { createInterface } = await import('node:readline/promises');
+      const prompt = createInterface({ input: process.stdin, output: process.stderr });
+      const answer = await prompt.question(`Delete the videos and work files of ${what}? [y/N] `).finally(() => prompt.close());
+      if (!/^y(es)?$/i.test(answer.trim())) {
+        ctx.output.info('Nothing was deleted.');
+        return;
       }
     }
+    const summary = await manager.purge(olderThanMs);
+    if (ctx.output.json) ctx.output.data({ ok: true, status: 'success', purged_jobs: summary.jobs, freed_bytes: summary.bytes });
+    else
+      ctx.output.text(`Purged ${summary.jobs} finished job${summary.jobs === 1 ? '' : 's'}, freed ${(summary.bytes / 1e6).toFixed(1)} MB.`);
+  } finally {
+    await manager.close();
+  }
+}

@@ -5,8 +5,6 @@ import type { ApiKeyRecord } from '../../server/keys.js';
 import { openServerStore, type ServerStore } from '../../server/store.js';
 import { contextFor } from '../context.js';
 
-
-
 async function withStore<T>(command: Command, work: (store: ServerStore) => T | Promise<T>): Promise<T> {
   const ctx = contextFor(command);
   if (ctx.mode === 'remote') {
@@ -49,70 +47,82 @@ function listRow(record: ApiKeyRecord, used: number): string[] {
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((row) =>
+      row
+        .map((cell, column) => cell.padEnd(widths[column]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 /** `keys create`. */
-export async function createKey(flags: { tenant: string; preview?: boolean; scopes?: string; monthlyQuota?: string }, command: Command): Promise<void> {
-      const { output } = contextFor(command);
-      const created = await withStore(command, (store) =>
-        store.keys.create({
-          tenant: flags.tenant,
-          preview: flags.preview,
-          scopes: flags.scopes?.split(','),
-          monthlyQuota: parseQuota(flags.monthlyQuota),
-        }),
-      );
-      const { record } = created;
-      if (output.json) {
-        output.data({
-          ok: true,
-          status: 'success',
-          key_id: record.key_id,
-          api_key: created.apiKey,
-          tenant: record.tenant,
-          scopes: record.scopes,
-          plan: record.plan,
-          monthly_quota: record.monthly_quota,
-          webhook_secret: created.webhookSecret,
-          created_at: record.created_at,
-        });
-        return;
-      }
-      output.text(
-        [
-          `api_key         ${created.apiKey}`,
-          `key_id          ${record.key_id}`,
-          `tenant          ${record.tenant}`,
-          `plan            ${record.plan}`,
-          `scopes          ${record.scopes.join(', ')}`,
-          `monthly_quota   ${record.monthly_quota} requests`,
-          `webhook_secret  ${created.webhookSecret}`,
-        ].join('\n'),
-      );
-      output.warn('This is the only time the API key is shown: store it now (only its hash is kept).');
-    }
+export async function createKey(
+  flags: { tenant: string; preview?: boolean; scopes?: string; monthlyQuota?: string },
+  command: Command,
+): Promise<void> {
+  const { output } = contextFor(command);
+  const created = await withStore(command, (store) =>
+    store.keys.create({
+      tenant: flags.tenant,
+      preview: flags.preview,
+      scopes: flags.scopes?.split(','),
+      monthlyQuota: parseQuota(flags.monthlyQuota),
+    }),
+  );
+  const { record } = created;
+  if (output.json) {
+    output.data({
+      ok: true,
+      status: 'success',
+      key_id: record.key_id,
+      api_key: created.apiKey,
+      tenant: record.tenant,
+      scopes: record.scopes,
+      plan: record.plan,
+      monthly_quota: record.monthly_quota,
+      webhook_secret: created.webhookSecret,
+      created_at: record.created_at,
+    });
+    return;
+  }
+  output.text(
+    [
+      `api_key         ${created.apiKey}`,
+      `key_id          ${record.key_id}`,
+      `tenant          ${record.tenant}`,
+      `plan            ${record.plan}`,
+      `scopes          ${record.scopes.join(', ')}`,
+      `monthly_quota   ${record.monthly_quota} requests`,
+      `webhook_secret  ${created.webhookSecret}`,
+    ].join('\n'),
+  );
+  output.warn('This is the only time the API key is shown: store it now (only its hash is kept).');
+}
 
 /** `keys list`. */
 export async function listKeys(_flags: unknown, command: Command): Promise<void> {
-      const { output } = contextFor(command);
-      const listed = await withStore(command, (store) => store.keys.list().map((record) => ({ record, quota: store.usage.state(record.key_id, record.monthly_quota) })));
-      if (output.json) {
-        output.data({ ok: true, status: 'success', keys: listed.map(({ record, quota }) => ({ ...record, usage: quota })) });
-        return;
-      }
-      if (listed.length === 0) {
-        output.info('No API keys yet: create one with `immoreel keys create --tenant NAME`.');
-        return;
-      }
-      const header = ['KEY ID', 'TENANT', 'PLAN', 'SCOPES', 'KEY', 'USED/QUOTA', 'CREATED', 'STATUS'];
-      output.text(table([header, ...listed.map(({ record, quota }) => listRow(record, quota.used))]));
-    }
+  const { output } = contextFor(command);
+  const listed = await withStore(command, (store) =>
+    store.keys.list().map((record) => ({ record, quota: store.usage.state(record.key_id, record.monthly_quota) })),
+  );
+  if (output.json) {
+    output.data({ ok: true, status: 'success', keys: listed.map(({ record, quota }) => ({ ...record, usage: quota })) });
+    return;
+  }
+  if (listed.length === 0) {
+    output.info('No API keys yet: create one with `immoreel keys create --tenant NAME`.');
+    return;
+  }
+  const header = ['KEY ID', 'TENANT', 'PLAN', 'SCOPES', 'KEY', 'USED/QUOTA', 'CREATED', 'STATUS'];
+  output.text(table([header, ...listed.map(({ record, quota }) => listRow(record, quota.used))]));
+}
 
 /** `keys revoke`. */
 export async function revokeKey(keyId: string, _flags: unknown, command: Command): Promise<void> {
-      const { output } = contextFor(command);
-      const record = await withStore(command, (store) => store.keys.revoke(keyId));
-      if (output.json) output.data({ ok: true, status: 'success', ...record });
-      else output.info(`Revoked ${record.key_id} (tenant ${record.tenant}).`);
-    }
+  const { output } = contextFor(command);
+  const record = await withStore(command, (store) => store.keys.revoke(keyId));
+  if (output.json) output.data({ ok: true, status: 'success', ...record });
+  else output.info(`Revoked ${record.key_id} (tenant ${record.tenant}).`);
+}

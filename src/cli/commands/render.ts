@@ -44,21 +44,23 @@ export interface RenderFlags extends InputFlags {
   concurrency?: string;
 }
 
-
-
-
 /** --photos P1,P2 and --photos-dir D: URLs kept, local files made absolute and checked now. */
 export function collectPhotos(flags: Pick<RenderFlags, 'photos' | 'photosDir'>): string[] {
   const photos: string[] = [];
   if (flags.photos !== undefined) {
-    for (const raw of flags.photos.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+    for (const raw of flags.photos
+      .split(',')
+      .map((p) => p.trim())
+      .filter((p) => p !== '')) {
       if (isRemoteRef(raw)) {
         photos.push(raw);
         continue;
       }
       const file = isAbsolute(raw) ? raw : resolve(raw);
       if (!existsSync(file) || !statSync(file).isFile()) {
-        throw badRequest(`Photo ${raw} does not exist (--photos takes image files or URLs separated by commas).`, { details: [{ field: 'photos', message: `${raw}: no such file` }] });
+        throw badRequest(`Photo ${raw} does not exist (--photos takes image files or URLs separated by commas).`, {
+          details: [{ field: 'photos', message: `${raw}: no such file` }],
+        });
       }
       photos.push(file);
     }
@@ -75,8 +77,13 @@ export function collectPhotos(flags: Pick<RenderFlags, 'photos' | 'photosDir'>):
       .map((name) => join(dir, name));
     if (files.length === 0) {
       const refused = names.filter((name) => REFUSED_IMAGE_EXTENSIONS.some((extension) => name.toLowerCase().endsWith(extension)));
-      const why = refused.length === 0 ? '' : ` ${refused.slice(0, 3).join(', ')}${refused.length > 3 ? '…' : ''}: not an accepted format; export ${refused.length === 1 ? 'it' : 'them'} as JPEG.`;
-      throw badRequest(`--photos-dir ${flags.photosDir} holds no ${IMAGE_FORMAT_NAMES} photos.${why}`, { details: [{ field: 'photos', message: 'no image files' }] });
+      const why =
+        refused.length === 0
+          ? ''
+          : ` ${refused.slice(0, 3).join(', ')}${refused.length > 3 ? '…' : ''}: not an accepted format; export ${refused.length === 1 ? 'it' : 'them'} as JPEG.`;
+      throw badRequest(`--photos-dir ${flags.photosDir} holds no ${IMAGE_FORMAT_NAMES} photos.${why}`, {
+        details: [{ field: 'photos', message: 'no image files' }],
+      });
     }
     photos.push(...files);
   }
@@ -95,13 +102,17 @@ async function readListingJson(file: string): Promise<Property> {
   try {
     text = file === '-' ? await readStdinText() : await readFile(file, 'utf8');
   } catch (error) {
-    throw badRequest(`Cannot read --listing-json ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}.`);
+    throw badRequest(
+      `Cannot read --listing-json ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}.`,
+    );
   }
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch {
-    throw badRequest(`--listing-json ${file} is not JSON: give the output of \`immoreel analyze --json\`.`, { details: [{ field: 'listing', message: 'not JSON' }] });
+    throw badRequest(`--listing-json ${file} is not JSON: give the output of \`immoreel analyze --json\`.`, {
+      details: [{ field: 'listing', message: 'not JSON' }],
+    });
   }
   const object = data as { property?: unknown };
   return (typeof object === 'object' && object !== null && 'property' in object ? object.property : data) as Property;
@@ -122,7 +133,10 @@ function brandingFromFlags(flags: RenderFlags, base: Branding): Branding {
 function parseDuration(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const seconds = Number(value.replace(/s$/i, ''));
-  if (!Number.isFinite(seconds)) throw badRequest(`--duration must be a number of seconds (10–90), not ${JSON.stringify(value)}.`, { details: [{ field: 'duration_s', message: 'not a number' }] });
+  if (!Number.isFinite(seconds))
+    throw badRequest(`--duration must be a number of seconds (10–90), not ${JSON.stringify(value)}.`, {
+      details: [{ field: 'duration_s', message: 'not a number' }],
+    });
   return seconds;
 }
 
@@ -148,7 +162,14 @@ function settingsFromFlags(flags: RenderFlags, demo: boolean): RenderRequest {
 export async function buildRenderRequest(flags: RenderFlags, stdinArg: string | undefined): Promise<RenderRequest> {
   const request = settingsFromFlags(flags, Boolean(flags.demo));
   if (flags.listingJson !== undefined) {
-    if (flags.url !== undefined || flags.htmlFile !== undefined || flags.description !== undefined || flags.descriptionFile !== undefined || stdinArg !== undefined || flags.demo) {
+    if (
+      flags.url !== undefined ||
+      flags.htmlFile !== undefined ||
+      flags.description !== undefined ||
+      flags.descriptionFile !== undefined ||
+      stdinArg !== undefined ||
+      flags.demo
+    ) {
       throw badRequest('--listing-json comes alone: it replaces --url, --html-file, --description and --demo.');
     }
     request.listing = await readListingJson(flags.listingJson);
@@ -190,7 +211,9 @@ export async function checkOut(out: string | undefined): Promise<OutTarget> {
     return { dir: path, file: null };
   }
   if (extname(path).toLowerCase() !== '.mp4') {
-    throw badRequest(`--out ${out} must name an .mp4 file (the video is MP4), or a folder ending with /.`, { details: [{ field: 'out', message: 'must end in .mp4' }] });
+    throw badRequest(`--out ${out} must name an .mp4 file (the video is MP4), or a folder ending with /.`, {
+      details: [{ field: 'out', message: 'must end in .mp4' }],
+    });
   }
   await assertWritableFolder(dirname(path), '--out');
   return { dir: dirname(path), file: path };
@@ -202,11 +225,15 @@ function refuseIgnoredInputs(flags: RenderFlags, stdinArg: string | undefined): 
     const given = (['url', 'htmlFile', 'description', 'descriptionFile', 'listingJson'] as const).filter((k) => flags[k] !== undefined);
     if (given.length > 0 || stdinArg !== undefined) {
       const names = given.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
-      throw badRequest(`--demo renders the bundled sample listing; it cannot be combined with ${names.join(', ') || '"-"'}. Drop --demo to render your listing.`);
+      throw badRequest(
+        `--demo renders the bundled sample listing; it cannot be combined with ${names.join(', ') || '"-"'}. Drop --demo to render your listing.`,
+      );
     }
   }
   if (flags.wait === false && flags.out !== undefined) {
-    throw badRequest('--out is not used with --no-wait (nothing is downloaded): drop --out, then fetch the video with `immoreel jobs download JOB_ID --out FILE.mp4`.');
+    throw badRequest(
+      '--out is not used with --no-wait (nothing is downloaded): drop --out, then fetch the video with `immoreel jobs download JOB_ID --out FILE.mp4`.',
+    );
   }
 }
 
@@ -214,11 +241,15 @@ function refuseIgnoredInputs(flags: RenderFlags, stdinArg: string | undefined): 
 function checkLocalFiles(request: RenderRequest): void {
   const logo = request.branding?.logo_url;
   if (logo !== undefined && !isRemoteRef(logo) && !isReadableFile(logo)) {
-    throw badRequest(`Logo ${logo} does not exist or is not a file (--logo takes an image file or URL).`, { details: [{ field: 'logo', message: `${logo}: no such file` }] });
+    throw badRequest(`Logo ${logo} does not exist or is not a file (--logo takes an image file or URL).`, {
+      details: [{ field: 'logo', message: `${logo}: no such file` }],
+    });
   }
   const music = request.music;
   if (music !== undefined && isAbsolute(music) && !isReadableFile(music)) {
-    throw badRequest(`Music ${music} does not exist or is not a file (--music takes auto, none, a bundled track or an audio file).`, { details: [{ field: 'music', message: `${music}: no such file` }] });
+    throw badRequest(`Music ${music} does not exist or is not a file (--music takes auto, none, a bundled track or an audio file).`, {
+      details: [{ field: 'music', message: `${music}: no such file` }],
+    });
   }
 }
 
@@ -293,11 +324,14 @@ async function renderOne(ctx: CommandContext, flags: RenderFlags, stdinArg: stri
 
 async function renderBatch(ctx: CommandContext, flags: RenderFlags & { csv: string }): Promise<void> {
   const { output } = ctx;
-  if (flags.outDir === undefined) throw badRequest('--csv needs --out-dir DIR: the folder where each row\'s video is written.');
+  if (flags.outDir === undefined) throw badRequest("--csv needs --out-dir DIR: the folder where each row's video is written.");
   if (flags.out !== undefined) throw badRequest('--out names one video; a batch writes DIR/<id>.mp4 into --out-dir.');
   const concurrency = flags.concurrency === undefined ? undefined : parseCount(flags.concurrency, '--concurrency', 1, 30);
   const outDirInfo = await stat(resolve(flags.outDir)).catch(() => null);
-  if (outDirInfo !== null && !outDirInfo.isDirectory()) throw badRequest(`--out-dir ${flags.outDir} is a file, not a folder: choose a folder for the videos.`, { details: [{ field: 'out-dir', message: 'not a folder' }] });
+  if (outDirInfo !== null && !outDirInfo.isDirectory())
+    throw badRequest(`--out-dir ${flags.outDir} is a file, not a folder: choose a folder for the videos.`, {
+      details: [{ field: 'out-dir', message: 'not a folder' }],
+    });
   const service = await ctx.openService({ concurrency });
   const progress = output.progress('Rendering…');
   const table = !output.json && process.stdout.isTTY === true;
@@ -315,11 +349,19 @@ async function renderBatch(ctx: CommandContext, flags: RenderFlags & { csv: stri
           },
           {
             signal,
-            onUnknownColumns: (columns) => output.warn(`${flags.csv}: column${columns.length === 1 ? '' : 's'} ${columns.map((c) => `"${c}"`).join(', ')} ignored (not a column immoreel knows; see \`immoreel render --help\`).`),
+            onUnknownColumns: (columns) =>
+              output.warn(
+                `${flags.csv}: column${columns.length === 1 ? '' : 's'} ${columns.map((c) => `"${c}"`).join(', ')} ignored (not a column immoreel knows; see \`immoreel render --help\`).`,
+              ),
             onProgress: (text) => progress.update(`Rendering: ${text}`),
             onRecord: (record) => {
               if (!table) output.record(record);
-              else output.text(record.ok ? `${output.style.green('✔')} ${record.id}  ${record.skipped ? 'already done' : record.video}` : `${output.style.red('✘')} ${record.id}  ${record.error.code}: ${record.error.message}`);
+              else
+                output.text(
+                  record.ok
+                    ? `${output.style.green('✔')} ${record.id}  ${record.skipped ? 'already done' : record.video}`
+                    : `${output.style.red('✘')} ${record.id}  ${record.error.code}: ${record.error.message}`,
+                );
             },
           },
         ),
@@ -336,11 +378,16 @@ async function renderBatch(ctx: CommandContext, flags: RenderFlags & { csv: stri
         (summary.failedFile !== null ? `; failed rows in ${summary.failedFile}` : ''),
     );
     if (wasInterrupted()) {
-      output.info(`Interrupted: run it again with --resume to render the rest (${followUp(ctx.globals, 'render', '--csv', flags.csv, '--out-dir', flags.outDir as string, '--resume')}).`);
+      output.info(
+        `Interrupted: run it again with --resume to render the rest (${followUp(ctx.globals, 'render', '--csv', flags.csv, '--out-dir', flags.outDir as string, '--resume')}).`,
+      );
       return;
     }
     if (summary.failed > 0) {
-      throw new AppError('BATCH_ROWS_FAILED', `${summary.failed} of ${summary.total} rows failed${summary.failedFile === null ? '' : `; fix them in ${summary.failedFile} and run it again`}.`);
+      throw new AppError(
+        'BATCH_ROWS_FAILED',
+        `${summary.failed} of ${summary.total} rows failed${summary.failedFile === null ? '' : `; fix them in ${summary.failedFile} and run it again`}.`,
+      );
     }
   } finally {
     progress.stop();

@@ -4,8 +4,6 @@ import { resolveDataDir } from '../../core/paths.js';
 import type { ServerLimits } from '../../server/config.js';
 import { contextFor } from '../context.js';
 
-
-
 export interface ServeFlags {
   host: string;
   port: string;
@@ -25,9 +23,12 @@ export interface ServeFlags {
 export function wholeNumber(value: string, flag: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const n = Number(value);
   if (!/^\d+$/.test(value.trim()) || n < min || n > max) {
-    throw badRequest(`${flag} must be a whole number from ${min}${max === Number.MAX_SAFE_INTEGER ? '' : ` to ${max}`}, not ${JSON.stringify(value)}.`, {
-      details: [{ field: flag.replace(/^--/, ''), message: `must be a whole number ≥ ${min}` }],
-    });
+    throw badRequest(
+      `${flag} must be a whole number from ${min}${max === Number.MAX_SAFE_INTEGER ? '' : ` to ${max}`}, not ${JSON.stringify(value)}.`,
+      {
+        details: [{ field: flag.replace(/^--/, ''), message: `must be a whole number ≥ ${min}` }],
+      },
+    );
   }
   return n;
 }
@@ -35,62 +36,68 @@ export function wholeNumber(value: string, flag: string, min: number, max = Numb
 /** `--cors-origin` values: `*` or origins as browsers send them (scheme://host[:port], no path). */
 function corsOrigins(values: string[] | undefined): string[] | undefined {
   if (values === undefined) return undefined;
-  return values.flatMap((v) => v.split(',')).map((value) => {
-    const origin = value.trim();
-    if (origin === '*') return origin;
-    let url: URL | null = null;
-    try {
-      url = new URL(origin);
-    } catch {
-      url = null;
-    }
-    if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== origin.replace(/\/$/, '')) {
-      throw badRequest(`--cors-origin ${JSON.stringify(origin)} is not an origin: give scheme://host[:port], e.g. https://crm.example.com, or *.`, {
-        details: [{ field: '--cors-origin', message: 'must be an origin like https://crm.example.com' }],
-      });
-    }
-    return url.origin;
-  });
+  return values
+    .flatMap((v) => v.split(','))
+    .map((value) => {
+      const origin = value.trim();
+      if (origin === '*') return origin;
+      let url: URL | null = null;
+      try {
+        url = new URL(origin);
+      } catch {
+        url = null;
+      }
+      if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== origin.replace(/\/$/, '')) {
+        throw badRequest(
+          `--cors-origin ${JSON.stringify(origin)} is not an origin: give scheme://host[:port], e.g. https://crm.example.com, or *.`,
+          {
+            details: [{ field: '--cors-origin', message: 'must be an origin like https://crm.example.com' }],
+          },
+        );
+      }
+      return url.origin;
+    });
 }
 
 /** `serve`: the HTTP API on this data directory, until SIGTERM/SIGINT. */
 export async function serve(flags: ServeFlags, command: Command): Promise<void> {
-      const ctx = contextFor(command);
-      const limits: Partial<ServerLimits> = {
-        windowMs: wholeNumber(flags.rateWindowMs, '--rate-window-ms', 100),
-        analyzePerWindow: wholeNumber(flags.analyzeRate, '--analyze-rate', 1),
-        renderPerWindow: wholeNumber(flags.renderRate, '--render-rate', 1),
-        jobReadsPerWindow: wholeNumber(flags.jobReadRate, '--job-read-rate', 1),
-        previewConcurrentRenders: wholeNumber(flags.previewConcurrency, '--preview-concurrency', 1),
-        maxQueuedJobs: wholeNumber(flags.maxQueued, '--max-queued', 1),
-      };
-      const port = wholeNumber(flags.port, '--port', 0, 65535);
-      const drainMs = wholeNumber(flags.drainMs, '--drain-ms', 0);
-      // Loaded here: fastify and the job layer are only needed by this command.
-      const { startServer } = await import('../../server/start.js');
-      const server = await startServer({
-        dataDir: resolveDataDir(ctx.globals.dataDir),
-        host: flags.host,
-        port,
-        concurrency: flags.concurrency === undefined ? undefined : wholeNumber(flags.concurrency, '--concurrency', 1, 30),
-        limits,
-        allowLoopbackFetch: flags.allowLoopbackFetch === true,
-        corsOrigins: corsOrigins(flags.corsOrigin),
-        log: { stream: process.stderr, level: flags.logLevel },
-      });
-      // Lifecycle lines are written whatever --log-level says: scripts wait for "listening".
-      const lifecycle = server.app.log.child({}, { level: 'info' });
-      lifecycle.info({ event: 'listening', url: server.url, api: `${server.url}/api/v1` }, 'immoreel API v1 listening');
-      if (flags.allowLoopbackFetch) server.app.log.warn({ event: 'config' }, 'server-side fetches may reach loopback addresses (--allow-loopback-fetch): for tests only');
-      await new Promise<void>((resolve, reject) => {
-        const stop = (signal: NodeJS.Signals): void => {
-          lifecycle.info({ event: 'shutdown', signal }, 'shutting down: no new requests, draining renders');
-          server.close({ drainMs }).then(() => {
-            lifecycle.info({ event: 'stopped' }, 'stopped');
-            resolve();
-          }, reject);
-        };
-        process.once('SIGTERM', stop);
-        process.once('SIGINT', stop);
-      });
+  const ctx = contextFor(command);
+  const limits: Partial<ServerLimits> = {
+    windowMs: wholeNumber(flags.rateWindowMs, '--rate-window-ms', 100),
+    analyzePerWindow: wholeNumber(flags.analyzeRate, '--analyze-rate', 1),
+    renderPerWindow: wholeNumber(flags.renderRate, '--render-rate', 1),
+    jobReadsPerWindow: wholeNumber(flags.jobReadRate, '--job-read-rate', 1),
+    previewConcurrentRenders: wholeNumber(flags.previewConcurrency, '--preview-concurrency', 1),
+    maxQueuedJobs: wholeNumber(flags.maxQueued, '--max-queued', 1),
+  };
+  const port = wholeNumber(flags.port, '--port', 0, 65535);
+  const drainMs = wholeNumber(flags.drainMs, '--drain-ms', 0);
+  // Loaded here: fastify and the job layer are only needed by this command.
+  const { startServer } = await import('../../server/start.js');
+  const server = await startServer({
+    dataDir: resolveDataDir(ctx.globals.dataDir),
+    host: flags.host,
+    port,
+    concurrency: flags.concurrency === undefined ? undefined : wholeNumber(flags.concurrency, '--concurrency', 1, 30),
+    limits,
+    allowLoopbackFetch: flags.allowLoopbackFetch === true,
+    corsOrigins: corsOrigins(flags.corsOrigin),
+    log: { stream: process.stderr, level: flags.logLevel },
+  });
+  // Lifecycle lines are written whatever --log-level says: scripts wait for "listening".
+  const lifecycle = server.app.log.child({}, { level: 'info' });
+  lifecycle.info({ event: 'listening', url: server.url, api: `${server.url}/api/v1` }, 'immoreel API v1 listening');
+  if (flags.allowLoopbackFetch)
+    server.app.log.warn({ event: 'config' }, 'server-side fetches may reach loopback addresses (--allow-loopback-fetch): for tests only');
+  await new Promise<void>((resolve, reject) => {
+    const stop = (signal: NodeJS.Signals): void => {
+      lifecycle.info({ event: 'shutdown', signal }, 'shutting down: no new requests, draining renders');
+      server.close({ drainMs }).then(() => {
+        lifecycle.info({ event: 'stopped' }, 'stopped');
+        resolve();
+      }, reject);
+    };
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
 }

@@ -31,45 +31,46 @@ function openBrowser(url: string): boolean {
 
 /** `studio`: the service on 127.0.0.1 with the Studio page and a one-time sign-in link. */
 export async function studio(flags: StudioFlags, command: Command): Promise<void> {
-      const ctx = contextFor(command);
-      const dataDir = resolveDataDir(ctx.globals.dataDir);
-      const concurrency = flags.concurrency === undefined ? undefined : wholeNumber(flags.concurrency, '--concurrency', 1, 30);
-      const port = wholeNumber(flags.port, '--port', 0, 65535);
-      // Loaded here: fastify and the job layer are only needed by the commands that serve.
-      const { openServerStore } = await import('../../server/store.js');
-      const { startServer } = await import('../../server/start.js');
-      const keyStore = openServerStore(dataDir);
-      let created;
-      try {
-        created = keyStore.keys.create({ tenant: flags.tenant });
-      } finally {
-        keyStore.close();
-      }
-      const token = randomBytes(24).toString('base64url');
-      const server = await startServer({
-        dataDir,
-        host: '127.0.0.1',
-        port,
-        concurrency,
-        studioLogin: { token, apiKey: created.apiKey },
-        log: { stream: process.stderr, level: 'warn' },
-      }).catch((error: unknown) => {
-        const store = openServerStore(dataDir);
-        store.keys.revoke(created.record.key_id);
-        store.close();
-        throw error;
-      });
-      const loginUrl = `${server.url}/studio/login?token=${token}`;
-      if (ctx.output.json) ctx.output.record({ event: 'listening', url: server.url, login_url: loginUrl, tenant: flags.tenant });
-      else ctx.output.text(`immoreel Studio is running. Open this link to sign in (it works once):\n\n    ${loginUrl}\n\nPress Ctrl-C to stop.`);
-      if (flags.browser && openBrowser(loginUrl)) ctx.output.info('Opening the link in your browser…');
-      await new Promise<void>((resolve, reject) => {
-        const stop = (): void => {
-          ctx.output.info('Stopping the Studio…');
-          server.store.keys.revoke(created.record.key_id);
-          server.close({ drainMs: 5000 }).then(resolve, reject);
-        };
-        process.once('SIGTERM', stop);
-        process.once('SIGINT', stop);
-      });
+  const ctx = contextFor(command);
+  const dataDir = resolveDataDir(ctx.globals.dataDir);
+  const concurrency = flags.concurrency === undefined ? undefined : wholeNumber(flags.concurrency, '--concurrency', 1, 30);
+  const port = wholeNumber(flags.port, '--port', 0, 65535);
+  // Loaded here: fastify and the job layer are only needed by the commands that serve.
+  const { openServerStore } = await import('../../server/store.js');
+  const { startServer } = await import('../../server/start.js');
+  const keyStore = openServerStore(dataDir);
+  let created;
+  try {
+    created = keyStore.keys.create({ tenant: flags.tenant });
+  } finally {
+    keyStore.close();
+  }
+  const token = randomBytes(24).toString('base64url');
+  const server = await startServer({
+    dataDir,
+    host: '127.0.0.1',
+    port,
+    concurrency,
+    studioLogin: { token, apiKey: created.apiKey },
+    log: { stream: process.stderr, level: 'warn' },
+  }).catch((error: unknown) => {
+    const store = openServerStore(dataDir);
+    store.keys.revoke(created.record.key_id);
+    store.close();
+    throw error;
+  });
+  const loginUrl = `${server.url}/studio/login?token=${token}`;
+  if (ctx.output.json) ctx.output.record({ event: 'listening', url: server.url, login_url: loginUrl, tenant: flags.tenant });
+  else
+    ctx.output.text(`immoreel Studio is running. Open this link to sign in (it works once):\n\n    ${loginUrl}\n\nPress Ctrl-C to stop.`);
+  if (flags.browser && openBrowser(loginUrl)) ctx.output.info('Opening the link in your browser…');
+  await new Promise<void>((resolve, reject) => {
+    const stop = (): void => {
+      ctx.output.info('Stopping the Studio…');
+      server.store.keys.revoke(created.record.key_id);
+      server.close({ drainMs: 5000 }).then(resolve, reject);
+    };
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
 }

@@ -14,21 +14,26 @@ function summary(template: Template): string {
 
 /** `templates list`. */
 export async function listTemplatesCommand(_flags: unknown, command: Command): Promise<void> {
-      const ctx = contextFor(command);
-      const loaded = listTemplates().map((name) => loadTemplate(name));
-      if (ctx.output.json) {
-        ctx.output.data({
-          ok: true,
-          status: 'success',
-          templates: loaded.map((t) => ({ name: t.name, description: t.description, default_duration_s: t.default_duration_s, recommended_format: t.recommended_format })),
-        });
-      } else ctx.output.text(loaded.map(summary).join('\n\n'));
-    }
+  const ctx = contextFor(command);
+  const loaded = listTemplates().map((name) => loadTemplate(name));
+  if (ctx.output.json) {
+    ctx.output.data({
+      ok: true,
+      status: 'success',
+      templates: loaded.map((t) => ({
+        name: t.name,
+        description: t.description,
+        default_duration_s: t.default_duration_s,
+        recommended_format: t.recommended_format,
+      })),
+    });
+  } else ctx.output.text(loaded.map(summary).join('\n\n'));
+}
 
 /** `templates show`. */
 export async function showTemplate(name: string, _flags: unknown, command: Command): Promise<void> {
-      const ctx = contextFor(command);
-      const template = loadTemplate(name);
-      if (ctx.output.json) ctx.output.data({ ok: true, status: 'success', template });
-      else ctx.output.text(`${summary(template)}\n\n${JSON.stringify(template, null, 2)}`);
-    }
+  const ctx = contextFor(command);
+  const template = loadTemplate(name);
+  if (ctx.output.json) ctx.output.data({ ok: true, status: 'success', template });
+  else ctx.output.text(`${summary(template)}\n\n${JSON.stringify(template, null, 2)}`);
+}

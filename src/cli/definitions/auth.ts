@@ -13,14 +13,19 @@ Profiles live in $IMMOREEL_CONFIG_DIR/profiles.json (default ~/.config/immoreel/
 mode 0600). IMMOREEL_API_KEY and IMMOREEL_BASE_URL override any profile (cron, CI).`;
 
 export function authCommand(): Command {
-  const auth = new Command('auth').description('Log in to immoreel servers (remote mode) and manage saved profiles.').addHelpText('after', EXAMPLES);
+  const auth = new Command('auth')
+    .description('Log in to immoreel servers (remote mode) and manage saved profiles.')
+    .addHelpText('after', EXAMPLES);
 
   auth
     .command('login')
     .description('Check an API key against a server (GET /api/v1/me) and save it as a profile.')
     .option('--api-key-stdin', 'read the API key from standard input (hidden prompt on a terminal)')
     .addOption(new Option('--api-key <key>', 'refused: keys on the command line leak into shell history').hideHelp())
-    .addHelpText('after', '\nThe server comes from --base-url (or IMMOREEL_BASE_URL); the profile name from --profile (default "default").\nThe key comes from --api-key-stdin or IMMOREEL_API_KEY.')
+    .addHelpText(
+      'after',
+      '\nThe server comes from --base-url (or IMMOREEL_BASE_URL); the profile name from --profile (default "default").\nThe key comes from --api-key-stdin or IMMOREEL_API_KEY.',
+    )
     .action(lazy(async () => (await import('../commands/auth.js')).login));
 
   auth

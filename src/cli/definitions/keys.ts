@@ -14,7 +14,9 @@ Keys live in the server's data directory (--data-dir / IMMOREEL_DATA_DIR): run t
 machine that runs \`immoreel serve\`. A revoked key is refused from the next request on.`;
 
 export function keysCommand(): Command {
-  const keys = new Command('keys').description('Manage the API keys of `immoreel serve` (on the server\'s data directory).').addHelpText('after', EXAMPLES);
+  const keys = new Command('keys')
+    .description("Manage the API keys of `immoreel serve` (on the server's data directory).")
+    .addHelpText('after', EXAMPLES);
 
   keys
     .command('create')
@@ -27,7 +29,7 @@ export function keysCommand(): Command {
 
   keys
     .command('list')
-    .description('List keys: ids, tenants, scopes, this month\'s usage and masked keys.')
+    .description("List keys: ids, tenants, scopes, this month's usage and masked keys.")
     .action(lazy(async () => (await import('../commands/keys.js')).listKeys));
 
   keys

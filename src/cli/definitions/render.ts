@@ -15,18 +15,19 @@ Examples:
   $ immoreel render --csv listings.csv --out-dir videos/ --resume`;
 
 export function renderCommand(): Command {
-  return withListingInputs(
-    new Command('render').description('Render a listing into a marketing video (MP4, 720p, 60 fps, AAC 160 kbps).'),
-  )
+  return withListingInputs(new Command('render').description('Render a listing into a marketing video (MP4, 720p, 60 fps, AAC 160 kbps).'))
     .option('--listing-json <file>', 'an `immoreel analyze --json` output: skips analysis')
-    .option('--photos <list>', 'photos: files or URLs separated by commas (default: the listing page\'s photos)')
+    .option('--photos <list>', "photos: files or URLs separated by commas (default: the listing page's photos)")
     .option('--photos-dir <dir>', 'every photo in a folder, in name order')
     .option('--template <name>', 'classic, luxury or social (see `immoreel templates list`)')
     .addOption(new Option('--format <format>', 'frame format').choices([...VIDEO_FORMATS]))
-    .option('--duration <seconds>', 'video length, 10–90 s (default: the template\'s)')
+    .option('--duration <seconds>', "video length, 10–90 s (default: the template's)")
     .addOption(new Option('--language <lang>', 'language of the texts').choices(['fr', 'en', 'ar']))
     .addOption(new Option('--audience <audience>', 'buyer profile to aim at').choices([...AUDIENCE_CHOICES]))
-    .option('--music <music>', 'auto (the template\'s mood), none, a bundled track (sunny-terrace, marble-hall, city-lights) or an audio file')
+    .option(
+      '--music <music>',
+      "auto (the template's mood), none, a bundled track (sunny-terrace, marble-hall, city-lights) or an audio file",
+    )
     .option('--agency <name>', 'agency name (outro and corner mark)')
     .option('--agent <name>', 'agent name (outro)')
     .option('--phone <phone>', 'agent or agency phone (outro)')

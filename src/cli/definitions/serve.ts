@@ -15,26 +15,43 @@ The first line with "event":"listening" carries the bound "url". SIGTERM/SIGINT 
 server gracefully: no new requests, running renders get --drain-ms to finish, then re-queue.`;
 
 export function serveCommand(): Command {
-  return new Command('serve')
-    .description('Run the HTTP API v1 (analysis, render jobs, keys, quotas, rate limits) on this data directory.')
-    .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--port <port>', 'port to listen on (0 = any free port)', '8080')
-    .option('--concurrency <n>', `renders at once (1–30; default here: ${defaultConcurrency()}, two per CPU core as memory allows)`)
-    .option('--analyze-rate <n>', 'analyze requests per key per minute (the contract states 100 and 60; 60 satisfies both)', String(DEFAULT_LIMITS.analyzePerWindow))
-    .option('--render-rate <n>', 'render-video requests per key per minute', String(DEFAULT_LIMITS.renderPerWindow))
-    .option('--job-read-rate <n>', 'job reads (status, list, video) per key per minute', String(DEFAULT_LIMITS.jobReadsPerWindow))
-    .option('--preview-concurrency <n>', 'jobs queued or running at once per preview tenant', String(DEFAULT_LIMITS.previewConcurrentRenders))
-    .option('--max-queued <n>', 'jobs waiting in the queue per tenant', String(DEFAULT_LIMITS.maxQueuedJobs))
-    .option('--cors-origin <origin...>', 'let browser pages of these origins call the API (e.g. https://crm.example.com; * = any). Default: no CORS')
-    .option('--drain-ms <ms>', 'on shutdown, how long running renders may finish before being re-queued', '25000')
-    .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug']).default('info'))
-    // Test and benchmark knobs: documented in docs/api.md, kept out of the everyday help.
-    .addOption(new Option('--rate-window-ms <ms>', 'length of every rate-limit window (tests shorten it)').default(String(DEFAULT_LIMITS.windowMs)).hideHelp())
-    .addOption(
-      new Option('--allow-loopback-fetch', 'let server-side fetches reach 127.0.0.1/::1 (tests with local fixture servers only)')
-        .env('IMMOREEL_ALLOW_LOOPBACK_FETCH')
-        .hideHelp(),
-    )
-    .addHelpText('after', EXAMPLES)
-    .action(lazy(async () => (await import('../commands/serve.js')).serve));
+  return (
+    new Command('serve')
+      .description('Run the HTTP API v1 (analysis, render jobs, keys, quotas, rate limits) on this data directory.')
+      .option('--host <host>', 'address to listen on', '127.0.0.1')
+      .option('--port <port>', 'port to listen on (0 = any free port)', '8080')
+      .option('--concurrency <n>', `renders at once (1–30; default here: ${defaultConcurrency()}, two per CPU core as memory allows)`)
+      .option(
+        '--analyze-rate <n>',
+        'analyze requests per key per minute (the contract states 100 and 60; 60 satisfies both)',
+        String(DEFAULT_LIMITS.analyzePerWindow),
+      )
+      .option('--render-rate <n>', 'render-video requests per key per minute', String(DEFAULT_LIMITS.renderPerWindow))
+      .option('--job-read-rate <n>', 'job reads (status, list, video) per key per minute', String(DEFAULT_LIMITS.jobReadsPerWindow))
+      .option(
+        '--preview-concurrency <n>',
+        'jobs queued or running at once per preview tenant',
+        String(DEFAULT_LIMITS.previewConcurrentRenders),
+      )
+      .option('--max-queued <n>', 'jobs waiting in the queue per tenant', String(DEFAULT_LIMITS.maxQueuedJobs))
+      .option(
+        '--cors-origin <origin...>',
+        'let browser pages of these origins call the API (e.g. https://crm.example.com; * = any). Default: no CORS',
+      )
+      .option('--drain-ms <ms>', 'on shutdown, how long running renders may finish before being re-queued', '25000')
+      .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug']).default('info'))
+      // Test and benchmark knobs: documented in docs/api.md, kept out of the everyday help.
+      .addOption(
+        new Option('--rate-window-ms <ms>', 'length of every rate-limit window (tests shorten it)')
+          .default(String(DEFAULT_LIMITS.windowMs))
+          .hideHelp(),
+      )
+      .addOption(
+        new Option('--allow-loopback-fetch', 'let server-side fetches reach 127.0.0.1/::1 (tests with local fixture servers only)')
+          .env('IMMOREEL_ALLOW_LOOPBACK_FETCH')
+          .hideHelp(),
+      )
+      .addHelpText('after', EXAMPLES)
+      .action(lazy(async () => (await import('../commands/serve.js')).serve))
+  );
 }

@@ -101,7 +101,8 @@ export async function readImageRef(ref: string, ctx: AssetContext, maxBytes = MA
 function explainDecodeError(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   if (/unsupported image format|bad seek|Input buffer/i.test(message)) return `it is not a ${IMAGE_FORMAT_NAMES} image`;
-  if (/premature end|truncated|corrupt|unexpected end|VipsJpeg|read error|Invalid/i.test(message)) return 'the file is truncated or corrupt';
+  if (/premature end|truncated|corrupt|unexpected end|VipsJpeg|read error|Invalid/i.test(message))
+    return 'the file is truncated or corrupt';
   if (/pixel limit/i.test(message)) return `it has more than ${MAX_PHOTO_PIXELS / 1e6} million pixels`;
   return message.split('\n')[0]?.slice(0, 160) ?? 'it could not be decoded';
 }
@@ -170,7 +171,10 @@ export async function loadPhotos(
           return await readImageRef(ref, ctx);
         } catch (error) {
           if (ctx.signal?.aborted) throw ctx.signal.reason ?? error;
-          const network = error instanceof AppError && error.code === 'UPSTREAM_ERROR' && (error.reason === 'network_error' || error.reason === 'timeout');
+          const network =
+            error instanceof AppError &&
+            error.code === 'UPSTREAM_ERROR' &&
+            (error.reason === 'network_error' || error.reason === 'timeout');
           drop(index, ref, error instanceof AppError || error instanceof Error ? error.message.replace(/\.$/, '') : String(error), network);
           return null;
         } finally {
@@ -212,11 +216,18 @@ export async function loadPhotos(
     }
     const shortSide = Math.min(photo.width, photo.height);
     if (seen.has(photo.hash)) {
-      warnings.push({ code: 'PHOTO_DUPLICATE', message: `Photo ${index + 1} (${photo.name}) is the same picture as an earlier one and was used once.` });
+      warnings.push({
+        code: 'PHOTO_DUPLICATE',
+        message: `Photo ${index + 1} (${photo.name}) is the same picture as an earlier one and was used once.`,
+      });
       continue;
     }
     if (shortSide < MIN_PHOTO_SIDE) {
-      drop(index, ref, `it is too small (${photo.width}x${photo.height}); a 720p video needs at least ${SOFT_PHOTO_SIDE} pixels on the short side`);
+      drop(
+        index,
+        ref,
+        `it is too small (${photo.width}x${photo.height}); a 720p video needs at least ${SOFT_PHOTO_SIDE} pixels on the short side`,
+      );
       continue;
     }
     if (shortSide < SOFT_PHOTO_SIDE) {
@@ -230,7 +241,9 @@ export async function loadPhotos(
   }
   // Reported in photo order, whatever order the downloads finished in.
   dropped.sort((a, b) => a.index - b.index);
-  warnings.unshift(...dropped.map((d) => ({ code: 'PHOTO_DROPPED', message: `Photo ${d.index + 1} (${describeRef(d.ref)}) was left out: ${d.reason}.` })));
+  warnings.unshift(
+    ...dropped.map((d) => ({ code: 'PHOTO_DROPPED', message: `Photo ${d.index + 1} (${describeRef(d.ref)}) was left out: ${d.reason}.` })),
+  );
   if (photos.length === 0) throw noUsablePhoto(refs.length, dropped, warnings);
   return { photos, warnings };
 }
@@ -240,7 +253,11 @@ export async function loadPhotos(
  * for the network it is an UPSTREAM_ERROR (exit 6, like `analyze`), not a complaint about the
  * photos. The per-photo warnings travel with it, so the failed job keeps them.
  */
-function noUsablePhoto(count: number, dropped: { index: number; ref: string; reason: string; network: boolean }[], warnings: Warning[]): AppError {
+function noUsablePhoto(
+  count: number,
+  dropped: { index: number; ref: string; reason: string; network: boolean }[],
+  warnings: Warning[],
+): AppError {
   const details = dropped.map((d) => ({ field: `photos[${d.index}]`, message: `${describeRef(d.ref)}: ${d.reason}` }));
   const shown = dropped.slice(0, 3).map((d) => `${count === 1 ? '' : `photo ${d.index + 1}, `}${describeRef(d.ref)}: ${d.reason}`);
   const more = dropped.length > shown.length ? `; and ${dropped.length - shown.length} more (see the job's warnings)` : '';
@@ -273,7 +290,9 @@ const LOOKS: Readonly<Record<Shot['look'], { brightness: number; blur: number }>
 export async function prepareShotSource(photo: MasterPhoto, shot: Shot, cacheDir: string): Promise<string> {
   const { width, height, fit } = shot.source;
   const look = LOOKS[shot.look];
-  const key = createHash('sha256').update(`${CACHE_VERSION}|${photo.hash}|${width}x${height}|${fit}|${look.brightness}|${look.blur}`).digest('hex');
+  const key = createHash('sha256')
+    .update(`${CACHE_VERSION}|${photo.hash}|${width}x${height}|${fit}|${look.brightness}|${look.blur}`)
+    .digest('hex');
   const dir = join(cacheDir, 'shots');
   const file = join(dir, `${key}.jpg`);
   if (await exists(file)) return file;
@@ -285,9 +304,15 @@ export async function prepareShotSource(photo: MasterPhoto, shot: Shot, cacheDir
       .blur(Math.max(8, width / 45))
       .modulate({ brightness: 0.55 })
       .toBuffer();
-    const foreground = await sharp(photo.file).resize(width, height, { fit: 'inside', kernel: 'lanczos3' }).toBuffer({ resolveWithObject: true });
+    const foreground = await sharp(photo.file)
+      .resize(width, height, { fit: 'inside', kernel: 'lanczos3' })
+      .toBuffer({ resolveWithObject: true });
     image = sharp(background).composite([
-      { input: foreground.data, left: Math.round((width - foreground.info.width) / 2), top: Math.round((height - foreground.info.height) / 2) },
+      {
+        input: foreground.data,
+        left: Math.round((width - foreground.info.width) / 2),
+        top: Math.round((height - foreground.info.height) / 2),
+      },
     ]);
     image = sharp(await image.jpeg({ quality: 95 }).toBuffer());
   } else {

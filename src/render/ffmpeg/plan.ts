@@ -126,7 +126,16 @@ function stillChain(source: string, count: number, filters: string[], out: strin
 }
 
 /** Overlays a card on a part whose first frame is frame `partFrom` of its shot. */
-function overlayCard(graph: Graph, base: string, cardInput: number, card: PlacedImage, from: number, to: number, fade: number, timelineFps: number): string {
+function overlayCard(
+  graph: Graph,
+  base: string,
+  cardInput: number,
+  card: PlacedImage,
+  from: number,
+  to: number,
+  fade: number,
+  timelineFps: number,
+): string {
   const count = to - from;
   const stream = graph.label('card');
   const fadeS = fade / timelineFps;
@@ -137,12 +146,23 @@ function overlayCard(graph: Graph, base: string, cardInput: number, card: Placed
   );
   const out = graph.label('ov');
   const rise = card.rise ?? 0;
-  const y = rise > 0 ? `'${card.y}+${rise}*pow(1-min(1,max(0,(t-${n(from / timelineFps)})/${n(Math.max(fadeS, 1 / timelineFps) * 1.6)})),3)'` : String(card.y);
+  const y =
+    rise > 0
+      ? `'${card.y}+${rise}*pow(1-min(1,max(0,(t-${n(from / timelineFps)})/${n(Math.max(fadeS, 1 / timelineFps) * 1.6)})),3)'`
+      : String(card.y);
   graph.add(`[${base}][${stream}]overlay=x=${card.x}:y=${y}:eof_action=pass:format=yuv420[${out}]`);
   return out;
 }
 
-function transitionChain(graph: Graph, kind: Shot['transitionIn'], tail: string, head: string, frames: number, width: number, height: number): string {
+function transitionChain(
+  graph: Graph,
+  kind: Shot['transitionIn'],
+  tail: string,
+  head: string,
+  frames: number,
+  width: number,
+  height: number,
+): string {
   const out = graph.label('tr');
   const seconds = n(frames / FPS);
   const eased = `(((n+1)/${frames})*((n+1)/${frames})*(3-2*((n+1)/${frames})))`;
@@ -227,11 +247,12 @@ export function buildRenderPlan(input: PlanInput): RenderPlan {
   }
 
   const cardInputs = new Map<string, number>();
-  for (const shot of shots) for (const card of shot.cards) {
-    const placed = input.cards.get(card.id);
-    if (placed === undefined) throw new Error(`no image for card ${card.id}`);
-    cardInputs.set(card.id, addInput(placed.file, true));
-  }
+  for (const shot of shots)
+    for (const card of shot.cards) {
+      const placed = input.cards.get(card.id);
+      if (placed === undefined) throw new Error(`no image for card ${card.id}`);
+      cardInputs.set(card.id, addInput(placed.file, true));
+    }
   const bugInput = input.brandBug !== null && timeline.brandBug !== null ? addInput(input.brandBug.file, true) : null;
   const audioInput = input.audioFile !== null ? addInput(input.audioFile, true) : null;
 
@@ -253,7 +274,16 @@ export function buildRenderPlan(input: PlanInput): RenderPlan {
           const to = Math.min(part.count, card.to - part.from);
           if (to - from < 2) continue;
           const fade = Math.min(card.fadeFrames, Math.floor((to - from) / 2));
-          out = overlayCard(graph, out, cardInputs.get(card.id) as number, input.cards.get(card.id) as PlacedImage, from, to, Math.max(1, fade), FPS);
+          out = overlayCard(
+            graph,
+            out,
+            cardInputs.get(card.id) as number,
+            input.cards.get(card.id) as PlacedImage,
+            from,
+            to,
+            Math.max(1, fade),
+            FPS,
+          );
         }
       }
       rendered.set(part.label, out);
@@ -264,15 +294,29 @@ export function buildRenderPlan(input: PlanInput): RenderPlan {
   const sequence: string[] = [];
   shots.forEach((shot, i) => {
     if (i > 0 && shot.transitionFrames > 0) {
-      sequence.push(transitionChain(graph, shot.transitionIn, rendered.get(`t${i - 1}`) as string, rendered.get(`h${i}`) as string, shot.transitionFrames, width, height));
+      sequence.push(
+        transitionChain(
+          graph,
+          shot.transitionIn,
+          rendered.get(`t${i - 1}`) as string,
+          rendered.get(`h${i}`) as string,
+          shot.transitionFrames,
+          width,
+          height,
+        ),
+      );
     }
     sequence.push(rendered.get(`b${i}`) as string);
   });
   const fadeIn = timeline.fadeInFrames > 0 ? `,fade=t=in:st=0:d=${n(timeline.fadeInFrames / FPS)}` : '';
   const fadeOut =
-    timeline.fadeOutFrames > 0 ? `,fade=t=out:st=${n((timeline.frames - timeline.fadeOutFrames) / FPS)}:d=${n(timeline.fadeOutFrames / FPS)}` : '';
+    timeline.fadeOutFrames > 0
+      ? `,fade=t=out:st=${n((timeline.frames - timeline.fadeOutFrames) / FPS)}:d=${n(timeline.fadeOutFrames / FPS)}`
+      : '';
   let video = graph.label('cat');
-  graph.add(`${sequence.map((s) => `[${s}]`).join('')}concat=n=${sequence.length}:v=1:a=0,settb=1/${FPS},setpts=N${fadeIn}${fadeOut}[${video}]`);
+  graph.add(
+    `${sequence.map((s) => `[${s}]`).join('')}concat=n=${sequence.length}:v=1:a=0,settb=1/${FPS},setpts=N${fadeIn}${fadeOut}[${video}]`,
+  );
   if (bugInput !== null && input.brandBug !== null && timeline.brandBug !== null) {
     const bug = timeline.brandBug;
     video = overlayCard(graph, video, bugInput, { ...input.brandBug, rise: 0 }, bug.from, bug.to, Math.round(0.4 * FPS), FPS);
@@ -296,27 +340,53 @@ export function buildRenderPlan(input: PlanInput): RenderPlan {
     complexFilter: filterGraph,
     outputOptions: [
       ...QUIET_OPTIONS,
-      '-filter_complex_threads', String(threads),
-      '-map', '[vout]',
-      '-map', audioMap,
-      '-c:v', 'libx264',
-      '-preset', encoder.preset,
+      '-filter_complex_threads',
+      String(threads),
+      '-map',
+      '[vout]',
+      '-map',
+      audioMap,
+      '-c:v',
+      'libx264',
+      '-preset',
+      encoder.preset,
       ...(encoder.x264Params === undefined ? [] : ['-x264-params', encoder.x264Params]),
-      '-crf', String(encoder.crf),
-      '-profile:v', 'high',
-      '-pix_fmt', 'yuv420p',
-      '-r', String(FPS),
-      '-g', String(encoder.gop),
-      '-bf', '2',
-      '-threads', String(threads),
-      '-color_primaries', 'bt709', '-color_trc', 'bt709', '-colorspace', 'bt709', '-color_range', 'tv',
-      '-c:a', 'aac',
-      '-b:a', `${AUDIO_BITRATE_KBPS}k`,
-      '-ar', String(AUDIO_RATE),
-      '-ac', '2',
-      '-t', n(durationS),
-      '-movflags', '+faststart',
-      '-f', 'mp4',
+      '-crf',
+      String(encoder.crf),
+      '-profile:v',
+      'high',
+      '-pix_fmt',
+      'yuv420p',
+      '-r',
+      String(FPS),
+      '-g',
+      String(encoder.gop),
+      '-bf',
+      '2',
+      '-threads',
+      String(threads),
+      '-color_primaries',
+      'bt709',
+      '-color_trc',
+      'bt709',
+      '-colorspace',
+      'bt709',
+      '-color_range',
+      'tv',
+      '-c:a',
+      'aac',
+      '-b:a',
+      `${AUDIO_BITRATE_KBPS}k`,
+      '-ar',
+      String(AUDIO_RATE),
+      '-ac',
+      '2',
+      '-t',
+      n(durationS),
+      '-movflags',
+      '+faststart',
+      '-f',
+      'mp4',
     ],
     output: input.output,
   };

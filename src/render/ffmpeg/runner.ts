@@ -162,7 +162,13 @@ export function runFfmpeg(spec: FfmpegCommandSpec, options: RunOptions = {}): Pr
     if (options.watchdogMs !== undefined && options.watchdogMs > 0) {
       timers.push(
         setTimeout(() => {
-          stop(new AppError('RENDER_FAILED', `ffmpeg did not finish within ${Math.round((options.watchdogMs as number) / 1000)} s and was stopped (${what}).`, { reason: 'watchdog' }));
+          stop(
+            new AppError(
+              'RENDER_FAILED',
+              `ffmpeg did not finish within ${Math.round((options.watchdogMs as number) / 1000)} s and was stopped (${what}).`,
+              { reason: 'watchdog' },
+            ),
+          );
         }, options.watchdogMs),
       );
     }
@@ -171,7 +177,11 @@ export function runFfmpeg(spec: FfmpegCommandSpec, options: RunOptions = {}): Pr
     const armStall = (): void => {
       if (stallTimer !== null) clearTimeout(stallTimer);
       stallTimer = setTimeout(() => {
-        stop(new AppError('RENDER_FAILED', `ffmpeg made no progress for ${Math.round(stallMs / 1000)} s and was stopped (${what}).`, { reason: 'stalled' }));
+        stop(
+          new AppError('RENDER_FAILED', `ffmpeg made no progress for ${Math.round(stallMs / 1000)} s and was stopped (${what}).`, {
+            reason: 'stalled',
+          }),
+        );
       }, stallMs);
     };
     const finish = (error: unknown): void => {
@@ -209,13 +219,21 @@ export function runFfmpeg(spec: FfmpegCommandSpec, options: RunOptions = {}): Pr
           return;
         }
         if (error.code === 'ENOENT' || error.code === 'EACCES') {
-          finish(new AppError('DEPENDENCY_MISSING', `ffmpeg could not be started (${error.code}). ${INSTALL_HINT}`, { reason: 'ffmpeg_missing' }));
+          finish(
+            new AppError('DEPENDENCY_MISSING', `ffmpeg could not be started (${error.code}). ${INSTALL_HINT}`, {
+              reason: 'ffmpeg_missing',
+            }),
+          );
           return;
         }
         const tail = stderrTail(stderr ?? '', options.redact);
         // fluent-ffmpeg appends its own excerpt of stderr after a colon: the tail says it better.
         const message = error.message.replace(/^(ffmpeg (?:exited with code \d+|was killed with signal \w+)):.*$/s, '$1');
-        finish(new AppError('RENDER_FAILED', `ffmpeg failed to ${what}: ${message}${tail === '' ? '' : ` — ${tail}`}`, { reason: 'ffmpeg_failed' }));
+        finish(
+          new AppError('RENDER_FAILED', `ffmpeg failed to ${what}: ${message}${tail === '' ? '' : ` — ${tail}`}`, {
+            reason: 'ffmpeg_failed',
+          }),
+        );
       })
       .run();
   });
@@ -231,7 +249,12 @@ export function runFfprobe(args: string[], options: { signal?: AbortSignal; time
       { maxBuffer: 64 * 1024 * 1024, timeout: options.timeoutMs ?? 60_000, signal: options.signal, windowsHide: true },
       (error, stdout, stderr) => {
         if (error !== null) {
-          reject(new AppError('RENDER_FAILED', `ffprobe failed: ${stderrTail(String(stderr)) || error.message}`, { reason: 'ffprobe_failed', cause: error }));
+          reject(
+            new AppError('RENDER_FAILED', `ffprobe failed: ${stderrTail(String(stderr)) || error.message}`, {
+              reason: 'ffprobe_failed',
+              cause: error,
+            }),
+          );
           return;
         }
         resolve(String(stdout));
@@ -250,7 +273,10 @@ export function probe(file: string): Promise<ProbeData> {
     ffmpeg(file)
       .setFfprobePath(binaries.ffprobe)
       .ffprobe((error: unknown, data: ProbeData) => {
-        if (error) reject(new AppError('RENDER_FAILED', `ffprobe could not read the video: ${(error as Error).message}`, { reason: 'ffprobe_failed' }));
+        if (error)
+          reject(
+            new AppError('RENDER_FAILED', `ffprobe could not read the video: ${(error as Error).message}`, { reason: 'ffprobe_failed' }),
+          );
         else resolve(data);
       });
   });

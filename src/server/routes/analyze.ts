@@ -46,11 +46,7 @@ export function analyzeRoutes(app: FastifyInstance, ctx: ServerContext): void {
       const outcome = await ctx.deps.store.idempotency.run(auth.key.key_id, idempotencyKey, 'POST /analyze', body, compute);
       if (!outcome.replayed) return reply.type(json).send(outcome.value);
       auth.refund = true;
-      return reply
-        .code(outcome.stored.statusCode)
-        .header('Idempotent-Replayed', 'true')
-        .type(json)
-        .send(outcome.stored.body);
+      return reply.code(outcome.stored.statusCode).header('Idempotent-Replayed', 'true').type(json).send(outcome.stored.body);
     },
   );
 }

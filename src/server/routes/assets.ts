@@ -46,7 +46,11 @@ export function assetRoutes(app: FastifyInstance, ctx: ServerContext): void {
         responses: {
           '201': {
             description: 'The stored asset.',
-            schema: { type: 'object', required: ['ok', 'status', 'asset'], properties: { ok: { const: true }, status: { const: 'success' }, asset: AssetSchema } },
+            schema: {
+              type: 'object',
+              required: ['ok', 'status', 'asset'],
+              properties: { ok: { const: true }, status: { const: 'success' }, asset: AssetSchema },
+            },
           },
           ...AUTH_ERRORS,
           '413': { description: 'PAYLOAD_TOO_LARGE: over 15 MB.', schema: ErrorEnvelopeSchema },

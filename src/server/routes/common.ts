@@ -24,7 +24,11 @@ export function abortOnDisconnect(reply: FastifyReply): AbortSignal {
   return controller.signal;
 }
 
-const error = (description: string, headers?: ResponseSpec['headers']): ResponseSpec => ({ description, schema: ErrorEnvelopeSchema, ...(headers ? { headers } : {}) });
+const error = (description: string, headers?: ResponseSpec['headers']): ResponseSpec => ({
+  description,
+  schema: ErrorEnvelopeSchema,
+  ...(headers ? { headers } : {}),
+});
 
 const text = (description: string) => ({ description, schema: { type: 'string' } });
 const seconds = (description: string) => ({ description, schema: { type: 'integer', minimum: 0 } });
@@ -38,24 +42,31 @@ export const RATE_HEADERS: NonNullable<ResponseSpec['headers']> = {
   'RateLimit-Reset': seconds('Seconds until the budget is full again.'),
 };
 
-const AUTHENTICATE = { 'WWW-Authenticate': text('`Bearer realm="immoreel"`, with `error="invalid_token"` or `error="insufficient_scope"` when it applies.') };
+const AUTHENTICATE = {
+  'WWW-Authenticate': text('`Bearer realm="immoreel"`, with `error="invalid_token"` or `error="insufficient_scope"` when it applies.'),
+};
 
 /** The error responses every authenticated route can give, for the OpenAPI document. */
 export const AUTH_ERRORS: Record<string, ResponseSpec> = {
   '400': error('BAD_REQUEST: invalid JSON, wrong Content-Type, unknown, missing or invalid fields (`details` names each).'),
   '401': error('UNAUTHORIZED: API key missing, malformed or invalid (`reason`: missing_key, malformed_header, invalid_key).', AUTHENTICATE),
   '403': error(
-    "INSUFFICIENT_SCOPE (`reason`: billing_scope, other_tenant) or QUOTA_EXCEEDED (`reason`: monthly_quota, with `error.resets_at`; route_not_permitted).",
+    'INSUFFICIENT_SCOPE (`reason`: billing_scope, other_tenant) or QUOTA_EXCEEDED (`reason`: monthly_quota, with `error.resets_at`; route_not_permitted).',
     AUTHENTICATE,
   ),
-  '429': error('RATE_LIMIT_EXCEEDED: per-key rate or job limits (`reason`: analyze_rate, render_rate, job_reads_rate, account_rate, concurrent_renders, queued_jobs).', {
-    'Retry-After': seconds('Seconds to wait before a retry can succeed.'),
-    ...RATE_HEADERS,
-  }),
+  '429': error(
+    'RATE_LIMIT_EXCEEDED: per-key rate or job limits (`reason`: analyze_rate, render_rate, job_reads_rate, account_rate, concurrent_renders, queued_jobs).',
+    {
+      'Retry-After': seconds('Seconds to wait before a retry can succeed.'),
+      ...RATE_HEADERS,
+    },
+  ),
   '500': error('INTERNAL_SERVER_ERROR: unexpected failure; generic message, quote the request_id.'),
 };
 
-export const REPLAYED_HEADER = { 'Idempotent-Replayed': text('`true` when this answer replays the first one for the same `Idempotency-Key`.') };
+export const REPLAYED_HEADER = {
+  'Idempotent-Replayed': text('`true` when this answer replays the first one for the same `Idempotency-Key`.'),
+};
 
 /** What a route without authentication can still answer: a URL the server cannot parse. */
 export const MALFORMED_URL: Record<string, ResponseSpec> = { '400': error('BAD_REQUEST: malformed request URL (`reason`: bad_url).') };

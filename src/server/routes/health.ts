@@ -39,7 +39,13 @@ export function healthRoutes(app: FastifyInstance, ctx: ServerContext): void {
       } catch (error) {
         throw new AppError('SERVICE_UNAVAILABLE', 'The job store does not answer.', { reason: 'store_unavailable', cause: error });
       }
-      return { ok: true, status: 'success', service: 'immoreel', api_version: API_VERSION, uptime_s: Math.floor((ctx.now() - ctx.startedAt) / 1000) };
+      return {
+        ok: true,
+        status: 'success',
+        service: 'immoreel',
+        api_version: API_VERSION,
+        uptime_s: Math.floor((ctx.now() - ctx.startedAt) / 1000),
+      };
     },
   );
 }

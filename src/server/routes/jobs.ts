@@ -12,7 +12,9 @@ import { ErrorEnvelopeSchema, JobEnvelopeSchema, JobIdParamsSchema, JobSchema } 
 import { JobListQuerySchema } from '../schemas/requests.js';
 import { AUTH_ERRORS, caller, RATE_HEADERS } from './common.js';
 
-const ETAG_HEADER = { ETag: { description: 'This representation\'s version: send it back in `If-None-Match`.', schema: { type: 'string' } } };
+const ETAG_HEADER = {
+  ETag: { description: "This representation's version: send it back in `If-None-Match`.", schema: { type: 'string' } },
+};
 const VIDEO_HEADERS = {
   ...ETAG_HEADER,
   'Accept-Ranges': { description: 'Always `bytes`.', schema: { type: 'string' } },
@@ -34,7 +36,9 @@ function ownJob(ctx: ServerContext, request: FastifyRequest): JobRecord {
   if (found === null) throw new AppError('NOT_FOUND', `No job ${jobId}.`, { reason: 'unknown_job' });
   if (found.tenant !== caller(request).key.tenant) {
     throw withHeaders(
-      new AppError('INSUFFICIENT_SCOPE', 'This job belongs to another tenant: keys only reach their own tenant\'s jobs and videos.', { reason: 'other_tenant' }),
+      new AppError('INSUFFICIENT_SCOPE', "This job belongs to another tenant: keys only reach their own tenant's jobs and videos.", {
+        reason: 'other_tenant',
+      }),
       { 'WWW-Authenticate': 'Bearer realm="immoreel", error="insufficient_scope"' },
     );
   }
@@ -59,7 +63,10 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
       description:
         'While the job is queued or running, `Retry-After` says when to poll again. Job reads: 120 per minute per key. ' +
         'Send the last `ETag` in `If-None-Match` to get a bodiless 304 while nothing changed.',
-      headers: { type: 'object', properties: { 'if-none-match': { type: 'string', description: 'An `ETag` of this job from an earlier read.' } } },
+      headers: {
+        type: 'object',
+        properties: { 'if-none-match': { type: 'string', description: 'An `ETag` of this job from an earlier read.' } },
+      },
       tag: 'jobs',
       access: readAccess,
       params: JobIdParamsSchema,
@@ -67,11 +74,19 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
         '200': {
           description: 'The job, whatever its state (a failed job is a 200 with `error`).',
           schema: JobEnvelopeSchema,
-          headers: { 'Retry-After': { description: 'Seconds before polling again (queued or running jobs).', schema: { type: 'integer' } }, ...ETAG_HEADER, ...RATE_HEADERS },
+          headers: {
+            'Retry-After': { description: 'Seconds before polling again (queued or running jobs).', schema: { type: 'integer' } },
+            ...ETAG_HEADER,
+            ...RATE_HEADERS,
+          },
         },
         '304': {
           description: 'Not Modified: `If-None-Match` names the current version; the job has not changed.',
-          headers: { 'Retry-After': { description: 'Seconds before polling again (queued or running jobs).', schema: { type: 'integer' } }, ...ETAG_HEADER, ...RATE_HEADERS },
+          headers: {
+            'Retry-After': { description: 'Seconds before polling again (queued or running jobs).', schema: { type: 'integer' } },
+            ...ETAG_HEADER,
+            ...RATE_HEADERS,
+          },
         },
         ...AUTH_ERRORS,
         '404': NOT_FOUND,
@@ -105,7 +120,12 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
           schema: {
             type: 'object',
             required: ['ok', 'status', 'jobs', 'next_cursor'],
-            properties: { ok: { const: true }, status: { const: 'success' }, jobs: { type: 'array', items: JobSchema }, next_cursor: { type: ['string', 'null'] } },
+            properties: {
+              ok: { const: true },
+              status: { const: 'success' },
+              jobs: { type: 'array', items: JobSchema },
+              next_cursor: { type: ['string', 'null'] },
+            },
           },
           headers: RATE_HEADERS,
         },
@@ -126,11 +146,16 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
       url: `${API_PREFIX}/jobs/:job_id/cancel`,
       operationId: 'cancelJob',
       summary: 'Cancel a queued or running job',
-      description: 'A running render is stopped. A job already finished is returned unchanged. No body is needed (an empty body with `Content-Type: application/json` is accepted).',
+      description:
+        'A running render is stopped. A job already finished is returned unchanged. No body is needed (an empty body with `Content-Type: application/json` is accepted).',
       tag: 'jobs',
       access: { scope: 'preview:dispatch', policy: 'account', billable: null },
       params: JobIdParamsSchema,
-      responses: { '200': { description: 'The job after cancellation.', schema: JobEnvelopeSchema, headers: RATE_HEADERS }, ...AUTH_ERRORS, '404': NOT_FOUND },
+      responses: {
+        '200': { description: 'The job after cancellation.', schema: JobEnvelopeSchema, headers: RATE_HEADERS },
+        ...AUTH_ERRORS,
+        '404': NOT_FOUND,
+      },
     },
     async (request) => {
       const job = ownJob(ctx, request);
@@ -161,7 +186,12 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
       },
       head: { operationId: 'headVideo', summary: 'The headers of the MP4 (size, ETag, Last-Modified) without the body' },
       responses: {
-        '200': { description: 'The whole MP4.', contentType: 'video/mp4', schema: { type: 'string', format: 'binary', contentMediaType: 'video/mp4' }, headers: VIDEO_HEADERS },
+        '200': {
+          description: 'The whole MP4.',
+          contentType: 'video/mp4',
+          schema: { type: 'string', format: 'binary', contentMediaType: 'video/mp4' },
+          headers: VIDEO_HEADERS,
+        },
         '206': {
           description: 'The requested byte range.',
           contentType: 'video/mp4',
@@ -170,7 +200,10 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
         },
         '304': { description: 'Not Modified: `If-None-Match` names this video.', headers: { ...ETAG_HEADER, ...RATE_HEADERS } },
         ...AUTH_ERRORS,
-        '404': { description: 'NOT_FOUND: no such job, or its video is not ready (`reason: video_not_ready`) or was purged.', schema: ErrorEnvelopeSchema },
+        '404': {
+          description: 'NOT_FOUND: no such job, or its video is not ready (`reason: video_not_ready`) or was purged.',
+          schema: ErrorEnvelopeSchema,
+        },
         '416': { description: 'The range starts past the end of the file (`Content-Range: bytes */size`).', schema: ErrorEnvelopeSchema },
       },
     },
@@ -181,7 +214,9 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
         const pending = job.state === 'queued' || job.state === 'running';
         throw new AppError(
           'NOT_FOUND',
-          pending ? `Job ${job.job_id} is ${job.state}: its video is not ready yet.` : `Job ${job.job_id} has no video (state ${job.state}, or the file was purged).`,
+          pending
+            ? `Job ${job.job_id} is ${job.state}: its video is not ready yet.`
+            : `Job ${job.job_id} has no video (state ${job.state}, or the file was purged).`,
           { reason: pending ? 'video_not_ready' : 'no_video', ...(pending ? { retryAfterS: POLL_AFTER_S[job.state] } : {}) },
         );
       }
@@ -195,17 +230,26 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
       const etag = job.result?.sha256 ? `"${job.result.sha256}"` : null;
       if (etag !== null) reply.header('ETag', etag);
       if (etag !== null && notModified(request.headers['if-none-match'], etag)) return reply.code(304).send();
-      const rangeHeader = rangeStillValid(request.headers['if-range'] as string | undefined, etag, info.mtime.toUTCString()) ? request.headers.range : undefined;
+      const rangeHeader = rangeStillValid(request.headers['if-range'] as string | undefined, etag, info.mtime.toUTCString())
+        ? request.headers.range
+        : undefined;
       const range = parseRange(rangeHeader, size);
       if (range.kind === 'unsatisfiable') {
         const problem = new AppError('BAD_REQUEST', `The requested range is outside the video (${size} bytes).`, {
           reason: 'range_not_satisfiable',
           details: [{ field: 'Range', message: `must start below ${size}` }],
         });
-        return reply.code(416).header('Content-Range', `bytes */${size}`).type('application/json; charset=utf-8').send(envelope(problem, request.id));
+        return reply
+          .code(416)
+          .header('Content-Range', `bytes */${size}`)
+          .type('application/json; charset=utf-8')
+          .send(envelope(problem, request.id));
       }
       if (range.kind === 'partial') {
-        reply.code(206).header('Content-Range', `bytes ${range.start}-${range.end}/${size}`).header('Content-Length', String(range.end - range.start + 1));
+        reply
+          .code(206)
+          .header('Content-Range', `bytes ${range.start}-${range.end}/${size}`)
+          .header('Content-Length', String(range.end - range.start + 1));
         return reply.send(createReadStream(path, { start: range.start, end: range.end }));
       }
       reply.header('Content-Length', String(size));

@@ -15,7 +15,10 @@ export function openapiRoutes(app: FastifyInstance, ctx: ServerContext): void {
       summary: 'This document: OpenAPI 3.1, generated from the schemas that validate requests',
       tag: 'service',
       access: { scope: null, policy: null, billable: null },
-      responses: { '200': { description: 'The OpenAPI document.', schema: { type: 'object', additionalProperties: true } }, ...MALFORMED_URL },
+      responses: {
+        '200': { description: 'The OpenAPI document.', schema: { type: 'object', additionalProperties: true } },
+        ...MALFORMED_URL,
+      },
     },
     async (_request, reply) => {
       // Built on first use: by then every route (plugins included) has registered its declaration.

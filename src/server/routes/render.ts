@@ -34,17 +34,21 @@ function checkAssets(ctx: ServerContext, tenant: string, request: ValidRenderReq
   request.photos.forEach((photo, index) => check(photo, `photos[${index}]`));
   check(request.branding.logo_url, 'branding.logo_url');
   if (details.length > 0) {
-    throw badRequest('Unknown or expired assets (assets are kept 24 h and are private to the tenant that uploaded them): upload them again with POST /api/v1/assets.', {
-      reason: 'unknown_asset',
-      details,
-    });
+    throw badRequest(
+      'Unknown or expired assets (assets are kept 24 h and are private to the tenant that uploaded them): upload them again with POST /api/v1/assets.',
+      {
+        reason: 'unknown_asset',
+        details,
+      },
+    );
   }
 }
 
 /** The webhook target gets the full check (DNS included) at delivery; refuse the obvious now. */
 function checkWebhookUrl(ctx: ServerContext, url: string | null): void {
   if (url === null) return;
-  const invalid = (message: string): AppError => badRequest(`webhook_url ${message}.`, { reason: 'invalid_webhook_url', details: [{ field: 'webhook_url', message }] });
+  const invalid = (message: string): AppError =>
+    badRequest(`webhook_url ${message}.`, { reason: 'invalid_webhook_url', details: [{ field: 'webhook_url', message }] });
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -78,7 +82,10 @@ function checkJobLimits(ctx: ServerContext, auth: AuthContext): void {
   }
   const queued = ctx.deps.jobs.countJobs(tenant, ['queued']);
   if (queued >= ctx.limits.maxQueuedJobs) {
-    throw tooBusy(`At most ${ctx.limits.maxQueuedJobs} jobs may wait in the queue per tenant; ${queued} are. Retry when some have started.`, 'queued_jobs');
+    throw tooBusy(
+      `At most ${ctx.limits.maxQueuedJobs} jobs may wait in the queue per tenant; ${queued} are. Retry when some have started.`,
+      'queued_jobs',
+    );
   }
 }
 
@@ -103,7 +110,11 @@ export function renderRoutes(app: FastifyInstance, ctx: ServerContext): void {
         '202': {
           description: 'The job, queued.',
           schema: JobEnvelopeSchema,
-          headers: { Location: { description: 'The job: /api/v1/jobs/{job_id}.', schema: { type: 'string' } }, ...RATE_HEADERS, ...REPLAYED_HEADER },
+          headers: {
+            Location: { description: 'The job: /api/v1/jobs/{job_id}.', schema: { type: 'string' } },
+            ...RATE_HEADERS,
+            ...REPLAYED_HEADER,
+          },
         },
         ...AUTH_ERRORS,
         '413': { description: 'PAYLOAD_TOO_LARGE: body over the limit.', schema: ErrorEnvelopeSchema },
@@ -136,7 +147,8 @@ export function renderRoutes(app: FastifyInstance, ctx: ServerContext): void {
           reply.header('Idempotent-Replayed', 'true');
           // The same job, as it is now: a client retrying late learns its progress at once.
           const found = outcome.stored.jobId === null ? null : ctx.deps.jobs.get(outcome.stored.jobId);
-          if (found === null) throw new AppError('INTERNAL_SERVER_ERROR', `Idempotent job ${String(outcome.stored.jobId)} is missing from the store.`);
+          if (found === null)
+            throw new AppError('INTERNAL_SERVER_ERROR', `Idempotent job ${String(outcome.stored.jobId)} is missing from the store.`);
           job = found.job;
         } else {
           job = outcome.value;

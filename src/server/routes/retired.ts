@@ -13,8 +13,22 @@ import { ErrorEnvelopeSchema } from '../schemas/common.js';
 const SUNSET = new Date(Date.UTC(2026, 9, 1)).toUTCString();
 
 const RETIRED = [
-  { method: 'POST' as const, url: `${API_PREFIX}/campaigns/generate`, openapiUrl: `${API_PREFIX}/campaigns/generate`, successor: `${API_PREFIX}/render-video`, successorRoute: `POST ${API_PREFIX}/render-video`, operationId: 'retiredCampaignsGenerate' },
-  { method: 'GET' as const, url: `${API_PREFIX}/tasks/:id`, openapiUrl: `${API_PREFIX}/tasks/{id}`, successor: `${API_PREFIX}/jobs/{job_id}`, successorRoute: `GET ${API_PREFIX}/jobs/{job_id}`, operationId: 'retiredTasksGet' },
+  {
+    method: 'POST' as const,
+    url: `${API_PREFIX}/campaigns/generate`,
+    openapiUrl: `${API_PREFIX}/campaigns/generate`,
+    successor: `${API_PREFIX}/render-video`,
+    successorRoute: `POST ${API_PREFIX}/render-video`,
+    operationId: 'retiredCampaignsGenerate',
+  },
+  {
+    method: 'GET' as const,
+    url: `${API_PREFIX}/tasks/:id`,
+    openapiUrl: `${API_PREFIX}/tasks/{id}`,
+    successor: `${API_PREFIX}/jobs/{job_id}`,
+    successorRoute: `GET ${API_PREFIX}/jobs/{job_id}`,
+    operationId: 'retiredTasksGet',
+  },
 ];
 
 export function retiredRoutes(app: FastifyInstance, ctx: ServerContext): void {
@@ -39,7 +53,9 @@ export function retiredRoutes(app: FastifyInstance, ctx: ServerContext): void {
         tag: 'retired',
         deprecated: true,
         access: { scope: null, policy: null, billable: null },
-        ...(route.url.includes(':id') ? { params: { type: 'object', properties: { id: { type: 'string', description: 'Any v0.9 task id.' } } } } : {}),
+        ...(route.url.includes(':id')
+          ? { params: { type: 'object', properties: { id: { type: 'string', description: 'Any v0.9 task id.' } } } }
+          : {}),
         responses: {
           '410': {
             description: 'GONE, without authentication: the body names the successor.',

@@ -1,10 +1,5 @@
 import { ERROR_CODES } from '../../core/errors.js';
-import {
-  JOB_STAGES,
-  JOB_STATES,
-  LANGUAGES,
-  VIDEO_FORMATS,
-} from '../../core/types.js';
+import { JOB_STAGES, JOB_STATES, LANGUAGES, VIDEO_FORMATS } from '../../core/types.js';
 
 /**
  * JSON Schemas shared by several routes. They are plain objects written in the subset common to
@@ -24,7 +19,10 @@ export const ErrorDetailSchema: JsonSchema = {
   type: 'object',
   required: ['field', 'message'],
   properties: {
-    field: { type: 'string', description: 'The field, header or part of the request at fault, e.g. `language`, `photos[2]`, `Idempotency-Key`.' },
+    field: {
+      type: 'string',
+      description: 'The field, header or part of the request at fault, e.g. `language`, `photos[2]`, `Idempotency-Key`.',
+    },
     message: { type: 'string' },
   },
 };
@@ -56,7 +54,11 @@ export const ErrorEnvelopeSchema: JsonSchema = {
         details: { type: 'array', items: ErrorDetailSchema },
         request_id: { type: 'string' },
         successor: { type: 'string', description: 'Retired routes (410) only: the route to use instead.' },
-        resets_at: { type: 'string', format: 'date-time', description: 'QUOTA_EXCEEDED (`monthly_quota`) only: when the monthly quota starts again.' },
+        resets_at: {
+          type: 'string',
+          format: 'date-time',
+          description: 'QUOTA_EXCEEDED (`monthly_quota`) only: when the monthly quota starts again.',
+        },
       },
     },
   },
@@ -81,7 +83,8 @@ export const VideoResultSchema: JsonSchema = {
 
 export const JobSchema: JsonSchema = {
   type: 'object',
-  description: 'A render job (DESIGN §4). States: queued → running → succeeded | failed | canceled (queued → canceled too); terminal states never change.',
+  description:
+    'A render job (DESIGN §4). States: queued → running → succeeded | failed | canceled (queued → canceled too); terminal states never change.',
   required: ['job_id', 'state', 'stage', 'progress', 'created_at', 'updated_at', 'links'],
   properties: {
     job_id: { type: 'string', pattern: '^job_[0-9a-hjkmnp-tv-z]{26}$' },
@@ -133,7 +136,11 @@ export const JobIdParamsSchema: JsonSchema = {
   required: ['job_id'],
   additionalProperties: false,
   properties: {
-    job_id: { type: 'string', maxLength: 64, description: '`job_` and 26 lowercase base32 characters. Anything else is a 400 before storage is touched.' },
+    job_id: {
+      type: 'string',
+      maxLength: 64,
+      description: '`job_` and 26 lowercase base32 characters. Anything else is a 400 before storage is touched.',
+    },
   },
 };
 

@@ -62,7 +62,10 @@ export function registerStudio(app: FastifyInstance, options: StudioOptions): vo
   const root = options.root ?? STUDIO_ROOT;
   if (!existsSync(join(root, 'index.html'))) {
     app.get('/', async (_request, reply) =>
-      reply.code(503).type('text/plain; charset=utf-8').send('The Studio page is not built: run `npm run build`, then start the server again.\n'),
+      reply
+        .code(503)
+        .type('text/plain; charset=utf-8')
+        .send('The Studio page is not built: run `npm run build`, then start the server again.\n'),
     );
     return;
   }

@@ -107,7 +107,14 @@ export function sessionRoutes(app: FastifyInstance, options: SessionOptions): vo
     const apiKey = sessionKey(request);
     const record = apiKey === null ? null : options.keys.authenticate(apiKey);
     if (apiKey === null || record === null) return { ok: true, signed_in: false };
-    return { ok: true, signed_in: true, tenant: record.tenant, masked_key: record.masked_key, plan: record.plan, csrf_token: csrfTokenFor(apiKey) };
+    return {
+      ok: true,
+      signed_in: true,
+      tenant: record.tenant,
+      masked_key: record.masked_key,
+      plan: record.plan,
+      csrf_token: csrfTokenFor(apiKey),
+    };
   });
 
   app.post('/studio/session', async (request, reply) => {
@@ -115,13 +122,26 @@ export function sessionRoutes(app: FastifyInstance, options: SessionOptions): vo
     reply.header('Cache-Control', 'no-store');
     const body = request.body as { api_key?: unknown } | null;
     const apiKey = typeof body?.api_key === 'string' ? body.api_key.trim() : '';
-    if (apiKey === '') throw badRequest('Paste your API key (it starts with imk_).', { reason: 'missing_key', details: [{ field: 'api_key', message: 'required' }] });
+    if (apiKey === '')
+      throw badRequest('Paste your API key (it starts with imk_).', {
+        reason: 'missing_key',
+        details: [{ field: 'api_key', message: 'required' }],
+      });
     const record = KEY_SHAPE.test(apiKey) ? options.keys.authenticate(apiKey) : null;
     if (record === null) {
-      throw new AppError('UNAUTHORIZED', 'Invalid API key: it is unknown or was revoked. Create one with `immoreel keys create`.', { reason: 'invalid_key' });
+      throw new AppError('UNAUTHORIZED', 'Invalid API key: it is unknown or was revoked. Create one with `immoreel keys create`.', {
+        reason: 'invalid_key',
+      });
     }
     setSession(request, reply, apiKey);
-    return { ok: true, signed_in: true, tenant: record.tenant, masked_key: record.masked_key, plan: record.plan, csrf_token: csrfTokenFor(apiKey) };
+    return {
+      ok: true,
+      signed_in: true,
+      tenant: record.tenant,
+      masked_key: record.masked_key,
+      plan: record.plan,
+      csrf_token: csrfTokenFor(apiKey),
+    };
   });
 
   app.delete('/studio/session', async (request, reply) => {

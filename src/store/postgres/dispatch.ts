@@ -122,7 +122,10 @@ export class RenderDispatch {
       if (options.admit !== undefined) {
         await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`tenant-jobs:${job.tenant}`]);
         await options.admit(async (states) => {
-          const { rows } = await client.query<{ n: number }>('SELECT COUNT(*) AS n FROM jobs WHERE tenant = $1 AND state = ANY($2::text[])', [job.tenant, [...states]]);
+          const { rows } = await client.query<{ n: number }>(
+            'SELECT COUNT(*) AS n FROM jobs WHERE tenant = $1 AND state = ANY($2::text[])',
+            [job.tenant, [...states]],
+          );
           return rows[0]!.n;
         });
       }
@@ -220,7 +223,7 @@ export async function failExhausted(jobs: JobRecords, jobId: string, attempts: n
     'failed',
     finalFailurePatch(
       `The render was tried ${attempts} times and each attempt failed or its worker stopped before finishing ` +
-        '(crash, kill, out of memory or power loss); it will not be retried. Submit it again; if it fails again, check the workers\' logs.',
+        "(crash, kill, out of memory or power loss); it will not be retried. Submit it again; if it fails again, check the workers' logs.",
     ),
     (current) => !isTerminal(current.state),
   );

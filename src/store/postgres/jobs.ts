@@ -8,15 +8,53 @@ import type { JobRecords } from '../types.js';
 import { withTransaction, type Pool, type Queryable } from './pool.js';
 
 const ROW_COLUMNS = [
-  'job_id', 'tenant', 'state', 'stage', 'progress', 'attempts', 'created_at', 'updated_at', 'started_at', 'finished_at',
-  'template', 'format', 'language', 'input_hash', 'allow_local_files', 'link_base', 'listing_json', 'result_json',
-  'error_code', 'error_message', 'warnings_json', 'metadata_json', 'owner', 'owner_host', 'owner_pid', 'lease_expires_at', 'expired_at',
+  'job_id',
+  'tenant',
+  'state',
+  'stage',
+  'progress',
+  'attempts',
+  'created_at',
+  'updated_at',
+  'started_at',
+  'finished_at',
+  'template',
+  'format',
+  'language',
+  'input_hash',
+  'allow_local_files',
+  'link_base',
+  'listing_json',
+  'result_json',
+  'error_code',
+  'error_message',
+  'warnings_json',
+  'metadata_json',
+  'owner',
+  'owner_host',
+  'owner_pid',
+  'lease_expires_at',
+  'expired_at',
 ].join(', ');
 
 /** Columns `transition` may write: the patch keys are checked against this list before they reach SQL. */
 const PATCHABLE = new Set([
-  'stage', 'progress', 'attempts', 'started_at', 'finished_at', 'listing_json', 'result_json', 'error_code', 'error_message',
-  'warnings_json', 'owner', 'owner_host', 'owner_pid', 'lease_expires_at', 'state', 'updated_at',
+  'stage',
+  'progress',
+  'attempts',
+  'started_at',
+  'finished_at',
+  'listing_json',
+  'result_json',
+  'error_code',
+  'error_message',
+  'warnings_json',
+  'owner',
+  'owner_host',
+  'owner_pid',
+  'lease_expires_at',
+  'state',
+  'updated_at',
 ]);
 
 const nowIso = (): string => new Date().toISOString();
@@ -55,7 +93,9 @@ export class PostgresJobRecords implements JobRecords {
   }
 
   async requestOf(jobId: string): Promise<ValidRenderRequest> {
-    const { rows } = await this.pool.query<{ request_json: string }>('SELECT request_json FROM jobs WHERE job_id = $1', [assertJobId(jobId)]);
+    const { rows } = await this.pool.query<{ request_json: string }>('SELECT request_json FROM jobs WHERE job_id = $1', [
+      assertJobId(jobId),
+    ]);
     if (rows[0] === undefined) throw new Error(`job ${jobId} vanished from the store`);
     return JSON.parse(rows[0].request_json) as ValidRenderRequest;
   }
@@ -150,13 +190,10 @@ export class PostgresJobRecords implements JobRecords {
   async setProgress(jobId: string, owner: Owner, stage: JobStage, progress: number): Promise<void> {
     if (!(JOB_STAGES as readonly string[]).includes(stage)) return;
     const clamped = Math.min(1, Math.max(0, Number.isFinite(progress) ? progress : 0));
-    await this.pool.query(`UPDATE jobs SET stage = $1, progress = $2, updated_at = $3 WHERE job_id = $4 AND state = 'running' AND owner = $5`, [
-      stage,
-      Math.round(clamped * 1000) / 1000,
-      nowIso(),
-      jobId,
-      owner.id,
-    ]);
+    await this.pool.query(
+      `UPDATE jobs SET stage = $1, progress = $2, updated_at = $3 WHERE job_id = $4 AND state = 'running' AND owner = $5`,
+      [stage, Math.round(clamped * 1000) / 1000, nowIso(), jobId, owner.id],
+    );
   }
 
   async runningJobs(): Promise<JobRow[]> {
@@ -173,9 +210,9 @@ export class PostgresJobRecords implements JobRecords {
 
   async markExpired(jobId: string): Promise<void> {
     const now = nowIso();
-    await this.pool.query(`UPDATE jobs SET expired_at = $1, updated_at = $1 WHERE job_id = $2 AND state IN ('succeeded', 'failed', 'canceled')`, [
-      now,
-      assertJobId(jobId),
-    ]);
+    await this.pool.query(
+      `UPDATE jobs SET expired_at = $1, updated_at = $1 WHERE job_id = $2 AND state IN ('succeeded', 'failed', 'canceled')`,
+      [now, assertJobId(jobId)],
+    );
   }
 }

@@ -9,7 +9,9 @@ export type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient;
 /** int8 (COUNT(*), BIGINT millisecond timestamps) as numbers: every value we store fits in 2^53. */
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === pg.types.builtins.INT8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    oid === pg.types.builtins.INT8
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
 export interface PoolOptions {
@@ -34,7 +36,13 @@ export function redactUrl(url: string): string {
 }
 
 export function createPool(url: string, options: PoolOptions = {}): Pool {
-  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, connectionTimeoutMillis: 10_000, types, application_name: 'immoreel' });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? 10,
+    connectionTimeoutMillis: 10_000,
+    types,
+    application_name: 'immoreel',
+  });
   pool.on('error', options.onIdleError ?? (() => undefined));
   return pool;
 }
@@ -55,13 +63,30 @@ export function databaseError(error: unknown, url: string): unknown {
   const e = error as { code?: string; message?: string };
   const where = redactUrl(url);
   if (e.code === '28P01' || e.code === '28000') {
-    return new AppError('UNAUTHORIZED', `PostgreSQL refused the credentials in ${where}: check the user name and password.`, { reason: 'database_credentials', cause: error });
+    return new AppError('UNAUTHORIZED', `PostgreSQL refused the credentials in ${where}: check the user name and password.`, {
+      reason: 'database_credentials',
+      cause: error,
+    });
   }
   if (e.code === '3D000') {
-    return new AppError('BAD_REQUEST', `The database in ${where} does not exist: create it (createdb) or fix --database-url / IMMOREEL_DATABASE_URL.`, { reason: 'database_missing', cause: error });
+    return new AppError(
+      'BAD_REQUEST',
+      `The database in ${where} does not exist: create it (createdb) or fix --database-url / IMMOREEL_DATABASE_URL.`,
+      { reason: 'database_missing', cause: error },
+    );
   }
-  if (e.code === 'ECONNREFUSED' || e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN' || e.code === 'ETIMEDOUT' || /timeout/i.test(e.message ?? '')) {
-    return new AppError('SERVICE_UNAVAILABLE', `PostgreSQL is unreachable at ${where} (${e.code ?? 'timeout'}): check the host, the port and that the server runs.`, { reason: 'database_unreachable', cause: error });
+  if (
+    e.code === 'ECONNREFUSED' ||
+    e.code === 'ENOTFOUND' ||
+    e.code === 'EAI_AGAIN' ||
+    e.code === 'ETIMEDOUT' ||
+    /timeout/i.test(e.message ?? '')
+  ) {
+    return new AppError(
+      'SERVICE_UNAVAILABLE',
+      `PostgreSQL is unreachable at ${where} (${e.code ?? 'timeout'}): check the host, the port and that the server runs.`,
+      { reason: 'database_unreachable', cause: error },
+    );
   }
   return error;
 }

@@ -2,7 +2,16 @@ import { timingSafeEqual } from 'node:crypto';
 import { AppError, badRequest } from '../../core/errors.js';
 import { fingerprint, IDEMPOTENCY_TTL_MS, type StoredAnswer } from '../../server/idempotency.js';
 import { randomId } from '../../server/ids.js';
-import { API_KEY_PATTERN, hashApiKey, keyRowToRecord, prepareKey, type ApiKeyRecord, type CreatedKey, type CreateKeyOptions, type KeyRow } from '../../server/keys.js';
+import {
+  API_KEY_PATTERN,
+  hashApiKey,
+  keyRowToRecord,
+  prepareKey,
+  type ApiKeyRecord,
+  type CreatedKey,
+  type CreateKeyOptions,
+  type KeyRow,
+} from '../../server/keys.js';
 import { periodOf, periodResetAt, type BillableRoute, type QuotaState, type Reservation, type UsageRow } from '../../server/quota.js';
 import { bucketDecision, type RateDecision, type RatePolicy } from '../../server/rate-limit.js';
 import type { DeliveryRow, DeliveryState } from '../../server/webhooks.js';
@@ -32,11 +41,10 @@ export class PostgresKeyRecords implements KeyRecords {
     const prepared = prepareKey(options, this.now());
     const { row } = prepared;
     await withTransaction(this.pool, async (client) => {
-      await client.query('INSERT INTO server_tenants (tenant, webhook_secret, created_at) VALUES ($1, $2, $3) ON CONFLICT (tenant) DO NOTHING', [
-        row.tenant,
-        prepared.newTenantSecret,
-        row.created_at,
-      ]);
+      await client.query(
+        'INSERT INTO server_tenants (tenant, webhook_secret, created_at) VALUES ($1, $2, $3) ON CONFLICT (tenant) DO NOTHING',
+        [row.tenant, prepared.newTenantSecret, row.created_at],
+      );
       await client.query(
         `INSERT INTO server_api_keys (key_id, tenant, key_hash, hint, scopes, plan, monthly_quota, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
         [row.key_id, row.tenant, row.key_hash, row.hint, row.scopes, row.plan, row.monthly_quota, row.created_at],
@@ -51,18 +59,27 @@ export class PostgresKeyRecords implements KeyRecords {
   }
 
   async list(): Promise<ApiKeyRecord[]> {
-    return (await this.pool.query<KeyRow>('SELECT * FROM server_api_keys ORDER BY created_at COLLATE "C", key_id COLLATE "C"')).rows.map(keyRowToRecord);
+    return (await this.pool.query<KeyRow>('SELECT * FROM server_api_keys ORDER BY created_at COLLATE "C", key_id COLLATE "C"')).rows.map(
+      keyRowToRecord,
+    );
   }
 
   async listForTenant(tenant: string): Promise<ApiKeyRecord[]> {
-    const { rows } = await this.pool.query<KeyRow>('SELECT * FROM server_api_keys WHERE tenant = $1 ORDER BY created_at COLLATE "C", key_id COLLATE "C"', [tenant]);
+    const { rows } = await this.pool.query<KeyRow>(
+      'SELECT * FROM server_api_keys WHERE tenant = $1 ORDER BY created_at COLLATE "C", key_id COLLATE "C"',
+      [tenant],
+    );
     return rows.map(keyRowToRecord);
   }
 
   async revoke(keyId: string): Promise<ApiKeyRecord> {
     const existing = await this.get(keyId);
-    if (existing === null) throw new AppError('NOT_FOUND', `No API key ${JSON.stringify(keyId)}: run \`immoreel keys list\` to see the key ids.`);
-    await this.pool.query('UPDATE server_api_keys SET revoked_at = $1 WHERE key_id = $2 AND revoked_at IS NULL', [new Date(this.now()).toISOString(), keyId]);
+    if (existing === null)
+      throw new AppError('NOT_FOUND', `No API key ${JSON.stringify(keyId)}: run \`immoreel keys list\` to see the key ids.`);
+    await this.pool.query('UPDATE server_api_keys SET revoked_at = $1 WHERE key_id = $2 AND revoked_at IS NULL', [
+      new Date(this.now()).toISOString(),
+      keyId,
+    ]);
     return (await this.get(keyId))!;
   }
 
@@ -82,7 +99,9 @@ export class PostgresKeyRecords implements KeyRecords {
   }
 
   async webhookSecret(tenant: string): Promise<string | null> {
-    const { rows } = await this.pool.query<{ webhook_secret: string }>('SELECT webhook_secret FROM server_tenants WHERE tenant = $1', [tenant]);
+    const { rows } = await this.pool.query<{ webhook_secret: string }>('SELECT webhook_secret FROM server_tenants WHERE tenant = $1', [
+      tenant,
+    ]);
     return rows[0]?.webhook_secret ?? null;
   }
 }
@@ -94,7 +113,10 @@ export class PostgresUsageRecords implements UsageRecords {
   ) {}
 
   async used(keyId: string, period = periodOf(this.now())): Promise<number> {
-    const { rows } = await this.pool.query<{ used: number }>('SELECT COALESCE(SUM(count), 0)::bigint AS used FROM server_usage WHERE key_id = $1 AND period = $2', [keyId, period]);
+    const { rows } = await this.pool.query<{ used: number }>(
+      'SELECT COALESCE(SUM(count), 0)::bigint AS used FROM server_usage WHERE key_id = $1 AND period = $2',
+      [keyId, period],
+    );
     return rows[0]!.used;
   }
 
@@ -108,7 +130,10 @@ export class PostgresUsageRecords implements UsageRecords {
     const period = periodOf(this.now());
     return withTransaction(this.pool, async (client) => {
       await lockName(client, `usage:${keyId}:${period}`);
-      const { rows } = await client.query<{ used: number }>('SELECT COALESCE(SUM(count), 0)::bigint AS used FROM server_usage WHERE key_id = $1 AND period = $2', [keyId, period]);
+      const { rows } = await client.query<{ used: number }>(
+        'SELECT COALESCE(SUM(count), 0)::bigint AS used FROM server_usage WHERE key_id = $1 AND period = $2',
+        [keyId, period],
+      );
       if (rows[0]!.used >= limit) return null;
       await client.query(
         `INSERT INTO server_usage (key_id, period, route, count) VALUES ($1, $2, $3, 1)
@@ -200,7 +225,9 @@ export class PostgresIdempotencyRecords implements IdempotencyRecords {
   }
 
   async purgeExpired(): Promise<number> {
-    return (await this.pool.query('DELETE FROM server_idempotency WHERE created_at <= $1', [this.now() - IDEMPOTENCY_TTL_MS])).rowCount ?? 0;
+    return (
+      (await this.pool.query('DELETE FROM server_idempotency WHERE created_at <= $1', [this.now() - IDEMPOTENCY_TTL_MS])).rowCount ?? 0
+    );
   }
 }
 
@@ -214,7 +241,19 @@ export class PostgresAssetRecords implements AssetRecords {
     await this.pool.query(
       `INSERT INTO server_assets (asset_id, tenant, content_type, format, width, height, size_bytes, sha256, file, created_at, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-      [row.asset_id, row.tenant, row.content_type, row.format, row.width, row.height, row.size_bytes, row.sha256, row.file, row.created_at, row.expires_at],
+      [
+        row.asset_id,
+        row.tenant,
+        row.content_type,
+        row.format,
+        row.width,
+        row.height,
+        row.size_bytes,
+        row.sha256,
+        row.file,
+        row.created_at,
+        row.expires_at,
+      ],
     );
   }
 
@@ -225,7 +264,10 @@ export class PostgresAssetRecords implements AssetRecords {
   }
 
   async takeExpired(): Promise<Pick<AssetRow, 'asset_id' | 'file'>[]> {
-    const { rows } = await this.pool.query<Pick<AssetRow, 'asset_id' | 'file'>>('DELETE FROM server_assets WHERE expires_at <= $1 RETURNING asset_id, file', [this.now()]);
+    const { rows } = await this.pool.query<Pick<AssetRow, 'asset_id' | 'file'>>(
+      'DELETE FROM server_assets WHERE expires_at <= $1 RETURNING asset_id, file',
+      [this.now()],
+    );
     return rows.sort((a, b) => (a.asset_id < b.asset_id ? -1 : 1));
   }
 }
@@ -263,7 +305,9 @@ export class PostgresWebhookRecords implements WebhookRecords {
   }
 
   async waitingJobIds(): Promise<string[]> {
-    return (await this.pool.query<{ job_id: string }>(`SELECT job_id FROM server_webhooks WHERE state = 'waiting'`)).rows.map((r) => r.job_id);
+    return (await this.pool.query<{ job_id: string }>(`SELECT job_id FROM server_webhooks WHERE state = 'waiting'`)).rows.map(
+      (r) => r.job_id,
+    );
   }
 
   async due(limit = 20): Promise<DeliveryRow[]> {
@@ -293,7 +337,10 @@ export class PostgresWebhookRecords implements WebhookRecords {
       .sort((a, b) => (a.next_attempt_at ?? 0) - (b.next_attempt_at ?? 0));
   }
 
-  async record(jobId: string, outcome: { state: DeliveryState; status: number | null; error: string | null; nextAttemptAt: number | null }): Promise<void> {
+  async record(
+    jobId: string,
+    outcome: { state: DeliveryState; status: number | null; error: string | null; nextAttemptAt: number | null },
+  ): Promise<void> {
     await this.pool.query(
       `UPDATE server_webhooks SET state = $1, attempts = attempts + 1, last_status = $2, last_error = $3, next_attempt_at = $4, updated_at = $5 WHERE job_id = $6`,
       [outcome.state, outcome.status, outcome.error, outcome.nextAttemptAt, this.now(), jobId],

@@ -80,12 +80,16 @@ export function openSqliteRecordStore(dataDir: string, options: { now?: () => nu
         }),
       takeExpired: () =>
         later(() =>
-          db.transaction(() => {
-            const rows = db.prepare('SELECT asset_id, file FROM server_assets WHERE expires_at <= ? ORDER BY asset_id').all(now()) as Pick<AssetRow, 'asset_id' | 'file'>[];
-            const remove = db.prepare('DELETE FROM server_assets WHERE asset_id = ?');
-            for (const row of rows) remove.run(row.asset_id);
-            return rows;
-          }).immediate(),
+          db
+            .transaction(() => {
+              const rows = db
+                .prepare('SELECT asset_id, file FROM server_assets WHERE expires_at <= ? ORDER BY asset_id')
+                .all(now()) as Pick<AssetRow, 'asset_id' | 'file'>[];
+              const remove = db.prepare('DELETE FROM server_assets WHERE asset_id = ?');
+              for (const row of rows) remove.run(row.asset_id);
+              return rows;
+            })
+            .immediate(),
         ),
     },
     webhooks: {
@@ -96,12 +100,14 @@ export function openSqliteRecordStore(dataDir: string, options: { now?: () => nu
       due: (limit) => later(() => server.webhooks.due(limit)),
       claimDue: (limit, leaseMs) =>
         later(() =>
-          db.transaction(() => {
-            const rows = server.webhooks.due(limit);
-            const lease = db.prepare('UPDATE server_webhooks SET next_attempt_at = ? WHERE job_id = ?');
-            for (const row of rows) lease.run(now() + leaseMs, row.job_id);
-            return rows;
-          }).immediate(),
+          db
+            .transaction(() => {
+              const rows = server.webhooks.due(limit);
+              const lease = db.prepare('UPDATE server_webhooks SET next_attempt_at = ? WHERE job_id = ?');
+              for (const row of rows) lease.run(now() + leaseMs, row.job_id);
+              return rows;
+            })
+            .immediate(),
         ),
       record: (jobId, outcome) => later(() => server.webhooks.record(jobId, outcome)),
     },

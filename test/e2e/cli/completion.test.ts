@@ -13,7 +13,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** What bash offers after typing `words` (the last one is being completed). */
 function complete(script: string, words: string[]): string[] {
   const probe = `source "${script}"; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _immoreel; printf '%s\\n' "\${COMPREPLY[@]}"`;
-  return execFileSync('bash', ['-c', probe], { encoding: 'utf8' }).split('\n').filter((l) => l !== '');
+  return execFileSync('bash', ['-c', probe], { encoding: 'utf8' })
+    .split('\n')
+    .filter((l) => l !== '');
 }
 
 describe('immoreel completion', () => {

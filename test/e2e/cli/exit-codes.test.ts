@@ -49,7 +49,11 @@ function tableRows(): Row[] {
 /** Runs the CLI with stdout read once then closed, as `| head -1` does. */
 function runPipedToEarlyReader(args: string[], cwd: string, env: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd,
+      env: { ...process.env, NO_COLOR: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.stdout.once('data', () => child.stdout.destroy());
@@ -81,7 +85,13 @@ describe('the exit codes documented in docs/cli.md', () => {
     server = createServer((request, response) => {
       const [status, code] = request.url?.startsWith('/401/') ? [401, 'UNAUTHORIZED'] : [403, 'QUOTA_EXCEEDED'];
       response.writeHead(status, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ ok: false, status: 'error', error: { code, message: code === 'UNAUTHORIZED' ? 'Invalid API key.' : 'Monthly quota used up.', details: [] } }));
+      response.end(
+        JSON.stringify({
+          ok: false,
+          status: 'error',
+          error: { code, message: code === 'UNAUTHORIZED' ? 'Invalid API key.' : 'Monthly quota used up.', details: [] },
+        }),
+      );
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     serverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -105,7 +115,11 @@ describe('the exit codes documented in docs/cli.md', () => {
   });
 
   it.each(rows.map((r) => [r.code, r.situation, r] as const))('exit %i: %s', async (code, _situation, row) => {
-    const args = ['--data-dir', join(work, 'data'), ...row.args.map((a) => a.replace('$SERVER', serverUrl).replace('$CANCELED_JOB', canceledJob))];
+    const args = [
+      '--data-dir',
+      join(work, 'data'),
+      ...row.args.map((a) => a.replace('$SERVER', serverUrl).replace('$CANCELED_JOB', canceledJob)),
+    ];
     const env = { IMMOREEL_API_KEY: 'imk_test_key_for_exit_codes', IMMOREEL_CONFIG_DIR: join(work, 'config'), ...row.env };
     if (row.piped) {
       expect(await runPipedToEarlyReader(args, work, env)).toBe(code);

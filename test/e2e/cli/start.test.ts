@@ -8,9 +8,18 @@ const RECORDER = fileURLToPath(new URL('../../helpers/record-loads.mjs', import.
 
 /** The packages and native addons a CLI run loads, as the recorder reports them. */
 function loadsOf(args: string[]): { packages: Set<string>; native: string[]; code: number | null } {
-  const run = spawnSync(process.execPath, ['--import', RECORDER, BIN, ...args], { cwd: REPO_ROOT, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  const run = spawnSync(process.execPath, ['--import', RECORDER, BIN, ...args], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   const lines = run.stderr.split('\n');
-  const packages = new Set(lines.filter((l) => l.startsWith('LOAD ')).map((l) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(l)?.[1]).filter((p): p is string => p !== undefined));
+  const packages = new Set(
+    lines
+      .filter((l) => l.startsWith('LOAD '))
+      .map((l) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(l)?.[1])
+      .filter((p): p is string => p !== undefined),
+  );
   return { packages, native: lines.filter((l) => l.startsWith('DLOPEN ')), code: run.status };
 }
 
@@ -33,7 +42,12 @@ describe('CLI start-up', () => {
 
   it('the recorder sees the native SQLite addon when a command needs the store', () => {
     // Proves the check above can fail: `jobs list` opens the job store.
-    const list = loadsOf(['--data-dir', fileURLToPath(new URL('../../../node_modules/.cache/immoreel-start-test', import.meta.url)), 'jobs', 'list']);
+    const list = loadsOf([
+      '--data-dir',
+      fileURLToPath(new URL('../../../node_modules/.cache/immoreel-start-test', import.meta.url)),
+      'jobs',
+      'list',
+    ]);
     expect(list.native.join('\n')).toMatch(/better_sqlite3/);
   });
 });

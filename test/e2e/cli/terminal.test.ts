@@ -24,9 +24,26 @@ interface PtyResult {
   output: string;
 }
 
-function inTerminal(argv: string[], cwd: string, interruptAfter: string | null = null, timeoutS = 180, typeAfter: [string, string] | null = null): PtyResult {
-  const spec = { argv, cwd, env: { NO_COLOR: '', FORCE_COLOR: '' }, interrupt_after: interruptAfter, type_after: typeAfter, timeout_s: timeoutS };
-  const out = execFileSync('python3', [PTY_RUN, JSON.stringify(spec)], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: (timeoutS + 30) * 1000 });
+function inTerminal(
+  argv: string[],
+  cwd: string,
+  interruptAfter: string | null = null,
+  timeoutS = 180,
+  typeAfter: [string, string] | null = null,
+): PtyResult {
+  const spec = {
+    argv,
+    cwd,
+    env: { NO_COLOR: '', FORCE_COLOR: '' },
+    interrupt_after: interruptAfter,
+    type_after: typeAfter,
+    timeout_s: timeoutS,
+  };
+  const out = execFileSync('python3', [PTY_RUN, JSON.stringify(spec)], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    timeout: (timeoutS + 30) * 1000,
+  });
   return JSON.parse(out) as PtyResult;
 }
 
@@ -47,23 +64,34 @@ describe('the CLI in a terminal', () => {
 
   it('the first Ctrl-C during render cancels the job, stops ffmpeg, removes its files and exits 130', { timeout: 240_000 }, async () => {
     // Interrupted once the render has reached the encoding stages (past 20 %).
-    const result = inTerminal([process.execPath, BIN, '--data-dir', dataDir, 'render', '--demo', '--duration', '12', '--out', join(work, 'demo.mp4')], work, '(?:[2-9]\\d) %');
+    const result = inTerminal(
+      [process.execPath, BIN, '--data-dir', dataDir, 'render', '--demo', '--duration', '12', '--out', join(work, 'demo.mp4')],
+      work,
+      '(?:[2-9]\\d) %',
+    );
     expect(result.code, plain(result.output)).toBe(130);
     expect(plain(result.output)).toMatch(/canceled; nothing was saved/);
     expect(plain(result.output)).not.toMatch(/\n\s+at /);
-    const jobs = JSON.parse((await runCli(['--data-dir', dataDir, '--json', 'jobs', 'list'])).stdout) as { jobs: { job_id: string; state: string }[] };
+    const jobs = JSON.parse((await runCli(['--data-dir', dataDir, '--json', 'jobs', 'list'])).stdout) as {
+      jobs: { job_id: string; state: string }[];
+    };
     expect(jobs.jobs.map((j) => j.state)).toEqual(['canceled']);
     // No temporary render files and no video left behind, and no ffmpeg still running on them.
     const jobDir = join(dataDir, 'jobs', jobs.jobs[0]!.job_id);
     const left = existsSync(jobDir) ? readdirSync(jobDir, { recursive: true }).map(String) : [];
     expect(left.filter((f) => /\.tmp\.mp4$|soundtrack\.wav$|\.mp4$/.test(f))).toEqual([]);
     expect(existsSync(join(work, 'demo.mp4'))).toBe(false);
-    const ffmpegs = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((l) => /ffmpeg/.test(l) && l.includes(dataDir));
+    const ffmpegs = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+      .split('\n')
+      .filter((l) => /ffmpeg/.test(l) && l.includes(dataDir));
     expect(ffmpegs).toEqual([]);
   });
 
   it('colours stdout on a terminal, and not when stdout is redirected to a file', () => {
-    writeFileSync(join(work, 'list.sh'), `"${process.execPath}" "${BIN}" --data-dir "${dataDir}" jobs list > "${join(work, 'list.txt')}"\n`);
+    writeFileSync(
+      join(work, 'list.sh'),
+      `"${process.execPath}" "${BIN}" --data-dir "${dataDir}" jobs list > "${join(work, 'list.txt')}"\n`,
+    );
     const onTerminal = inTerminal([process.execPath, BIN, '--data-dir', dataDir, 'jobs', 'list'], work);
     expect(onTerminal.code).toBe(0);
     expect(onTerminal.output).toMatch(ANSI);
@@ -88,18 +116,39 @@ describe('the CLI in a terminal', () => {
   it('Ctrl-C in a batch cancels the running row; --resume renders only what is missing', { timeout: 400_000 }, async () => {
     const photos = demoPhotos().slice(0, 3).join('|');
     const csv = join(work, 'batch.csv');
-    writeFileSync(csv, `id,description,photos,duration_s,music\nfirst,"${demoListingText().replace(/"/g, '""')}",${photos},10,none\nsecond,"${demoListingText().replace(/"/g, '""')}",${photos},10,none\n`);
+    writeFileSync(
+      csv,
+      `id,description,photos,duration_s,music\nfirst,"${demoListingText().replace(/"/g, '""')}",${photos},10,none\nsecond,"${demoListingText().replace(/"/g, '""')}",${photos},10,none\n`,
+    );
     const batchDir = join(work, 'batch-data');
-    const args = [process.execPath, BIN, '--data-dir', batchDir, 'render', '--csv', csv, '--out-dir', join(work, 'videos'), '--concurrency', '1'];
+    const args = [
+      process.execPath,
+      BIN,
+      '--data-dir',
+      batchDir,
+      'render',
+      '--csv',
+      csv,
+      '--out-dir',
+      join(work, 'videos'),
+      '--concurrency',
+      '1',
+    ];
     // Interrupted once the first row is done and the second is rendering.
     const interrupted = inTerminal(args, work, '✔ first[\\s\\S]*[1-9]\\d? %|1 done, 0 failed, 1 running', 300);
     expect(interrupted.code, plain(interrupted.output)).toBe(130);
     expect(plain(interrupted.output)).toMatch(/--resume/);
     const jobs = JSON.parse((await runCli(['--data-dir', batchDir, '--json', 'jobs', 'list'])).stdout) as { jobs: { state: string }[] };
     expect(jobs.jobs.map((j) => j.state).sort()).toEqual(['canceled', 'succeeded']);
-    const resumed = await runCli(['--data-dir', batchDir, '--json', 'render', '--csv', csv, '--out-dir', join(work, 'videos'), '--resume'], { cwd: work, timeoutMs: 300_000 });
+    const resumed = await runCli(
+      ['--data-dir', batchDir, '--json', 'render', '--csv', csv, '--out-dir', join(work, 'videos'), '--resume'],
+      { cwd: work, timeoutMs: 300_000 },
+    );
     expect(resumed.code, resumed.stderr).toBe(0);
-    const rows = resumed.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; skipped: boolean });
+    const rows = resumed.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string; skipped: boolean });
     expect(Object.fromEntries(rows.map((r) => [r.id, r.skipped]))).toEqual({ first: true, second: false });
   });
 });

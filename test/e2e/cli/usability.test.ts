@@ -31,7 +31,11 @@ describe('files as spreadsheets and editors save them', () => {
     writeFileSync(csv, Buffer.from(text, 'latin1'));
     const result = await runCli(['analyze', '--csv', csv, '--json'], { cwd: work });
     expect(result.code, result.stderr).toBe(0);
-    const row = JSON.parse(result.stdout.trim().split('\n')[0]!) as { ok: boolean; status: string; property: { district: string; city: string } };
+    const row = JSON.parse(result.stdout.trim().split('\n')[0]!) as {
+      ok: boolean;
+      status: string;
+      property: { district: string; city: string };
+    };
     expect(row).toMatchObject({ ok: true, status: 'success', property: { city: 'Casablanca', district: 'Maârif' } });
   });
 
@@ -69,7 +73,9 @@ describe('words a user sees', () => {
     expect(human.code).toBe(2);
     expect(human.stderr).toMatch(/--color must be a colour like #/);
     expect(human.stderr).not.toMatch(/branding\.primary_color/);
-    const machine = await runCli(['--data-dir', dataDir, '--json', 'render', '--demo', '--color', 'red', '--out', join(work, 'x.mp4')], { cwd: work });
+    const machine = await runCli(['--data-dir', dataDir, '--json', 'render', '--demo', '--color', 'red', '--out', join(work, 'x.mp4')], {
+      cwd: work,
+    });
     expect(JSON.parse(machine.stdout).error.details[0].field).toBe('branding.primary_color');
   });
 });
@@ -95,7 +101,9 @@ describe('hints and envelopes', () => {
   it('the next-page hint keeps --data-dir and --limit', async () => {
     const result = await runCli(['--data-dir', dataDir, 'jobs', 'list', '--limit', '1'], { cwd: work });
     expect(result.code).toBe(0);
-    expect(result.stderr).toMatch(new RegExp(`More: immoreel --data-dir ${dataDir.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} jobs list --limit 1 --cursor \\S+`));
+    expect(result.stderr).toMatch(
+      new RegExp(`More: immoreel --data-dir ${dataDir.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} jobs list --limit 1 --cursor \\S+`),
+    );
   });
 
   it('keys commands answer with the one JSON envelope, and say that keys live on the server in remote mode', async () => {

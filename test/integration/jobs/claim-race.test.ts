@@ -26,7 +26,10 @@ describe('several processes on one data directory', () => {
     const ids = Array.from({ length: 60 }, () => setup.submit(fakeRequest(), { tenant: 'local' }).job_id);
     const codes = await Promise.all([runWorker(dataDir, log), runWorker(dataDir, log), runWorker(dataDir, log)]);
     expect(codes).toEqual([0, 0, 0]);
-    const renders = readFileSync(log, 'utf8').trim().split('\n').map((l) => l.split(' '));
+    const renders = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' '));
     const rendered = renders.map(([id]) => id);
     expect(rendered.sort()).toEqual([...ids].sort());
     // The work was really shared: more than one process rendered.

@@ -23,7 +23,9 @@ export async function makePhotos(dir: string, count = 2, width = 960, height = 7
       }
     }
     const file = join(dir, `photo-${n + 1}.jpg`);
-    await sharp(pixels, { raw: { width, height, channels: 3 } }).jpeg({ quality: 85 }).toFile(file);
+    await sharp(pixels, { raw: { width, height, channels: 3 } })
+      .jpeg({ quality: 85 })
+      .toFile(file);
     files.push(file);
   }
   return files;

@@ -18,9 +18,27 @@ export interface Probe {
 
 /** ffprobe of a finished video, independent of the engine's own verification. */
 export async function probe(file: string): Promise<Probe> {
-  const { stdout } = await run(process.env.FFPROBE_PATH ?? 'ffprobe', ['-v', 'error', '-show_streams', '-show_format', '-of', 'json', file]);
+  const { stdout } = await run(process.env.FFPROBE_PATH ?? 'ffprobe', [
+    '-v',
+    'error',
+    '-show_streams',
+    '-show_format',
+    '-of',
+    'json',
+    file,
+  ]);
   const data = JSON.parse(stdout) as {
-    streams: { codec_type: string; codec_name: string; profile?: string; width?: number; height?: number; avg_frame_rate?: string; pix_fmt?: string; sample_rate?: string; channels?: number }[];
+    streams: {
+      codec_type: string;
+      codec_name: string;
+      profile?: string;
+      width?: number;
+      height?: number;
+      avg_frame_rate?: string;
+      pix_fmt?: string;
+      sample_rate?: string;
+      channels?: number;
+    }[];
     format: { duration: string };
   };
   const video = data.streams.find((s) => s.codec_type === 'video')!;

@@ -39,7 +39,9 @@ function service(concurrency: number): LocalService {
 describe('real renders through the job layer', () => {
   it('30 short jobs submitted at once all succeed and pass verification', { timeout: 30 * 60_000 }, async () => {
     const local = service(30);
-    const queued = await Promise.all(Array.from({ length: 30 }, (_, i) => local.renderVideo(request({ photos: i % 2 === 0 ? photos : photos.slice(0, 1) }))));
+    const queued = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => local.renderVideo(request({ photos: i % 2 === 0 ? photos : photos.slice(0, 1) }))),
+    );
     expect(queued.every((j) => j.state === 'queued')).toBe(true);
     let peakRunning = 0;
     const running = new Set<string>();

@@ -41,8 +41,24 @@ export async function makePhotos(): Promise<PhotoSet> {
   writeFileSync(file('second.jpg'), await jpeg(scene(1500, 1000, 30)));
   writeFileSync(file('portrait.jpg'), await jpeg(scene(900, 1350, 120)));
   // Stored 1200x800 and tagged "rotate 90° clockwise to display" (EXIF 6): upright it is 800x1200.
-  writeFileSync(file('exif-rotated.jpg'), await sharp(await sharp(scene(800, 1200, 280)).png().toBuffer()).rotate(270).withMetadata({ orientation: 6 }).jpeg().toBuffer());
-  writeFileSync(file('huge.jpg'), await sharp(scene(8000, 5334, 90)).jpeg({ quality: 70 }).toBuffer());
+  writeFileSync(
+    file('exif-rotated.jpg'),
+    await sharp(
+      await sharp(scene(800, 1200, 280))
+        .png()
+        .toBuffer(),
+    )
+      .rotate(270)
+      .withMetadata({ orientation: 6 })
+      .jpeg()
+      .toBuffer(),
+  );
+  writeFileSync(
+    file('huge.jpg'),
+    await sharp(scene(8000, 5334, 90))
+      .jpeg({ quality: 70 })
+      .toBuffer(),
+  );
   writeFileSync(file('tiny.jpg'), await jpeg(scene(120, 80, 10)));
   writeFileSync(file('corrupt.jpg'), Buffer.from(Array.from({ length: 5000 }, (_, i) => (i * 7919) % 251)));
   writeFileSync(file('truncated.jpg'), good.subarray(0, Math.floor(good.length * 0.4)));
@@ -118,7 +134,9 @@ export interface StreamInfo {
 
 /** ffprobe of a finished video, independent of the engine's own verification. */
 export function ffprobe(file: string): { streams: StreamInfo[]; format: { duration: string } } {
-  return JSON.parse(execFileSync('ffprobe', ['-v', 'error', '-show_streams', '-show_format', '-of', 'json', file], { encoding: 'utf8' })) as {
+  return JSON.parse(
+    execFileSync('ffprobe', ['-v', 'error', '-show_streams', '-show_format', '-of', 'json', file], { encoding: 'utf8' }),
+  ) as {
     streams: StreamInfo[];
     format: { duration: string };
   };
@@ -126,7 +144,11 @@ export function ffprobe(file: string): { streams: StreamInfo[]; format: { durati
 
 /** Mean volume (dB) of a slice of the video's audio. */
 export function meanVolume(file: string, fromS: number, seconds: number): number {
-  const run = spawnSync('ffmpeg', ['-hide_banner', '-nostats', '-ss', String(fromS), '-t', String(seconds), '-i', file, '-vn', '-af', 'volumedetect', '-f', 'null', '-'], { encoding: 'utf8' });
+  const run = spawnSync(
+    'ffmpeg',
+    ['-hide_banner', '-nostats', '-ss', String(fromS), '-t', String(seconds), '-i', file, '-vn', '-af', 'volumedetect', '-f', 'null', '-'],
+    { encoding: 'utf8' },
+  );
   const value = /mean_volume: (-?[\d.]+|-inf) dB/.exec(run.stderr)?.[1];
   return value === '-inf' ? -Infinity : Number(value ?? NaN);
 }

@@ -52,16 +52,26 @@ async function failure(promise: Promise<unknown>): Promise<AppError> {
 
 describe('photos left out', () => {
   it('says the network is the cause when no photo could be downloaded (UPSTREAM_ERROR, exit 6)', async () => {
-    const error = await failure(loadPhotos(unreachable(3), { cacheDir: join(dir, 'cache'), allowLocalFiles: true, fetch: openFetch }, () => {}));
+    const error = await failure(
+      loadPhotos(unreachable(3), { cacheDir: join(dir, 'cache'), allowLocalFiles: true, fetch: openFetch }, () => {}),
+    );
     expect(error.code).toBe('UPSTREAM_ERROR');
     expect(error.exitCode).toBe(6);
-    expect(error.message).toMatch(/None of the 3 photos could be downloaded: photo 1, 127\.0\.0\.1:\d+\/…\/photo-1\.jpg: Could not reach 127\.0\.0\.1:\d+: the connection was refused/);
+    expect(error.message).toMatch(
+      /None of the 3 photos could be downloaded: photo 1, 127\.0\.0\.1:\d+\/…\/photo-1\.jpg: Could not reach 127\.0\.0\.1:\d+: the connection was refused/,
+    );
     expect(error.message).toMatch(/internet connection/);
     expect(error.warnings.filter((w) => w.code === 'PHOTO_DROPPED')).toHaveLength(3);
   }, 60_000);
 
   it('names each reason when photos fail for different causes', async () => {
-    const error = await failure(loadPhotos([`${base}/missing.jpg`, `${base}/text.jpg`, unreachable(1)[0]!], { cacheDir: join(dir, 'cache'), allowLocalFiles: true, fetch: openFetch }, () => {}));
+    const error = await failure(
+      loadPhotos(
+        [`${base}/missing.jpg`, `${base}/text.jpg`, unreachable(1)[0]!],
+        { cacheDir: join(dir, 'cache'), allowLocalFiles: true, fetch: openFetch },
+        () => {},
+      ),
+    );
     expect(error.code).toBe('BAD_REQUEST');
     expect(error.message).toMatch(/photo 1, [^,]*\/missing\.jpg: the server answered HTTP 404/);
     expect(error.message).toMatch(/photo 2, [^,]*\/text\.jpg: it is not a JPEG, PNG, WebP, AVIF, TIFF or GIF image/);
@@ -74,9 +84,13 @@ describe('photos left out', () => {
     writeFileSync(fake, 'not a picture, only text saved with a .jpg name');
     const error = await failure(loadPhotos([fake], { cacheDir: join(dir, 'cache'), allowLocalFiles: true, fetch: openFetch }, () => {}));
     expect(error.code).toBe('BAD_REQUEST');
-    expect(error.message).toMatch(/The photo could not be used: salon-marocain\.jpg: it is not a JPEG, PNG, WebP, AVIF, TIFF or GIF image\./);
+    expect(error.message).toMatch(
+      /The photo could not be used: salon-marocain\.jpg: it is not a JPEG, PNG, WebP, AVIF, TIFF or GIF image\./,
+    );
     expect(error.message).not.toMatch(/sharp|vips|libheif/i);
-    expect(error.details).toEqual([{ field: 'photos[0]', message: 'salon-marocain.jpg: it is not a JPEG, PNG, WebP, AVIF, TIFF or GIF image' }]);
+    expect(error.details).toEqual([
+      { field: 'photos[0]', message: 'salon-marocain.jpg: it is not a JPEG, PNG, WebP, AVIF, TIFF or GIF image' },
+    ]);
   }, 60_000);
 
   it("keeps every photo's reason in the failed job's warnings", async () => {
@@ -103,10 +117,19 @@ describe('photos left out', () => {
 describe('one URL rule for validators and readers', () => {
   it('reads http:/host/x as the URL the validator accepted, never as a local path', async () => {
     const { validateRenderRequest } = await import('../../../src/render/validate.js');
-    const valid = validateRenderRequest({ description: 'Villa à Marrakech, 300 m²', photos: [`http:/127.0.0.1:${new URL(base).port}/text.jpg`] }, 'local');
+    const valid = validateRenderRequest(
+      { description: 'Villa à Marrakech, 300 m²', photos: [`http:/127.0.0.1:${new URL(base).port}/text.jpg`] },
+      'local',
+    );
     expect(valid.photos).toEqual([`${base}/text.jpg`]);
     // Read directly (no validator in between), it is still fetched: the server answers, with text.
-    const error = await failure(loadPhotos([`http:/127.0.0.1:${new URL(base).port}/text.jpg`], { cacheDir: join(dir, 'cache'), allowLocalFiles: true, fetch: openFetch }, () => {}));
+    const error = await failure(
+      loadPhotos(
+        [`http:/127.0.0.1:${new URL(base).port}/text.jpg`],
+        { cacheDir: join(dir, 'cache'), allowLocalFiles: true, fetch: openFetch },
+        () => {},
+      ),
+    );
     expect(error.message).toMatch(/text\.jpg: it is not a JPEG/);
     expect(error.message).not.toMatch(/no such file/);
   });

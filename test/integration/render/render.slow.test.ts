@@ -83,7 +83,12 @@ describe('render engine (real ffmpeg)', { timeout: 180_000 }, () => {
 
   it('renders a single photo without a price in portrait, 720x1280', async () => {
     const ctx = renderContext(cacheDir);
-    const request = renderRequest({ photos: [photos.good], format: 'portrait', duration_s: 3, listing: demoProperty({ price_mad: null, price_per_m2_mad: null }) });
+    const request = renderRequest({
+      photos: [photos.good],
+      format: 'portrait',
+      duration_s: 3,
+      listing: demoProperty({ price_mad: null, price_per_m2_mad: null }),
+    });
     const outcome = await render(request, ctx);
     expect(outcome.result).toMatchObject({ width: 720, height: 1280, fps: 60 });
     expect(video(ctx.outputPath)).toMatchObject({ width: 720, height: 1280, profile: 'High' });
@@ -93,7 +98,12 @@ describe('render engine (real ffmpeg)', { timeout: 180_000 }, () => {
 
   it('draws Arabic cards and renders them (RTL, shaped by Pango)', async () => {
     const ctx = renderContext(cacheDir);
-    const request = renderRequest({ photos: [photos.good, photos.second], language: 'ar', duration_s: 4, listing: demoProperty({ language: 'ar', marketing_angles: [] }) });
+    const request = renderRequest({
+      photos: [photos.good, photos.second],
+      language: 'ar',
+      duration_s: 4,
+      listing: demoProperty({ language: 'ar', marketing_angles: [] }),
+    });
     const outcome = await render(request, ctx);
     expect(outcome.result.width).toBe(1280);
     const intro = join(ctx.workDir, 'cards', 'card-intro-0.png');
@@ -115,7 +125,8 @@ describe('render engine (real ffmpeg)', { timeout: 180_000 }, () => {
   it('moves the camera smoothly: zooms stay centred and sub-pixel, pans step one pixel at a time, never backwards', async () => {
     // Two black bars on white, high in the frame where no card goes: their edges show every wobble.
     const bars = join(photos.dir, 'bars.jpg');
-    const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="2000" height="1125"><rect width="2000" height="1125" fill="#fff"/><rect x="400" width="100" height="500"/><rect x="1500" width="100" height="500"/></svg>';
+    const svg =
+      '<svg xmlns="http://www.w3.org/2000/svg" width="2000" height="1125"><rect width="2000" height="1125" fill="#fff"/><rect x="400" width="100" height="500"/><rect x="1500" width="100" height="500"/></svg>';
     await sharp(Buffer.from(svg)).jpeg({ quality: 95 }).toFile(bars);
     const ctx = renderContext(cacheDir);
     let shots: { start: number; frames: number; transitionFrames: number; motion: { kind: string } }[] = [];
@@ -126,12 +137,17 @@ describe('render engine (real ffmpeg)', { timeout: 180_000 }, () => {
         fadeOutStart = d.timeline.frames - d.timeline.fadeOutFrames;
       },
     });
-    const raw = execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-i', ctx.outputPath, '-vf', 'crop=1280:2:0:60,format=gray', '-f', 'rawvideo', '-'], { maxBuffer: 64 * 1024 * 1024 });
+    const raw = execFileSync(
+      'ffmpeg',
+      ['-hide_banner', '-loglevel', 'error', '-i', ctx.outputPath, '-vf', 'crop=1280:2:0:60,format=gray', '-f', 'rawvideo', '-'],
+      { maxBuffer: 64 * 1024 * 1024 },
+    );
     /** Sub-pixel x of each white-to-black crossing on row 60 of frame f. */
     const edgesAt = (f: number): number[] => {
       const row = raw.subarray(f * 2560, f * 2560 + 1280);
       const found: number[] = [];
-      for (let x = 1; x < 1280; x += 1) if (row[x - 1]! >= 128 && row[x]! < 128) found.push(x - 1 + (row[x - 1]! - 128) / (row[x - 1]! - row[x]!));
+      for (let x = 1; x < 1280; x += 1)
+        if (row[x - 1]! >= 128 && row[x]! < 128) found.push(x - 1 + (row[x - 1]! - 128) / (row[x - 1]! - row[x]!));
       return found;
     };
     expect(shots.map((s) => s.motion.kind).slice(0, 2)).toEqual(['zoom_in', 'pan_right']);
@@ -154,7 +170,8 @@ describe('render engine (real ffmpeg)', { timeout: 180_000 }, () => {
         // Within about half a pixel of a straight path (least squares): no shaking.
         const meanI = (track.length - 1) / 2;
         const meanX = track.reduce((a, b) => a + b, 0) / track.length;
-        const slope = track.reduce((sum, x, i) => sum + (i - meanI) * (x - meanX), 0) / track.reduce((sum, _x, i) => sum + (i - meanI) ** 2, 0);
+        const slope =
+          track.reduce((sum, x, i) => sum + (i - meanI) * (x - meanX), 0) / track.reduce((sum, _x, i) => sum + (i - meanI) ** 2, 0);
         const worst = Math.max(...track.map((x, i) => Math.abs(x - (meanX + slope * (i - meanI)))));
         expect(worst).toBeLessThan(0.6);
       }
@@ -199,7 +216,20 @@ describe('render engine (real ffmpeg)', { timeout: 180_000 }, () => {
     expect(meanVolume(silent.outputPath, 1, 1)).toBeLessThan(-80);
 
     const tone = join(mkdtempSync(join(tmpdir(), 'immoreel-audio-')), 'tone.wav');
-    execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=1.2', '-ac', '1', '-ar', '44100', tone]);
+    execFileSync('ffmpeg', [
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'sine=frequency=440:duration=1.2',
+      '-ac',
+      '1',
+      '-ar',
+      '44100',
+      tone,
+    ]);
     const music = renderContext(cacheDir);
     const outcome = await render(renderRequest({ photos: [photos.good], music: tone, duration_s: 4 }), music);
     expect(outcome.result.audio_bitrate_kbps).toBeGreaterThan(150);

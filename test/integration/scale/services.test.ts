@@ -11,7 +11,9 @@ describe('test services (real PostgreSQL and s3rver on loopback)', () => {
       const url = await server.createDatabase();
       const client = new pg.Client({ connectionString: url });
       await client.connect();
-      const { rows } = await client.query<{ v: string; db: string }>("SELECT current_setting('server_version_num') AS v, current_database() AS db");
+      const { rows } = await client.query<{ v: string; db: string }>(
+        "SELECT current_setting('server_version_num') AS v, current_database() AS db",
+      );
       await client.end();
       expect(Math.floor(Number(rows[0]!.v) / 10000)).toBeGreaterThanOrEqual(MIN_POSTGRES_MAJOR);
       expect(url.endsWith(`/${rows[0]!.db}`)).toBe(true);

@@ -37,10 +37,12 @@ describe('analysis off the event loop', () => {
     // wait for the rest of it; off the loop, it is answered at once.
     const analyses = Promise.all(
       [1, 2, 3].map(() =>
-        fetch(`${url}/api/v1/analyze`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: page }).then(async (response) => {
-          expect(response.status).toBe(200);
-          await response.arrayBuffer();
-        }),
+        fetch(`${url}/api/v1/analyze`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: page }).then(
+          async (response) => {
+            expect(response.status).toBe(200);
+            await response.arrayBuffer();
+          },
+        ),
       ),
     ).finally(() => {
       pending = false;
@@ -74,7 +76,11 @@ describe('analysis off the event loop', () => {
 
   it("analyses a render job's listing in the pool too, within the same budget", async () => {
     running = await startSecureServer({ analysis: { threads: 1, timeBudgetMs: 1 } });
-    const created = await running.post('/api/v1/render-video', { description: LISTING, photos: ['https://cdn.example.com/photo-1.jpg'], music: 'none' });
+    const created = await running.post('/api/v1/render-video', {
+      description: LISTING,
+      photos: ['https://cdn.example.com/photo-1.jpg'],
+      music: 'none',
+    });
     expect(created.status).toBe(202);
     const jobId = (created.json as { job: { job_id: string } }).job.job_id;
     let job: { state: string; error?: { code: string; message: string } } = { state: 'queued' };

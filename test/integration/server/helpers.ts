@@ -10,7 +10,16 @@ export interface SecureServer {
   dataDir: string;
   auth: Record<string, string>;
   keyId: string;
-  post(path: string, body: unknown, headers?: Record<string, string>): Promise<{ status: number; json: Record<string, unknown> & { error?: { code: string; reason?: string; message: string; details: { field: string; message: string }[] } } }>;
+  post(
+    path: string,
+    body: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{
+    status: number;
+    json: Record<string, unknown> & {
+      error?: { code: string; reason?: string; message: string; details: { field: string; message: string }[] };
+    };
+  }>;
   close(): Promise<void>;
 }
 

@@ -12,7 +12,9 @@ afterEach(async () => {
 });
 
 const failsOnInput: RenderEngine = async () => {
-  throw badRequest('None of the 2 photos could be used: photo 1: it is not an image; photo 2: it is not an image.', { reason: 'no_usable_photo' });
+  throw badRequest('None of the 2 photos could be used: photo 1: it is not an image; photo 2: it is not an image.', {
+    reason: 'no_usable_photo',
+  });
 };
 
 async function finished(server: SecureServer, jobId: string): Promise<{ state: string; error?: { code: string } }> {
@@ -28,13 +30,17 @@ async function finished(server: SecureServer, jobId: string): Promise<{ state: s
 describe('quota for render jobs', () => {
   it('gives the unit back when the job fails on the caller\u2019s input', async () => {
     running = await startSecureServer({ engine: failsOnInput });
-    const created = await running.post('/api/v1/render-video', { description: 'Villa 300 m² à Marrakech', photos: ['https://cdn.example.com/a.jpg'] });
+    const created = await running.post('/api/v1/render-video', {
+      description: 'Villa 300 m² à Marrakech',
+      photos: ['https://cdn.example.com/a.jpg'],
+    });
     expect(created.status).toBe(202);
     expect(running.server.store.usage.used(running.keyId)).toBe(1);
     const job = await finished(running, (created.json as { job: { job_id: string } }).job.job_id);
     expect(job).toMatchObject({ state: 'failed', error: { code: 'BAD_REQUEST' } });
     // The refund follows the job's terminal event, a moment after the job reads as failed.
-    for (let i = 0; i < 40 && running.server.store.usage.used(running.keyId) !== 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let i = 0; i < 40 && running.server.store.usage.used(running.keyId) !== 0; i += 1)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     expect(running.server.store.usage.used(running.keyId)).toBe(0);
   }, 30_000);
 });

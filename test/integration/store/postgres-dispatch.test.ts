@@ -27,7 +27,10 @@ function newJob(): NewJob {
     jobId: newJobId(),
     tenant: 'acme',
     // The stores never fetch photos: a URL makes the request valid (a description alone has none).
-    request: validateRenderRequest({ description: 'Riad 200 m² à Fès, 2 300 000 DH', photos: ['https://photos.example.com/patio.jpg'] }, 'server'),
+    request: validateRenderRequest(
+      { description: 'Riad 200 m² à Fès, 2 300 000 DH', photos: ['https://photos.example.com/patio.jpg'] },
+      'server',
+    ),
     inputHash: 'h'.repeat(64),
     allowLocalFiles: false,
     linkBase: 'http://127.0.0.1:8787/api/v1',
@@ -86,7 +89,10 @@ describe('PostgreSQL migrations', () => {
     }
     const store = await openPostgresRecordStore(url, { dataDir: '/tmp/unused' });
     try {
-      expect(await store.rateLimits.take({ name: 'analyze', limit: 2, windowMs: 60_000 }, 'key_a')).toMatchObject({ allowed: true, remaining: 1 });
+      expect(await store.rateLimits.take({ name: 'analyze', limit: 2, windowMs: 60_000 }, 'key_a')).toMatchObject({
+        allowed: true,
+        remaining: 1,
+      });
     } finally {
       await store.close();
     }
@@ -120,11 +126,19 @@ describe('PostgreSQL migrations', () => {
 describe('PostgreSQL configuration errors', () => {
   it('say what is wrong, with an exit code, before anything starts', async () => {
     const missing = postgres.url.replace(/\/postgres$/, '/no_such_database');
-    await expect(openPostgresRecordStore(missing, { dataDir: '/tmp/unused' })).rejects.toMatchObject({ reason: 'database_missing', exitCode: 2 });
+    await expect(openPostgresRecordStore(missing, { dataDir: '/tmp/unused' })).rejects.toMatchObject({
+      reason: 'database_missing',
+      exitCode: 2,
+    });
     const unknownRole = postgres.url.replace('postgres@', 'nobody@');
-    await expect(openPostgresRecordStore(unknownRole, { dataDir: '/tmp/unused' })).rejects.toMatchObject({ reason: 'database_credentials', exitCode: 4 });
+    await expect(openPostgresRecordStore(unknownRole, { dataDir: '/tmp/unused' })).rejects.toMatchObject({
+      reason: 'database_credentials',
+      exitCode: 4,
+    });
     const pool = createPool('postgres://immoreel:s3cret-pw@127.0.0.1:9/immoreel');
-    const error = await checkConnection(pool, 'postgres://immoreel:s3cret-pw@127.0.0.1:9/immoreel').catch((e: unknown) => e as Error & { exitCode: number });
+    const error = await checkConnection(pool, 'postgres://immoreel:s3cret-pw@127.0.0.1:9/immoreel').catch(
+      (e: unknown) => e as Error & { exitCode: number },
+    );
     await pool.end();
     expect(error).toMatchObject({ reason: 'database_unreachable', exitCode: 6 });
     expect(error!.message).not.toContain('s3cret-pw');
@@ -194,9 +208,14 @@ describe('render dispatch with pg-boss', () => {
     };
     const results = await Promise.allSettled(Array.from({ length: 40 }, () => dispatch.submit(job(), { admit })));
     expect(results.filter((r) => r.status === 'fulfilled').length).toBe(30);
-    expect(results.filter((r) => r.status === 'rejected').every((r) => /busy: 30/.test(String((r as PromiseRejectedResult).reason)))).toBe(true);
+    expect(results.filter((r) => r.status === 'rejected').every((r) => /busy: 30/.test(String((r as PromiseRejectedResult).reason)))).toBe(
+      true,
+    );
     expect(await store.jobs.count('busy-tenant', ['queued'])).toBe(30);
-    const { rows } = await store.pool.query<{ n: number }>(`SELECT COUNT(*) AS n FROM pgboss.job WHERE name = $1 AND data->>'tenant' = 'busy-tenant'`, [dispatch.queue]);
+    const { rows } = await store.pool.query<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM pgboss.job WHERE name = $1 AND data->>'tenant' = 'busy-tenant'`,
+      [dispatch.queue],
+    );
     expect(rows[0]!.n).toBe(30);
     await store.pool.query(`UPDATE jobs SET state = 'canceled' WHERE tenant = 'busy-tenant'`);
     await store.pool.query(`DELETE FROM pgboss.job WHERE data->>'tenant' = 'busy-tenant'`);
@@ -207,27 +226,45 @@ describe('render dispatch with pg-boss', () => {
     const doomed = await dispatch.submit(newJob());
     const seen: RenderMessage[] = [];
     const attemptsOfDoomed: number[] = [];
-    await dispatch.work(2, async (message) => {
-      seen.push(message);
-      if (message.jobId === doomed.job_id) {
-        attemptsOfDoomed.push(Date.now());
-        throw new Error('ffmpeg crashed');
-      }
-      const claimed = await store.jobs.claimNext({ id: 'w1', host: 'h', pid: 1 }, 60_000, [message.jobId]);
-      if (claimed !== null) await store.jobs.transition(message.jobId, 'succeeded', { progress: 1, finished_at: new Date().toISOString() });
-    }, 0.5);
-    await waitFor(() => dispatch.entryOf(ok.job_id), (e) => e?.state === 'completed');
+    await dispatch.work(
+      2,
+      async (message) => {
+        seen.push(message);
+        if (message.jobId === doomed.job_id) {
+          attemptsOfDoomed.push(Date.now());
+          throw new Error('ffmpeg crashed');
+        }
+        const claimed = await store.jobs.claimNext({ id: 'w1', host: 'h', pid: 1 }, 60_000, [message.jobId]);
+        if (claimed !== null)
+          await store.jobs.transition(message.jobId, 'succeeded', { progress: 1, finished_at: new Date().toISOString() });
+      },
+      0.5,
+    );
+    await waitFor(
+      () => dispatch.entryOf(ok.job_id),
+      (e) => e?.state === 'completed',
+    );
     expect((await store.jobs.row(ok.job_id))!.state).toBe('succeeded');
-    const failed = await waitFor(() => dispatch.entryOf(doomed.job_id), (e) => e?.state === 'failed', 30_000);
+    const failed = await waitFor(
+      () => dispatch.entryOf(doomed.job_id),
+      (e) => e?.state === 'failed',
+      30_000,
+    );
     expect(failed!.retryCount).toBe(1);
     expect(attemptsOfDoomed.length).toBe(2);
-    const { rows } = await store.pool.query<{ n: number }>(`SELECT COUNT(*) AS n FROM pgboss.job WHERE name = $1 AND data->>'jobId' = $2`, [dispatch.deadLetter, doomed.job_id]);
+    const { rows } = await store.pool.query<{ n: number }>(`SELECT COUNT(*) AS n FROM pgboss.job WHERE name = $1 AND data->>'jobId' = $2`, [
+      dispatch.deadLetter,
+      doomed.job_id,
+    ]);
     expect(rows[0]!.n).toBe(1);
     // The dead-letter consumer ends the job with a clear error: bounded attempts, then `failed`.
     await dispatch.workDeadLetters(async (message) => {
       await failExhausted(store.jobs, message.jobId, 2, { id: 'dead-letter', host: 'h', pid: 1 });
     }, 0.5);
-    const ended = await waitFor(() => store.jobs.row(doomed.job_id), (r) => r?.state === 'failed');
+    const ended = await waitFor(
+      () => store.jobs.row(doomed.job_id),
+      (r) => r?.state === 'failed',
+    );
     expect(store.jobs.toRecord(ended!).error).toMatchObject({ code: 'RENDER_FAILED', message: expect.stringMatching(/tried 2 times/) });
     expect(await failExhausted(store.jobs, doomed.job_id, 2, { id: 'dead-letter', host: 'h', pid: 1 })).toBeNull();
     // Every job from the earlier tests was handed out exactly once (none failed).
@@ -241,28 +278,57 @@ describe('a worker killed mid-render', () => {
     const url = await postgres.createDatabase();
     const store = await openPostgresRecordStore(url, { dataDir: '/tmp/immoreel-dispatch' });
     // A 2 s expiry and 1 s maintenance stand for "longest render" and "maintenance interval".
-    const dispatch = await RenderDispatch.start(url, store.pool, { retryLimit: 2, retryDelaySeconds: 1, expireInSeconds: 2, maintenanceIntervalSeconds: 1 });
-    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./fixtures/dispatch-worker.ts', import.meta.url)), url], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const dispatch = await RenderDispatch.start(url, store.pool, {
+      retryLimit: 2,
+      retryDelaySeconds: 1,
+      expireInSeconds: 2,
+      maintenanceIntervalSeconds: 1,
+    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', fileURLToPath(new URL('./fixtures/dispatch-worker.ts', import.meta.url)), url],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     try {
       let output = '';
       child.stdout.on('data', (d: Buffer) => (output += d.toString()));
       child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-      await waitFor(async () => output, (o) => o.includes('READY') || child.exitCode !== null, 30_000);
+      await waitFor(
+        async () => output,
+        (o) => o.includes('READY') || child.exitCode !== null,
+        30_000,
+      );
       expect(output).toContain('READY');
       const job = await dispatch.submit(newJob());
-      await waitFor(async () => output, (o) => o.includes(`STARTED ${job.job_id} 1`) || child.exitCode !== null);
+      await waitFor(
+        async () => output,
+        (o) => o.includes(`STARTED ${job.job_id} 1`) || child.exitCode !== null,
+      );
       expect(await store.jobs.row(job.job_id)).toMatchObject({ state: 'running', attempts: 1 });
       child.kill('SIGKILL');
       await new Promise((r) => child.once('exit', r));
 
       const runs: string[] = [];
-      await dispatch.work(1, async (message) => {
-        const row = await claimDispatched(store.jobs, message.jobId, { id: 'survivor', host: 'h', pid: 2 }, 60_000);
-        if (row === null) return;
-        runs.push(`${row.job_id}:${row.attempts}`);
-        await store.jobs.transition(row.job_id, 'succeeded', { progress: 1, finished_at: new Date().toISOString() }, (r) => r.owner === 'survivor');
-      }, 0.5);
-      await waitFor(() => dispatch.entryOf(job.job_id), (e) => e?.state === 'completed', 30_000);
+      await dispatch.work(
+        1,
+        async (message) => {
+          const row = await claimDispatched(store.jobs, message.jobId, { id: 'survivor', host: 'h', pid: 2 }, 60_000);
+          if (row === null) return;
+          runs.push(`${row.job_id}:${row.attempts}`);
+          await store.jobs.transition(
+            row.job_id,
+            'succeeded',
+            { progress: 1, finished_at: new Date().toISOString() },
+            (r) => r.owner === 'survivor',
+          );
+        },
+        0.5,
+      );
+      await waitFor(
+        () => dispatch.entryOf(job.job_id),
+        (e) => e?.state === 'completed',
+        30_000,
+      );
       expect(runs).toEqual([`${job.job_id}:2`]);
       expect(await store.jobs.row(job.job_id)).toMatchObject({ state: 'succeeded', attempts: 2, owner: 'survivor' });
       // Delivered again (a late duplicate), a finished job is not rendered twice.

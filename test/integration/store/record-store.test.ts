@@ -31,7 +31,10 @@ afterAll(async () => {
 let counter = 0;
 const implementations: [string, () => Promise<RecordStore>][] = [
   ['SQLite', async () => openSqliteRecordStore(join(root, `sqlite-${(counter += 1)}`), { now })],
-  ['PostgreSQL', async () => openPostgresRecordStore(await postgres.createDatabase(), { dataDir: join(root, `pg-${(counter += 1)}`), now })],
+  [
+    'PostgreSQL',
+    async () => openPostgresRecordStore(await postgres.createDatabase(), { dataDir: join(root, `pg-${(counter += 1)}`), now }),
+  ],
 ];
 
 function newJob(tenant = 'acme', description = 'Appartement 120 m² à Maarif, Casablanca, 1 850 000 DH'): NewJob {
@@ -39,7 +42,10 @@ function newJob(tenant = 'acme', description = 'Appartement 120 m² à Maarif, C
     jobId: newJobId(),
     tenant,
     // The stores never fetch photos: a URL makes the request valid (a description alone has none).
-    request: validateRenderRequest({ description, photos: ['https://photos.example.com/salon.jpg'], metadata: { crm_id: 'A-1' } }, 'server'),
+    request: validateRenderRequest(
+      { description, photos: ['https://photos.example.com/salon.jpg'], metadata: { crm_id: 'A-1' } },
+      'server',
+    ),
     inputHash: 'h'.repeat(64),
     allowLocalFiles: false,
     linkBase: 'http://127.0.0.1:8787/api/v1',
@@ -68,9 +74,21 @@ describe.each(implementations)('record store contract: %s', (_name, open) => {
     }
     await store.jobs.insert(newJob('other'));
     const row = (await store.jobs.row(ids[0]!))!;
-    expect(row).toMatchObject({ job_id: ids[0], tenant: 'acme', state: 'queued', progress: 0, attempts: 0, allow_local_files: 0, lease_expires_at: null });
+    expect(row).toMatchObject({
+      job_id: ids[0],
+      tenant: 'acme',
+      state: 'queued',
+      progress: 0,
+      attempts: 0,
+      allow_local_files: 0,
+      lease_expires_at: null,
+    });
     const record = store.jobs.toRecord(row);
-    expect(record).toMatchObject({ state: 'queued', metadata: { crm_id: 'A-1' }, links: { self: `http://127.0.0.1:8787/api/v1/jobs/${ids[0]}`, video: null } });
+    expect(record).toMatchObject({
+      state: 'queued',
+      metadata: { crm_id: 'A-1' },
+      links: { self: `http://127.0.0.1:8787/api/v1/jobs/${ids[0]}`, video: null },
+    });
     expect((await store.jobs.requestOf(ids[0]!)).metadata).toEqual({ crm_id: 'A-1' });
 
     const first = await store.jobs.list('acme', { limit: 2 });
@@ -97,7 +115,14 @@ describe.each(implementations)('record store contract: %s', (_name, open) => {
     const store = await open();
     const job = await store.jobs.insert(newJob());
     const claimed = (await store.jobs.claimNext(owner('w1'), 60_000))!;
-    expect(claimed).toMatchObject({ job_id: job.job_id, state: 'running', stage: 'fetching_assets', attempts: 1, owner: 'w1', owner_pid: 4242 });
+    expect(claimed).toMatchObject({
+      job_id: job.job_id,
+      state: 'running',
+      stage: 'fetching_assets',
+      attempts: 1,
+      owner: 'w1',
+      owner_pid: 4242,
+    });
     expect(claimed.lease_expires_at).toBeGreaterThan(Date.now());
     expect(await store.jobs.claimNext(owner('w2'), 60_000)).toBeNull();
 
@@ -106,7 +131,12 @@ describe.each(implementations)('record store contract: %s', (_name, open) => {
     expect(await store.jobs.row(job.job_id)).toMatchObject({ stage: 'rendering', progress: 0.457 });
 
     expect(await store.jobs.transition(job.job_id, 'succeeded', {}, (row) => row.owner === 'someone-else')).toBeNull();
-    const done = (await store.jobs.transition(job.job_id, 'succeeded', { progress: 1, result_json: RESULT, finished_at: new Date().toISOString(), owner: null }))!;
+    const done = (await store.jobs.transition(job.job_id, 'succeeded', {
+      progress: 1,
+      result_json: RESULT,
+      finished_at: new Date().toISOString(),
+      owner: null,
+    }))!;
     expect(done.state).toBe('succeeded');
     const record = store.jobs.toRecord(done);
     expect(record.result).toMatchObject({ video_url: `http://127.0.0.1:8787/api/v1/jobs/${job.job_id}/video`, sha256: 'a'.repeat(64) });
@@ -149,7 +179,11 @@ describe.each(implementations)('record store contract: %s', (_name, open) => {
     // A dead worker's job goes back to the queue, then runs again: attempts count every try.
     await store.jobs.transition(b.job_id, 'queued', { owner: null, owner_host: null, owner_pid: null, lease_expires_at: null });
     expect(await store.jobs.claimNext(owner('w2'), 1_000, [b.job_id])).toMatchObject({ attempts: 2, owner: 'w2' });
-    await store.jobs.transition(b.job_id, 'failed', { error_code: 'RENDER_FAILED', error_message: 'ffmpeg died', finished_at: '2026-01-01T00:00:00.000Z' });
+    await store.jobs.transition(b.job_id, 'failed', {
+      error_code: 'RENDER_FAILED',
+      error_message: 'ffmpeg died',
+      finished_at: '2026-01-01T00:00:00.000Z',
+    });
     expect(store.jobs.toRecord((await store.jobs.row(b.job_id))!).error).toEqual({ code: 'RENDER_FAILED', message: 'ffmpeg died' });
     expect((await store.jobs.purgeable('2026-06-01T00:00:00.000Z')).map((r) => r.job_id)).toEqual([b.job_id]);
     await store.jobs.markExpired(b.job_id);
@@ -189,7 +223,12 @@ describe.each(implementations)('record store contract: %s', (_name, open) => {
     expect(results.filter((r) => r !== null).length).toBe(5);
     expect(await store.usage.used('key_a')).toBe(5);
     await store.usage.refund(results.find((r) => r !== null)!);
-    expect(await store.usage.state('key_a', 5)).toMatchObject({ used: 4, remaining: 1, period: '2026-11', resets_at: '2026-12-01T00:00:00.000Z' });
+    expect(await store.usage.state('key_a', 5)).toMatchObject({
+      used: 4,
+      remaining: 1,
+      period: '2026-11',
+      resets_at: '2026-12-01T00:00:00.000Z',
+    });
     await store.usage.reserve('key_b', 10, 'analyze');
     expect(await store.usage.byKey(['key_a', 'key_b', 'key_c'], '2026-11')).toEqual([
       { key_id: 'key_a', route: 'render_video', count: 4 },
@@ -216,7 +255,9 @@ describe.each(implementations)('record store contract: %s', (_name, open) => {
     expect(runs).toBe(1);
     expect([a, b].filter((r) => r.replayed).length).toBe(1);
     expect([a, b].find((r) => r.replayed)).toEqual({ replayed: true, stored: { statusCode: 200, body: '{"ok":true}', jobId: null } });
-    expect(await rejection(store.idempotency.run('key_a', 'idem-1', 'analyze', { x: 2 }, execute))).toMatchObject({ reason: 'idempotency_key_reused' });
+    expect(await rejection(store.idempotency.run('key_a', 'idem-1', 'analyze', { x: 2 }, execute))).toMatchObject({
+      reason: 'idempotency_key_reused',
+    });
     // A failed first attempt stores nothing: the retry runs.
     await rejection(store.idempotency.run('key_a', 'idem-2', 'analyze', {}, async () => Promise.reject(new Error('upstream down'))));
     expect((await store.idempotency.run('key_a', 'idem-2', 'analyze', {}, execute)).replayed).toBe(false);
@@ -229,7 +270,19 @@ describe.each(implementations)('record store contract: %s', (_name, open) => {
 
   it('keeps asset metadata private to its tenant until it expires', async () => {
     const store = await open();
-    const row = { asset_id: 'ast_aaaaaaaaaaaaaaaaaaaaaaaa', tenant: 'acme', content_type: 'image/jpeg', format: 'jpeg', width: 640, height: 480, size_bytes: 1234, sha256: 'b'.repeat(64), file: 'ast_aaaaaaaaaaaaaaaaaaaaaaaa.jpg', created_at: clock, expires_at: clock + 1000 };
+    const row = {
+      asset_id: 'ast_aaaaaaaaaaaaaaaaaaaaaaaa',
+      tenant: 'acme',
+      content_type: 'image/jpeg',
+      format: 'jpeg',
+      width: 640,
+      height: 480,
+      size_bytes: 1234,
+      sha256: 'b'.repeat(64),
+      file: 'ast_aaaaaaaaaaaaaaaaaaaaaaaa.jpg',
+      created_at: clock,
+      expires_at: clock + 1000,
+    };
     await store.assets.insert(row);
     expect(await store.assets.find('acme', row.asset_id)).toEqual(row);
     expect(await store.assets.find('other', row.asset_id)).toBeNull();
@@ -252,7 +305,13 @@ describe.each(implementations)('record store contract: %s', (_name, open) => {
     expect(await store.webhooks.enqueue('job_1', '{"again":1}')).toBe(false);
     const due = await store.webhooks.due();
     expect(due).toHaveLength(1);
-    expect(due[0]).toMatchObject({ job_id: 'job_1', url: 'https://hooks.example.com/a', state: 'pending', payload: '{"type":"job.succeeded"}', attempts: 0 });
+    expect(due[0]).toMatchObject({
+      job_id: 'job_1',
+      url: 'https://hooks.example.com/a',
+      state: 'pending',
+      payload: '{"type":"job.succeeded"}',
+      attempts: 0,
+    });
     expect(due[0]!.message_id).toMatch(/^msg_/);
     await store.webhooks.record('job_1', { state: 'pending', status: 503, error: 'HTTP 503', nextAttemptAt: clock + 5000 });
     expect(await store.webhooks.due()).toEqual([]);
@@ -298,7 +357,12 @@ describe.each(implementations)('record store contract: %s', (_name, open) => {
     // Idle for ten minutes: the bucket is full, never more than `limit`; a concurrent burst takes exactly that.
     clock += 600_000;
     const again = await Promise.all(Array.from({ length: 5 }, () => store.rateLimits.take(policy, 'key_a')));
-    expect(again.filter((d) => d.allowed).map((d) => d.remaining).sort()).toEqual([0, 1, 2]);
+    expect(
+      again
+        .filter((d) => d.allowed)
+        .map((d) => d.remaining)
+        .sort(),
+    ).toEqual([0, 1, 2]);
     clock = start;
     await store.close();
   });
@@ -314,11 +378,25 @@ describe('both record stores rate-limit alike', () => {
       // 7 a minute: a token every 8.571… s, so buckets hold fractions of a token.
       const policy = { name: 'render', limit: 7, windowMs: 60_000 };
       const decisions: string[] = [];
-      for (const [stepMs, concurrent] of [[0, 9], [3_333, 2], [1_001, 1], [8_571, 3], [17_143, 4], [59_999, 10], [1, 1], [120_000, 8]] as const) {
+      for (const [stepMs, concurrent] of [
+        [0, 9],
+        [3_333, 2],
+        [1_001, 1],
+        [8_571, 3],
+        [17_143, 4],
+        [59_999, 10],
+        [1, 1],
+        [120_000, 8],
+      ] as const) {
         clock += stepMs;
         const batch = await Promise.all(Array.from({ length: concurrent }, () => store.rateLimits.take(policy, 'key_a')));
         // Concurrent requests are served in some order: compare each batch as a set of answers.
-        decisions.push(batch.map((d) => JSON.stringify(d)).sort().join(' '));
+        decisions.push(
+          batch
+            .map((d) => JSON.stringify(d))
+            .sort()
+            .join(' '),
+        );
       }
       histories.push(decisions);
       await store.close();
@@ -347,7 +425,12 @@ describe('both record stores give the same records', () => {
       const mask = (value: string, id: string): string => value.split(id).join('<id>');
       outputs.push({
         jobs: list.jobs.map((j, i) =>
-          JSON.parse(mask(JSON.stringify({ ...j, created_at: 't', updated_at: 't', started_at: j.started_at === null ? null : 't' }), ids[ids.length - 1 - i]!)),
+          JSON.parse(
+            mask(
+              JSON.stringify({ ...j, created_at: 't', updated_at: 't', started_at: j.started_at === null ? null : 't' }),
+              ids[ids.length - 1 - i]!,
+            ),
+          ),
         ),
         key: { ...key.record, key_id: 'k', masked_key: 'm' },
         usage: await store.usage.state(key.record.key_id, 50),

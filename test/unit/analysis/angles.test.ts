@@ -2,7 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { FEATURE_LABELS } from '../../../src/analysis/labels.js';
 import { impliedGrossYield } from '../../../src/analysis/market/compare.js';
 import { buildProperty } from '../../../src/analysis/property.js';
-import { AUDIENCES, FEATURE_KEYS, LANGUAGES, type AudienceRequest, type FeatureKey, type Language, type ListingFacts, type Property } from '../../../src/core/types.js';
+import {
+  AUDIENCES,
+  FEATURE_KEYS,
+  LANGUAGES,
+  type AudienceRequest,
+  type FeatureKey,
+  type Language,
+  type ListingFacts,
+  type Property,
+} from '../../../src/core/types.js';
 import { demoFacts, listing, TEXT_SOURCE } from './property-fixtures.js';
 
 const analyse = (facts: ListingFacts, language: Language = 'fr', audience: AudienceRequest = 'auto'): Property =>
@@ -48,9 +57,7 @@ function mentions(text: string, term: string): boolean {
 /** Every number written in a sentence, read the way the language writes it. */
 function numbersIn(text: string, language: Language): number[] {
   const pattern = language === 'en' ? /\d{1,3}(?:,\d{3})*(?:\.\d+)?/g : /\d{1,3}(?: \d{3})*(?:,\d+)?/g;
-  return (text.match(pattern) ?? []).map((n) =>
-    Number(language === 'en' ? n.replace(/,/g, '') : n.replace(/ /g, '').replace(',', '.')),
-  );
+  return (text.match(pattern) ?? []).map((n) => Number(language === 'en' ? n.replace(/,/g, '') : n.replace(/ /g, '').replace(',', '.')));
 }
 
 /** The numbers an angle may state: the listing's own, its market comparison and the housing-aid figures. */
@@ -60,7 +67,8 @@ function groundedNumbers(facts: ListingFacts, p: Property): Set<number> {
     if (v !== null && v !== undefined) allowed.add(Math.abs(v));
   };
   [p.price_mad, p.surface_m2, p.surface_total_m2, p.rooms, p.bedrooms, p.bathrooms, p.floor, p.price_per_m2_mad].forEach(add);
-  if (p.market !== null) [p.market.median_price_per_m2_mad, p.market.q1_price_per_m2_mad, p.market.q3_price_per_m2_mad, p.market.delta_pct].forEach(add);
+  if (p.market !== null)
+    [p.market.median_price_per_m2_mad, p.market.q1_price_per_m2_mad, p.market.q3_price_per_m2_mad, p.market.delta_pct].forEach(add);
   add(impliedGrossYield(facts, p.price_per_m2_mad)?.pct);
   if (p.property_type === 'studio' || (p.bedrooms !== null && p.bedrooms <= 1)) allowed.add(1);
   return allowed;
@@ -69,11 +77,54 @@ function groundedNumbers(facts: ListingFacts, p: Property): Set<number> {
 const SCENARIOS: Record<string, ListingFacts> = {
   demo: demoFacts(),
   'demo below Q1': demoFacts({ price_mad: 1_500_000 }),
-  'furnished studio for rent': listing({ transaction: 'rent', property_type: 'studio', price_mad: 5_000, surface_m2: 32, city: 'Rabat', district: 'Agdal', feature_keys: ['furnished', 'near_tram'] }),
-  'studio for sale': listing({ transaction: 'sale', property_type: 'studio', price_mad: 600_000, surface_m2: 30, city: 'Casablanca', district: 'Gauthier', feature_keys: ['furnished', 'equipped_kitchen'] }),
-  'villa without pool': listing({ transaction: 'sale', property_type: 'villa', price_mad: 7_500_000, surface_m2: 450, bedrooms: 5, bathrooms: 4, city: 'Casablanca', district: 'CIL', feature_keys: ['garden', 'garage', 'security'] }),
-  'cheap flat': listing({ transaction: 'sale', property_type: 'apartment', price_mad: 280_000, surface_m2: 55, bedrooms: 2, city: 'Had Soualem', feature_keys: ['new_build'] }),
-  'beach flat': listing({ transaction: 'sale', property_type: 'apartment', price_mad: 950_000, surface_m2: 85, bedrooms: 2, floor: 0, city: 'Agadir', feature_keys: ['sea_view', 'near_beach', 'pool', 'title_deed'] }),
+  'furnished studio for rent': listing({
+    transaction: 'rent',
+    property_type: 'studio',
+    price_mad: 5_000,
+    surface_m2: 32,
+    city: 'Rabat',
+    district: 'Agdal',
+    feature_keys: ['furnished', 'near_tram'],
+  }),
+  'studio for sale': listing({
+    transaction: 'sale',
+    property_type: 'studio',
+    price_mad: 600_000,
+    surface_m2: 30,
+    city: 'Casablanca',
+    district: 'Gauthier',
+    feature_keys: ['furnished', 'equipped_kitchen'],
+  }),
+  'villa without pool': listing({
+    transaction: 'sale',
+    property_type: 'villa',
+    price_mad: 7_500_000,
+    surface_m2: 450,
+    bedrooms: 5,
+    bathrooms: 4,
+    city: 'Casablanca',
+    district: 'CIL',
+    feature_keys: ['garden', 'garage', 'security'],
+  }),
+  'cheap flat': listing({
+    transaction: 'sale',
+    property_type: 'apartment',
+    price_mad: 280_000,
+    surface_m2: 55,
+    bedrooms: 2,
+    city: 'Had Soualem',
+    feature_keys: ['new_build'],
+  }),
+  'beach flat': listing({
+    transaction: 'sale',
+    property_type: 'apartment',
+    price_mad: 950_000,
+    surface_m2: 85,
+    bedrooms: 2,
+    floor: 0,
+    city: 'Agadir',
+    feature_keys: ['sea_view', 'near_beach', 'pool', 'title_deed'],
+  }),
   'only a city': listing({ city: 'Fès' }),
   'only a price': listing({ price_mad: 1_200_000, transaction: 'sale' }),
 };
@@ -120,7 +171,11 @@ describe('marketing angles', () => {
     for (const language of LANGUAGES) {
       const text = analyse(demoFacts(), language, 'luxury').marketing_angles.join(' ');
       expect(text).not.toMatch(/piscine|pool|مسبح/i);
-      const withPool = analyse(demoFacts({ feature_keys: [...demoFacts().feature_keys, 'pool'] }), language, 'luxury').marketing_angles.join(' ');
+      const withPool = analyse(
+        demoFacts({ feature_keys: [...demoFacts().feature_keys, 'pool'] }),
+        language,
+        'luxury',
+      ).marketing_angles.join(' ');
       expect(withPool).toMatch(/piscine|pool|مسبح/i);
     }
   });

@@ -34,7 +34,13 @@ describe('target buyer', () => {
   });
 
   it('sees an investor in a furnished studio for sale near the tram, and a student in the same studio for rent', () => {
-    const studio = listing({ property_type: 'studio', surface_m2: 35, city: 'Casablanca', district: 'Gauthier', feature_keys: ['furnished', 'near_tram'] });
+    const studio = listing({
+      property_type: 'studio',
+      surface_m2: 35,
+      city: 'Casablanca',
+      district: 'Gauthier',
+      feature_keys: ['furnished', 'near_tram'],
+    });
     const sale = buyer({ ...studio, transaction: 'sale', price_mad: 650_000 });
     expect(sale.primary).toBe('investor');
     expect(sale.segments[0]?.reasons).toEqual(expect.arrayContaining(['studio', 'meublé', 'prix au m² 27,6 % sous la médiane du secteur']));
@@ -44,14 +50,30 @@ describe('target buyer', () => {
   });
 
   it('sees a luxury buyer in a 9 M DH Palmeraie villa with a pool', () => {
-    const villa = listing({ transaction: 'sale', property_type: 'villa', price_mad: 9_000_000, surface_m2: 600, city: 'Marrakech', district: 'Palmeraie', feature_keys: ['pool', 'garden'] });
+    const villa = listing({
+      transaction: 'sale',
+      property_type: 'villa',
+      price_mad: 9_000_000,
+      surface_m2: 600,
+      city: 'Marrakech',
+      district: 'Palmeraie',
+      feature_keys: ['pool', 'garden'],
+    });
     const result = buyer(villa);
     expect(result.primary).toBe('luxury');
     expect(result.segments[0]?.reasons).toEqual(expect.arrayContaining(['piscine', 'adresse prestigieuse (Palmeraie)']));
   });
 
   it('sees a young couple in a small new flat eligible for the housing aid', () => {
-    const flat = listing({ transaction: 'sale', property_type: 'apartment', price_mad: 450_000, surface_m2: 65, bedrooms: 2, city: 'Kénitra', feature_keys: ['new_build'] });
+    const flat = listing({
+      transaction: 'sale',
+      property_type: 'apartment',
+      price_mad: 450_000,
+      surface_m2: 65,
+      bedrooms: 2,
+      city: 'Kénitra',
+      feature_keys: ['new_build'],
+    });
     const result = buyer(flat);
     expect(result.primary).toBe('young_couple');
     expect(result.segments[0]?.reasons[0]).toContain('70 000 DH');
@@ -59,16 +81,43 @@ describe('target buyer', () => {
   });
 
   it('sees an MRE in a titled, gated flat with a garage in Tanger', () => {
-    const flat = listing({ transaction: 'sale', property_type: 'apartment', price_mad: 900_000, surface_m2: 90, bedrooms: 2, city: 'Tanger', feature_keys: ['title_deed', 'garage', 'gated_community'] });
+    const flat = listing({
+      transaction: 'sale',
+      property_type: 'apartment',
+      price_mad: 900_000,
+      surface_m2: 90,
+      bedrooms: 2,
+      city: 'Tanger',
+      feature_keys: ['title_deed', 'garage', 'gated_community'],
+    });
     const result = buyer(flat, 'en');
     expect(result.primary).toBe('mre');
     expect(result.segments[0]?.reasons).toEqual(expect.arrayContaining(['popular with MREs (Tanger)', 'title deed']));
   });
 
   it('sees an expatriate in a furnished rental in Racine, and a retiree in a ground-floor flat in Agadir', () => {
-    const racine = listing({ transaction: 'rent', property_type: 'apartment', price_mad: 15_000, surface_m2: 120, bedrooms: 2, city: 'Casablanca', district: 'Racine', feature_keys: ['furnished', 'parking', 'air_conditioning'] });
+    const racine = listing({
+      transaction: 'rent',
+      property_type: 'apartment',
+      price_mad: 15_000,
+      surface_m2: 120,
+      bedrooms: 2,
+      city: 'Casablanca',
+      district: 'Racine',
+      feature_keys: ['furnished', 'parking', 'air_conditioning'],
+    });
     expect(buyer(racine).primary).toBe('expat');
-    const agadir = listing({ transaction: 'sale', property_type: 'apartment', price_mad: 1_400_000, surface_m2: 95, bedrooms: 2, floor: 0, city: 'Agadir', district: 'Founty', feature_keys: ['terrace', 'security'] });
+    const agadir = listing({
+      transaction: 'sale',
+      property_type: 'apartment',
+      price_mad: 1_400_000,
+      surface_m2: 95,
+      bedrooms: 2,
+      floor: 0,
+      city: 'Agadir',
+      district: 'Founty',
+      feature_keys: ['terrace', 'security'],
+    });
     const result = buyer(agadir);
     expect(result.primary).toBe('retiree');
     expect(result.segments[0]?.reasons).toEqual(expect.arrayContaining(['ville prisée des retraités (Agadir)', 'au rez-de-chaussée']));

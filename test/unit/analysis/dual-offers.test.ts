@@ -13,7 +13,9 @@ describe('dual offers', () => {
     ]);
     expect(facts.transaction).toBe('sale');
     expect(facts.price_mad).toBe(1_200_000);
-    expect(facts.warnings.find((w) => w.code === DUAL_OFFER)?.message).toMatch(/for sale at 1 200 000 MAD and for rent at 9 000 MAD a month/);
+    expect(facts.warnings.find((w) => w.code === DUAL_OFFER)?.message).toMatch(
+      /for sale at 1 200 000 MAD and for rent at 9 000 MAD a month/,
+    );
   });
 
   it('takes the rent as the main offer when the listing opens with it, even without its price', () => {
@@ -28,7 +30,10 @@ describe('dual offers', () => {
 
   it('reads Arabic and Darija "or"', () => {
     const arabic = extractFacts('شقة للبيع أو للكراء في أكدال الرباط، الثمن 1500000 درهم، الكراء 8000 درهم شهريا');
-    expect(arabic.offers.map((o) => [o.transaction, o.price_mad])).toEqual([['sale', 1_500_000], ['rent', 8_000]]);
+    expect(arabic.offers.map((o) => [o.transaction, o.price_mad])).toEqual([
+      ['sale', 1_500_000],
+      ['rent', 8_000],
+    ]);
     expect(codes('Villa lbi3 wla lkra f Bouskoura, taman 4 000 000 dh')).toContain(DUAL_OFFER);
   });
 
@@ -39,7 +44,9 @@ describe('dual offers', () => {
   });
 
   it('compares the main offer with the market and carries both offers in the analysis', async () => {
-    const property = await analyzeListing({ description: 'Appartement à vendre ou à louer, 100 m² à Maârif Casablanca, vente 1 500 000 DH, location 9 000 DH/mois' });
+    const property = await analyzeListing({
+      description: 'Appartement à vendre ou à louer, 100 m² à Maârif Casablanca, vente 1 500 000 DH, location 9 000 DH/mois',
+    });
     expect(property.transaction).toBe('sale');
     expect(property.offers).toHaveLength(2);
     expect(property.offers[0]).toEqual({ transaction: 'sale', price_mad: 1_500_000, period: null });
@@ -47,8 +54,13 @@ describe('dual offers', () => {
     expect(property.market?.median_price_per_m2_mad).toBeGreaterThan(5_000);
     expect(property.warnings.map((w) => w.code)).toContain(DUAL_OFFER);
     // The angles pitch the sale and mention the rent once.
-    expect(property.marketing_angles.filter((a) => /louer/.test(a))).toEqual([expect.stringMatching(/^Également à louer : 9[\s\u202f\u00a0]000 DH par mois\.$/)]);
-    const english = await analyzeListing({ language: 'en', description: 'Villa à louer pour usage professionnel, ou à vendre à 9 500 000 Dhs, Souissi Rabat, 600 m²' });
+    expect(property.marketing_angles.filter((a) => /louer/.test(a))).toEqual([
+      expect.stringMatching(/^Également à louer : 9[\s\u202f\u00a0]000 DH par mois\.$/),
+    ]);
+    const english = await analyzeListing({
+      language: 'en',
+      description: 'Villa à louer pour usage professionnel, ou à vendre à 9 500 000 Dhs, Souissi Rabat, 600 m²',
+    });
     expect(english.marketing_angles).toContainEqual(expect.stringMatching(/^Also for sale: 9[,\s]500[,\s]000/));
   });
 });

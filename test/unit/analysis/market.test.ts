@@ -25,21 +25,35 @@ describe('market reference table', () => {
   it('holds the figures of docs/analysis.md as written', () => {
     const casa = findReference('Casablanca', null, 'apartment', 'sale')?.row;
     expect(casa).toMatchObject({ median: 12235, q1: 10000, q3: 15496, sample_size: 1154, as_of: '2024-12' });
-    expect(findReference('Casablanca', 'Maârif', 'apartment', 'sale')?.row).toMatchObject({ median: 16892, q1: 13964, q3: 20559, sample_size: 63 });
+    expect(findReference('Casablanca', 'Maârif', 'apartment', 'sale')?.row).toMatchObject({
+      median: 16892,
+      q1: 13964,
+      q3: 20559,
+      sample_size: 63,
+    });
     expect(findReference('Oujda', null, 'apartment', 'sale')?.row.median).toBe(4700);
-    expect(findReference('Casablanca', 'Racine', 'apartment', 'rent')?.row).toMatchObject({ median: 94, sample_size: 61, as_of: '2025-07' });
+    expect(findReference('Casablanca', 'Racine', 'apartment', 'rent')?.row).toMatchObject({
+      median: 94,
+      sample_size: 61,
+      as_of: '2025-07',
+    });
     expect(findReference('Casablanca', 'Anfa Supérieur', 'villa', 'sale')?.row.median).toBe(30000);
   });
 
   it('matches place names whatever their accents, case and spelling', () => {
-    for (const [city, district] of [['Casablanca', 'Maarif'], ['CASABLANCA', 'MAÂRIF'], ['casa', 'maârif'], ['Casablanca', 'Quartier Maarif']]) {
+    for (const [city, district] of [
+      ['Casablanca', 'Maarif'],
+      ['CASABLANCA', 'MAÂRIF'],
+      ['casa', 'maârif'],
+      ['Casablanca', 'Quartier Maarif'],
+    ]) {
       expect(findReference(city as string, district as string, 'apartment', 'sale')?.row.median, `${city}/${district}`).toBe(16892);
     }
     expect(findReference('Marrakesh', 'Gueliz', 'apartment', 'sale')?.row.median).toBe(14000);
     expect(findReference('Marrakech', 'Guéliz', 'apartment', 'sale')?.row.median).toBe(14000);
     expect(findReference('Tangier', 'Malabata', 'apartment', 'sale')?.row.median).toBe(12000);
     expect(findReference('Rabat', 'Hay Ryad', 'apartment', 'sale')?.row.median).toBe(21570);
-    expect(findReference('Casablanca', "Triangle d’Or", 'apartment', 'sale')?.row.median).toBe(17124);
+    expect(findReference('Casablanca', 'Triangle d’Or', 'apartment', 'sale')?.row.median).toBe(17124);
   });
 
   it('reads district names as portals write them', () => {
@@ -105,13 +119,33 @@ describe('compareWithMarket', () => {
 
   it('uses ±15 % around the median without quartiles, ±25 % under 10 listings', () => {
     // Témara – Wifak: 11,303, n = 22, no quartiles.
-    const wifak = (perM2: number) => compareWithMarket(listing({ transaction: 'sale', property_type: 'apartment', city: 'Témara', district: 'Wifak', surface_m2: 100, price_mad: perM2 * 100 }));
+    const wifak = (perM2: number) =>
+      compareWithMarket(
+        listing({
+          transaction: 'sale',
+          property_type: 'apartment',
+          city: 'Témara',
+          district: 'Wifak',
+          surface_m2: 100,
+          price_mad: perM2 * 100,
+        }),
+      );
     expect(wifak(12_900).market?.position).toBe('in_line');
     expect(wifak(13_100).market?.position).toBe('above');
     expect(wifak(9_500).market?.position).toBe('below');
     expect(wifak(9_700).market?.position).toBe('in_line');
     // Tanger – Malabata: 12,000, n = 8.
-    const malabata = (perM2: number) => compareWithMarket(listing({ transaction: 'sale', property_type: 'apartment', city: 'Tanger', district: 'Malabata', surface_m2: 100, price_mad: perM2 * 100 }));
+    const malabata = (perM2: number) =>
+      compareWithMarket(
+        listing({
+          transaction: 'sale',
+          property_type: 'apartment',
+          city: 'Tanger',
+          district: 'Malabata',
+          surface_m2: 100,
+          price_mad: perM2 * 100,
+        }),
+      );
     expect(malabata(14_900).market).toMatchObject({ position: 'in_line', confidence: 'low', q1_price_per_m2_mad: null });
     expect(malabata(15_100).market?.position).toBe('above');
   });
@@ -130,21 +164,36 @@ describe('compareWithMarket', () => {
     expect(result.price_per_m2_mad).toBe(113);
     expect(result.market).toMatchObject({ median_price_per_m2_mad: 113, position: 'in_line', delta_pct: 0 });
     expect(result.market?.source).toContain('[DS-MUBRENT]');
-    const rabat = compareWithMarket(listing({ transaction: 'rent', property_type: 'apartment', city: 'Rabat', surface_m2: 100, price_mad: 20_000 }));
+    const rabat = compareWithMarket(
+      listing({ transaction: 'rent', property_type: 'apartment', city: 'Rabat', surface_m2: 100, price_mad: 20_000 }),
+    );
     expect(rabat.market).toMatchObject({ area: 'Rabat', median_price_per_m2_mad: 113, position: 'above' });
   });
 
   it('never compares a villa with apartments', () => {
-    const anfa = compareWithMarket(listing({ transaction: 'sale', property_type: 'villa', city: 'Casablanca', district: 'Anfa Supérieur', surface_m2: 600, price_mad: 18_000_000 }));
+    const anfa = compareWithMarket(
+      listing({
+        transaction: 'sale',
+        property_type: 'villa',
+        city: 'Casablanca',
+        district: 'Anfa Supérieur',
+        surface_m2: 600,
+        price_mad: 18_000_000,
+      }),
+    );
     expect(anfa.market).toMatchObject({ median_price_per_m2_mad: 30000, position: 'in_line', delta_pct: 0 });
     expect(anfa.market?.source).toContain('[LE360-VILLAS-2024]');
-    const marrakechVilla = compareWithMarket(listing({ transaction: 'sale', property_type: 'villa', city: 'Marrakech', surface_m2: 400, price_mad: 6_000_000 }));
+    const marrakechVilla = compareWithMarket(
+      listing({ transaction: 'sale', property_type: 'villa', city: 'Marrakech', surface_m2: 400, price_mad: 6_000_000 }),
+    );
     expect(marrakechVilla.price_per_m2_mad).toBe(15000);
     expect(marrakechVilla.market).toBeNull();
   });
 
   it('does not divide a villa price by its plot', () => {
-    const villa = compareWithMarket(listing({ transaction: 'sale', property_type: 'villa', city: 'Casablanca', surface_total_m2: 1_500, price_mad: 9_000_000 }));
+    const villa = compareWithMarket(
+      listing({ transaction: 'sale', property_type: 'villa', city: 'Casablanca', surface_total_m2: 1_500, price_mad: 9_000_000 }),
+    );
     expect(villa.price_per_m2_mad).toBeNull();
     expect(villa.market?.position).toBeNull();
   });

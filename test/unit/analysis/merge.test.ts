@@ -33,7 +33,10 @@ describe('mergeFacts: page fields win, the text fills gaps', () => {
   it('moves the price and its original currency together', () => {
     const fromText = mergeFacts(facts({}), facts({ price_mad: 918_000, price_original: { amount: 85_000, currency: 'EUR' } }));
     expect(fromText.price_original).toEqual({ amount: 85_000, currency: 'EUR' });
-    const fromPage = mergeFacts(facts({ price_mad: 900_000 }), facts({ price_mad: 918_000, price_original: { amount: 85_000, currency: 'EUR' } }));
+    const fromPage = mergeFacts(
+      facts({ price_mad: 900_000 }),
+      facts({ price_mad: 918_000, price_original: { amount: 85_000, currency: 'EUR' } }),
+    );
     expect(fromPage.price_original).toBeNull();
   });
 

@@ -10,7 +10,11 @@ describe('plausibility warnings', () => {
   it('raises nothing on a sane listing', () => {
     expect(plausibilityWarnings(demoFacts())).toEqual([]);
     expect(plausibilityWarnings(demoFacts({ transaction: 'rent', price_mad: 12_000 }))).toEqual([]);
-    expect(plausibilityWarnings(listing({ transaction: 'sale', property_type: 'land', surface_m2: 5_000, price_mad: 1_000_000, city: 'Marrakech' }))).toEqual([]);
+    expect(
+      plausibilityWarnings(
+        listing({ transaction: 'sale', property_type: 'land', surface_m2: 5_000, price_mad: 1_000_000, city: 'Marrakech' }),
+      ),
+    ).toEqual([]);
   });
 
   it('flags a 1 m² or a 20 000 m² flat, quoting the surface as stated', () => {
@@ -36,7 +40,9 @@ describe('plausibility warnings', () => {
 
   it('flags a price per m² far from the city median (docs/analysis.md)', () => {
     // 25,000 DH/m² is plausible in Casablanca's CFC, not 5× the Oujda median (4,700).
-    const oujda = plausibilityWarnings(listing({ transaction: 'sale', property_type: 'apartment', city: 'Oujda', surface_m2: 100, price_mad: 2_500_000 }));
+    const oujda = plausibilityWarnings(
+      listing({ transaction: 'sale', property_type: 'apartment', city: 'Oujda', surface_m2: 100, price_mad: 2_500_000 }),
+    );
     expect(oujda).toEqual([{ code: 'PRICE_PER_M2_IMPLAUSIBLE', message: expect.stringContaining('Oujda median of 4 700') }]);
     expect(codes(demoFacts({ district: 'CFC', price_mad: 3_000_000 }))).toEqual([]);
   });
@@ -72,10 +78,14 @@ describe('plausibility warnings', () => {
   });
 
   it('keeps implausible values as stated in the analysis', () => {
-    const property = buildProperty(listing({ property_type: 'apartment', surface_m2: 1, bedrooms: 1, city: 'Khemisset', transaction: 'sale' }), TEXT_SOURCE, {
-      language: 'fr',
-      audience: 'auto',
-    });
+    const property = buildProperty(
+      listing({ property_type: 'apartment', surface_m2: 1, bedrooms: 1, city: 'Khemisset', transaction: 'sale' }),
+      TEXT_SOURCE,
+      {
+        language: 'fr',
+        audience: 'auto',
+      },
+    );
     expect(property.surface_m2).toBe(1);
     expect(property.bedrooms).toBe(1);
     expect(property.warnings.map((w) => w.code)).toEqual(['SURFACE_IMPLAUSIBLE', 'ROOMS_IMPLAUSIBLE']);

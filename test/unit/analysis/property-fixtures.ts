@@ -19,7 +19,19 @@ export function demoFacts(overrides: Partial<ListingFacts> = {}): ListingFacts {
     floor: 3,
     city: 'Casablanca',
     district: 'Maarif',
-    feature_keys: ['terrace', 'elevator', 'parking', 'concierge', 'double_glazing', 'title_deed', 'near_tram', 'near_schools', 'security', 'equipped_kitchen', 'moroccan_lounge'],
+    feature_keys: [
+      'terrace',
+      'elevator',
+      'parking',
+      'concierge',
+      'double_glazing',
+      'title_deed',
+      'near_tram',
+      'near_schools',
+      'security',
+      'equipped_kitchen',
+      'moroccan_lounge',
+    ],
     ...overrides,
   });
 }

@@ -17,9 +17,21 @@ function expectWellFormed(entry: FieldProvenance | undefined): FieldProvenance {
 
 describe('provenance of text facts', () => {
   it('quotes the words each field was read from, verbatim, with the description as source', () => {
-    const text = 'Appartement à vendre à Maârif\nBel appartement de 120 m² au 3ème étage, 3 chambres, 2 salles de bain + WC. Prix : 1 850 000 DH.';
+    const text =
+      'Appartement à vendre à Maârif\nBel appartement de 120 m² au 3ème étage, 3 chambres, 2 salles de bain + WC. Prix : 1 850 000 DH.';
     const facts = extractFacts(text);
-    for (const field of ['transaction', 'property_type', 'price_mad', 'surface_m2', 'bedrooms', 'bathrooms', 'toilets', 'floor', 'city', 'district'] as const) {
+    for (const field of [
+      'transaction',
+      'property_type',
+      'price_mad',
+      'surface_m2',
+      'bedrooms',
+      'bathrooms',
+      'toilets',
+      'floor',
+      'city',
+      'district',
+    ] as const) {
       const entry = expectWellFormed(facts.provenance[field]);
       expect(entry.source).toBe('description');
       expect(text).toContain(entry.excerpt);
@@ -82,7 +94,7 @@ describe('provenance across a page and a description', () => {
     expect(JSON.stringify(property)).not.toMatch(/61\s?23\s?45/);
   });
 
-  it('carries the page text as source when the page\'s own description fills a gap, and both excerpts on a contradiction', () => {
+  it("carries the page text as source when the page's own description fills a gap, and both excerpts on a contradiction", () => {
     const page = extractFacts('Appartement 3 chambres à Agdal', { source: 'page_text' });
     const text = extractFacts('Appartement de 2 chambres, 5ème étage, Agdal Rabat');
     const merged = mergeFacts(page, text);

@@ -19,10 +19,33 @@ const studio = 'Studio meublé à louer, 35 m², au rez-de-chaussée, Maârif, C
 
 /** English words the summary used to print whatever --language said. */
 const ENGLISH = [
-  /\bin line\b/, /\bbelow\b/, /\babove\b/, /vs median/, /\bmedian\b/, /\bconfidence\b/, /\bthen\b/, /\bbedrooms?\b/, /\bbathrooms?\b/,
-  /\bfloor\b/, /ground floor/, /\brooms?\b/, /\bapartment\b/, /\/month/, /\bstated\b/, /Where each fact/,
-  /page data/, /page text/, /\bhigh\b/, /\bmedium\b/, /\blow\b/, /\basks\b/, /district medians/, /uplift/, /price_mad|surface_m2|property_type/,
-  /\bfor (sale|rent)\b/, /\bbudget\b(?! \d)/,
+  /\bin line\b/,
+  /\bbelow\b/,
+  /\babove\b/,
+  /vs median/,
+  /\bmedian\b/,
+  /\bconfidence\b/,
+  /\bthen\b/,
+  /\bbedrooms?\b/,
+  /\bbathrooms?\b/,
+  /\bfloor\b/,
+  /ground floor/,
+  /\brooms?\b/,
+  /\bapartment\b/,
+  /\/month/,
+  /\bstated\b/,
+  /Where each fact/,
+  /page data/,
+  /page text/,
+  /\bhigh\b/,
+  /\bmedium\b/,
+  /\blow\b/,
+  /\basks\b/,
+  /district medians/,
+  /uplift/,
+  /price_mad|surface_m2|property_type/,
+  /\bfor (sale|rent)\b/,
+  /\bbudget\b(?! \d)/,
 ];
 
 async function summary(description: string, language: Language): Promise<string> {
@@ -36,7 +59,11 @@ describe('the readable analyze summary', () => {
       for (const description of [demo, studio]) {
         const text = await summary(description, language);
         // The listing's own title is the seller's words: only the lines the summary writes are checked.
-        const written = text.split('\n').slice(1).filter((line) => !line.startsWith('  •') && !/^\s+“/.test(line)).join('\n');
+        const written = text
+          .split('\n')
+          .slice(1)
+          .filter((line) => !line.startsWith('  •') && !/^\s+“/.test(line))
+          .join('\n');
         for (const word of ENGLISH) expect(written, `${language}: ${String(word)}`).not.toMatch(word);
       }
     });

@@ -12,16 +12,66 @@ import { ERROR_CODES } from '../../../src/core/errors.js';
 const GLOBAL_OPTIONS = ['--version', '--json', '--quiet', '--no-color', '--profile', '--base-url', '--data-dir', '--insecure'];
 
 const COMMANDS: Record<string, string[]> = {
-  analyze: ['--url', '--html-file', '--description', '--description-file', '--language', '--audience', '--demo', '--csv', '--out', '--concurrency', '--explain'],
+  analyze: [
+    '--url',
+    '--html-file',
+    '--description',
+    '--description-file',
+    '--language',
+    '--audience',
+    '--demo',
+    '--csv',
+    '--out',
+    '--concurrency',
+    '--explain',
+  ],
   render: [
-    '--url', '--html-file', '--description', '--description-file', '--listing-json', '--photos', '--photos-dir', '--template', '--format',
-    '--duration', '--language', '--audience', '--music', '--agency', '--agent', '--phone', '--email', '--logo', '--color', '--unbranded',
-    '--out', '--no-wait', '--demo', '--csv', '--out-dir', '--resume', '--concurrency',
+    '--url',
+    '--html-file',
+    '--description',
+    '--description-file',
+    '--listing-json',
+    '--photos',
+    '--photos-dir',
+    '--template',
+    '--format',
+    '--duration',
+    '--language',
+    '--audience',
+    '--music',
+    '--agency',
+    '--agent',
+    '--phone',
+    '--email',
+    '--logo',
+    '--color',
+    '--unbranded',
+    '--out',
+    '--no-wait',
+    '--demo',
+    '--csv',
+    '--out-dir',
+    '--resume',
+    '--concurrency',
   ],
   'templates list': [],
   'templates show': [],
   doctor: [],
-  serve: ['--host', '--port', '--concurrency', '--analyze-rate', '--render-rate', '--job-read-rate', '--preview-concurrency', '--max-queued', '--cors-origin', '--drain-ms', '--log-level', '--rate-window-ms', '--allow-loopback-fetch'],
+  serve: [
+    '--host',
+    '--port',
+    '--concurrency',
+    '--analyze-rate',
+    '--render-rate',
+    '--job-read-rate',
+    '--preview-concurrency',
+    '--max-queued',
+    '--cors-origin',
+    '--drain-ms',
+    '--log-level',
+    '--rate-window-ms',
+    '--allow-loopback-fetch',
+  ],
   'keys create': ['--tenant', '--preview', '--scopes', '--monthly-quota'],
   'keys list': [],
   'keys revoke': [],
@@ -62,7 +112,10 @@ describe('the commander wiring', () => {
     const found = leaves(buildProgram());
     expect(Object.keys(found).sort()).toEqual(Object.keys(COMMANDS).sort());
     for (const [name, options] of Object.entries(COMMANDS)) {
-      expect(found[name]!.options.map((o) => o.long), name).toEqual(options);
+      expect(
+        found[name]!.options.map((o) => o.long),
+        name,
+      ).toEqual(options);
       expect(found[name]!.description(), name).not.toBe('');
     }
   });
@@ -94,7 +147,8 @@ describe('the commander wiring', () => {
     let help = '';
     const program = buildProgram().configureOutput({ writeOut: (text) => (help += text) });
     program.outputHelp();
-    for (const { exitCode } of Object.values(ERROR_CODES)) expect(help).toMatch(new RegExp(`\\n\\s+${exitCode}\\s|\\s{2}${exitCode}\\s{2}`));
+    for (const { exitCode } of Object.values(ERROR_CODES))
+      expect(help).toMatch(new RegExp(`\\n\\s+${exitCode}\\s|\\s{2}${exitCode}\\s{2}`));
     expect(help).toMatch(/130/);
   });
 });

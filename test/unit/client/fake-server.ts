@@ -28,7 +28,13 @@ export async function startFake(handler: Handler): Promise<FakeServer> {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const seen: SeenRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks), at: Date.now() };
+      const seen: SeenRequest = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+        at: Date.now(),
+      };
       requests.push(seen);
       void Promise.resolve(handler(seen, res, requests.length - 1)).catch((error: unknown) => {
         res.statusCode = 599;
@@ -54,8 +60,16 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
   response.end(JSON.stringify(body));
 }
 
-export function envelope(code: string, message: string, extra: { reason?: string; details?: { field: string; message: string }[]; request_id?: string } = {}): unknown {
-  return { ok: false, status: 'error', error: { code, message, reason: extra.reason, details: extra.details ?? [], request_id: extra.request_id ?? 'req_test000000000001' } };
+export function envelope(
+  code: string,
+  message: string,
+  extra: { reason?: string; details?: { field: string; message: string }[]; request_id?: string } = {},
+): unknown {
+  return {
+    ok: false,
+    status: 'error',
+    error: { code, message, reason: extra.reason, details: extra.details ?? [], request_id: extra.request_id ?? 'req_test000000000001' },
+  };
 }
 
 /** A free loopback port with nothing listening on it. */

@@ -15,7 +15,13 @@ afterEach(async () => {
 });
 
 const ME: CallSpec = { method: 'GET', path: '/api/v1/me', route: 'GET /api/v1/me', retryable: true };
-const ANALYZE: CallSpec = { method: 'POST', path: '/api/v1/analyze', route: 'POST /api/v1/analyze', json: { description: 'x' }, retryable: false };
+const ANALYZE: CallSpec = {
+  method: 'POST',
+  path: '/api/v1/analyze',
+  route: 'POST /api/v1/analyze',
+  json: { description: 'x' },
+  retryable: false,
+};
 
 function clientFor(url: string, options: Partial<ConstructorParameters<typeof HttpClient>[0]> = {}): HttpClient {
   client = new HttpClient({ baseUrl: url, apiKey: 'imk_secret_key_for_tests_0000000000000000000', backoffMs: 20, ...options });
@@ -35,7 +41,15 @@ async function failure(promise: Promise<unknown>): Promise<AppError> {
 describe('HttpClient: 429 and Retry-After', () => {
   it('waits out Retry-After before sending again, then succeeds', async () => {
     fake = await startFake((_req, res, index) => {
-      if (index === 0) sendJson(res, 429, envelope('RATE_LIMIT_EXCEEDED', 'Rate limit of 60 analyze requests per minute exceeded: retry in 1 s.', { reason: 'analyze_rate' }), { 'retry-after': '1' });
+      if (index === 0)
+        sendJson(
+          res,
+          429,
+          envelope('RATE_LIMIT_EXCEEDED', 'Rate limit of 60 analyze requests per minute exceeded: retry in 1 s.', {
+            reason: 'analyze_rate',
+          }),
+          { 'retry-after': '1' },
+        );
       else sendJson(res, 200, { ok: true });
     });
     const answer = await clientFor(fake.url).json<{ ok: boolean }>(ANALYZE);
@@ -47,9 +61,17 @@ describe('HttpClient: 429 and Retry-After', () => {
 
   it('gives up with exit 5, the server message and its request id when Retry-After is too long', async () => {
     fake = await startFake((_req, res) =>
-      sendJson(res, 429, envelope('RATE_LIMIT_EXCEEDED', 'Rate limit of 1 analyze requests per 600 s exceeded: retry in 600 s.', { reason: 'analyze_rate', request_id: 'req_abc123def456' }), {
-        'retry-after': '600',
-      }),
+      sendJson(
+        res,
+        429,
+        envelope('RATE_LIMIT_EXCEEDED', 'Rate limit of 1 analyze requests per 600 s exceeded: retry in 600 s.', {
+          reason: 'analyze_rate',
+          request_id: 'req_abc123def456',
+        }),
+        {
+          'retry-after': '600',
+        },
+      ),
     );
     const error = await failure(clientFor(fake.url).json(ANALYZE));
     expect(error.code).toBe('RATE_LIMIT_EXCEEDED');
@@ -77,7 +99,13 @@ describe('HttpClient: retries of 5xx and network errors', () => {
   });
 
   it('never re-sends a request that is not safe to repeat', async () => {
-    fake = await startFake((_req, res) => sendJson(res, 500, envelope('INTERNAL_SERVER_ERROR', 'An unexpected error occurred on the server.', { request_id: 'req_500xyz000000' })));
+    fake = await startFake((_req, res) =>
+      sendJson(
+        res,
+        500,
+        envelope('INTERNAL_SERVER_ERROR', 'An unexpected error occurred on the server.', { request_id: 'req_500xyz000000' }),
+      ),
+    );
     const error = await failure(clientFor(fake.url).json(ANALYZE));
     expect(fake.requests).toHaveLength(1);
     expect(error.code).toBe('INTERNAL_SERVER_ERROR');
@@ -90,7 +118,9 @@ describe('HttpClient: retries of 5xx and network errors', () => {
     const error = await failure(clientFor(url).json(ME));
     expect(error.code).toBe('SERVICE_UNAVAILABLE');
     expect(error.exitCode).toBe(6);
-    expect(error.message).toBe(`Cannot reach the immoreel server at ${url} (connection refused). Check that it is running and that --base-url or the profile's URL is right.`);
+    expect(error.message).toBe(
+      `Cannot reach the immoreel server at ${url} (connection refused). Check that it is running and that --base-url or the profile's URL is right.`,
+    );
   });
 
   it('gives up on a server that does not answer in time, with the timeout in the message', async () => {
@@ -114,7 +144,15 @@ describe('HttpClient: the error envelope becomes the AppError of docs/cli.md', (
   for (const c of cases) {
     it(`${c.status} ${c.code} (${c.reason}) → exit ${c.exit}, message and request id kept`, async () => {
       fake = await startFake((_req, res) =>
-        sendJson(res, c.status, envelope(c.code, `Server says ${c.code}.`, { reason: c.reason, request_id: 'req_map0000000001', details: [{ field: 'language', message: 'must be one of fr, en, ar' }] })),
+        sendJson(
+          res,
+          c.status,
+          envelope(c.code, `Server says ${c.code}.`, {
+            reason: c.reason,
+            request_id: 'req_map0000000001',
+            details: [{ field: 'language', message: 'must be one of fr, en, ar' }],
+          }),
+        ),
       );
       const error = await failure(clientFor(fake.url).json(ANALYZE));
       expect(error).toBeInstanceOf(RemoteError);
@@ -130,7 +168,9 @@ describe('HttpClient: the error envelope becomes the AppError of docs/cli.md', (
   }
 
   it('tells how to log in again on a 401', async () => {
-    fake = await startFake((_req, res) => sendJson(res, 401, envelope('UNAUTHORIZED', 'Invalid API key: it is unknown or was revoked.', { reason: 'invalid_key' })));
+    fake = await startFake((_req, res) =>
+      sendJson(res, 401, envelope('UNAUTHORIZED', 'Invalid API key: it is unknown or was revoked.', { reason: 'invalid_key' })),
+    );
     const error = await failure(clientFor(fake.url).json(ME));
     expect(error.message).toContain(`immoreel auth login --base-url ${fake.url}`);
   });
@@ -156,7 +196,12 @@ describe('HttpClient: the error envelope becomes the AppError of docs/cli.md', (
 describe('HttpClient: Deprecation and Sunset', () => {
   it('warns once per route, on one line, with the sunset date and the link', async () => {
     fake = await startFake((_req, res) =>
-      sendJson(res, 200, { ok: true }, { deprecation: '@1767225600', sunset: 'Thu, 01 Oct 2026 00:00:00 GMT', link: '<https://docs.example/migrate>; rel="deprecation"' }),
+      sendJson(
+        res,
+        200,
+        { ok: true },
+        { deprecation: '@1767225600', sunset: 'Thu, 01 Oct 2026 00:00:00 GMT', link: '<https://docs.example/migrate>; rel="deprecation"' },
+      ),
     );
     const warnings: string[] = [];
     const http = clientFor(fake.url, { warn: (m) => warnings.push(m) });

@@ -42,12 +42,19 @@ async function limitedServer(quota: number, windowMs: number, preUsed = 0): Prom
     if (log.length >= quota) {
       refused += 1;
       const wait = secondsUntilSlot();
-      sendJson(res, 429, envelope('RATE_LIMIT_EXCEEDED', 'slow down', { reason: 'analyze_rate' }), { ...policy, ratelimit: `"analyze";r=0;t=${wait}`, 'retry-after': String(wait) });
+      sendJson(res, 429, envelope('RATE_LIMIT_EXCEEDED', 'slow down', { reason: 'analyze_rate' }), {
+        ...policy,
+        ratelimit: `"analyze";r=0;t=${wait}`,
+        'retry-after': String(wait),
+      });
       return;
     }
     log.push(now);
     // A little work, so that answers lag behind arrivals as on a real server.
-    setTimeout(() => sendJson(res, 200, { ok: true }, { ...policy, ratelimit: `"analyze";r=${quota - log.length};t=${secondsUntilSlot()}` }), 15);
+    setTimeout(
+      () => sendJson(res, 200, { ok: true }, { ...policy, ratelimit: `"analyze";r=${quota - log.length};t=${secondsUntilSlot()}` }),
+      15,
+    );
   });
   return { fake, refused: () => refused };
 }
@@ -67,7 +74,9 @@ async function runBatch(url: string, count: number, concurrency: number): Promis
   const limit = pLimit(concurrency);
   const started = Date.now();
   await Promise.all(
-    Array.from({ length: count }, () => limit(() => http.json({ method: 'POST', path: '/api/v1/analyze', route: 'POST /api/v1/analyze', json: {}, retryable: true }))),
+    Array.from({ length: count }, () =>
+      limit(() => http.json({ method: 'POST', path: '/api/v1/analyze', route: 'POST /api/v1/analyze', json: {}, retryable: true })),
+    ),
   );
   return Date.now() - started;
 }

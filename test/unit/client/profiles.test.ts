@@ -3,12 +3,27 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/core/errors.js';
-import { maskApiKey, normalizeBaseUrl, ProfileStore, resolveRemoteTarget, sendsKeyInClear, type ProfileRecord } from '../../../src/client/profiles.js';
+import {
+  maskApiKey,
+  normalizeBaseUrl,
+  ProfileStore,
+  resolveRemoteTarget,
+  sendsKeyInClear,
+  type ProfileRecord,
+} from '../../../src/client/profiles.js';
 
 const KEY = 'imk_zg5QRlb2LfXWJx_R343dTM9umP-eUksM-YSud4jmNHc';
 
 function profile(baseUrl: string, apiKey = KEY): ProfileRecord {
-  return { base_url: baseUrl, api_key: apiKey, key_id: 'key_1', tenant: 'acme', scopes: ['preview:read'], plan: 'standard', saved_at: '2026-01-01T00:00:00Z' };
+  return {
+    base_url: baseUrl,
+    api_key: apiKey,
+    key_id: 'key_1',
+    tenant: 'acme',
+    scopes: ['preview:read'],
+    plan: 'standard',
+    saved_at: '2026-01-01T00:00:00Z',
+  };
 }
 
 function freshStore(): ProfileStore {
@@ -88,7 +103,12 @@ describe('resolveRemoteTarget: flags, then env, then profiles', () => {
   store.save('prod', profile('https://api.example.com', 'imk_prod_key_bbbbbbbbbbbbbbb'));
 
   it('uses the named profile', () => {
-    expect(resolveRemoteTarget({ profile: 'prod' }, store, {})).toEqual({ baseUrl: 'https://api.example.com', apiKey: 'imk_prod_key_bbbbbbbbbbbbbbb', profile: 'prod', keySource: 'profile' });
+    expect(resolveRemoteTarget({ profile: 'prod' }, store, {})).toEqual({
+      baseUrl: 'https://api.example.com',
+      apiKey: 'imk_prod_key_bbbbbbbbbbbbbbb',
+      profile: 'prod',
+      keySource: 'profile',
+    });
   });
 
   it('finds the profile saved for a --base-url', () => {
@@ -97,7 +117,12 @@ describe('resolveRemoteTarget: flags, then env, then profiles', () => {
 
   it('lets IMMOREEL_API_KEY and IMMOREEL_BASE_URL override profiles (cron)', () => {
     const env = { IMMOREEL_API_KEY: 'imk_env_key_cccccccccccccccc', IMMOREEL_BASE_URL: 'http://10.0.0.5:8080' };
-    expect(resolveRemoteTarget({}, store, env)).toEqual({ baseUrl: 'http://10.0.0.5:8080', apiKey: 'imk_env_key_cccccccccccccccc', profile: null, keySource: 'environment' });
+    expect(resolveRemoteTarget({}, store, env)).toEqual({
+      baseUrl: 'http://10.0.0.5:8080',
+      apiKey: 'imk_env_key_cccccccccccccccc',
+      profile: null,
+      keySource: 'environment',
+    });
     expect(resolveRemoteTarget({ profile: 'prod' }, store, { IMMOREEL_API_KEY: 'imk_env_key_cccccccccccccccc' })).toMatchObject({
       baseUrl: 'https://api.example.com',
       apiKey: 'imk_env_key_cccccccccccccccc',

@@ -21,9 +21,15 @@ beforeAll(async () => {
   photoA = join(work, 'a.jpg');
   photoB = join(work, 'b.png');
   logo = join(work, 'logo.webp');
-  await sharp({ create: { width: 64, height: 48, channels: 3, background: '#c0392b' } }).jpeg().toFile(photoA);
-  await sharp({ create: { width: 64, height: 48, channels: 3, background: '#2980b9' } }).png().toFile(photoB);
-  await sharp({ create: { width: 32, height: 32, channels: 4, background: '#ffffff00' } }).webp().toFile(logo);
+  await sharp({ create: { width: 64, height: 48, channels: 3, background: '#c0392b' } })
+    .jpeg()
+    .toFile(photoA);
+  await sharp({ create: { width: 64, height: 48, channels: 3, background: '#2980b9' } })
+    .png()
+    .toFile(photoB);
+  await sharp({ create: { width: 32, height: 32, channels: 4, background: '#ffffff00' } })
+    .webp()
+    .toFile(logo);
 });
 
 let fake: FakeServer | null = null;
@@ -76,7 +82,11 @@ async function renderServer(options: { firstState?: JobRecord['state']; forgetAs
       assets += 1;
       const id = `ast_${String(assets).padStart(24, '0')}`;
       known.add(`asset:${id}`);
-      sendJson(res, 201, { ok: true, status: 'success', asset: { asset_id: id, ref: `asset:${id}`, expires_at: new Date(Date.now() + 86_400_000).toISOString() } });
+      sendJson(res, 201, {
+        ok: true,
+        status: 'success',
+        asset: { asset_id: id, ref: `asset:${id}`, expires_at: new Date(Date.now() + 86_400_000).toISOString() },
+      });
       return;
     }
     if (request.url === '/api/v1/render-video') {
@@ -139,8 +149,12 @@ describe('RemoteService.renderVideo: local files become assets', () => {
     fake = s.server;
     const text = join(work, 'notes.txt');
     writeFileSync(text, 'not an image');
-    await expect(serviceFor(fake.url).renderVideo({ description: 'x', photos: [text] })).rejects.toThrow(/photos\[0\]: .*notes\.txt is not a JPEG, PNG, WebP/);
-    await expect(serviceFor(fake.url).renderVideo({ description: 'x', photos: [join(work, 'missing.jpg')] })).rejects.toThrow(/no such file/);
+    await expect(serviceFor(fake.url).renderVideo({ description: 'x', photos: [text] })).rejects.toThrow(
+      /photos\[0\]: .*notes\.txt is not a JPEG, PNG, WebP/,
+    );
+    await expect(serviceFor(fake.url).renderVideo({ description: 'x', photos: [join(work, 'missing.jpg')] })).rejects.toThrow(
+      /no such file/,
+    );
     expect(fake.requests).toHaveLength(0);
   });
 
@@ -181,7 +195,13 @@ describe('RemoteService.renderVideo: local files become assets', () => {
     const third = await remote.renderVideo({ description: 'Villa' }, { idempotencyKey: 'imr-batch-x' });
     expect(third.job_id).toBe(rerun.job_id);
     expect(s.jobs()).toBe(2);
-    expect(fake.requests.map((r) => r.headers['idempotency-key'])).toEqual(['imr-batch-x', 'imr-batch-x', 'imr-batch-x.2', 'imr-batch-x', 'imr-batch-x.2']);
+    expect(fake.requests.map((r) => r.headers['idempotency-key'])).toEqual([
+      'imr-batch-x',
+      'imr-batch-x',
+      'imr-batch-x.2',
+      'imr-batch-x',
+      'imr-batch-x.2',
+    ]);
   });
 });
 
@@ -207,7 +227,9 @@ describe('RemoteService.waitForJob', () => {
 
   it('says the job is kept on the server when the server goes away mid-wait (exit 6)', { timeout: 20_000 }, async () => {
     const id = 'job_01jd9x3m6k8b2q4r5s7t9v0w1y';
-    fake = await startFake((_req, res) => sendJson(res, 200, { ok: true, status: 'success', job: job(id, 'running') }, { 'retry-after': '1' }));
+    fake = await startFake((_req, res) =>
+      sendJson(res, 200, { ok: true, status: 'success', job: job(id, 'running') }, { 'retry-after': '1' }),
+    );
     const remote = serviceFor(fake.url);
     const waiting = remote.waitForJob(id).catch((e: unknown) => e);
     await new Promise((r) => setTimeout(r, 300));
@@ -227,8 +249,16 @@ describe('RemoteService.downloadVideo: resumable with Range', () => {
   const id = 'job_01jd9x3m6k8b2q4r5s7t9v0w1y';
   const finished = job(id, 'succeeded', {
     result: {
-      video_url: `/api/v1/jobs/${id}/video`, width: 1280, height: 720, fps: 60, duration_s: 10, size_bytes: video.length,
-      video_codec: 'h264', audio_codec: 'aac', audio_bitrate_kbps: 160, sha256: sha,
+      video_url: `/api/v1/jobs/${id}/video`,
+      width: 1280,
+      height: 720,
+      fps: 60,
+      duration_s: 10,
+      size_bytes: video.length,
+      video_codec: 'h264',
+      audio_codec: 'aac',
+      audio_bitrate_kbps: 160,
+      sha256: sha,
     },
   });
 
@@ -248,7 +278,11 @@ describe('RemoteService.downloadVideo: resumable with Range', () => {
         return;
       }
       if (start > 0) {
-        res.writeHead(206, { ...headers, 'content-range': `bytes ${start}-${video.length - 1}/${video.length}`, 'content-length': String(video.length - start) });
+        res.writeHead(206, {
+          ...headers,
+          'content-range': `bytes ${start}-${video.length - 1}/${video.length}`,
+          'content-length': String(video.length - start),
+        });
         res.end(video.subarray(start));
       } else {
         res.writeHead(200, { ...headers, 'content-length': String(video.length) });

@@ -35,12 +35,18 @@ describe('reading a batch CSV', () => {
 
   it('reads UTF-16 with a byte-order mark', async () => {
     const text = 'id;description\nv1;Riad à Marrakech\n';
-    const batch = await readBatchCsv(file('u16.csv', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')])), RENDER_BATCH_COLUMNS);
+    const batch = await readBatchCsv(
+      file('u16.csv', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')])),
+      RENDER_BATCH_COLUMNS,
+    );
     expect(batch.rows[0]!.values.description).toBe('Riad à Marrakech');
   });
 
   it("accepts the CLI's option names as column names", async () => {
-    const batch = await readBatchCsv(file('alias.csv', 'id,description,duration,agency,Agent Name,color\nv1,Villa,20,Atlas,Samira,#123456\n'), RENDER_BATCH_COLUMNS);
+    const batch = await readBatchCsv(
+      file('alias.csv', 'id,description,duration,agency,Agent Name,color\nv1,Villa,20,Atlas,Samira,#123456\n'),
+      RENDER_BATCH_COLUMNS,
+    );
     expect(batch.unknownColumns).toEqual([]);
     const request = rowRenderRequest(batch.rows[0]!, {}, dir);
     expect(request.duration_s).toBe(20);
@@ -50,7 +56,9 @@ describe('reading a batch CSV', () => {
   it('reports unknown columns, and refuses one that looks misspelt', async () => {
     const batch = await readBatchCsv(file('notes.csv', 'id,description,notes\nv1,Villa,call back\n'), RENDER_BATCH_COLUMNS);
     expect(batch.unknownColumns).toEqual(['notes']);
-    await expect(readBatchCsv(file('typo.csv', 'id,description,agncy_name\nv1,Villa,Atlas\n'), RENDER_BATCH_COLUMNS)).rejects.toThrow(/unknown column "agncy_name" — did you mean "agency_name"/);
+    await expect(readBatchCsv(file('typo.csv', 'id,description,agncy_name\nv1,Villa,Atlas\n'), RENDER_BATCH_COLUMNS)).rejects.toThrow(
+      /unknown column "agncy_name" — did you mean "agency_name"/,
+    );
   });
 
   it('names the file when it is missing or a folder', async () => {

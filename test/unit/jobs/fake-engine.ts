@@ -27,11 +27,34 @@ export function fakeRequest(overrides: Partial<ValidRenderRequest> = {}): ValidR
 
 export function fakeProperty(title = 'Appartement test'): Property {
   return {
-    title, city: 'Casablanca', district: 'Maarif', price_mad: 950000, currency: 'MAD', features: [], marketing_angles: [],
-    transaction: 'sale', property_type: 'apartment', surface_m2: 80, surface_total_m2: null, rooms: null, bedrooms: 2,
-    bathrooms: null, toilets: null, floor: null, metro_area: 'Grand Casablanca', offers: [{ transaction: 'sale', price_mad: 950000, period: null }], feature_keys: [], price_per_m2_mad: 11875, price_original: null, market: null,
+    title,
+    city: 'Casablanca',
+    district: 'Maarif',
+    price_mad: 950000,
+    currency: 'MAD',
+    features: [],
+    marketing_angles: [],
+    transaction: 'sale',
+    property_type: 'apartment',
+    surface_m2: 80,
+    surface_total_m2: null,
+    rooms: null,
+    bedrooms: 2,
+    bathrooms: null,
+    toilets: null,
+    floor: null,
+    metro_area: 'Grand Casablanca',
+    offers: [{ transaction: 'sale', price_mad: 950000, period: null }],
+    feature_keys: [],
+    price_per_m2_mad: 11875,
+    price_original: null,
+    market: null,
     target_buyer: { primary: 'family', segments: [], demographics: { household: '', age_range: '', budget_mad: null, financing: '' } },
-    photos: [], source: { kind: 'text', portal: null, listing_id: null, url: null }, language: 'fr', warnings: [], provenance: {},
+    photos: [],
+    source: { kind: 'text', portal: null, listing_id: null, url: null },
+    language: 'fr',
+    warnings: [],
+    provenance: {},
   };
 }
 
@@ -56,10 +79,14 @@ export function fakeEngine(options: FakeEngineOptions = {}): RenderEngine {
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(resolve, (options.ms ?? 100) / steps);
         if (!options.ignoreAbort) {
-          ctx.signal.addEventListener('abort', () => {
-            clearTimeout(timer);
-            reject(ctx.signal.reason);
-          }, { once: true });
+          ctx.signal.addEventListener(
+            'abort',
+            () => {
+              clearTimeout(timer);
+              reject(ctx.signal.reason);
+            },
+            { once: true },
+          );
         }
       });
       ctx.onProgress('rendering', i / steps);
@@ -70,7 +97,17 @@ export function fakeEngine(options: FakeEngineOptions = {}): RenderEngine {
     await writeFile(temp, bytes);
     await rename(temp, ctx.outputPath);
     return {
-      result: { width: 1280, height: 720, fps: 60, duration_s: 10, size_bytes: bytes.length, video_codec: 'h264', audio_codec: 'aac', audio_bitrate_kbps: 160, sha256: createHash('sha256').update(bytes).digest('hex') },
+      result: {
+        width: 1280,
+        height: 720,
+        fps: 60,
+        duration_s: 10,
+        size_bytes: bytes.length,
+        video_codec: 'h264',
+        audio_codec: 'aac',
+        audio_bitrate_kbps: 160,
+        sha256: createHash('sha256').update(bytes).digest('hex'),
+      },
       listing: fakeProperty(),
       warnings: [],
     };

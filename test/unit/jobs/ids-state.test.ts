@@ -17,7 +17,14 @@ describe('job ids', () => {
   });
 
   it('rejects anything else before it reaches SQL or the file system', () => {
-    for (const bad of ['../../etc/passwd', 'job_', 'JOB_01JABCDEFGHJKMNPQRSTVWXYZ0', "job_01' OR 1=1 --", `job_${'a'.repeat(27)}`, 'job_0123456789abcdefghijklmnop']) {
+    for (const bad of [
+      '../../etc/passwd',
+      'job_',
+      'JOB_01JABCDEFGHJKMNPQRSTVWXYZ0',
+      "job_01' OR 1=1 --",
+      `job_${'a'.repeat(27)}`,
+      'job_0123456789abcdefghijklmnop',
+    ]) {
       expect(isJobId(bad)).toBe(false);
       expect(() => assertJobId(bad)).toThrow(/is not a job id/);
     }
@@ -26,9 +33,11 @@ describe('job ids', () => {
 });
 
 describe('state machine', () => {
-  it('allows exactly the edges of docs/jobs.md plus the re-queue of a dead worker\'s job', () => {
+  it("allows exactly the edges of docs/jobs.md plus the re-queue of a dead worker's job", () => {
     const allowed = JOB_STATES.flatMap((from) => JOB_STATES.filter((to) => canTransition(from, to)).map((to) => `${from}→${to}`));
-    expect(allowed.sort()).toEqual(['queued→canceled', 'queued→running', 'running→canceled', 'running→failed', 'running→queued', 'running→succeeded'].sort());
+    expect(allowed.sort()).toEqual(
+      ['queued→canceled', 'queued→running', 'running→canceled', 'running→failed', 'running→queued', 'running→succeeded'].sort(),
+    );
   });
 
   it('never lets a terminal state change, and says which edge was illegal', () => {
@@ -36,7 +45,9 @@ describe('state machine', () => {
       expect(isTerminal(from)).toBe(true);
       for (const to of JOB_STATES) expect(() => assertTransition('job_x', from, to)).toThrow(IllegalTransitionError);
     }
-    expect(() => assertTransition('job_x', 'canceled', 'succeeded')).toThrow('Illegal job state transition canceled → succeeded for job_x.');
+    expect(() => assertTransition('job_x', 'canceled', 'succeeded')).toThrow(
+      'Illegal job state transition canceled → succeeded for job_x.',
+    );
     expect(() => assertTransition('job_x', 'queued', 'succeeded')).toThrow(IllegalTransitionError);
   });
 });

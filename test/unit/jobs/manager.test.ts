@@ -43,7 +43,9 @@ const terminal = (job: JobRecord): boolean => ['succeeded', 'failed', 'canceled'
 /** Puts a job in `running` as if a worker on this machine had claimed it and then died. */
 function strandAsRunning(m: JobManager, jobId: string, attempts: number, owner: { host: string; pid: number; leaseMs: number }): void {
   m.store.db
-    .prepare(`UPDATE jobs SET state = 'running', attempts = ?, owner = ?, owner_host = ?, owner_pid = ?, lease_expires_at = ? WHERE job_id = ?`)
+    .prepare(
+      `UPDATE jobs SET state = 'running', attempts = ?, owner = ?, owner_host = ?, owner_pid = ?, lease_expires_at = ? WHERE job_id = ?`,
+    )
     .run(attempts, `${owner.host}/${owner.pid}/dead`, owner.host, owner.pid, Date.now() + owner.leaseMs, jobId);
 }
 
@@ -56,7 +58,18 @@ describe('JobManager', () => {
   it('stores a queued job with the record of docs/jobs.md, with local or API links', () => {
     const local = manager({ runWorkers: false });
     const job = local.submit(fakeRequest({ metadata: { crm_id: 'A-17' } }), { tenant: 'local' });
-    expect(job).toMatchObject({ state: 'queued', stage: null, progress: 0, attempts: 0, template: 'classic', format: 'landscape', language: 'fr', result: null, error: null, metadata: { crm_id: 'A-17' } });
+    expect(job).toMatchObject({
+      state: 'queued',
+      stage: null,
+      progress: 0,
+      attempts: 0,
+      template: 'classic',
+      format: 'landscape',
+      language: 'fr',
+      result: null,
+      error: null,
+      metadata: { crm_id: 'A-17' },
+    });
     expect(job.links.self).toMatch(/^file:\/\/.*\/jobs\/job_[0-9a-z]{26}\/$/);
     const api = manager({ runWorkers: false, linkBase: '/api/v1' });
     const remote = api.submit(fakeRequest(), { tenant: 'acme' });
@@ -84,7 +97,10 @@ describe('JobManager', () => {
       },
     });
     const ids = Array.from({ length: 10 }, () => m.submit(fakeRequest(), { tenant: 't' }).job_id);
-    await until(() => ids.map((id) => stateOf(m, id).state), (states) => states.every((s) => s === 'succeeded'));
+    await until(
+      () => ids.map((id) => stateOf(m, id).state),
+      (states) => states.every((s) => s === 'succeeded'),
+    );
     expect(peak).toBe(3);
     // Each render's ffmpeg threads are shared among the renders running when it starts.
     expect(seen.every((c) => c.threads >= threadBudget(3) && c.threads <= threadBudget(1))).toBe(true);
@@ -118,7 +134,10 @@ describe('JobManager', () => {
   it('records stage and progress while running', async () => {
     const m = manager({ engine: fakeEngine({ ms: 1500 }) });
     const id = m.submit(fakeRequest(), { tenant: 't' }).job_id;
-    const running = await until(() => stateOf(m, id), (j) => j.state === 'running' && j.stage === 'rendering' && j.progress > 0);
+    const running = await until(
+      () => stateOf(m, id),
+      (j) => j.state === 'running' && j.stage === 'rendering' && j.progress > 0,
+    );
     expect(running.started_at).not.toBeNull();
     expect(running.progress).toBeLessThan(1);
   });
@@ -146,7 +165,10 @@ describe('JobManager', () => {
       },
     });
     const id = m.submit(fakeRequest(), { tenant: 't' }).job_id;
-    await until(() => stateOf(m, id).stage, (s) => s === 'rendering');
+    await until(
+      () => stateOf(m, id).stage,
+      (s) => s === 'rendering',
+    );
     expect(m.cancel(id).state).toBe('canceled');
     await until(() => aborted, Boolean);
     await new Promise((r) => setTimeout(r, 100));
@@ -160,7 +182,10 @@ describe('JobManager', () => {
     const finished: JobRecord[] = [];
     m.onTerminal((job) => finished.push(job));
     const id = m.submit(fakeRequest(), { tenant: 't' }).job_id;
-    await until(() => stateOf(m, id).stage, (s) => s === 'rendering');
+    await until(
+      () => stateOf(m, id).stage,
+      (s) => s === 'rendering',
+    );
     m.cancel(id);
     await new Promise((r) => setTimeout(r, 800)); // the engine completes its "video" meanwhile
     expect(stateOf(m, id).state).toBe('canceled');
@@ -183,7 +208,10 @@ describe('JobManager', () => {
     });
     const other = manager({ dataDir, runWorkers: false });
     const id = other.submit(fakeRequest(), { tenant: 't' }).job_id;
-    await until(() => stateOf(other, id).stage, (s) => s === 'rendering');
+    await until(
+      () => stateOf(other, id).stage,
+      (s) => s === 'rendering',
+    );
     other.cancel(id);
     await until(() => aborted, Boolean, 2000);
     expect(stateOf(worker, id).state).toBe('canceled');
@@ -193,10 +221,18 @@ describe('JobManager', () => {
     const m = manager({ engine: fakeEngine({ ms: 20, fail: new AppError('UPSTREAM_ERROR', 'The listing page answered 404.') }) });
     const id = m.submit(fakeRequest(), { tenant: 't' }).job_id;
     const job = await until(() => stateOf(m, id), terminal);
-    expect(job).toMatchObject({ state: 'failed', stage: null, result: null, error: { code: 'UPSTREAM_ERROR', message: 'The listing page answered 404.' } });
+    expect(job).toMatchObject({
+      state: 'failed',
+      stage: null,
+      result: null,
+      error: { code: 'UPSTREAM_ERROR', message: 'The listing page answered 404.' },
+    });
     const crash = manager({ engine: fakeEngine({ ms: 20, fail: new TypeError('x is undefined') }) });
     const other = crash.submit(fakeRequest(), { tenant: 't' }).job_id;
-    expect((await until(() => stateOf(crash, other), terminal)).error).toEqual({ code: 'RENDER_FAILED', message: 'The render failed unexpectedly (TypeError: x is undefined).' });
+    expect((await until(() => stateOf(crash, other), terminal)).error).toEqual({
+      code: 'RENDER_FAILED',
+      message: 'The render failed unexpectedly (TypeError: x is undefined).',
+    });
   });
 
   it('fails a render that exceeds the watchdog', async () => {
@@ -223,7 +259,10 @@ describe('JobManager', () => {
   it('throws on an illegal transition: it is a bug, not a state', async () => {
     const m = manager();
     const id = m.submit(fakeRequest(), { tenant: 't' }).job_id;
-    await until(() => stateOf(m, id).state, (s) => s === 'succeeded');
+    await until(
+      () => stateOf(m, id).state,
+      (s) => s === 'succeeded',
+    );
     expect(() => m.store.transition(id, 'running')).toThrow(IllegalTransitionError);
     expect(() => m.store.transition(id, 'canceled')).toThrow(IllegalTransitionError);
     expect(stateOf(m, id).state).toBe('succeeded');
@@ -248,7 +287,7 @@ describe('JobManager', () => {
     expect(stateOf(m, id)).toMatchObject({ state: 'queued', attempts: 1, stage: null });
   });
 
-  it('leaves a live worker\'s job alone', () => {
+  it("leaves a live worker's job alone", () => {
     const dataDir = tempDir();
     const setup = manager({ dataDir, runWorkers: false });
     const id = setup.submit(fakeRequest(), { tenant: 't' }).job_id;
@@ -272,7 +311,10 @@ describe('JobManager', () => {
     const dataDir = tempDir();
     const m = JobManager.open({ dataDir, pollMs: 20, engine: fakeEngine({ ms: 5000 }) });
     const id = m.submit(fakeRequest(), { tenant: 't' }).job_id;
-    await until(() => stateOf(m, id).state, (s) => s === 'running');
+    await until(
+      () => stateOf(m, id).state,
+      (s) => s === 'running',
+    );
     await m.close({ drainMs: 50 });
     const after = manager({ dataDir, runWorkers: false });
     expect(stateOf(after, id)).toMatchObject({ state: 'queued', attempts: 0 });
@@ -297,7 +339,7 @@ describe('JobManager', () => {
     expect(() => m.list('t', { limit: 1000 })).toThrow(/limit must be/);
   });
 
-  it('purges finished jobs\' files and keeps their records marked expired', async () => {
+  it("purges finished jobs' files and keeps their records marked expired", async () => {
     const dataDir = tempDir();
     const service = new LocalService({ dataDir, engine: fakeEngine({ ms: 20 }), pollMs: 20 });
     opened.push(service);

@@ -27,7 +27,12 @@ describe('a batch row as a render request', () => {
         primary_color: '#0a7c5a',
         unbranded: 'no',
       }),
-      { template: 'classic', format: 'landscape', branding: { agency_name: 'Default' }, description: 'ignored: rows bring their own listing' },
+      {
+        template: 'classic',
+        format: 'landscape',
+        branding: { agency_name: 'Default' },
+        description: 'ignored: rows bring their own listing',
+      },
       '/data/batch',
     );
     expect(request).toEqual({
@@ -39,13 +44,25 @@ describe('a batch row as a render request', () => {
       target_audience: 'expat',
       duration_s: 15,
       music: 'none',
-      branding: { agency_name: 'Atlas Immo', agent_name: 'Salma', phone: '+212600000000', email: 'salma@example.com', logo_url: '/data/batch/logo.png', primary_color: '#0a7c5a', unbranded: false },
+      branding: {
+        agency_name: 'Atlas Immo',
+        agent_name: 'Salma',
+        phone: '+212600000000',
+        email: 'salma@example.com',
+        logo_url: '/data/batch/logo.png',
+        primary_color: '#0a7c5a',
+        unbranded: false,
+      },
       metadata: { batch_row_id: 'r1' },
     });
   });
 
   it('keeps the command line settings for the cells a row leaves empty', () => {
-    const request = rowRenderRequest(row({ url: 'https://www.mubawab.ma/fr/a/1/x', template: '', format: '' }), { template: 'social', format: 'square', duration_s: 12 }, '/d');
+    const request = rowRenderRequest(
+      row({ url: 'https://www.mubawab.ma/fr/a/1/x', template: '', format: '' }),
+      { template: 'social', format: 'square', duration_s: 12 },
+      '/d',
+    );
     expect(request).toMatchObject({ url: 'https://www.mubawab.ma/fr/a/1/x', template: 'social', format: 'square', duration_s: 12 });
     expect(request.description).toBeUndefined();
   });
@@ -56,7 +73,7 @@ describe('a batch row as a render request', () => {
     expect(() => rowRenderRequest(row({ description: 'x', unbranded: 'maybe' }), {}, '/d')).toThrow(/unbranded "maybe"/);
   });
 
-  it('hashes the inputs, including a local photo\'s size and modification time', async () => {
+  it("hashes the inputs, including a local photo's size and modification time", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'immoreel-hash-'));
     const photo = join(dir, 'p.jpg');
     writeFileSync(photo, 'one');

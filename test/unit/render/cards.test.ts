@@ -28,7 +28,8 @@ async function inkColumns(buffer: Buffer): Promise<[number, number]> {
 async function columnInk(buffer: Buffer): Promise<number[]> {
   const { data, info } = await sharp(buffer).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
   const ink = new Array<number>(info.width).fill(0);
-  for (let y = 0; y < info.height; y += 1) for (let x = 0; x < info.width; x += 1) if ((data[(y * info.width + x) * 4 + 3] as number) > 128) ink[x] = (ink[x] as number) + 1;
+  for (let y = 0; y < info.height; y += 1)
+    for (let x = 0; x < info.width; x += 1) if ((data[(y * info.width + x) * 4 + 3] as number) > 128) ink[x] = (ink[x] as number) + 1;
   return ink;
 }
 
@@ -50,14 +51,20 @@ describe('text cards', () => {
     const emoji = await drawBrandBug(rtl, `${agency} 🏠`, null);
     // U+E000 (private use) is in no shipped font: the box every missing glyph is drawn as.
     const missing = await drawBrandBug(rtl, `${agency} \uE000`, null);
-    const [emojiColour, missingColour, plainColour] = await Promise.all([emoji, missing, plain].map((card) => colourfulPixels(card.buffer)));
+    const [emojiColour, missingColour, plainColour] = await Promise.all(
+      [emoji, missing, plain].map((card) => colourfulPixels(card.buffer)),
+    );
     expect(emojiColour - plainColour).toBeGreaterThan(40);
     expect(missingColour - plainColour).toBeLessThan(20);
     // Scaled to the 19 px line, not drawn at the font's 136 px bitmap size.
     expect(emoji.height).toBeLessThanOrEqual(plain.height + 8);
     expect(emoji.width - plain.width).toBeLessThan(40);
     // The contact card at the end shows the same name the same way.
-    const contact = await drawCard(ltr, { kind: 'contact', heading: 'CONTACT', name: null, agency: `${agency} 🏠`, lines: [], logo: false }, null);
+    const contact = await drawCard(
+      ltr,
+      { kind: 'contact', heading: 'CONTACT', name: null, agency: `${agency} 🏠`, lines: [], logo: false },
+      null,
+    );
     const contactPlain = await drawCard(ltr, { kind: 'contact', heading: 'CONTACT', name: null, agency, lines: [], logo: false }, null);
     expect((await colourfulPixels(contact.buffer)) - (await colourfulPixels(contactPlain.buffer))).toBeGreaterThan(40);
   });
@@ -86,7 +93,12 @@ describe('text cards', () => {
     expect(Math.abs(line.width - (digits.width + word.width))).toBeLessThan(40);
     // Ink per column: the line's right part looks like the number, its left part like the word.
     const [lineInk, digitsInk, wordInk] = await Promise.all([line, digits, word].map((t) => columnInk(t.buffer)));
-    const distance = (a: number[], b: number[]): number => a.reduce((sum, v, i) => sum + Math.abs(v - (b[i] ?? 0)), 0) / Math.max(1, b.reduce((x, y) => x + y, 0));
+    const distance = (a: number[], b: number[]): number =>
+      a.reduce((sum, v, i) => sum + Math.abs(v - (b[i] ?? 0)), 0) /
+      Math.max(
+        1,
+        b.reduce((x, y) => x + y, 0),
+      );
     const numberRight = distance(lineInk.slice(lineInk.length - digitsInk.length), digitsInk);
     const numberLeft = distance(lineInk.slice(0, digitsInk.length), digitsInk);
     const wordLeft = distance(lineInk.slice(0, wordInk.length), wordInk);
@@ -99,7 +111,8 @@ describe('text cards', () => {
   });
 
   it('keeps a very long title inside the frame by shrinking it, then shortening it', async () => {
-    const title = 'Magnifique appartement de standing entièrement rénové avec grande terrasse, vue mer, piscine, garage, jardin privatif et concierge 24h/24 — Anfa, Casablanca';
+    const title =
+      'Magnifique appartement de standing entièrement rénové avec grande terrasse, vue mer, piscine, garage, jardin privatif et concierge 24h/24 — Anfa, Casablanca';
     const card = await drawCard(ltr, { kind: 'title', badge: 'À VENDRE', heading: title, subheading: 'Anfa, Casablanca' }, null);
     expect(card.x).toBeGreaterThanOrEqual(0);
     expect(card.y).toBeGreaterThanOrEqual(0);

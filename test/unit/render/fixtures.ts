@@ -9,7 +9,10 @@ export function demoProperty(overrides: Partial<Property> = {}): Property {
     price_mad: 1_850_000,
     currency: 'MAD',
     features: ['Terrasse', 'Ascenseur', 'Parking', 'Concierge', 'Sécurité', 'Cuisine équipée'],
-    marketing_angles: ['Trois chambres dont une suite parentale, et une terrasse ensoleillée de 15 m².', 'À deux pas du tramway et des écoles.'],
+    marketing_angles: [
+      'Trois chambres dont une suite parentale, et une terrasse ensoleillée de 15 m².',
+      'À deux pas du tramway et des écoles.',
+    ],
     transaction: 'sale',
     property_type: 'apartment',
     surface_m2: 120,

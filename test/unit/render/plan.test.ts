@@ -28,7 +28,9 @@ function timelineFor(template: Template, listingTitle = 'Villa "Les Palmiers"; v
 
 function planFor(timeline: Timeline, audioFile: string | null = null): ReturnType<typeof buildRenderPlan> {
   const cards = new Map<string, PlacedImage>();
-  for (const shot of timeline.shots) for (const card of shot.cards) cards.set(card.id, { file: `/work/cards/${card.id}.png`, x: 40, y: 500, width: 600, height: 180, rise: 20 });
+  for (const shot of timeline.shots)
+    for (const card of shot.cards)
+      cards.set(card.id, { file: `/work/cards/${card.id}.png`, x: 40, y: 500, width: 600, height: 180, rise: 20 });
   return buildRenderPlan({
     timeline,
     shotFiles: timeline.shots.map((s) => `/cache/shots/photo-${s.photo}-${s.source.width}x${s.source.height}.jpg`),
@@ -86,13 +88,28 @@ describe('ffmpeg plan', () => {
 
   it('crossfades with an alpha fade over the previous shot and overlays cards in their window only', () => {
     expect(plan.filterGraph).toMatch(/format=yuva420p,fade=t=in:st=0:d=0\.5:alpha=1\[fi\d+\]/);
-    expect(plan.filterGraph).toMatch(/overlay=x=40:y='500\+20\*pow\(1-min\(1,max\(0,\(t-[\d.]+\)\/[\d.]+\)\),3\)':eof_action=pass:format=yuv420/);
+    expect(plan.filterGraph).toMatch(
+      /overlay=x=40:y='500\+20\*pow\(1-min\(1,max\(0,\(t-[\d.]+\)\/[\d.]+\)\),3\)':eof_action=pass:format=yuv420/,
+    );
     expect(plan.filterGraph).not.toContain('xfade');
   });
 
   it('asks for the output contract: H.264 High yuv420p 60 fps, 1 s GOP, AAC-LC 160 kbps 48 kHz stereo, faststart', () => {
     const args = plan.args.join(' ');
-    for (const expected of ['-c:v libx264', '-profile:v high', '-pix_fmt yuv420p', '-r 60', '-g 60', '-c:a aac', '-b:a 160k', '-ar 48000', '-ac 2', '-movflags +faststart', '-threads 2', '-stats']) {
+    for (const expected of [
+      '-c:v libx264',
+      '-profile:v high',
+      '-pix_fmt yuv420p',
+      '-r 60',
+      '-g 60',
+      '-c:a aac',
+      '-b:a 160k',
+      '-ar 48000',
+      '-ac 2',
+      '-movflags +faststart',
+      '-threads 2',
+      '-stats',
+    ]) {
       expect(args).toContain(expected);
     }
     expect(plan.args[plan.args.length - 1]).toBe('/work/render.tmp.mp4');

@@ -23,7 +23,8 @@ describe('ffmpeg runner', () => {
   });
 
   it('keeps the end of stderr for error messages, with job paths hidden', () => {
-    const stderr = 'frame=  10 fps=0\n[image2 @ 0x1] Could not open file : /data/jobs/job_1/cards/card-x.png\n/data/jobs/job_1/cards/card-x.png: No such file or directory\n';
+    const stderr =
+      'frame=  10 fps=0\n[image2 @ 0x1] Could not open file : /data/jobs/job_1/cards/card-x.png\n/data/jobs/job_1/cards/card-x.png: No such file or directory\n';
     const tail = stderrTail(stderr, ['/data/jobs/job_1']);
     expect(tail).toContain('No such file or directory');
     expect(tail).not.toContain('/data/jobs/job_1');

@@ -1,10 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { apportion, buildStoryboard, shotGeometry, titleFitsLanguage, type StoryboardInput, type Timeline } from '../../../src/render/storyboard.js';
+import {
+  apportion,
+  buildStoryboard,
+  shotGeometry,
+  titleFitsLanguage,
+  type StoryboardInput,
+  type Timeline,
+} from '../../../src/render/storyboard.js';
 import { loadTemplate } from '../../../src/render/templates.js';
 import { demoProperty, LANDSCAPE_PHOTO, photos, PORTRAIT_PHOTO } from './fixtures.js';
 
 const classic = loadTemplate('classic');
-const branding = { agency_name: 'Atlas Immobilier', agent_name: 'Salma Bennani', phone: '+212 6 00 00 00 00', email: 'contact@atlas.example' };
+const branding = {
+  agency_name: 'Atlas Immobilier',
+  agent_name: 'Salma Bennani',
+  phone: '+212 6 00 00 00 00',
+  email: 'contact@atlas.example',
+};
 
 function board(overrides: Partial<StoryboardInput> = {}): Timeline {
   return buildStoryboard({
@@ -86,7 +98,9 @@ describe('storyboard', () => {
     expect(noPrice.dropped).toContainEqual({ scene: 'price', reason: 'no price' });
     expect(timelineFrames(noPrice)).toBe(1800);
 
-    const bare = board({ listing: demoProperty({ surface_m2: null, bedrooms: null, rooms: null, bathrooms: null, price_per_m2_mad: null, feature_keys: [] }) });
+    const bare = board({
+      listing: demoProperty({ surface_m2: null, bedrooms: null, rooms: null, bathrooms: null, price_per_m2_mad: null, feature_keys: [] }),
+    });
     expect(bare.shots.map((s) => s.scene)).not.toContain('stats');
     expect(bare.shots.map((s) => s.scene)).not.toContain('features');
     expect(timelineFrames(bare)).toBe(1800);

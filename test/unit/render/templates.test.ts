@@ -38,11 +38,21 @@ describe('templates', () => {
   });
 
   it('refuses a broken template with the field that is wrong', () => {
-    expect(loadError(brokenCopy((t) => ((t.motion as Record<string, unknown>).zoom = 5))).message).toMatch(/motion\.zoom must be a number from 0 to 0\.3 \(got 5\)/);
-    expect(loadError(brokenCopy((t) => ((t.colors as Record<string, unknown>).accent = 'blue'))).message).toMatch(/colors\.accent must be a colour like #1A2B3C/);
-    expect(loadError(brokenCopy((t) => (t.transition = { kind: 'swirl', duration_s: 0.5 }))).message).toMatch(/transition\.kind must be one of cut, fade/);
-    expect(loadError(brokenCopy((t) => ((t.scenes as unknown[])[0] = { kind: 'intro' }))).message).toMatch(/scenes\[0\]\.duration_s must be a number/);
-    expect(loadError(brokenCopy((t) => ((t.fonts as Record<string, unknown>).heading = 'Comic Sans'))).message).toMatch(/fonts\.heading must be one of Noto Sans/);
+    expect(loadError(brokenCopy((t) => ((t.motion as Record<string, unknown>).zoom = 5))).message).toMatch(
+      /motion\.zoom must be a number from 0 to 0\.3 \(got 5\)/,
+    );
+    expect(loadError(brokenCopy((t) => ((t.colors as Record<string, unknown>).accent = 'blue'))).message).toMatch(
+      /colors\.accent must be a colour like #1A2B3C/,
+    );
+    expect(loadError(brokenCopy((t) => (t.transition = { kind: 'swirl', duration_s: 0.5 }))).message).toMatch(
+      /transition\.kind must be one of cut, fade/,
+    );
+    expect(loadError(brokenCopy((t) => ((t.scenes as unknown[])[0] = { kind: 'intro' }))).message).toMatch(
+      /scenes\[0\]\.duration_s must be a number/,
+    );
+    expect(loadError(brokenCopy((t) => ((t.fonts as Record<string, unknown>).heading = 'Comic Sans'))).message).toMatch(
+      /fonts\.heading must be one of Noto Sans/,
+    );
     const broken = loadError(brokenCopy((t) => delete t.shots));
     expect(broken.message).toMatch(/templates\/classic\/template\.json/);
     expect(broken.message).toMatch(/shots must be an object/);

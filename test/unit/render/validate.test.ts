@@ -26,8 +26,21 @@ describe('validateRenderRequest', () => {
   });
 
   it('fills the defaults of a minimal request', () => {
-    const valid = validateRenderRequest({ description: 'Appartement 120 m² à Maarif, 1 850 000 DH', photos: ['https://cdn.example.com/a.jpg'] }, 'local');
-    expect(valid).toMatchObject({ template: 'classic', format: 'landscape', duration_s: null, language: 'fr', music: 'auto', photos: ['https://cdn.example.com/a.jpg'], listing: null, webhook_url: null, metadata: null });
+    const valid = validateRenderRequest(
+      { description: 'Appartement 120 m² à Maarif, 1 850 000 DH', photos: ['https://cdn.example.com/a.jpg'] },
+      'local',
+    );
+    expect(valid).toMatchObject({
+      template: 'classic',
+      format: 'landscape',
+      duration_s: null,
+      language: 'fr',
+      music: 'auto',
+      photos: ['https://cdn.example.com/a.jpg'],
+      listing: null,
+      webhook_url: null,
+      metadata: null,
+    });
     expect(valid.input).toEqual({ description: 'Appartement 120 m² à Maarif, 1 850 000 DH', language: 'fr', target_audience: 'auto' });
   });
 
@@ -50,9 +63,23 @@ describe('validateRenderRequest', () => {
     expect(error.exitCode).toBe(2);
     expect(fields(error).sort()).toEqual(
       [
-        'colour', 'language', 'target_audience', 'photos[0]', 'photos[1]', 'template', 'format', 'duration_s', 'music',
-        'branding.slogan', 'branding.phone', 'branding.email', 'branding.logo_url', 'branding.primary_color', 'branding.unbranded',
-        'webhook_url', 'metadata',
+        'colour',
+        'language',
+        'target_audience',
+        'photos[0]',
+        'photos[1]',
+        'template',
+        'format',
+        'duration_s',
+        'music',
+        'branding.slogan',
+        'branding.phone',
+        'branding.email',
+        'branding.logo_url',
+        'branding.primary_color',
+        'branding.unbranded',
+        'webhook_url',
+        'metadata',
       ].sort(),
     );
     expect(error.message).toMatch(/duration_s must be a number of seconds from 10 to 90/);
@@ -62,29 +89,71 @@ describe('validateRenderRequest', () => {
   it('needs exactly one kind of listing input: a listing object alone, or url/html/description', () => {
     expect(fields(refusal({ template: 'classic' }))).toEqual(['url']);
     expect(fields(refusal({ listing: demoProperty(), description: 'Villa à Marrakech' }))).toEqual(['listing']);
-    const combined = validateRenderRequest({ url: 'https://www.mubawab.ma/fr/a/8418668/appartement-a-vendre', description: 'Terrasse 15 m²' }, 'local');
+    const combined = validateRenderRequest(
+      { url: 'https://www.mubawab.ma/fr/a/8418668/appartement-a-vendre', description: 'Terrasse 15 m²' },
+      'local',
+    );
     expect(combined.input.url).toContain('mubawab.ma');
     expect(combined.input.description).toBe('Terrasse 15 m²');
     expect(fields(refusal({ url: 'https://www.example.com/villa' }))).toEqual(['url']);
   });
 
   it('checks a listing object field by field and keeps what it needs', () => {
-    const valid = validateRenderRequest({ listing: { title: 'Villa', city: 'Marrakech', district: null, currency: 'MAD', price_mad: 4_500_000, features: ['Piscine'], marketing_angles: [], photos: ['https://cdn.example.com/villa.jpg'] } } as unknown as RenderRequest, 'local');
-    expect(valid.listing).toMatchObject({ title: 'Villa', city: 'Marrakech', price_mad: 4_500_000, surface_m2: null, feature_keys: [], currency: 'MAD' });
+    const valid = validateRenderRequest(
+      {
+        listing: {
+          title: 'Villa',
+          city: 'Marrakech',
+          district: null,
+          currency: 'MAD',
+          price_mad: 4_500_000,
+          features: ['Piscine'],
+          marketing_angles: [],
+          photos: ['https://cdn.example.com/villa.jpg'],
+        },
+      } as unknown as RenderRequest,
+      'local',
+    );
+    expect(valid.listing).toMatchObject({
+      title: 'Villa',
+      city: 'Marrakech',
+      price_mad: 4_500_000,
+      surface_m2: null,
+      feature_keys: [],
+      currency: 'MAD',
+    });
     const contract = { city: null, district: null, currency: 'MAD', features: [], marketing_angles: [] };
     const error = refusal({ listing: { ...contract, title: 3, price_mad: -1, feature_keys: ['jacuzzi'], transaction: 'swap' } });
     expect(fields(error).sort()).toEqual(['listing.feature_keys[0]', 'listing.price_mad', 'listing.title', 'listing.transaction']);
     // The listing is an analysis `Property`: its contract fields are required.
-    expect(fields(refusal({ listing: { title: 'Villa' }, photos: ['https://cdn.example.com/villa.jpg'] })).sort()).toEqual(['listing.city', 'listing.currency', 'listing.district', 'listing.features', 'listing.marketing_angles', 'listing.price_mad']);
+    expect(fields(refusal({ listing: { title: 'Villa' }, photos: ['https://cdn.example.com/villa.jpg'] })).sort()).toEqual([
+      'listing.city',
+      'listing.currency',
+      'listing.district',
+      'listing.features',
+      'listing.marketing_angles',
+      'listing.price_mad',
+    ]);
   });
 
   it('lets local mode use file paths, made absolute, and refuses them on the server', () => {
-    const local = validateRenderRequest({ description: 'Villa à Marrakech', photos: ['photos/a.jpg', 'https://cdn.example.com/b.jpg', 'asset:ast_01'], music: 'song.mp3', branding: { logo_url: 'logo.png' } }, 'local');
+    const local = validateRenderRequest(
+      {
+        description: 'Villa à Marrakech',
+        photos: ['photos/a.jpg', 'https://cdn.example.com/b.jpg', 'asset:ast_01'],
+        music: 'song.mp3',
+        branding: { logo_url: 'logo.png' },
+      },
+      'local',
+    );
     expect(local.photos[0]).toBe(`${process.cwd()}/photos/a.jpg`);
     expect(local.photos.slice(1)).toEqual(['https://cdn.example.com/b.jpg', 'asset:ast_01']);
     expect(local.music).toBe(`${process.cwd()}/song.mp3`);
     expect(local.branding.logo_url).toBe(`${process.cwd()}/logo.png`);
-    const server = refusal({ description: 'Villa à Marrakech', photos: ['/etc/passwd'], music: '/tmp/song.mp3', branding: { logo_url: 'logo.png' } }, 'server');
+    const server = refusal(
+      { description: 'Villa à Marrakech', photos: ['/etc/passwd'], music: '/tmp/song.mp3', branding: { logo_url: 'logo.png' } },
+      'server',
+    );
     expect(fields(server).sort()).toEqual(['branding.logo_url', 'music', 'photos[0]']);
   });
 
@@ -94,7 +163,13 @@ describe('validateRenderRequest', () => {
         description: 'Villa à Marrakech',
         photos: ['https://cdn.example.com/villa.jpg'],
         music: 'marble-hall',
-        branding: { agency_name: '  Atlas   Immobilier ', phone: '+212 6 00 00 00 00', email: 'salma@atlas.example', primary_color: '#1f6fb2', unbranded: false },
+        branding: {
+          agency_name: '  Atlas   Immobilier ',
+          phone: '+212 6 00 00 00 00',
+          email: 'salma@atlas.example',
+          primary_color: '#1f6fb2',
+          unbranded: false,
+        },
         metadata: { crm_id: 'A-42', tags: ['villa'] },
         webhook_url: 'https://crm.example.com/hooks/immoreel',
         duration_s: 45,
@@ -102,7 +177,13 @@ describe('validateRenderRequest', () => {
       'server',
     );
     expect(valid.music).toBe('marble-hall');
-    expect(valid.branding).toEqual({ agency_name: 'Atlas Immobilier', phone: '+212 6 00 00 00 00', email: 'salma@atlas.example', primary_color: '#1F6FB2', unbranded: false });
+    expect(valid.branding).toEqual({
+      agency_name: 'Atlas Immobilier',
+      phone: '+212 6 00 00 00 00',
+      email: 'salma@atlas.example',
+      primary_color: '#1F6FB2',
+      unbranded: false,
+    });
     expect(valid.metadata).toEqual({ crm_id: 'A-42', tags: ['villa'] });
     expect(valid.duration_s).toBe(45);
   });

@@ -7,7 +7,18 @@ const expectations: Expectations = { width: 1280, height: 720, durationS: 4, che
 function probeData(video: Record<string, unknown> = {}, audio: Record<string, unknown> = {}, duration = 4): ProbeData {
   return {
     streams: [
-      { codec_type: 'video', codec_name: 'h264', profile: 'High', pix_fmt: 'yuv420p', width: 1280, height: 720, sample_aspect_ratio: '1:1', r_frame_rate: '60/1', avg_frame_rate: '60/1', ...video },
+      {
+        codec_type: 'video',
+        codec_name: 'h264',
+        profile: 'High',
+        pix_fmt: 'yuv420p',
+        width: 1280,
+        height: 720,
+        sample_aspect_ratio: '1:1',
+        r_frame_rate: '60/1',
+        avg_frame_rate: '60/1',
+        ...video,
+      },
       { codec_type: 'audio', codec_name: 'aac', profile: 'LC', sample_rate: 48000, channels: 2, bit_rate: 161000, ...audio },
     ],
     format: { duration },
@@ -28,7 +39,18 @@ describe('output contract checks', () => {
 
   it('names each property that is wrong', () => {
     const failures = checkContract(
-      probeData({ profile: 'Constrained Baseline', pix_fmt: 'yuv444p', width: 1920, sample_aspect_ratio: '4000:3999', r_frame_rate: '30/1', avg_frame_rate: '30/1' }, { bit_rate: 128000, sample_rate: 44100, channels: 1, profile: 'HE-AAC' }, 4.5),
+      probeData(
+        {
+          profile: 'Constrained Baseline',
+          pix_fmt: 'yuv444p',
+          width: 1920,
+          sample_aspect_ratio: '4000:3999',
+          r_frame_rate: '30/1',
+          avg_frame_rate: '30/1',
+        },
+        { bit_rate: 128000, sample_rate: 44100, channels: 1, profile: 'HE-AAC' },
+        4.5,
+      ),
       packets(240, 250),
       ['ftyp', 'mdat', 'moov'],
       expectations,
@@ -55,6 +77,8 @@ describe('output contract checks', () => {
   });
 
   it('does not hold a silent track to 160 kbps (silence encodes to a few kbps)', () => {
-    expect(checkContract(probeData({}, { bit_rate: 2100 }), packets(), GOOD_BOXES, { ...expectations, checkAudioBitrate: false })).toEqual([]);
+    expect(checkContract(probeData({}, { bit_rate: 2100 }), packets(), GOOD_BOXES, { ...expectations, checkAudioBitrate: false })).toEqual(
+      [],
+    );
   });
 });

@@ -6,7 +6,10 @@ import { makeHarness, type Harness } from './harness.js';
 let h: Harness;
 afterEach(async () => h?.close());
 
-const png = (): Promise<Buffer> => sharp({ create: { width: 64, height: 48, channels: 3, background: '#336699' } }).png().toBuffer();
+const png = (): Promise<Buffer> =>
+  sharp({ create: { width: 64, height: 48, channels: 3, background: '#336699' } })
+    .png()
+    .toBuffer();
 
 interface AssetAnswer {
   asset: { asset_id: string; ref: string; width: number; height: number; format: string; size_bytes: number; expires_at: string };
@@ -17,7 +20,12 @@ describe('POST /api/v1/assets', () => {
     h = makeHarness();
     const { auth } = h.key({ tenant: 'atlas' });
     const image = await png();
-    const res = await h.app.inject({ method: 'POST', url: '/api/v1/assets', headers: { ...auth, 'content-type': 'image/png' }, payload: image });
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/assets',
+      headers: { ...auth, 'content-type': 'image/png' },
+      payload: image,
+    });
     expect(res.statusCode).toBe(201);
     const { asset } = JSON.parse(res.body) as AssetAnswer;
     expect(asset).toMatchObject({ width: 64, height: 48, format: 'png', size_bytes: image.length, ref: `asset:${asset.asset_id}` });
@@ -32,11 +40,15 @@ describe('POST /api/v1/assets', () => {
   it('refuses what is not a raster image, a non-image Content-Type, and uploads over the limit', async () => {
     h = makeHarness({ limits: { assetBodyLimitBytes: 2000 } });
     const { auth } = h.key();
-    const upload = (payload: Buffer | string, type: string) => h.app.inject({ method: 'POST', url: '/api/v1/assets', headers: { ...auth, 'content-type': type }, payload });
+    const upload = (payload: Buffer | string, type: string) =>
+      h.app.inject({ method: 'POST', url: '/api/v1/assets', headers: { ...auth, 'content-type': type }, payload });
     const garbage = await upload(Buffer.from('definitely not a jpeg'), 'image/jpeg');
     expect(garbage.statusCode).toBe(400);
     expect(JSON.parse(garbage.body).error).toMatchObject({ code: 'BAD_REQUEST', reason: 'invalid_image' });
-    const svg = await upload('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>', 'image/svg+xml');
+    const svg = await upload(
+      '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>',
+      'image/svg+xml',
+    );
     expect(svg.statusCode).toBe(400);
     expect(JSON.parse(svg.body).error.reason).toBe('invalid_image');
     const json = await upload('{"photo":"x"}', 'application/json');
@@ -50,7 +62,12 @@ describe('POST /api/v1/assets', () => {
   it('needs the preview:dispatch scope', async () => {
     h = makeHarness();
     const { auth } = h.key({ scopes: ['preview:read'] });
-    const res = await h.app.inject({ method: 'POST', url: '/api/v1/assets', headers: { ...auth, 'content-type': 'image/png' }, payload: await png() });
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/assets',
+      headers: { ...auth, 'content-type': 'image/png' },
+      payload: await png(),
+    });
     expect(res.statusCode).toBe(403);
     expect(JSON.parse(res.body).error.reason).toBe('route_not_permitted');
   });

@@ -41,7 +41,12 @@ describe('authentication', () => {
 
   it('authenticates before reading the body: garbage from an anonymous caller is a 401, not a 400', async () => {
     h = makeHarness();
-    const res = await h.app.inject({ method: 'POST', url: '/api/v1/analyze', headers: { 'content-type': 'application/json' }, payload: '{not json' });
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/analyze',
+      headers: { 'content-type': 'application/json' },
+      payload: '{not json',
+    });
     expect(res.statusCode).toBe(401);
   });
 
@@ -53,7 +58,12 @@ describe('authentication', () => {
     expect(raw).not.toContain(apiKey.slice(4, 30));
     const me = await h.app.inject({ method: 'GET', url: '/api/v1/me', headers: auth });
     const body = JSON.parse(me.body) as { key: Record<string, unknown>; quota: Record<string, unknown> };
-    expect(body.key).toMatchObject({ key_id: keyId, tenant: 'agence-atlas', plan: 'preview', scopes: ['preview:read', 'preview:dispatch'] });
+    expect(body.key).toMatchObject({
+      key_id: keyId,
+      tenant: 'agence-atlas',
+      plan: 'preview',
+      scopes: ['preview:read', 'preview:dispatch'],
+    });
     expect(body.quota).toMatchObject({ limit: 1000, used: 0 });
   });
 });
@@ -74,7 +84,7 @@ describe('scopes and quotas', () => {
     expect(body.usage.keys.map((k) => k.key_id).sort()).toEqual([preview.keyId, standard.keyId].sort());
   });
 
-  it('gives a key without the route\'s scope 403 QUOTA_EXCEEDED route_not_permitted', async () => {
+  it("gives a key without the route's scope 403 QUOTA_EXCEEDED route_not_permitted", async () => {
     h = makeHarness();
     const readOnly = h.key({ scopes: ['preview:read'] });
     const res = await h.app.inject({ method: 'POST', url: '/api/v1/analyze', headers: readOnly.auth, payload: BAD_BODY });
@@ -137,8 +147,10 @@ describe('rate limits', () => {
     h = makeHarness({ now: () => clock, limits: { analyzePerWindow: 2, jobReadsPerWindow: 3 } });
     const a = h.key({ tenant: 'a' });
     const b = h.key({ tenant: 'b' });
-    const analyze = (auth: Record<string, string>) => h.app.inject({ method: 'POST', url: '/api/v1/analyze', headers: auth, payload: BAD_BODY });
-    const poll = (auth: Record<string, string>) => h.app.inject({ method: 'GET', url: '/api/v1/jobs/job_01jabcdefghjkmnpqrstvwxyz0', headers: auth });
+    const analyze = (auth: Record<string, string>) =>
+      h.app.inject({ method: 'POST', url: '/api/v1/analyze', headers: auth, payload: BAD_BODY });
+    const poll = (auth: Record<string, string>) =>
+      h.app.inject({ method: 'GET', url: '/api/v1/jobs/job_01jabcdefghjkmnpqrstvwxyz0', headers: auth });
     await analyze(a.auth);
     await analyze(a.auth);
     expect((await analyze(a.auth)).statusCode).toBe(429);

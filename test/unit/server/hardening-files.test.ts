@@ -42,8 +42,15 @@ describe('data directory permissions', () => {
   it('creates directories 0700 and files 0600 under a permissive umask', async () => {
     h = makeHarness();
     const { auth } = h.key();
-    const image = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#336699' } }).jpeg().toBuffer();
-    const upload = await h.app.inject({ method: 'POST', url: '/api/v1/assets', headers: { ...auth, 'content-type': 'image/jpeg' }, payload: image });
+    const image = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#336699' } })
+      .jpeg()
+      .toBuffer();
+    const upload = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/assets',
+      headers: { ...auth, 'content-type': 'image/jpeg' },
+      payload: image,
+    });
     expect(upload.statusCode, upload.body).toBe(201);
     expect(modeOf(h.dataDir)).toBe(0o700);
     expect(modeOf(join(h.dataDir, 'immoreel.db'))).toBe(0o600);
@@ -95,11 +102,24 @@ describe('POST /api/v1/assets decodes the whole image', () => {
   it('refuses a truncated JPEG with a clear error', async () => {
     h = makeHarness();
     const { auth } = h.key();
-    const whole = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).jpeg().toBuffer();
+    const whole = await sharp({
+      create: { width: 640, height: 480, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 40 } },
+    })
+      .jpeg()
+      .toBuffer();
     const truncated = whole.subarray(0, Math.floor(whole.length / 2));
-    const res = await h.app.inject({ method: 'POST', url: '/api/v1/assets', headers: { ...auth, 'content-type': 'image/jpeg' }, payload: truncated });
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/assets',
+      headers: { ...auth, 'content-type': 'image/jpeg' },
+      payload: truncated,
+    });
     expect(res.statusCode).toBe(400);
-    expect(JSON.parse(res.body).error).toMatchObject({ code: 'BAD_REQUEST', reason: 'invalid_image', message: expect.stringMatching(/truncated or corrupt/) });
+    expect(JSON.parse(res.body).error).toMatchObject({
+      code: 'BAD_REQUEST',
+      reason: 'invalid_image',
+      message: expect.stringMatching(/truncated or corrupt/),
+    });
     expect(existsSync(join(h.dataDir, 'assets')) ? readdirSync(join(h.dataDir, 'assets')) : []).toEqual([]);
   });
 });

@@ -26,8 +26,16 @@ const LISTING = {
 
 async function render(body: unknown, headers: Record<string, string> = {}) {
   const { auth } = h.key();
-  const answer = await h.app.inject({ method: 'POST', url: '/api/v1/render-video', headers: { ...auth, 'content-type': 'application/json', ...headers }, payload: JSON.stringify(body) });
-  return { status: answer.statusCode, body: JSON.parse(answer.body) as { error?: { code: string; details: { field: string; message: string }[] } } };
+  const answer = await h.app.inject({
+    method: 'POST',
+    url: '/api/v1/render-video',
+    headers: { ...auth, 'content-type': 'application/json', ...headers },
+    payload: JSON.stringify(body),
+  });
+  return {
+    status: answer.statusCode,
+    body: JSON.parse(answer.body) as { error?: { code: string; details: { field: string; message: string }[] } },
+  };
 }
 
 describe('deeply nested JSON', () => {
@@ -74,7 +82,13 @@ describe('an idempotent retry once the quota is spent', () => {
   it('replays the stored answer instead of refusing it for quota', async () => {
     h = makeHarness();
     const { auth, keyId } = h.key({ monthlyQuota: 1 });
-    const send = () => h.app.inject({ method: 'POST', url: '/api/v1/analyze', headers: { ...auth, 'idempotency-key': 'retry-after-quota-1' }, payload: { description: LISTING_TEXT } });
+    const send = () =>
+      h.app.inject({
+        method: 'POST',
+        url: '/api/v1/analyze',
+        headers: { ...auth, 'idempotency-key': 'retry-after-quota-1' },
+        payload: { description: LISTING_TEXT },
+      });
     const first = await send();
     expect(first.statusCode, first.body).toBe(200);
     const retry = await send();
@@ -82,14 +96,20 @@ describe('an idempotent retry once the quota is spent', () => {
     expect(retry.headers['idempotent-replayed']).toBe('true');
     expect(h.store.usage.used(keyId)).toBe(1);
     // A new request is still refused: the quota is spent.
-    const fresh = await h.app.inject({ method: 'POST', url: '/api/v1/analyze', headers: { ...auth, 'idempotency-key': 'another-key-2' }, payload: { description: LISTING_TEXT } });
+    const fresh = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/analyze',
+      headers: { ...auth, 'idempotency-key': 'another-key-2' },
+      payload: { description: LISTING_TEXT },
+    });
     expect(fresh.statusCode).toBe(403);
   });
 });
 
 describe('control and bidi-override characters', () => {
-  // eslint-disable-next-line no-control-regex -- looking for control characters is the point
-  const UNSAFE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+  const UNSAFE =
+    // eslint-disable-next-line no-control-regex -- looking for control characters is the point
+    /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
   it('never reach an analysis answer', async () => {
     h = makeHarness();
@@ -112,10 +132,18 @@ describe('control and bidi-override characters', () => {
       listing: { ...LISTING, title: 'Villa\u202E 4 chambres\u0000', features: ['Piscine\u2067'] },
       branding: { agency_name: '\u202Eeilibommi saltA', agent_name: 'Salma\uDC00' },
     };
-    const res = await h.app.inject({ method: 'POST', url: '/api/v1/render-video', headers: { ...auth, 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/render-video',
+      headers: { ...auth, 'content-type': 'application/json' },
+      payload: JSON.stringify(body),
+    });
     expect(res.statusCode, res.body).toBe(202);
     const stored = h.store.db.prepare('SELECT request_json FROM jobs').get() as { request_json: string };
-    const request = JSON.parse(stored.request_json) as { listing: { title: string; features: string[] }; branding: { agency_name: string; agent_name: string } };
+    const request = JSON.parse(stored.request_json) as {
+      listing: { title: string; features: string[] };
+      branding: { agency_name: string; agent_name: string };
+    };
     expect(request.listing.title).toBe('Villa 4 chambres');
     expect(request.listing.features).toEqual(['Piscine']);
     expect(request.branding).toMatchObject({ agency_name: 'eilibommi saltA', agent_name: 'Salma' });

@@ -17,7 +17,11 @@ export interface Harness {
   jobs: JobManager;
   dataDir: string;
   logs: string[];
-  key(options?: { tenant?: string; preview?: boolean; scopes?: string[]; monthlyQuota?: number }): { apiKey: string; keyId: string; auth: Record<string, string> };
+  key(options?: { tenant?: string; preview?: boolean; scopes?: string[]; monthlyQuota?: number }): {
+    apiKey: string;
+    keyId: string;
+    auth: Record<string, string>;
+  };
   close(): Promise<void>;
 }
 
@@ -40,7 +44,17 @@ export function fakeRenderEngine(bytes: number, durationS = 10): RenderEngine {
     await writeFile(ctx.outputPath, Buffer.alloc(bytes, 7));
     const listing = request.listing ?? (await analyzeListing(request.input));
     return {
-      result: { width: 1280, height: 720, fps: 60, duration_s: durationS, size_bytes: bytes, video_codec: 'h264', audio_codec: 'aac', audio_bitrate_kbps: 160, sha256: 'ab'.repeat(32) },
+      result: {
+        width: 1280,
+        height: 720,
+        fps: 60,
+        duration_s: durationS,
+        size_bytes: bytes,
+        video_codec: 'h264',
+        audio_codec: 'aac',
+        audio_bitrate_kbps: 160,
+        sha256: 'ab'.repeat(32),
+      },
       listing,
       warnings: [],
     };
@@ -65,7 +79,12 @@ export function makeHarness(options: HarnessOptions = {}): Harness {
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      logs.push(...chunk.toString().split('\n').filter((l) => l !== ''));
+      logs.push(
+        ...chunk
+          .toString()
+          .split('\n')
+          .filter((l) => l !== ''),
+      );
       done();
     },
   });
@@ -73,7 +92,9 @@ export function makeHarness(options: HarnessOptions = {}): Harness {
     store,
     jobs,
     analyze: options.analyze ?? ((request, signal) => analyzeListing(request, { signal })),
-    validateRender: options.validateRender ?? (async (request) => (await import('../../../src/render/index.js')).validateRenderRequest(request, 'server')),
+    validateRender:
+      options.validateRender ??
+      (async (request) => (await import('../../../src/render/index.js')).validateRenderRequest(request, 'server')),
     limits: options.limits,
     now: options.now,
     log: { stream: sink, level: 'info' },
@@ -87,7 +108,12 @@ export function makeHarness(options: HarnessOptions = {}): Harness {
     dataDir,
     logs,
     key(keyOptions = {}) {
-      const created = store.keys.create({ tenant: keyOptions.tenant ?? 'acme', preview: keyOptions.preview, scopes: keyOptions.scopes, monthlyQuota: keyOptions.monthlyQuota });
+      const created = store.keys.create({
+        tenant: keyOptions.tenant ?? 'acme',
+        preview: keyOptions.preview,
+        scopes: keyOptions.scopes,
+        monthlyQuota: keyOptions.monthlyQuota,
+      });
       return { apiKey: created.apiKey, keyId: created.record.key_id, auth: { authorization: `Bearer ${created.apiKey}` } };
     },
     async close() {

@@ -7,7 +7,14 @@ afterEach(async () => h?.close());
 interface Envelope {
   ok: boolean;
   status: string;
-  error: { code: string; message: string; reason?: string; details: { field: string; message: string }[]; request_id: string; successor?: string };
+  error: {
+    code: string;
+    message: string;
+    reason?: string;
+    details: { field: string; message: string }[];
+    request_id: string;
+    successor?: string;
+  };
 }
 
 const parse = (body: string): Envelope => JSON.parse(body) as Envelope;
@@ -34,7 +41,11 @@ describe('API v1 basics', () => {
     expect(campaigns.headers.link).toBe('</api/v1/render-video>; rel="successor-version"');
     expect(new Date(String(campaigns.headers.sunset)).toISOString()).toBe('2026-10-01T00:00:00.000Z');
     const body = parse(campaigns.body);
-    expect(body).toMatchObject({ ok: false, status: 'error', error: { code: 'GONE', reason: 'endpoint_retired', successor: 'POST /api/v1/render-video' } });
+    expect(body).toMatchObject({
+      ok: false,
+      status: 'error',
+      error: { code: 'GONE', reason: 'endpoint_retired', successor: 'POST /api/v1/render-video' },
+    });
     expect(body.error.message).toContain('/api/v1/render-video');
     const tasks = await h.app.inject({ method: 'GET', url: '/api/v1/tasks/123' });
     expect(tasks.statusCode).toBe(410);
@@ -76,9 +87,18 @@ describe('API v1 basics', () => {
   it('reports every problem of a body at once', async () => {
     h = makeHarness();
     const { auth } = h.key();
-    const res = await h.app.inject({ method: 'POST', url: '/api/v1/analyze', headers: auth, payload: { description: 1, language: 'xx', extra: true } });
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/analyze',
+      headers: auth,
+      payload: { description: 1, language: 'xx', extra: true },
+    });
     expect(res.statusCode).toBe(400);
-    expect(parse(res.body).error.details.map((d) => d.field).sort()).toEqual(['description', 'extra', 'language']);
+    expect(
+      parse(res.body)
+        .error.details.map((d) => d.field)
+        .sort(),
+    ).toEqual(['description', 'extra', 'language']);
   });
 
   it('refuses a body over the limit with 413', async () => {
@@ -109,7 +129,12 @@ describe('API v1 basics', () => {
       },
     });
     const { auth, apiKey } = h.key();
-    const res = await h.app.inject({ method: 'POST', url: '/api/v1/analyze', headers: auth, payload: { description: 'Villa 300 m² à Marrakech' } });
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/analyze',
+      headers: auth,
+      payload: { description: 'Villa 300 m² à Marrakech' },
+    });
     expect(res.statusCode).toBe(500);
     const body = parse(res.body);
     expect(body.error.code).toBe('INTERNAL_SERVER_ERROR');
@@ -125,7 +150,12 @@ describe('API v1 basics', () => {
   it('logs one JSON line per request with id, route, status and latency, never keys or bodies', async () => {
     h = makeHarness();
     const { auth, apiKey } = h.key();
-    await h.app.inject({ method: 'POST', url: '/api/v1/analyze', headers: auth, payload: { description: 'secret-body-marker', language: 'zz' } });
+    await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/analyze',
+      headers: auth,
+      payload: { description: 'secret-body-marker', language: 'zz' },
+    });
     const lines = h.logs.map((l) => JSON.parse(l) as Record<string, unknown>);
     const access = lines.find((l) => l.msg === 'request');
     expect(access).toMatchObject({ route: '/api/v1/analyze', status: 400, method: 'POST' });

@@ -22,7 +22,12 @@ describe('Idempotency-Key on POST /api/v1/analyze', () => {
     const state = counted();
     const { auth, keyId } = h.key();
     const send = (description: string) =>
-      h.app.inject({ method: 'POST', url: '/api/v1/analyze', headers: { ...auth, 'idempotency-key': 'a2f1c9e0-key' }, payload: { description } });
+      h.app.inject({
+        method: 'POST',
+        url: '/api/v1/analyze',
+        headers: { ...auth, 'idempotency-key': 'a2f1c9e0-key' },
+        payload: { description },
+      });
     const first = await send(LISTING_TEXT);
     expect(first.statusCode, first.body).toBe(200);
     const again = await send(LISTING_TEXT);
@@ -34,13 +39,23 @@ describe('Idempotency-Key on POST /api/v1/analyze', () => {
 
     const other = await send(`${LISTING_TEXT} Vue sur mer.`);
     expect(other.statusCode).toBe(400);
-    expect(JSON.parse(other.body).error).toMatchObject({ code: 'BAD_REQUEST', reason: 'idempotency_key_reused', details: [{ field: 'Idempotency-Key' }] });
+    expect(JSON.parse(other.body).error).toMatchObject({
+      code: 'BAD_REQUEST',
+      reason: 'idempotency_key_reused',
+      details: [{ field: 'Idempotency-Key' }],
+    });
   });
 
   it('runs concurrent duplicates once', async () => {
     const state = counted();
     const { auth } = h.key();
-    const send = () => h.app.inject({ method: 'POST', url: '/api/v1/analyze', headers: { ...auth, 'idempotency-key': 'same-time' }, payload: { description: LISTING_TEXT } });
+    const send = () =>
+      h.app.inject({
+        method: 'POST',
+        url: '/api/v1/analyze',
+        headers: { ...auth, 'idempotency-key': 'same-time' },
+        payload: { description: LISTING_TEXT },
+      });
     const answers = await Promise.all([send(), send(), send()]);
     expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 200]);
     expect(new Set(answers.map((a) => a.body)).size).toBe(1);
@@ -58,18 +73,31 @@ describe('Idempotency-Key on POST /api/v1/analyze', () => {
     expect((await send(b.auth, { description: LISTING_TEXT })).statusCode).toBe(200);
     expect(state.calls).toBe(2);
     clock += 24 * 3600 * 1000 + 1;
-    expect((await send(a.auth, { description: 'Totally different now: villa 400 m² à Marrakech, 5 chambres, piscine.' })).statusCode).toBe(200);
+    expect((await send(a.auth, { description: 'Totally different now: villa 400 m² à Marrakech, 5 chambres, piscine.' })).statusCode).toBe(
+      200,
+    );
     expect(state.calls).toBe(3);
     const failing = { description: 'rien du tout' };
-    expect((await h.app.inject({ method: 'POST', url: '/api/v1/analyze', headers: { ...b.auth, 'idempotency-key': 'k2' }, payload: failing })).statusCode).toBe(400);
-    expect((await h.app.inject({ method: 'POST', url: '/api/v1/analyze', headers: { ...b.auth, 'idempotency-key': 'k2' }, payload: failing })).statusCode).toBe(400);
+    expect(
+      (await h.app.inject({ method: 'POST', url: '/api/v1/analyze', headers: { ...b.auth, 'idempotency-key': 'k2' }, payload: failing }))
+        .statusCode,
+    ).toBe(400);
+    expect(
+      (await h.app.inject({ method: 'POST', url: '/api/v1/analyze', headers: { ...b.auth, 'idempotency-key': 'k2' }, payload: failing }))
+        .statusCode,
+    ).toBe(400);
     expect(state.calls).toBe(5);
   });
 
   it('refuses a malformed Idempotency-Key', async () => {
     counted();
     const { auth } = h.key();
-    const res = await h.app.inject({ method: 'POST', url: '/api/v1/analyze', headers: { ...auth, 'idempotency-key': 'has spaces in it' }, payload: { description: LISTING_TEXT } });
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/analyze',
+      headers: { ...auth, 'idempotency-key': 'has spaces in it' },
+      payload: { description: LISTING_TEXT },
+    });
     expect(res.statusCode).toBe(400);
     expect(JSON.parse(res.body).error.details[0].field).toBe('Idempotency-Key');
   });

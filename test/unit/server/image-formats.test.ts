@@ -33,7 +33,12 @@ function folder(files: string[]): string {
 describe('accepted image formats', () => {
   it('--photos-dir takes every accepted ending, whatever the case, and no HEIC', () => {
     const dir = folder(['01.avif', '02.TIF', '03.jpeg', '04.webp', '05.heic', 'notes.txt', 'plan.svg']);
-    expect(collectPhotos({ photosDir: dir }).map((file) => file.slice(dir.length + 1))).toEqual(['01.avif', '02.TIF', '03.jpeg', '04.webp']);
+    expect(collectPhotos({ photosDir: dir }).map((file) => file.slice(dir.length + 1))).toEqual([
+      '01.avif',
+      '02.TIF',
+      '03.jpeg',
+      '04.webp',
+    ]);
   });
 
   it('--photos-dir with only iPhone photos says to export them as JPEG', () => {
@@ -46,7 +51,9 @@ describe('accepted image formats', () => {
     }
     expect(error).toBeInstanceOf(AppError);
     expect((error as AppError).code).toBe('BAD_REQUEST');
-    expect((error as AppError).message).toContain(`holds no ${IMAGE_FORMAT_NAMES} photos. IMG_0001.HEIC, IMG_0002.HEIC: not an accepted format; export them as JPEG.`);
+    expect((error as AppError).message).toContain(
+      `holds no ${IMAGE_FORMAT_NAMES} photos. IMG_0001.HEIC, IMG_0002.HEIC: not an accepted format; export them as JPEG.`,
+    );
   });
 
   it('the upload route and its OpenAPI description take the same list', async () => {
@@ -58,12 +65,24 @@ describe('accepted image formats', () => {
     expect(Object.keys(upload.requestBody.content)).toEqual(IMAGE_FORMATS.map((format) => format.mime));
     expect(upload.description).toContain(IMAGE_FORMATS.map((format) => format.mime).join(', '));
     const { auth } = h.key();
-    const avif = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#3366AA' } }).avif().toBuffer();
-    const stored = await h.app.inject({ method: 'POST', url: '/api/v1/assets', headers: { ...auth, 'content-type': 'image/avif' }, payload: avif });
+    const avif = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#3366AA' } })
+      .avif()
+      .toBuffer();
+    const stored = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/assets',
+      headers: { ...auth, 'content-type': 'image/avif' },
+      payload: avif,
+    });
     expect(stored.statusCode, stored.body).toBe(201);
     expect(readdirSync(join(h.dataDir, 'assets')).some((name) => name.endsWith('.avif'))).toBe(true);
     const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="640" height="480"><rect width="640" height="480"/></svg>');
-    const refused = await h.app.inject({ method: 'POST', url: '/api/v1/assets', headers: { ...auth, 'content-type': 'image/svg+xml' }, payload: svg });
+    const refused = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/assets',
+      headers: { ...auth, 'content-type': 'image/svg+xml' },
+      payload: svg,
+    });
     expect(refused.statusCode).toBe(400);
     expect(JSON.parse(refused.body).error.message).toContain(`send ${IMAGE_FORMAT_NAMES}.`);
   });
@@ -71,8 +90,17 @@ describe('accepted image formats', () => {
   it('a corrupt upload is explained without the decoder library’s words', async () => {
     h = makeHarness();
     const { auth } = h.key();
-    const whole = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).jpeg().toBuffer();
-    const res = await h.app.inject({ method: 'POST', url: '/api/v1/assets', headers: { ...auth, 'content-type': 'image/jpeg' }, payload: whole.subarray(0, whole.length / 2) });
+    const whole = await sharp({
+      create: { width: 640, height: 480, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 40 } },
+    })
+      .jpeg()
+      .toBuffer();
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/assets',
+      headers: { ...auth, 'content-type': 'image/jpeg' },
+      payload: whole.subarray(0, whole.length / 2),
+    });
     expect(res.statusCode).toBe(400);
     const { message } = JSON.parse(res.body).error as { message: string };
     expect(message).toMatch(/truncated or corrupt/);

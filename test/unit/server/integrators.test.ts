@@ -8,10 +8,16 @@ let h: Harness;
 afterEach(async () => h?.close());
 
 const jobOf = (body: string): { job_id: string; state: string } => (JSON.parse(body) as { job: { job_id: string; state: string } }).job;
-const errorOf = (body: string): { code: string; message: string; reason?: string; details: { field: string; message: string }[] } => JSON.parse(body).error;
+const errorOf = (body: string): { code: string; message: string; reason?: string; details: { field: string; message: string }[] } =>
+  JSON.parse(body).error;
 
 async function succeededJob(auth: Record<string, string>): Promise<string> {
-  const created = await h.app.inject({ method: 'POST', url: '/api/v1/render-video', headers: auth, payload: { description: LISTING_TEXT, photos: ['https://cdn.example.com/photo-1.jpg'] } });
+  const created = await h.app.inject({
+    method: 'POST',
+    url: '/api/v1/render-video',
+    headers: auth,
+    payload: { description: LISTING_TEXT, photos: ['https://cdn.example.com/photo-1.jpg'] },
+  });
   expect(created.statusCode, created.body).toBe(202);
   const id = jobOf(created.body).job_id;
   for (let i = 0; i < 200; i += 1) {
@@ -28,7 +34,11 @@ describe('CORS', () => {
     const preflight = await h.app.inject({
       method: 'OPTIONS',
       url: '/api/v1/analyze',
-      headers: { origin: 'https://crm.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+      headers: {
+        origin: 'https://crm.example.com',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization,content-type',
+      },
     });
     expect(preflight.statusCode).toBe(404);
     expect(Object.keys(preflight.headers).filter((name) => name.startsWith('access-control-'))).toEqual([]);
@@ -42,7 +52,11 @@ describe('CORS', () => {
     const preflight = await h.app.inject({
       method: 'OPTIONS',
       url: '/api/v1/analyze',
-      headers: { origin: 'https://crm.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type,idempotency-key' },
+      headers: {
+        origin: 'https://crm.example.com',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization,content-type,idempotency-key',
+      },
     });
     expect(preflight.statusCode).toBe(204);
     expect(preflight.headers['access-control-allow-origin']).toBe('https://crm.example.com');
@@ -50,7 +64,12 @@ describe('CORS', () => {
     expect(String(preflight.headers['access-control-allow-headers']).toLowerCase()).toContain('idempotency-key');
     expect(preflight.headers['access-control-allow-credentials']).toBeUndefined();
 
-    const call = await h.app.inject({ method: 'POST', url: '/api/v1/analyze', headers: { ...auth, origin: 'https://crm.example.com' }, payload: { description: LISTING_TEXT } });
+    const call = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/analyze',
+      headers: { ...auth, origin: 'https://crm.example.com' },
+      payload: { description: LISTING_TEXT },
+    });
     expect(call.statusCode).toBe(200);
     expect(call.headers['access-control-allow-origin']).toBe('https://crm.example.com');
     expect(String(call.headers['access-control-expose-headers'])).toContain('RateLimit-Remaining');
@@ -64,7 +83,12 @@ describe('conditional requests', () => {
   it('gives job reads an ETag and answers If-None-Match with 304 until the job changes', async () => {
     h = makeHarness({ runWorkers: false });
     const { auth } = h.key();
-    const created = await h.app.inject({ method: 'POST', url: '/api/v1/render-video', headers: auth, payload: { description: LISTING_TEXT, photos: ['https://cdn.example.com/photo-1.jpg'] } });
+    const created = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/render-video',
+      headers: auth,
+      payload: { description: LISTING_TEXT, photos: ['https://cdn.example.com/photo-1.jpg'] },
+    });
     const id = jobOf(created.body).job_id;
     const first = await h.app.inject({ method: 'GET', url: `/api/v1/jobs/${id}`, headers: auth });
     const etag = String(first.headers.etag);
@@ -145,12 +169,31 @@ describe('small surprises', () => {
   it('accepts POST /jobs/{id}/cancel with Content-Type: application/json and no body', async () => {
     h = makeHarness({ runWorkers: false });
     const { auth } = h.key();
-    const id = jobOf((await h.app.inject({ method: 'POST', url: '/api/v1/render-video', headers: auth, payload: { description: LISTING_TEXT, photos: ['https://cdn.example.com/photo-1.jpg'] } })).body).job_id;
-    const canceled = await h.app.inject({ method: 'POST', url: `/api/v1/jobs/${id}/cancel`, headers: { ...auth, 'content-type': 'application/json' }, payload: '' });
+    const id = jobOf(
+      (
+        await h.app.inject({
+          method: 'POST',
+          url: '/api/v1/render-video',
+          headers: auth,
+          payload: { description: LISTING_TEXT, photos: ['https://cdn.example.com/photo-1.jpg'] },
+        })
+      ).body,
+    ).job_id;
+    const canceled = await h.app.inject({
+      method: 'POST',
+      url: `/api/v1/jobs/${id}/cancel`,
+      headers: { ...auth, 'content-type': 'application/json' },
+      payload: '',
+    });
     expect(canceled.statusCode, canceled.body).toBe(200);
     expect(jobOf(canceled.body).state).toBe('canceled');
     // Routes that take a body still refuse an empty one.
-    const empty = await h.app.inject({ method: 'POST', url: '/api/v1/analyze', headers: { ...auth, 'content-type': 'application/json' }, payload: '' });
+    const empty = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/analyze',
+      headers: { ...auth, 'content-type': 'application/json' },
+      payload: '',
+    });
     expect(empty.statusCode).toBe(400);
   });
 

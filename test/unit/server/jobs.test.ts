@@ -26,7 +26,12 @@ describe('render jobs over HTTP', () => {
   it('queues a render (202 + Location), reports it with Retry-After, and serves its video with Range support', async () => {
     h = makeHarness();
     const { auth } = h.key();
-    const created = await h.app.inject({ method: 'POST', url: '/api/v1/render-video', headers: auth, payload: { description: LISTING_TEXT, photos: PHOTOS, metadata: { row: 7 } } });
+    const created = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/render-video',
+      headers: auth,
+      payload: { description: LISTING_TEXT, photos: PHOTOS, metadata: { row: 7 } },
+    });
     expect(created.statusCode, created.body).toBe(202);
     const job = jobOf(created.body);
     expect(created.headers.location).toBe(`/api/v1/jobs/${job.job_id}`);
@@ -44,30 +49,65 @@ describe('render jobs over HTTP', () => {
     expect(video.headers['content-type']).toBe('video/mp4');
     expect(video.headers['accept-ranges']).toBe('bytes');
     expect(video.rawPayload.length).toBe(1000);
-    const part = await h.app.inject({ method: 'GET', url: `/api/v1/jobs/${job.job_id}/video`, headers: { ...auth, range: 'bytes=100-199' } });
+    const part = await h.app.inject({
+      method: 'GET',
+      url: `/api/v1/jobs/${job.job_id}/video`,
+      headers: { ...auth, range: 'bytes=100-199' },
+    });
     expect(part.statusCode).toBe(206);
     expect(part.headers['content-range']).toBe('bytes 100-199/1000');
     expect(part.rawPayload.length).toBe(100);
-    const outside = await h.app.inject({ method: 'GET', url: `/api/v1/jobs/${job.job_id}/video`, headers: { ...auth, range: 'bytes=5000-' } });
+    const outside = await h.app.inject({
+      method: 'GET',
+      url: `/api/v1/jobs/${job.job_id}/video`,
+      headers: { ...auth, range: 'bytes=5000-' },
+    });
     expect(outside.statusCode).toBe(416);
     expect(outside.headers['content-range']).toBe('bytes */1000');
     expect(errorOf(outside.body).reason).toBe('range_not_satisfiable');
   });
 
-  it('keeps tenants apart: another tenant\'s job, video and cancel are 403, lists are per tenant', async () => {
+  it("keeps tenants apart: another tenant's job, video and cancel are 403, lists are per tenant", async () => {
     h = makeHarness({ runWorkers: false });
     const a = h.key({ tenant: 'a' });
     const b = h.key({ tenant: 'b', preview: true });
-    const jobA = jobOf((await h.app.inject({ method: 'POST', url: '/api/v1/render-video', headers: a.auth, payload: { description: LISTING_TEXT, photos: PHOTOS } })).body);
-    const jobB = jobOf((await h.app.inject({ method: 'POST', url: '/api/v1/render-video', headers: b.auth, payload: { description: LISTING_TEXT, photos: PHOTOS } })).body);
-    for (const [auth, id] of [[b.auth, jobA.job_id], [a.auth, jobB.job_id]] as const) {
-      for (const [method, suffix] of [['GET', ''], ['GET', '/video'], ['POST', '/cancel']] as const) {
+    const jobA = jobOf(
+      (
+        await h.app.inject({
+          method: 'POST',
+          url: '/api/v1/render-video',
+          headers: a.auth,
+          payload: { description: LISTING_TEXT, photos: PHOTOS },
+        })
+      ).body,
+    );
+    const jobB = jobOf(
+      (
+        await h.app.inject({
+          method: 'POST',
+          url: '/api/v1/render-video',
+          headers: b.auth,
+          payload: { description: LISTING_TEXT, photos: PHOTOS },
+        })
+      ).body,
+    );
+    for (const [auth, id] of [
+      [b.auth, jobA.job_id],
+      [a.auth, jobB.job_id],
+    ] as const) {
+      for (const [method, suffix] of [
+        ['GET', ''],
+        ['GET', '/video'],
+        ['POST', '/cancel'],
+      ] as const) {
         const res = await h.app.inject({ method, url: `/api/v1/jobs/${id}${suffix}`, headers: auth });
         expect(res.statusCode, `${method} ${suffix}`).toBe(403);
         expect(errorOf(res.body)).toMatchObject({ code: 'INSUFFICIENT_SCOPE', reason: 'other_tenant' });
       }
     }
-    const listA = JSON.parse((await h.app.inject({ method: 'GET', url: '/api/v1/jobs', headers: a.auth })).body) as { jobs: { job_id: string }[] };
+    const listA = JSON.parse((await h.app.inject({ method: 'GET', url: '/api/v1/jobs', headers: a.auth })).body) as {
+      jobs: { job_id: string }[];
+    };
     expect(listA.jobs.map((j) => j.job_id)).toEqual([jobA.job_id]);
     const notReady = await h.app.inject({ method: 'GET', url: `/api/v1/jobs/${jobA.job_id}/video`, headers: a.auth });
     expect(notReady.statusCode).toBe(404);
@@ -81,7 +121,8 @@ describe('render jobs over HTTP', () => {
     h = makeHarness({ runWorkers: false, limits: { previewConcurrentRenders: 2, maxQueuedJobs: 3 } });
     const preview = h.key({ tenant: 'sandbox', preview: true });
     const standard = h.key({ tenant: 'acme' });
-    const submit = (auth: Record<string, string>) => h.app.inject({ method: 'POST', url: '/api/v1/render-video', headers: auth, payload: { description: LISTING_TEXT, photos: PHOTOS } });
+    const submit = (auth: Record<string, string>) =>
+      h.app.inject({ method: 'POST', url: '/api/v1/render-video', headers: auth, payload: { description: LISTING_TEXT, photos: PHOTOS } });
     expect((await submit(preview.auth)).statusCode).toBe(202);
     expect((await submit(preview.auth)).statusCode).toBe(202);
     const busy = await submit(preview.auth);
@@ -98,7 +139,8 @@ describe('render jobs over HTTP', () => {
   it('replays an idempotent render as the same job, billed once', async () => {
     h = makeHarness({ runWorkers: false });
     const { auth, keyId } = h.key();
-    const send = (payload: object) => h.app.inject({ method: 'POST', url: '/api/v1/render-video', headers: { ...auth, 'idempotency-key': 'crm-row-7' }, payload });
+    const send = (payload: object) =>
+      h.app.inject({ method: 'POST', url: '/api/v1/render-video', headers: { ...auth, 'idempotency-key': 'crm-row-7' }, payload });
     const first = await send({ description: LISTING_TEXT, photos: PHOTOS, format: 'portrait' });
     const second = await send({ format: 'portrait', description: LISTING_TEXT, photos: PHOTOS });
     expect(second.statusCode).toBe(202);
@@ -118,7 +160,12 @@ describe('render jobs over HTTP', () => {
     const asset = await post({ description: LISTING_TEXT, photos: ['https://example.com/a.jpg', 'asset:ast_000000000000000000000000'] });
     expect(asset.statusCode).toBe(400);
     expect(errorOf(asset.body)).toMatchObject({ reason: 'unknown_asset', details: [{ field: 'photos[1]' }] });
-    for (const url of ['http://169.254.169.254/latest/meta-data', 'http://10.1.2.3/hook', 'http://localhost:9999/h', 'ftp://example.com/h']) {
+    for (const url of [
+      'http://169.254.169.254/latest/meta-data',
+      'http://10.1.2.3/hook',
+      'http://localhost:9999/h',
+      'ftp://example.com/h',
+    ]) {
       const hook = await post({ description: LISTING_TEXT, photos: PHOTOS, webhook_url: url });
       expect(hook.statusCode, url).toBe(400);
       expect(errorOf(hook.body).details.map((d) => d.field)).toContain('webhook_url');

@@ -7,7 +7,14 @@ import { makeHarness, type Harness } from './harness.js';
 let h: Harness;
 afterEach(async () => h?.close());
 
-type Doc = { openapi: string; paths: Record<string, Record<string, { security?: unknown[]; requestBody?: { content: Record<string, { schema: object }> }; deprecated?: boolean }>>; components: { schemas: Record<string, object> } };
+type Doc = {
+  openapi: string;
+  paths: Record<
+    string,
+    Record<string, { security?: unknown[]; requestBody?: { content: Record<string, { schema: object }> }; deprecated?: boolean }>
+  >;
+  components: { schemas: Record<string, object> };
+};
 
 async function fetchDocument(): Promise<Doc> {
   h = makeHarness();
@@ -27,7 +34,9 @@ describe('GET /api/v1/openapi.json', () => {
 
   it('lists every route of API v1, retired ones marked deprecated', async () => {
     const doc = await fetchDocument();
-    const operations = Object.entries(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`));
+    const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`),
+    );
     expect(operations.sort()).toEqual(
       [
         'POST /api/v1/analyze',
@@ -68,13 +77,16 @@ describe('GET /api/v1/openapi.json', () => {
     const upload = doc.paths['/api/v1/assets'].post.requestBody.content;
     expect(upload['image/jpeg'].schema).toMatchObject({ type: 'string', format: 'binary' });
     const video = doc.paths['/api/v1/jobs/{job_id}/video'];
-    for (const header of ['ETag', 'Accept-Ranges', 'Content-Disposition', 'Last-Modified']) expect(video.get.responses['200'].headers).toHaveProperty(header);
+    for (const header of ['ETag', 'Accept-Ranges', 'Content-Disposition', 'Last-Modified'])
+      expect(video.get.responses['200'].headers).toHaveProperty(header);
     expect(video.get.responses).toHaveProperty('304');
     expect(video.head.operationId).toBe('headVideo');
     expect(doc.paths['/api/v1/jobs/{job_id}'].get.responses['200'].headers).toHaveProperty('ETag');
     expect(doc.components.schemas.ErrorEnvelope.properties.error.properties).toHaveProperty('resets_at');
     expect(doc.components.schemas.Job.properties.metadata.additionalProperties).toBe(true);
-    expect(doc.webhooks.jobFinished.post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/WebhookEvent' });
+    expect(doc.webhooks.jobFinished.post.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/WebhookEvent',
+    });
   });
 
   it('resolves every $ref, and its schemas are valid JSON Schema 2020-12', async () => {

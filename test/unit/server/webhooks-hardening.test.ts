@@ -26,7 +26,14 @@ afterEach(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const job = (id: string): JobRecord => ({ job_id: id, state: 'succeeded', stage: null, progress: 1, links: { self: `/api/v1/jobs/${id}`, video: null, cancel: null } }) as JobRecord;
+const job = (id: string): JobRecord =>
+  ({
+    job_id: id,
+    state: 'succeeded',
+    stage: null,
+    progress: 1,
+    links: { self: `/api/v1/jobs/${id}`, video: null, cancel: null },
+  }) as JobRecord;
 
 /** A receiver that answers 204 after `delayMs`, logging when each request arrived and was answered. */
 async function receiver(name: string, delayMs: number, log: string[]): Promise<string> {
@@ -52,7 +59,11 @@ describe('webhook deliveries', () => {
     const log: string[] = [];
     const slowUrl = await receiver('slow', 1500, log);
     const fastUrl = await receiver('fast', 0, log);
-    const d = new WebhookDispatcher({ store: store.webhooks, secretFor: (t) => store.keys.webhookSecret(t), send: webhookSender(guardedFetch({ allowLoopback: true })) });
+    const d = new WebhookDispatcher({
+      store: store.webhooks,
+      secretFor: (t) => store.keys.webhookSecret(t),
+      send: webhookSender(guardedFetch({ allowLoopback: true })),
+    });
     store.webhooks.register('job_01jslowaaaaaaaaaaaaaaaaaa1', 'slow', slowUrl);
     store.webhooks.register('job_01jfastaaaaaaaaaaaaaaaaaa1', 'fast', fastUrl);
     d.onTerminal(job('job_01jslowaaaaaaaaaaaaaaaaaa1'));
@@ -66,7 +77,11 @@ describe('webhook deliveries', () => {
 
   it('fails at once, with the reason, a delivery the address guard refuses', async () => {
     store.keys.create({ tenant: 'acme' });
-    const d = new WebhookDispatcher({ store: store.webhooks, secretFor: (t) => store.keys.webhookSecret(t), send: webhookSender(guardedFetch({ allowLoopback: false })) });
+    const d = new WebhookDispatcher({
+      store: store.webhooks,
+      secretFor: (t) => store.keys.webhookSecret(t),
+      send: webhookSender(guardedFetch({ allowLoopback: false })),
+    });
     store.webhooks.register('job_01jguardaaaaaaaaaaaaaaaaa1', 'acme', 'http://127.0.0.1:9/hooks');
     d.onTerminal(job('job_01jguardaaaaaaaaaaaaaaaaa1'));
     await d.tick();

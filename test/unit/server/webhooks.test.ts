@@ -35,7 +35,9 @@ async function receiver(statuses: number[]): Promise<{ url: string; received: Re
 /** Standard Webhooks verification written from the spec, independently of the signer under test. */
 function verify(secret: string, headers: IncomingMessage['headers'], body: string): boolean {
   const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
-  const expected = createHmac('sha256', key).update(`${String(headers['webhook-id'])}.${String(headers['webhook-timestamp'])}.${body}`).digest();
+  const expected = createHmac('sha256', key)
+    .update(`${String(headers['webhook-id'])}.${String(headers['webhook-timestamp'])}.${body}`)
+    .digest();
   return String(headers['webhook-signature'])
     .split(' ')
     .some((entry) => {
@@ -46,7 +48,13 @@ function verify(secret: string, headers: IncomingMessage['headers'], body: strin
 }
 
 const job = (state: JobRecord['state']): JobRecord =>
-  ({ job_id: 'job_01jabcdefghjkmnpqrstvwxyz0', state, stage: null, progress: 1, links: { self: '/api/v1/jobs/job_01jabcdefghjkmnpqrstvwxyz0', video: null, cancel: null } }) as JobRecord;
+  ({
+    job_id: 'job_01jabcdefghjkmnpqrstvwxyz0',
+    state,
+    stage: null,
+    progress: 1,
+    links: { self: '/api/v1/jobs/job_01jabcdefghjkmnpqrstvwxyz0', video: null, cancel: null },
+  }) as JobRecord;
 
 let dataDir: string;
 let store: ServerStore;

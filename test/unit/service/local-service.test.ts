@@ -46,7 +46,7 @@ describe('LocalService on the job manager', () => {
     await expect(service.getJob('job_00000000000000000000000000')).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
-  it('does not show another tenant\'s job', async () => {
+  it("does not show another tenant's job", async () => {
     const dataDir = tempDir();
     const manager = JobManager.open({ dataDir, engine: fakeEngine(), runWorkers: false });
     open.push(manager);

@@ -49,9 +49,21 @@ describe('storage URL parsing', () => {
 
 describe('S3 client configuration from the AWS environment', () => {
   it('uses path-style addressing and a default region for a custom endpoint', () => {
-    const config = s3ClientConfig({ AWS_ENDPOINT_URL_S3: 'http://127.0.0.1:9000', AWS_ACCESS_KEY_ID: 'id', AWS_SECRET_ACCESS_KEY: 'secret' });
-    expect(config).toMatchObject({ endpoint: 'http://127.0.0.1:9000', forcePathStyle: true, region: 'us-east-1', credentials: { accessKeyId: 'id', secretAccessKey: 'secret' } });
-    expect(s3ClientConfig({ AWS_ENDPOINT_URL: 'http://minio:9000', AWS_REGION: 'eu-west-3' })).toMatchObject({ endpoint: 'http://minio:9000', region: 'eu-west-3' });
+    const config = s3ClientConfig({
+      AWS_ENDPOINT_URL_S3: 'http://127.0.0.1:9000',
+      AWS_ACCESS_KEY_ID: 'id',
+      AWS_SECRET_ACCESS_KEY: 'secret',
+    });
+    expect(config).toMatchObject({
+      endpoint: 'http://127.0.0.1:9000',
+      forcePathStyle: true,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'id', secretAccessKey: 'secret' },
+    });
+    expect(s3ClientConfig({ AWS_ENDPOINT_URL: 'http://minio:9000', AWS_REGION: 'eu-west-3' })).toMatchObject({
+      endpoint: 'http://minio:9000',
+      region: 'eu-west-3',
+    });
   });
 
   it('prefers AWS_ENDPOINT_URL_S3 over AWS_ENDPOINT_URL, and leaves AWS itself virtual-hosted', () => {

@@ -5,7 +5,10 @@ describe('database URL', () => {
   it('means SQLite when unset, PostgreSQL for postgres:// and postgresql://', () => {
     expect(parseDatabaseUrl(undefined)).toEqual({ kind: 'sqlite' });
     expect(parseDatabaseUrl('  ')).toEqual({ kind: 'sqlite' });
-    expect(parseDatabaseUrl('postgres://u:p@db.internal:5432/immoreel')).toEqual({ kind: 'postgres', url: 'postgres://u:p@db.internal:5432/immoreel' });
+    expect(parseDatabaseUrl('postgres://u:p@db.internal:5432/immoreel')).toEqual({
+      kind: 'postgres',
+      url: 'postgres://u:p@db.internal:5432/immoreel',
+    });
     expect(parseDatabaseUrl('postgresql://db/immoreel?sslmode=require').kind).toBe('postgres');
   });
 

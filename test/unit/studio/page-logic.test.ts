@@ -27,7 +27,9 @@ describe('studio page CSV', () => {
   });
 
   it('writes failed rows that read back unchanged', () => {
-    const rows = [{ id: 'a1', description: 'Villa, "vue"\nmer', error_code: 'BAD_REQUEST', error_message: 'language — must be fr, en or ar' }];
+    const rows = [
+      { id: 'a1', description: 'Villa, "vue"\nmer', error_code: 'BAD_REQUEST', error_message: 'language — must be fr, en or ar' },
+    ];
     const columns = ['id', 'description', 'error_code', 'error_message'];
     expect(csvRecords(toCsv(columns, rows)).records).toEqual(rows);
   });

@@ -69,9 +69,14 @@ describe('Avito __NEXT_DATA__ page', () => {
 
   it('refuses an ad outside real estate', () => {
     const page = nextData(fixture('avito-next-data.html'));
-    const ad = (page.json as { props: { pageProps: { componentProps: { adInfo: { ad: Record<string, unknown> } } } } }).props.pageProps.componentProps.adInfo.ad;
+    const ad = (page.json as { props: { pageProps: { componentProps: { adInfo: { ad: Record<string, unknown> } } } } }).props.pageProps
+      .componentProps.adInfo.ad;
     ad.vertical = 'Véhicules';
-    ad.category = { name: 'Vélos', parent: { name: 'Sports et loisirs', parent: { name: 'Loisirs et divertissement' } }, parentsNames: ['Sports et loisirs', 'Vélos'] };
+    ad.category = {
+      name: 'Vélos',
+      parent: { name: 'Sports et loisirs', parent: { name: 'Loisirs et divertissement' } },
+      parentsNames: ['Sports et loisirs', 'Vélos'],
+    };
     expect(() => parseListingPage(page.replace(page.json), SALE_URL)).toThrow(/not in real estate/);
   });
 });
@@ -154,7 +159,9 @@ describe('Avito page whose meta tags use named HTML entities (&eacute;, &agrave;
 
   it('decodes every entity of the og:title and og:description: no "&eacute;" reaches the listing', () => {
     expect(facts.title).toBe('Villa rénovée à vendre à Anfa');
-    expect(facts.description).toContain('Très belle villa rénovée de 420 m²… Façade en pierre, poêle à bois, jardin arboré & piscine, 5 chambres. Proche écoles.');
+    expect(facts.description).toContain(
+      'Très belle villa rénovée de 420 m²… Façade en pierre, poêle à bois, jardin arboré & piscine, 5 chambres. Proche écoles.',
+    );
     expect(JSON.stringify(facts)).not.toMatch(/&[a-z]+;/i);
   });
 

@@ -63,11 +63,16 @@ describe('analyze --url (in process, portal mocked)', () => {
 
   it('merges a description given with the URL: page numbers win, the text adds features, contradictions are warned', async () => {
     setGlobalDispatcher(agent);
-    agent.get('https://www.mubawab.ma').intercept({ path: endsWith('hivernage'), method: 'GET' }).reply(200, fixture('mubawab-jsonld-fr.html'), HTML);
+    agent
+      .get('https://www.mubawab.ma')
+      .intercept({ path: endsWith('hivernage'), method: 'GET' })
+      .reply(200, fixture('mubawab-jsonld-fr.html'), HTML);
     const property = await analyzeListing({ url: MUBAWAB_URL, description: 'Villa de 5 chambres avec cheminée et double vitrage.' });
     expect(property.bedrooms).toBe(4);
     expect(property.feature_keys).toEqual(expect.arrayContaining(['pool', 'garden', 'fireplace', 'double_glazing']));
-    expect(property.warnings).toContainEqual(expect.objectContaining({ code: 'CONTRADICTION', message: expect.stringMatching(/^Bedrooms: .* say 4 .* says 5/) }));
+    expect(property.warnings).toContainEqual(
+      expect.objectContaining({ code: 'CONTRADICTION', message: expect.stringMatching(/^Bedrooms: .* say 4 .* says 5/) }),
+    );
   });
 
   it('refuses a search URL before fetching anything', async () => {
@@ -80,7 +85,10 @@ describe('analyze --url (in process, portal mocked)', () => {
 
 describe('fetchListingPage: portal failures say what happened', () => {
   it.each([404, 410])('HTTP %s: the listing was removed (UPSTREAM_ERROR, exit 6)', async (status) => {
-    agent.get('https://www.avito.ma').intercept({ path: endsWith('.htm') }).reply(status, 'gone');
+    agent
+      .get('https://www.avito.ma')
+      .intercept({ path: endsWith('.htm') })
+      .reply(status, 'gone');
     const error = await failure(fetchListingPage(AVITO_URL, fast()));
     expect(error).toMatchObject({ code: 'UPSTREAM_ERROR', reason: 'listing_removed', exitCode: 6, httpStatus: 502 });
     expect(error.message).toMatch(new RegExp(`This Avito listing was removed: Avito answers HTTP ${status}`));
@@ -96,7 +104,10 @@ describe('fetchListingPage: portal failures say what happened', () => {
   });
 
   it('HTTP 403: blocked, with the way out (save the page, --html-file)', async () => {
-    agent.get('https://www.avito.ma').intercept({ path: endsWith('.htm') }).reply(403, 'denied');
+    agent
+      .get('https://www.avito.ma')
+      .intercept({ path: endsWith('.htm') })
+      .reply(403, 'denied');
     const error = await failure(fetchListingPage(AVITO_URL, fast()));
     expect(error).toMatchObject({ code: 'UPSTREAM_ERROR', reason: 'blocked' });
     expect(error.message).toMatch(/Avito refused to serve .* \(HTTP 403\).*--html-file/);
@@ -104,7 +115,10 @@ describe('fetchListingPage: portal failures say what happened', () => {
 
   it('HTTP 503 is retried, and reported when it persists', async () => {
     const pool = agent.get('https://www.avito.ma');
-    pool.intercept({ path: endsWith('.htm') }).reply(503, 'busy').times(3);
+    pool
+      .intercept({ path: endsWith('.htm') })
+      .reply(503, 'busy')
+      .times(3);
     const error = await failure(fetchListingPage(AVITO_URL, fast()));
     expect(error).toMatchObject({ code: 'UPSTREAM_ERROR', reason: 'upstream_status' });
     expect(error.message).toMatch(/Avito is failing \(HTTP 503, after retries\)/);
@@ -120,7 +134,10 @@ describe('fetchListingPage: portal failures say what happened', () => {
   });
 
   it('HTTP 429 with a long Retry-After: rate limited, with the wait', async () => {
-    agent.get('https://www.avito.ma').intercept({ path: endsWith('.htm') }).reply(429, 'slow down', { headers: { 'retry-after': '120' } });
+    agent
+      .get('https://www.avito.ma')
+      .intercept({ path: endsWith('.htm') })
+      .reply(429, 'slow down', { headers: { 'retry-after': '120' } });
     const error = await failure(fetchListingPage(AVITO_URL, fast()));
     expect(error).toMatchObject({ code: 'UPSTREAM_ERROR', reason: 'rate_limited', retryAfterS: 120 });
     expect(error.message).toMatch(/limiting requests \(HTTP 429\); it asks to wait 120 s/);
@@ -138,7 +155,11 @@ describe('fetchListingPage: portal failures say what happened', () => {
   });
 
   it('a portal that does not answer in time is a timeout', async () => {
-    agent.get('https://www.avito.ma').intercept({ path: endsWith('.htm') }).reply(200, 'late').delay(400);
+    agent
+      .get('https://www.avito.ma')
+      .intercept({ path: endsWith('.htm') })
+      .reply(200, 'late')
+      .delay(400);
     const error = await failure(fetchListingPage(AVITO_URL, { http: { dispatcher: agent, paceMs: 0, retries: 0, totalTimeoutMs: 100 } }));
     expect(error).toMatchObject({ code: 'UPSTREAM_ERROR', reason: 'timeout' });
     expect(error.message).toMatch(/Could not reach www\.avito\.ma: the response took longer than 0\.1 s/);
@@ -159,7 +180,10 @@ describe('fetchListingPage: Sarouty through its public API', () => {
 
   it('falls back on the page when the API fails, and recognises the "not available" page', async () => {
     agent.get('https://b2c-be-prod.api.sarouty.ma').intercept({ path: '/api/properties/903380' }).reply(500, 'oops').times(3);
-    agent.get('https://www.sarouty.ma').intercept({ path: '/fr/acheter/casablanca/appartement-vue-mer-903380/' }).reply(200, fixture('sarouty-removed.html'), HTML);
+    agent
+      .get('https://www.sarouty.ma')
+      .intercept({ path: '/fr/acheter/casablanca/appartement-vue-mer-903380/' })
+      .reply(200, fixture('sarouty-removed.html'), HTML);
     const error = await failure(fetchListingPage(SAROUTY_URL, fast()));
     expect(error.reason).toBe('listing_removed');
     expect(error.message).toMatch(/Sarouty shows its "not available" page/);
@@ -167,15 +191,24 @@ describe('fetchListingPage: Sarouty through its public API', () => {
 
   it('an API 404 and a page 404 say the listing was removed', async () => {
     agent.get('https://b2c-be-prod.api.sarouty.ma').intercept({ path: '/api/properties/903380' }).reply(404, '{"status":"error"}');
-    agent.get('https://www.sarouty.ma').intercept({ path: endsWith('903380/') }).reply(404, 'not found');
+    agent
+      .get('https://www.sarouty.ma')
+      .intercept({ path: endsWith('903380/') })
+      .reply(404, 'not found');
     expect((await failure(fetchListingPage(SAROUTY_URL, fast()))).reason).toBe('listing_removed');
   });
 });
 
 describe('fetchListingPage: an API answer without the property', () => {
   it('tries the listing page next', async () => {
-    agent.get('https://b2c-be-prod.api.sarouty.ma').intercept({ path: '/api/properties/903380' }).reply(200, '{"status":"error","message":"Property not found"}');
-    agent.get('https://www.sarouty.ma').intercept({ path: endsWith('903380/') }).reply(404, 'not found');
+    agent
+      .get('https://b2c-be-prod.api.sarouty.ma')
+      .intercept({ path: '/api/properties/903380' })
+      .reply(200, '{"status":"error","message":"Property not found"}');
+    agent
+      .get('https://www.sarouty.ma')
+      .intercept({ path: endsWith('903380/') })
+      .reply(404, 'not found');
     const error = await failure(fetchListingPage(SAROUTY_URL, fast()));
     expect(error.reason).toBe('listing_removed');
     agent.assertNoPendingInterceptors();

@@ -70,7 +70,10 @@ describe('Mubawab EUR listing with a "decreased by" amount (EN)', () => {
   });
 
   it('without JSON-LD, reads the DOM price and never merges the nested decrease into it', () => {
-    const { facts } = parseListingPage(withoutJsonLd(fixture('mubawab-eur-decreased.html')), 'https://www.mubawab.ma/en/a/7012345/apartment-for-sale-malabata');
+    const { facts } = parseListingPage(
+      withoutJsonLd(fixture('mubawab-eur-decreased.html')),
+      'https://www.mubawab.ma/en/a/7012345/apartment-for-sale-malabata',
+    );
     expect(facts.price_original).toEqual({ amount: 85_000, currency: 'EUR' });
     expect(facts.price_mad).toBe(Math.round(85_000 * DEFAULT_EUR_TO_MAD));
     // The icon blocks give the same figures as the JSON-LD did.
@@ -101,7 +104,9 @@ describe('Mubawab rental without price, DOM only (FR)', () => {
   it('reads "<district> à <city>" and the slider photos (full size, in order)', () => {
     expect(facts.city).toBe('Casablanca');
     expect(facts.district).toBe('Les Princesses');
-    expect(facts.photos).toEqual(['salon_1', 'chambre_2', 'cuisine_3'].map((n) => `https://www.mubawab-media.com/ad/8/057/263F/h/${n}.avif`));
+    expect(facts.photos).toEqual(
+      ['salon_1', 'chambre_2', 'cuisine_3'].map((n) => `https://www.mubawab-media.com/ad/8/057/263F/h/${n}.avif`),
+    );
     expect(facts.feature_keys).toEqual(['furnished', 'elevator', 'air_conditioning', 'equipped_kitchen']);
     expect(source.listing_id).toBe('8057263');
   });

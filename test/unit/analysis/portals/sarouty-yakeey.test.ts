@@ -35,12 +35,22 @@ describe('Sarouty API JSON', () => {
 
   it('reads a list-shaped rental response (data nested twice, monthly price)', () => {
     const rent = parseListingPage(fixture('sarouty-api-rent.json'), 'https://www.sarouty.ma/en/rent/rabat/villa-for-rent-831965/').facts;
-    expect(rent).toMatchObject({ transaction: 'rent', property_type: 'villa', price_mad: 35_000, bedrooms: 5, city: 'Rabat', district: 'Souissi' });
+    expect(rent).toMatchObject({
+      transaction: 'rent',
+      property_type: 'villa',
+      price_mad: 35_000,
+      bedrooms: 5,
+      city: 'Rabat',
+      district: 'Souissi',
+    });
     expect(rent.feature_keys).toEqual(['furnished']);
   });
 
   it('turns a yearly rent into a monthly one, and says so', () => {
-    const yearly = fixture('sarouty-api-rent.json').replace('"price": 35000, "price_type": "monthly"', '"price": 420000, "price_type": "yearly"');
+    const yearly = fixture('sarouty-api-rent.json').replace(
+      '"price": 35000, "price_type": "monthly"',
+      '"price": 420000, "price_type": "yearly"',
+    );
     const rent = parseListingPage(yearly, 'https://www.sarouty.ma/property-details/?listing_id=831965').facts;
     expect(rent.price_mad).toBe(35_000);
     expect(rent.warnings.map((w) => w.code)).toContain('RENT_PERIOD_CONVERTED');
@@ -86,7 +96,18 @@ describe('Yakeey page data (Next.js flight payload)', () => {
   });
 
   it('maps the amenity flags and the gated residence', () => {
-    expect(facts.feature_keys).toEqual(['terrace', 'garden', 'pool', 'parking', 'garage', 'security', 'air_conditioning', 'fireplace', 'equipped_kitchen', 'gated_community']);
+    expect(facts.feature_keys).toEqual([
+      'terrace',
+      'garden',
+      'pool',
+      'parking',
+      'garage',
+      'security',
+      'air_conditioning',
+      'fireplace',
+      'equipped_kitchen',
+      'gated_community',
+    ]);
   });
 
   it('puts the main photo first, then gallery order', () => {
@@ -100,6 +121,14 @@ describe('Yakeey page data (Next.js flight payload)', () => {
   it('falls back on the rendered page when the flight payload is missing', () => {
     const html = fixture('yakeey-page.html').replace(/<script>self\.__next_f\.push\(\[1[\s\S]*?<\/script>/g, '');
     const fallback = parseListingPage(html, null).facts;
-    expect(fallback).toMatchObject({ price_mad: 6_500_000, bedrooms: 4, bathrooms: 3, surface_m2: 320, surface_total_m2: 400, transaction: 'sale', property_type: 'villa' });
+    expect(fallback).toMatchObject({
+      price_mad: 6_500_000,
+      bedrooms: 4,
+      bathrooms: 3,
+      surface_m2: 320,
+      surface_total_m2: 400,
+      transaction: 'sale',
+      property_type: 'villa',
+    });
   });
 });

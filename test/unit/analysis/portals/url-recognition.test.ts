@@ -15,8 +15,18 @@ const LISTINGS: [string, string, string, 'sale' | 'rent' | null][] = [
   ['www.mubawab.ma/fr/a/8418668/maison-a-vendre', 'mubawab', '8418668', 'sale'],
   ['https://WWW.MUBAWAB.MA/fr/a/8418668/x?utm_source=whatsapp#photos', 'mubawab', '8418668', null],
   // Avito: {area}/{category}/{Title}_{listId}.htm, Arabic slugs, percent-encoded, mobile alternate.
-  ['https://www.avito.ma/fr/2_mars/appartements/Appartement_Spacieux_à_vendre_147_m²_à_Casablanca__55393976.htm', 'avito', '55393976', 'sale'],
-  ['https://www.avito.ma/fr/skikina/appartements/Appartement_%C3%A0_vendre_105_m%C2%B2_%C3%A0_Temara_55562047.htm', 'avito', '55562047', 'sale'],
+  [
+    'https://www.avito.ma/fr/2_mars/appartements/Appartement_Spacieux_à_vendre_147_m²_à_Casablanca__55393976.htm',
+    'avito',
+    '55393976',
+    'sale',
+  ],
+  [
+    'https://www.avito.ma/fr/skikina/appartements/Appartement_%C3%A0_vendre_105_m%C2%B2_%C3%A0_Temara_55562047.htm',
+    'avito',
+    '55562047',
+    'sale',
+  ],
   ['https://www.avito.ma/fr/autre_secteur/appartements/شقة_بواجهتين_بالقرب_من_ديكاتلون_فمنزل_R2__55576138.htm', 'avito', '55576138', null],
   ['https://www.avito.ma/ar/agdal/شقق/شقة_للكراء_54123456.htm', 'avito', '54123456', 'rent'],
   ['https://www.avito.ma/fr/tamaris/villas_et_riads/Villa_avec_piscine_52345678.htm', 'avito', '52345678', null],
@@ -106,7 +116,9 @@ describe('other addresses', () => {
     'https://avito.ma.example.com/fr/x_55393976.htm',
   ])('%s is not on a supported portal', (url) => {
     expect(recognizeUrl(url)).toBeNull();
-    expect(() => requireListingUrl(url)).toThrow(/not on a supported portal.*Mubawab \(mubawab\.ma\), Avito \(avito\.ma\), Sarouty \(sarouty\.ma\), Yakeey \(yakeey\.com\)/);
+    expect(() => requireListingUrl(url)).toThrow(
+      /not on a supported portal.*Mubawab \(mubawab\.ma\), Avito \(avito\.ma\), Sarouty \(sarouty\.ma\), Yakeey \(yakeey\.com\)/,
+    );
   });
 
   it.each(['not a url', 'ftp://www.avito.ma/fr/x_55393976.htm', 'javascript:alert(1)'])('%s is refused as not a web address', (url) => {

@@ -120,6 +120,8 @@ describe('scrubPrivate', () => {
   });
 
   it('hides e-mails and the given names, whatever their case', () => {
-    expect(scrubPrivate('KEYSAFE IMMOBILIER vous propose, écrivez à info@keysafe.ma', ['Keysafe Immobilier'])).toBe('[…] vous propose, écrivez à […]');
+    expect(scrubPrivate('KEYSAFE IMMOBILIER vous propose, écrivez à info@keysafe.ma', ['Keysafe Immobilier'])).toBe(
+      '[…] vous propose, écrivez à […]',
+    );
   });
 });

@@ -18,7 +18,15 @@ describe('Darija and Arabic-script words', () => {
 
   it('reads the same listing in Arabic script (350 مليون = 350 million centimes)', () => {
     const facts = extractFacts('نبيع دار في حي الرياض الرباط، 250 متر، 4 بيوت، 2 حمام ومرحاض، الثمن 350 مليون');
-    expect(facts).toMatchObject({ property_type: 'house', transaction: 'sale', bedrooms: 4, bathrooms: 2, toilets: 1, price_mad: 3_500_000, city: 'Rabat' });
+    expect(facts).toMatchObject({
+      property_type: 'house',
+      transaction: 'sale',
+      bedrooms: 4,
+      bathrooms: 2,
+      toilets: 1,
+      price_mad: 3_500_000,
+      city: 'Rabat',
+    });
   });
 
   it('reads tabaq (floor), tamane and mlyoun, and keeps the place Dar Bouazza from being a house', () => {

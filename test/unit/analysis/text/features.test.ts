@@ -13,7 +13,13 @@ describe('feature_keys', () => {
       'equipped_kitchen',
       'security',
     ]);
-    expect(features('Furnished flat with balcony, lift, garage and sea view')).toEqual(['balcony', 'elevator', 'garage', 'furnished', 'sea_view']);
+    expect(features('Furnished flat with balcony, lift, garage and sea view')).toEqual([
+      'balcony',
+      'elevator',
+      'garage',
+      'furnished',
+      'sea_view',
+    ]);
     expect(features('شقة مفروشة مع مصعد ومسبح وحديقة')).toEqual(['pool', 'garden', 'elevator', 'furnished']);
     expect(features('chqa mfarcha fiha asanseur w sta7')).toEqual(['terrace', 'elevator', 'furnished']);
   });

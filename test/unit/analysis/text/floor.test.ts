@@ -23,7 +23,7 @@ describe('floor', () => {
   });
 
   it("does not take the building's height for the floor", () => {
-    expect(floor("Appartement dans un immeuble de 5 étages")).toBeNull();
+    expect(floor('Appartement dans un immeuble de 5 étages')).toBeNull();
     expect(floor('Appartement au dernier étage, immeuble R+4')).toBeNull();
     expect(floor('au 2ème étage d’un immeuble de 5 étages')).toBe(2);
   });

@@ -18,7 +18,7 @@ describe('city and district', () => {
     ['Villa for rent in Marrakesh, Palmeraie', 'Marrakech', 'Palmeraie'],
     ['Appartement Tanger Malabata vue sur mer', 'Tanger', 'Malabata'],
     ['Appartement à vendre à Salé Tabriquet', 'Salé', 'Tabriquet'],
-    ["Local industriel à Aïn Sbaa à Casablanta", 'Casablanca', 'Aïn Sebaâ'],
+    ['Local industriel à Aïn Sbaa à Casablanta', 'Casablanca', 'Aïn Sebaâ'],
     ['Appartement en plein centre ville de Kénitra', 'Kénitra', 'Centre Ville'],
   ])('reads %s', (text, city, district) => {
     expect(place(text)).toEqual({ city, district });
