@@ -26,6 +26,37 @@ export const DEFAULT_LIST_LIMIT = 20;
  * One row of the `jobs` table, without the stored request: that can hold a saved page of several
  * MB, so it is only read when a job runs (`requestOf`), never when jobs are listed.
  */
+/** The columns of a `JobRow`, in table order: what every store selects (the stored request is read apart). */
+export const JOB_ROW_COLUMNS = [
+  'job_id',
+  'tenant',
+  'state',
+  'stage',
+  'progress',
+  'attempts',
+  'created_at',
+  'updated_at',
+  'started_at',
+  'finished_at',
+  'template',
+  'format',
+  'language',
+  'input_hash',
+  'allow_local_files',
+  'link_base',
+  'listing_json',
+  'result_json',
+  'error_code',
+  'error_message',
+  'warnings_json',
+  'metadata_json',
+  'owner',
+  'owner_host',
+  'owner_pid',
+  'lease_expires_at',
+  'expired_at',
+].join(', ');
+
 export interface JobRow {
   job_id: string;
   tenant: string;

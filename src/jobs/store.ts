@@ -17,7 +17,7 @@ import { assertTransition } from './state.js';
 export const MAX_ATTEMPTS = 3;
 export { MAX_LIST_LIMIT } from './limits.js';
 export { DEFAULT_LIST_LIMIT, type JobRow, type ListingSummary } from './records.js';
-import { checkListOptions, toJobRecord, type JobRow, type ListingSummary } from './records.js';
+import { checkListOptions, JOB_ROW_COLUMNS, toJobRecord, type JobRow, type ListingSummary } from './records.js';
 
 /**
  * Versioned schema of the `jobs` component (src/jobs/db.ts applies what a data directory lacks).
@@ -130,36 +130,6 @@ export function finalFailurePatch(message: string): JobPatch {
   return { stage: null, finished_at: nowIso(), lease_expires_at: null, error_code: 'RENDER_FAILED', error_message: message };
 }
 
-const ROW_COLUMNS = [
-  'job_id',
-  'tenant',
-  'state',
-  'stage',
-  'progress',
-  'attempts',
-  'created_at',
-  'updated_at',
-  'started_at',
-  'finished_at',
-  'template',
-  'format',
-  'language',
-  'input_hash',
-  'allow_local_files',
-  'link_base',
-  'listing_json',
-  'result_json',
-  'error_code',
-  'error_message',
-  'warnings_json',
-  'metadata_json',
-  'owner',
-  'owner_host',
-  'owner_pid',
-  'lease_expires_at',
-  'expired_at',
-].join(', ');
-
 /** The SQLite job store of one data directory (docs/jobs.md). Every state change goes through `transition`. */
 export class JobStore {
   readonly jobsDir: string;
@@ -203,7 +173,7 @@ export class JobStore {
   }
 
   row(jobId: string): JobRow | undefined {
-    return this.db.prepare(`SELECT ${ROW_COLUMNS} FROM jobs WHERE job_id = ?`).get(assertJobId(jobId)) as JobRow | undefined;
+    return this.db.prepare(`SELECT ${JOB_ROW_COLUMNS} FROM jobs WHERE job_id = ?`).get(assertJobId(jobId)) as JobRow | undefined;
   }
 
   /** The validated request a job was submitted with. */
@@ -233,7 +203,7 @@ export class JobStore {
       params.push(options.cursor);
     }
     const rows = this.db
-      .prepare(`SELECT ${ROW_COLUMNS} FROM jobs WHERE ${where.join(' AND ')} ORDER BY job_id DESC LIMIT ?`)
+      .prepare(`SELECT ${JOB_ROW_COLUMNS} FROM jobs WHERE ${where.join(' AND ')} ORDER BY job_id DESC LIMIT ?`)
       .all(...params, limit + 1) as JobRow[];
     const page = rows.slice(0, limit);
     return { jobs: page.map((r) => this.toRecord(r)), next_cursor: rows.length > limit ? page[page.length - 1]!.job_id : null };
@@ -322,14 +292,14 @@ export class JobStore {
 
   /** Running jobs, for crash recovery. */
   runningJobs(): JobRow[] {
-    return this.db.prepare(`SELECT ${ROW_COLUMNS} FROM jobs WHERE state = 'running'`).all() as JobRow[];
+    return this.db.prepare(`SELECT ${JOB_ROW_COLUMNS} FROM jobs WHERE state = 'running'`).all() as JobRow[];
   }
 
   /** Finished jobs older than `cutoffIso` whose files are still on disk. */
   purgeable(cutoffIso: string): JobRow[] {
     return this.db
       .prepare(
-        `SELECT ${ROW_COLUMNS} FROM jobs WHERE state IN ('succeeded', 'failed', 'canceled') AND expired_at IS NULL AND finished_at < ? ORDER BY job_id`,
+        `SELECT ${JOB_ROW_COLUMNS} FROM jobs WHERE state IN ('succeeded', 'failed', 'canceled') AND expired_at IS NULL AND finished_at < ? ORDER BY job_id`,
       )
       .all(cutoffIso) as JobRow[];
   }

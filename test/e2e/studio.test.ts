@@ -358,9 +358,14 @@ describe('the Studio in Chromium', () => {
     const { jobs } = await api<{ jobs: JobRecord[] }>('/api/v1/jobs?limit=50');
     const toCancel = jobs.find((j) => (j.metadata as { batch_row_id?: string } | null)?.batch_row_id === 'to-cancel')!;
     await page.selectOption('#history-filter', 'failed');
-    await expect.poll(() => page.locator('#history-rows tr').count()).toBeGreaterThan(0);
-    for (const state of await page.$$eval('#history-rows td.state', (cells) => cells.map((c) => c.className)))
-      expect(state).toContain('failed');
+    // The filtered list replaces the whole list once its answer arrives: wait for that, not for any row.
+    const shownStates = () => page.$$eval('#history-rows td.state', (cells) => cells.map((c) => c.className));
+    await expect
+      .poll(async () => {
+        const states = await shownStates();
+        return states.length > 0 && states.every((state) => state.includes('failed'));
+      })
+      .toBe(true);
     await page.selectOption('#history-filter', '');
     await page.locator(`#history-rows tr[data-job="${toCancel.job_id}"]`).getByRole('button', { name: 'Annuler' }).click();
     await expect.poll(() => page.locator(`#history-rows tr[data-job="${toCancel.job_id}"] td.state`).innerText()).toBe('annulée');

@@ -3,39 +3,9 @@ import { assertJobId } from '../../jobs/ids.js';
 import { assertTransition } from '../../jobs/state.js';
 import { newJobValues, type JobPatch, type JobRow, type NewJob, type Owner } from '../../jobs/store.js';
 import type { ValidRenderRequest } from '../../render/types.js';
-import { checkListOptions, toJobRecord } from '../../jobs/records.js';
+import { checkListOptions, JOB_ROW_COLUMNS, toJobRecord } from '../../jobs/records.js';
 import type { JobRecords } from '../types.js';
 import { withTransaction, type Pool, type Queryable } from './pool.js';
-
-const ROW_COLUMNS = [
-  'job_id',
-  'tenant',
-  'state',
-  'stage',
-  'progress',
-  'attempts',
-  'created_at',
-  'updated_at',
-  'started_at',
-  'finished_at',
-  'template',
-  'format',
-  'language',
-  'input_hash',
-  'allow_local_files',
-  'link_base',
-  'listing_json',
-  'result_json',
-  'error_code',
-  'error_message',
-  'warnings_json',
-  'metadata_json',
-  'owner',
-  'owner_host',
-  'owner_pid',
-  'lease_expires_at',
-  'expired_at',
-].join(', ');
 
 /** Columns `transition` may write: the patch keys are checked against this list before they reach SQL. */
 const PATCHABLE = new Set([
@@ -66,7 +36,7 @@ export async function insertJob(db: Queryable, job: NewJob): Promise<JobRow> {
     `INSERT INTO jobs (job_id, tenant, state, progress, attempts, created_at, updated_at, template, format, language,
        request_json, input_hash, allow_local_files, link_base, listing_json, warnings_json, metadata_json)
      VALUES ($1, $2, 'queued', 0, 0, $3, $3, $4, $5, $6, $7, $8, $9, $10, $11, '[]', $12)
-     RETURNING ${ROW_COLUMNS}`,
+     RETURNING ${JOB_ROW_COLUMNS}`,
     [assertJobId(job.jobId), job.tenant, now, ...newJobValues(job)],
   );
   return rows[0]!;
@@ -88,7 +58,7 @@ export class PostgresJobRecords implements JobRecords {
   }
 
   async row(jobId: string): Promise<JobRow | undefined> {
-    const { rows } = await this.pool.query<JobRow>(`SELECT ${ROW_COLUMNS} FROM jobs WHERE job_id = $1`, [assertJobId(jobId)]);
+    const { rows } = await this.pool.query<JobRow>(`SELECT ${JOB_ROW_COLUMNS} FROM jobs WHERE job_id = $1`, [assertJobId(jobId)]);
     return rows[0];
   }
 
@@ -119,7 +89,7 @@ export class PostgresJobRecords implements JobRecords {
     }
     params.push(limit + 1);
     const { rows } = await this.pool.query<JobRow>(
-      `SELECT ${ROW_COLUMNS} FROM jobs WHERE ${where.join(' AND ')} ORDER BY job_id COLLATE "C" DESC LIMIT $${params.length}`,
+      `SELECT ${JOB_ROW_COLUMNS} FROM jobs WHERE ${where.join(' AND ')} ORDER BY job_id COLLATE "C" DESC LIMIT $${params.length}`,
       params,
     );
     const page = rows.slice(0, limit);
@@ -137,7 +107,7 @@ export class PostgresJobRecords implements JobRecords {
 
   transition(jobId: string, to: JobState, patch: JobPatch = {}, guard?: (row: JobRow) => boolean): Promise<JobRow | null> {
     return withTransaction(this.pool, async (client) => {
-      const { rows } = await client.query<JobRow>(`SELECT ${ROW_COLUMNS} FROM jobs WHERE job_id = $1 FOR UPDATE`, [assertJobId(jobId)]);
+      const { rows } = await client.query<JobRow>(`SELECT ${JOB_ROW_COLUMNS} FROM jobs WHERE job_id = $1 FOR UPDATE`, [assertJobId(jobId)]);
       const row = rows[0];
       if (row === undefined) return null;
       if (guard !== undefined && !guard(row)) return null;
@@ -145,7 +115,7 @@ export class PostgresJobRecords implements JobRecords {
       const entries = Object.entries({ ...patch, state: to, updated_at: nowIso() });
       for (const [column] of entries) if (!PATCHABLE.has(column)) throw new Error(`not a job column a transition may set: ${column}`);
       const sets = entries.map(([column], i) => `${column} = $${i + 2}`).join(', ');
-      const updated = await client.query<JobRow>(`UPDATE jobs SET ${sets} WHERE job_id = $1 RETURNING ${ROW_COLUMNS}`, [
+      const updated = await client.query<JobRow>(`UPDATE jobs SET ${sets} WHERE job_id = $1 RETURNING ${JOB_ROW_COLUMNS}`, [
         row.job_id,
         ...entries.map(([, v]) => v as string | number | null),
       ]);
@@ -168,7 +138,7 @@ export class PostgresJobRecords implements JobRecords {
          owner = $1, owner_host = $2, owner_pid = $3, lease_expires_at = $4, started_at = $5, updated_at = $5
        WHERE job_id = (SELECT job_id FROM jobs WHERE state = 'queued'${filter} ORDER BY job_id COLLATE "C" LIMIT 1 FOR UPDATE SKIP LOCKED)
          AND state = 'queued'
-       RETURNING ${ROW_COLUMNS}`,
+       RETURNING ${JOB_ROW_COLUMNS}`,
       params,
     );
     return rows[0] ?? null;
@@ -197,12 +167,12 @@ export class PostgresJobRecords implements JobRecords {
   }
 
   async runningJobs(): Promise<JobRow[]> {
-    return (await this.pool.query<JobRow>(`SELECT ${ROW_COLUMNS} FROM jobs WHERE state = 'running'`)).rows;
+    return (await this.pool.query<JobRow>(`SELECT ${JOB_ROW_COLUMNS} FROM jobs WHERE state = 'running'`)).rows;
   }
 
   async purgeable(cutoffIso: string): Promise<JobRow[]> {
     const { rows } = await this.pool.query<JobRow>(
-      `SELECT ${ROW_COLUMNS} FROM jobs WHERE state IN ('succeeded', 'failed', 'canceled') AND expired_at IS NULL AND finished_at < $1 ORDER BY job_id COLLATE "C"`,
+      `SELECT ${JOB_ROW_COLUMNS} FROM jobs WHERE state IN ('succeeded', 'failed', 'canceled') AND expired_at IS NULL AND finished_at < $1 ORDER BY job_id COLLATE "C"`,
       [cutoffIso],
     );
     return rows;
