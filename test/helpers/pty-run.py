@@ -15,7 +15,12 @@ if pid != 0:
 if pid == 0:
     os.chdir(spec["cwd"])
     env = dict(os.environ)
-    env.update(spec.get("env", {}))
+    # A null value removes the variable: a user's terminal has no CI=true, for instance.
+    for key, value in spec.get("env", {}).items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
     os.execvpe(spec["argv"][0], spec["argv"], env)
 
 output = b""

@@ -34,7 +34,17 @@ function inTerminal(
   const spec = {
     argv,
     cwd,
-    env: { NO_COLOR: '', FORCE_COLOR: '' },
+    // What a terminal emulator gives a user's shell: a TERM, and none of the variables of a CI run
+    // (with CI set, chalk and ora turn colours and live progress off).
+    env: {
+      TERM: 'xterm-256color',
+      NO_COLOR: null,
+      FORCE_COLOR: null,
+      CI: null,
+      CONTINUOUS_INTEGRATION: null,
+      BUILD_NUMBER: null,
+      RUN_ID: null,
+    },
     interrupt_after: interruptAfter,
     type_after: typeAfter,
     timeout_s: timeoutS,
