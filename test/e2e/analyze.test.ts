@@ -6,6 +6,7 @@ import { stringify } from 'csv-stringify/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnalyzeResponse, Property } from '../../src/core/types.js';
 import { REPO_ROOT, runCli } from '../helpers/cli.js';
+import { PROPERTY_FIELDS } from '../unit/analysis/property-fixtures.js';
 
 /**
  * `immoreel analyze` as a user runs it: the built CLI (npm test builds first) on the bundled demo
@@ -15,37 +16,6 @@ import { REPO_ROOT, runCli } from '../helpers/cli.js';
  */
 
 const ARABIC = /[\u0600-\u06ff]/;
-
-const PROPERTY_FIELDS = [
-  'title',
-  'city',
-  'district',
-  'price_mad',
-  'currency',
-  'features',
-  'marketing_angles',
-  'transaction',
-  'property_type',
-  'surface_m2',
-  'surface_total_m2',
-  'rooms',
-  'bedrooms',
-  'bathrooms',
-  'toilets',
-  'floor',
-  'metro_area',
-  'offers',
-  'feature_keys',
-  'price_per_m2_mad',
-  'price_original',
-  'market',
-  'target_buyer',
-  'photos',
-  'source',
-  'language',
-  'warnings',
-  'provenance',
-];
 
 async function analyzeJson(args: string[], input?: string): Promise<{ property: Property; stdout: string }> {
   const result = await runCli(['analyze', '--json', ...args], { input });

@@ -37,3 +37,35 @@ export function demoFacts(overrides: Partial<ListingFacts> = {}): ListingFacts {
 }
 
 export const TEXT_SOURCE: ListingSource = { kind: 'text', portal: null, listing_id: null, url: null };
+
+/** The `property` fields of docs/analysis.md, in order: the contract's eight, then the extensions. */
+export const PROPERTY_FIELDS = [
+  'title',
+  'city',
+  'district',
+  'price_mad',
+  'currency',
+  'features',
+  'marketing_angles',
+  'transaction',
+  'property_type',
+  'surface_m2',
+  'surface_total_m2',
+  'rooms',
+  'bedrooms',
+  'bathrooms',
+  'toilets',
+  'floor',
+  'metro_area',
+  'offers',
+  'feature_keys',
+  'price_per_m2_mad',
+  'price_original',
+  'market',
+  'target_buyer',
+  'photos',
+  'source',
+  'language',
+  'warnings',
+  'provenance',
+];

@@ -1,39 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildProperty } from '../../../src/analysis/property.js';
 import type { ListingSource } from '../../../src/core/types.js';
-import { demoFacts, listing, TEXT_SOURCE } from './property-fixtures.js';
-
-/** The `property` fields of docs/analysis.md, in order: the contract's eight, then the extensions. */
-const PROPERTY_FIELDS = [
-  'title',
-  'city',
-  'district',
-  'price_mad',
-  'currency',
-  'features',
-  'marketing_angles',
-  'transaction',
-  'property_type',
-  'surface_m2',
-  'surface_total_m2',
-  'rooms',
-  'bedrooms',
-  'bathrooms',
-  'toilets',
-  'floor',
-  'metro_area',
-  'offers',
-  'feature_keys',
-  'price_per_m2_mad',
-  'price_original',
-  'market',
-  'target_buyer',
-  'photos',
-  'source',
-  'language',
-  'warnings',
-  'provenance',
-];
+import { demoFacts, listing, PROPERTY_FIELDS, TEXT_SOURCE } from './property-fixtures.js';
 
 describe('buildProperty', () => {
   it('builds the analysis property of docs/analysis.md from the demo facts', () => {
