@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { badRequest } from '../../core/errors.js';
 import { resolveDataDir } from '../../core/paths.js';
-import type { ApiKeyRecord } from '../../server/keys.js';
-import { openServerStore, type ServerStore } from '../../server/store.js';
+import type { ApiKeyRecord } from '../../store/keys.js';
+import { openServerStore, type ServerStore } from '../../store/sqlite/server.js';
 import { contextFor } from '../context.js';
 
 async function withStore<T>(command: Command, work: (store: ServerStore) => T | Promise<T>): Promise<T> {

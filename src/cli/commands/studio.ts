@@ -36,7 +36,7 @@ export async function studio(flags: StudioFlags, command: Command): Promise<void
   const concurrency = flags.concurrency === undefined ? undefined : wholeNumber(flags.concurrency, '--concurrency', 1, 30);
   const port = wholeNumber(flags.port, '--port', 0, 65535);
   // Loaded here: fastify and the job layer are only needed by the commands that serve.
-  const { openServerStore } = await import('../../server/store.js');
+  const { openServerStore } = await import('../../store/sqlite/server.js');
   const { startServer } = await import('../../server/start.js');
   const keyStore = openServerStore(dataDir);
   let created;
@@ -67,8 +67,10 @@ export async function studio(flags: StudioFlags, command: Command): Promise<void
   await new Promise<void>((resolve, reject) => {
     const stop = (): void => {
       ctx.output.info('Stopping the Studio…');
-      server.store.keys.revoke(created.record.key_id);
-      server.close({ drainMs: 5000 }).then(resolve, reject);
+      server.records.keys
+        .revoke(created.record.key_id)
+        .then(() => server.close({ drainMs: 5000 }))
+        .then(resolve, reject);
     };
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);

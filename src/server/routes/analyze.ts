@@ -43,7 +43,7 @@ export function analyzeRoutes(app: FastifyInstance, ctx: ServerContext): void {
       const idempotencyKey = idempotencyKeyOf(request);
       const json = 'application/json; charset=utf-8';
       if (idempotencyKey === null) return reply.type(json).send((await compute()).value);
-      const outcome = await ctx.deps.store.idempotency.run(auth.key.key_id, idempotencyKey, 'POST /analyze', body, compute);
+      const outcome = await ctx.deps.records.idempotency.run(auth.key.key_id, idempotencyKey, 'POST /analyze', body, compute);
       if (!outcome.replayed) return reply.type(json).send(outcome.value);
       auth.refund = true;
       return reply.code(outcome.stored.statusCode).header('Idempotent-Replayed', 'true').type(json).send(outcome.stored.body);

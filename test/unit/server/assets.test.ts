@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
+import { resolveAsset } from '../../../src/server/assets.js';
 import { makeHarness, type Harness } from './harness.js';
 
 let h: Harness;
@@ -32,9 +33,9 @@ describe('POST /api/v1/assets', () => {
     const hours = (Date.parse(asset.expires_at) - Date.now()) / 3_600_000;
     expect(hours).toBeGreaterThan(23.9);
     expect(hours).toBeLessThanOrEqual(24);
-    const file = h.store.assets.resolve('atlas', asset.asset_id);
+    const file = await resolveAsset(h, 'atlas', asset.asset_id, h.dataDir);
     expect(readFileSync(file).equals(image)).toBe(true);
-    expect(() => h.store.assets.resolve('someone-else', asset.asset_id)).toThrow(/does not exist or has expired/);
+    await expect(resolveAsset(h, 'someone-else', asset.asset_id, h.dataDir)).rejects.toThrow(/does not exist or has expired/);
   });
 
   it('refuses what is not a raster image, a non-image Content-Type, and uploads over the limit', async () => {

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../../src/core/types.js';
-import { openServerStore, type ServerStore } from '../../../src/server/store.js';
+import { openSqliteRecordStore, type RecordStore } from '../../../src/store/index.js';
+import { openServerStore, type ServerStore } from '../../../src/store/sqlite/server.js';
 import { guardedFetch } from '../../../src/net/fetch.js';
 import { webhookSender, WebhookDispatcher } from '../../../src/server/webhooks.js';
 
@@ -58,12 +59,15 @@ const job = (state: JobRecord['state']): JobRecord =>
 
 let dataDir: string;
 let store: ServerStore;
+let records: RecordStore;
 let servers: Server[] = [];
 beforeEach(() => {
   dataDir = mkdtempSync(join(tmpdir(), 'immoreel-webhooks-'));
   store = openServerStore(dataDir);
+  records = openSqliteRecordStore(dataDir);
 });
-afterEach(() => {
+afterEach(async () => {
+  await records.close();
   for (const server of servers) server.close();
   servers = [];
   store.close();
@@ -72,8 +76,8 @@ afterEach(() => {
 
 function dispatcher(allowLoopback: boolean): WebhookDispatcher {
   return new WebhookDispatcher({
-    store: store.webhooks,
-    secretFor: (tenant) => store.keys.webhookSecret(tenant),
+    store: records.webhooks,
+    secretFor: (tenant) => records.keys.webhookSecret(tenant),
     send: webhookSender(guardedFetch({ allowLoopback })),
     backoffMs: [0, 10, 20],
   });
@@ -95,7 +99,7 @@ describe('webhooks', () => {
     servers.push(target.server);
     const d = dispatcher(true);
     store.webhooks.register(job('queued').job_id, 'acme', target.url);
-    d.onTerminal(job('succeeded'));
+    await d.onTerminal(job('succeeded'));
     await settle(d, job('queued').job_id);
 
     expect(target.received).toHaveLength(3);
@@ -121,7 +125,7 @@ describe('webhooks', () => {
     const d = dispatcher(true);
     const ids = ['job_01jaaaaaaaaaaaaaaaaaaaaaa1', 'job_01jaaaaaaaaaaaaaaaaaaaaaa2', 'job_01jaaaaaaaaaaaaaaaaaaaaaa3'];
     [failing, gone, moved].forEach((target, i) => store.webhooks.register(ids[i]!, 'acme', target.url));
-    for (const id of ids) d.onTerminal({ ...job('failed'), job_id: id });
+    for (const id of ids) await d.onTerminal({ ...job('failed'), job_id: id });
     for (const id of ids) await settle(d, id);
     expect(failing.received).toHaveLength(3);
     expect(store.webhooks.get(ids[0]!)!.state).toBe('failed');
@@ -137,7 +141,7 @@ describe('webhooks', () => {
     servers.push(target.server);
     const d = dispatcher(false);
     store.webhooks.register(job('queued').job_id, 'acme', target.url.replace('127.0.0.1', 'localhost'));
-    d.onTerminal(job('succeeded'));
+    await d.onTerminal(job('succeeded'));
     await settle(d, job('queued').job_id);
     expect(target.received).toHaveLength(0);
     const row = store.webhooks.get(job('queued').job_id)!;
@@ -145,9 +149,9 @@ describe('webhooks', () => {
     expect(row.last_error).toMatch(/loopback/);
   });
 
-  it('does nothing for jobs that asked for no webhook', () => {
+  it('does nothing for jobs that asked for no webhook', async () => {
     const d = dispatcher(true);
-    d.onTerminal(job('succeeded'));
+    await d.onTerminal(job('succeeded'));
     expect(store.webhooks.get(job('succeeded').job_id)).toBeNull();
   });
 });
