@@ -109,7 +109,7 @@ async function openBackendsForServer(options: StartOptions): Promise<{ records: 
  * The job layer as the routes see it. JobManager answers synchronously today; this adapter is
  * removed when it implements the asynchronous JobsPort itself (merge of the job layer).
  */
-function jobsPortOf(manager: JobManager): JobsPort {
+export function jobsPortOf(manager: JobManager): JobsPort {
   return {
     submit: async (request, options) => manager.submit(request, options),
     get: async (jobId) => manager.get(jobId),

@@ -10,8 +10,8 @@ import type { ValidRenderRequest } from '../../../src/render/types.js';
 import { buildApp, type ServerDeps } from '../../../src/server/app.js';
 import type { ServerLimits } from '../../../src/server/config.js';
 import { resolveAsset } from '../../../src/server/assets.js';
-import type { JobsPort } from '../../../src/server/context.js';
-import { LocalBlobStore, videoKey } from '../../../src/storage/index.js';
+import { jobsPortOf } from '../../../src/server/start.js';
+import { LocalBlobStore } from '../../../src/storage/index.js';
 import { openSqliteRecordStore, type RecordStore } from '../../../src/store/index.js';
 import { openServerStore, type ServerStore } from '../../../src/store/sqlite/server.js';
 
@@ -70,18 +70,6 @@ export function fakeRenderEngine(bytes: number, durationS = 10): RenderEngine {
 }
 
 export const fileEngine: RenderEngine = fakeRenderEngine(1000);
-
-/** The synchronous JobManager as the routes' asynchronous port (as src/server/start.ts adapts it). */
-export function jobsPortOf(manager: JobManager): JobsPort {
-  return {
-    submit: async (request, submitOptions) => manager.submit(request, submitOptions),
-    get: async (jobId) => manager.get(jobId),
-    list: async (tenant, listOptions) => manager.list(tenant, listOptions),
-    cancel: async (jobId) => manager.cancel(jobId),
-    videoKey: async (jobId) => (manager.videoPath(jobId) === null ? null : videoKey(jobId)),
-    countJobs: async (tenant, states) => manager.countJobs(tenant, states),
-  };
-}
 
 export function makeHarness(options: HarnessOptions = {}): Harness {
   const dataDir = mkdtempSync(join(tmpdir(), 'immoreel-server-'));
