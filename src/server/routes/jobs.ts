@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.js';
 import type { JobRecord, ListJobsOptions } from '../../core/types.js';
@@ -21,6 +22,12 @@ const VIDEO_HEADERS = {
   'Content-Length': { description: 'Bytes in this answer.', schema: { type: 'integer' } },
   ...RATE_HEADERS,
 };
+
+/**
+ * HEAD answers the headers of the GET without reading the blob; an empty stream (not an empty
+ * payload, for which fastify would write `Content-Length: 0`) keeps the video's `Content-Length`.
+ */
+const noBody = (): Readable => Readable.from([]);
 
 /** How soon to poll again (Retry-After on job reads, docs/api.md). */
 const POLL_AFTER_S: Partial<Record<JobRecord['state'], number>> = { queued: 5, running: 2 };
@@ -255,11 +262,11 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
           .code(206)
           .header('Content-Range', `bytes ${range.start}-${range.end}/${size}`)
           .header('Content-Length', String(range.end - range.start + 1));
-        if (request.method === 'HEAD') return reply.send();
+        if (request.method === 'HEAD') return reply.send(noBody());
         return reply.send((await ctx.deps.blobs.get(key, { start: range.start, end: range.end })).body);
       }
       reply.header('Content-Length', String(size));
-      if (request.method === 'HEAD') return reply.send();
+      if (request.method === 'HEAD') return reply.send(noBody());
       return reply.send((await ctx.deps.blobs.get(key)).body);
     },
   );

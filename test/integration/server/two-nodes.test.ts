@@ -201,6 +201,10 @@ describe('two API nodes on one PostgreSQL database and one bucket', () => {
     expect(whole.statusCode).toBe(200);
     expect(whole.rawPayload.equals(video)).toBe(true);
     expect(whole.headers).toMatchObject({ etag: `"${sha256}"`, 'accept-ranges': 'bytes', 'content-length': '5000' });
+    const head = await b.app.inject({ method: 'HEAD', url: `/api/v1/jobs/${jobId}/video`, headers: bearer(apiKey) });
+    expect(head.statusCode).toBe(200);
+    expect(head.headers).toMatchObject({ etag: `"${sha256}"`, 'content-length': '5000' });
+    expect(head.rawPayload.length).toBe(0);
     const part = await b.app.inject({
       method: 'GET',
       url: `/api/v1/jobs/${jobId}/video`,
