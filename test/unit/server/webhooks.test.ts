@@ -9,6 +9,8 @@ import type { JobRecord } from '../../../src/core/types.js';
 import { openSqliteRecordStore, type RecordStore } from '../../../src/store/index.js';
 import { openServerStore, type ServerStore } from '../../../src/store/sqlite/server.js';
 import { guardedFetch } from '../../../src/net/fetch.js';
+import { validateRenderRequest } from '../../../src/render/validate.js';
+import { startJobEndDuties } from '../../../src/server/job-end.js';
 import { webhookSender, WebhookDispatcher } from '../../../src/server/webhooks.js';
 
 interface Received {
@@ -153,5 +155,47 @@ describe('webhooks', () => {
     const d = dispatcher(true);
     await d.onTerminal(job('succeeded'));
     expect(store.webhooks.get(job('succeeded').job_id)).toBeNull();
+  });
+});
+
+describe('job-end duties', () => {
+  it('deliver the webhook of a job that ended while no process ran them, and settle its charge once', async () => {
+    const { webhookSecret, record: key } = await records.keys.create({ tenant: 'acme', monthlyQuota: 5 });
+    const target = await receiver([204]);
+    servers.push(target.server);
+    // A job that failed on its input while no API node ran (a worker died before its duties).
+    const row = await records.jobs.insert({
+      jobId: 'job_01jabcdefghjkmnpqrstvwxyz9',
+      tenant: 'acme',
+      request: validateRenderRequest({ description: 'Villa 300 m² à Marrakech', photos: ['https://cdn.example.com/a.jpg'] }, 'server'),
+      inputHash: 'h'.repeat(64),
+      allowLocalFiles: false,
+      linkBase: '/api/v1',
+    });
+    const reservation = (await records.usage.reserve(key.key_id, 5, 'render_video'))!;
+    await records.usage.chargeJob(row.job_id, reservation);
+    await records.webhooks.register(row.job_id, 'acme', target.url);
+    await records.jobs.transition(row.job_id, 'running', { started_at: new Date().toISOString() });
+    const failed = (await records.jobs.transition(row.job_id, 'failed', {
+      error_code: 'BAD_REQUEST',
+      error_message: 'No photo could be used.',
+      finished_at: new Date().toISOString(),
+    }))!;
+
+    const duties = startJobEndDuties({ records, fetch: guardedFetch({ allowLoopback: true }), pollMs: 20 });
+    try {
+      for (let i = 0; i < 100 && store.webhooks.get(row.job_id)?.state !== 'delivered'; i += 1)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(target.received).toHaveLength(1);
+      expect(verify(webhookSecret, target.received[0]!.headers, target.received[0]!.body)).toBe(true);
+      expect(JSON.parse(target.received[0]!.body)).toMatchObject({ type: 'job.failed', data: { job_id: row.job_id } });
+      // The unit is given back once, however many processes report the same end.
+      expect(store.usage.used(key.key_id)).toBe(0);
+      await duties.onTerminal(records.jobs.toRecord(failed), 'acme');
+      expect(store.usage.used(key.key_id)).toBe(0);
+      expect(target.received).toHaveLength(1);
+    } finally {
+      await duties.stop();
+    }
   });
 });
