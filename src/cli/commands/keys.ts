@@ -2,10 +2,10 @@ import type { Command } from 'commander';
 import { badRequest } from '../../core/errors.js';
 import { resolveDataDir } from '../../core/paths.js';
 import type { ApiKeyRecord } from '../../store/keys.js';
-import { openServerStore, type ServerStore } from '../../store/sqlite/server.js';
+import { openRecordStore, type RecordStore } from '../../store/index.js';
 import { contextFor } from '../context.js';
 
-async function withStore<T>(command: Command, work: (store: ServerStore) => T | Promise<T>): Promise<T> {
+async function withStore<T>(command: Command, work: (store: RecordStore) => Promise<T>): Promise<T> {
   const ctx = contextFor(command);
   if (ctx.mode === 'remote') {
     throw badRequest(
@@ -13,11 +13,13 @@ async function withStore<T>(command: Command, work: (store: ServerStore) => T | 
       { reason: 'keys_are_server_side' },
     );
   }
-  const store = openServerStore(resolveDataDir(ctx.globals.dataDir));
+  // The records `immoreel serve` uses: the SQLite file of the data directory, or PostgreSQL
+  // when a database URL is given (docs/scaling.md).
+  const store = await openRecordStore({ dataDir: resolveDataDir(ctx.globals.dataDir) });
   try {
     return await work(store);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -104,9 +106,10 @@ export async function createKey(
 /** `keys list`. */
 export async function listKeys(_flags: unknown, command: Command): Promise<void> {
   const { output } = contextFor(command);
-  const listed = await withStore(command, (store) =>
-    store.keys.list().map((record) => ({ record, quota: store.usage.state(record.key_id, record.monthly_quota) })),
-  );
+  const listed = await withStore(command, async (store) => {
+    const records = await store.keys.list();
+    return Promise.all(records.map(async (record) => ({ record, quota: await store.usage.state(record.key_id, record.monthly_quota) })));
+  });
   if (output.json) {
     output.data({ ok: true, status: 'success', keys: listed.map(({ record, quota }) => ({ ...record, usage: quota })) });
     return;
