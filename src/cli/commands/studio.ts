@@ -36,27 +36,29 @@ export async function studio(flags: StudioFlags, command: Command): Promise<void
   const concurrency = flags.concurrency === undefined ? undefined : wholeNumber(flags.concurrency, '--concurrency', 1, 30);
   const port = wholeNumber(flags.port, '--port', 0, 65535);
   // Loaded here: fastify and the job layer are only needed by the commands that serve.
-  const { openServerStore } = await import('../../store/sqlite/server.js');
+  const { openRecordStore } = await import('../../store/index.js');
   const { startServer } = await import('../../server/start.js');
-  const keyStore = openServerStore(dataDir);
+  // One record store for the sign-in key and the server: the key is revoked when the Studio stops.
+  const records = await openRecordStore({ dataDir });
   let created;
   try {
-    created = keyStore.keys.create({ tenant: flags.tenant });
-  } finally {
-    keyStore.close();
+    created = await records.keys.create({ tenant: flags.tenant });
+  } catch (error) {
+    await records.close();
+    throw error;
   }
   const token = randomBytes(24).toString('base64url');
   const server = await startServer({
     dataDir,
+    records,
     host: '127.0.0.1',
     port,
     concurrency,
     studioLogin: { token, apiKey: created.apiKey },
     log: { stream: process.stderr, level: 'warn' },
-  }).catch((error: unknown) => {
-    const store = openServerStore(dataDir);
-    store.keys.revoke(created.record.key_id);
-    store.close();
+  }).catch(async (error: unknown) => {
+    await records.keys.revoke(created.record.key_id);
+    await records.close();
     throw error;
   });
   const loginUrl = `${server.url}/studio/login?token=${token}`;
@@ -67,9 +69,10 @@ export async function studio(flags: StudioFlags, command: Command): Promise<void
   await new Promise<void>((resolve, reject) => {
     const stop = (): void => {
       ctx.output.info('Stopping the Studio…');
-      server.records.keys
+      records.keys
         .revoke(created.record.key_id)
         .then(() => server.close({ drainMs: 5000 }))
+        .then(() => records.close())
         .then(resolve, reject);
     };
     process.once('SIGTERM', stop);
