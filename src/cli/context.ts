@@ -75,7 +75,8 @@ export function contextFor(command: Command): CommandContext {
   });
   const backendOptions = (): BackendSelection => {
     if (serviceMode(globals) === 'remote') refuseBackendFlagsInRemoteMode(command);
-    const given = (value: string | undefined): string | undefined => (value === undefined || value.trim() === '' ? undefined : value.trim());
+    const given = (value: string | undefined): string | undefined =>
+      value === undefined || value.trim() === '' ? undefined : value.trim();
     return {
       dataDir: resolveDataDir(globals.dataDir),
       databaseUrl: given(globals.databaseUrl),

@@ -56,7 +56,17 @@ export interface BackendPlan {
  * Query parameters of SQLite URLs and pragmas (`mode=rwc`, `journal_mode=WAL`…): they mean
  * nothing to PostgreSQL, and node-postgres would ignore them without a word.
  */
-const SQLITE_ONLY_PARAMETERS = ['mode', 'cache', 'journal_mode', 'busy_timeout', 'synchronous', 'foreign_keys', 'vfs', 'immutable', 'nolock'];
+const SQLITE_ONLY_PARAMETERS = [
+  'mode',
+  'cache',
+  'journal_mode',
+  'busy_timeout',
+  'synchronous',
+  'foreign_keys',
+  'vfs',
+  'immutable',
+  'nolock',
+];
 
 const DATABASE_FLAG = '--database-url / IMMOREEL_DATABASE_URL';
 const STORAGE_FLAG = '--storage-url / IMMOREEL_STORAGE_URL';

@@ -87,7 +87,11 @@ async function withPool<T>(url: string, work: (pool: Pool) => Promise<T>): Promi
 export async function databaseStatus(options: DatabaseOptions): Promise<DatabaseStatus> {
   const location = planDatabase(options);
   if (location.kind === 'sqlite') {
-    return { kind: 'sqlite', database: join(options.dataDir, 'immoreel.db'), components: sqliteStatus(options.dataDir, options.sqliteMigrations) };
+    return {
+      kind: 'sqlite',
+      database: join(options.dataDir, 'immoreel.db'),
+      components: sqliteStatus(options.dataDir, options.sqliteMigrations),
+    };
   }
   const components = await withPool(location.url, async (pool) => [...(await migrationStatus(pool)), await pgbossStatus(pool)]);
   return { kind: 'postgres', database: redactUrl(location.url), components };
@@ -111,7 +115,13 @@ export async function migrateDatabase(options: DatabaseOptions): Promise<{ befor
   } else {
     await withPool(location.url, async (pool) => {
       await migrate(pool);
-      const boss = new PgBoss({ connectionString: location.url, max: 1, supervise: false, schedule: false, application_name: 'immoreel-migrate' });
+      const boss = new PgBoss({
+        connectionString: location.url,
+        max: 1,
+        supervise: false,
+        schedule: false,
+        application_name: 'immoreel-migrate',
+      });
       boss.on('error', () => undefined);
       await boss.start();
       await boss.stop({ graceful: false, wait: true, close: true });

@@ -19,7 +19,12 @@ function databaseOptions(ctx: CommandContext): DatabaseOptions {
 }
 
 function componentsJson(status: DatabaseStatus): object[] {
-  return status.components.map((c) => ({ component: c.component, applied: c.applied, available: c.available, pending: pendingVersions(c) }));
+  return status.components.map((c) => ({
+    component: c.component,
+    applied: c.applied,
+    available: c.available,
+    pending: pendingVersions(c),
+  }));
 }
 
 function statusLines(status: DatabaseStatus): string[] {
@@ -46,7 +51,14 @@ export async function dbStatus(_flags: unknown, command: Command): Promise<void>
   const status = await databaseStatus(databaseOptions(ctx));
   const upToDate = status.components.every((c) => c.applied === c.available);
   if (ctx.output.json) {
-    ctx.output.data({ ok: true, status: 'success', backend: status.kind, database: status.database, up_to_date: upToDate, components: componentsJson(status) });
+    ctx.output.data({
+      ok: true,
+      status: 'success',
+      backend: status.kind,
+      database: status.database,
+      up_to_date: upToDate,
+      components: componentsJson(status),
+    });
     return;
   }
   ctx.output.text([`${label(status)}`, ...statusLines(status)].join('\n'));
@@ -62,7 +74,14 @@ export async function dbMigrate(_flags: unknown, command: Command): Promise<void
     .map((c) => ({ component: c.component, from: before.components.find((b) => b.component === c.component)?.applied ?? 0, to: c.applied }))
     .filter((change) => change.to > change.from);
   if (ctx.output.json) {
-    ctx.output.data({ ok: true, status: 'success', backend: after.kind, database: after.database, applied, components: componentsJson(after) });
+    ctx.output.data({
+      ok: true,
+      status: 'success',
+      backend: after.kind,
+      database: after.database,
+      applied,
+      components: componentsJson(after),
+    });
     return;
   }
   ctx.output.text(

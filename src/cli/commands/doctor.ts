@@ -205,7 +205,11 @@ async function backendChecks(ctx: CommandContext): Promise<Check[]> {
       const { databaseStatus, pendingVersions } = await import('../../store/migrations.js');
       const { JOB_MIGRATION_COUNT } = await import('../../jobs/store.js');
       const { SERVER_MIGRATION_COUNT } = await import('../../server/store.js');
-      const status = await databaseStatus({ dataDir, databaseUrl, sqliteMigrations: { jobs: JOB_MIGRATION_COUNT, server: SERVER_MIGRATION_COUNT } });
+      const status = await databaseStatus({
+        dataDir,
+        databaseUrl,
+        sqliteMigrations: { jobs: JOB_MIGRATION_COUNT, server: SERVER_MIGRATION_COUNT },
+      });
       checks.push({ name: 'database', ok: true, detail: `${plan.databaseLabel} answers` });
       const newer = status.components.filter((c) => c.applied > c.available);
       const pending = status.components.filter((c) => c.applied < c.available);
@@ -242,7 +246,12 @@ async function backendChecks(ctx: CommandContext): Promise<Check[]> {
       await blobs.delete(probe);
       checks.push(
         info === null
-          ? { name: 'storage write', ok: false, detail: `a probe object written to ${plan.storageLabel} could not be read back`, hint: 'Check the bucket policy (PutObject, GetObject, DeleteObject).' }
+          ? {
+              name: 'storage write',
+              ok: false,
+              detail: `a probe object written to ${plan.storageLabel} could not be read back`,
+              hint: 'Check the bucket policy (PutObject, GetObject, DeleteObject).',
+            }
           : { name: 'storage write', ok: true, detail: 'a probe object was written, read back and deleted' },
       );
     } catch (error) {

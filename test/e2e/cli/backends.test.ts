@@ -139,7 +139,11 @@ describe('db migrate and db status', () => {
     const env = { IMMOREEL_DATABASE_URL: urlOf(await newDatabase()) };
     const before = await cli(['db', 'status', '--json'], env);
     expect(before.code).toBe(0);
-    const beforeJson = JSON.parse(before.stdout) as { backend: string; up_to_date: boolean; components: { component: string; applied: number; pending: number[] }[] };
+    const beforeJson = JSON.parse(before.stdout) as {
+      backend: string;
+      up_to_date: boolean;
+      components: { component: string; applied: number; pending: number[] }[];
+    };
     expect(beforeJson.backend).toBe('postgres');
     expect(beforeJson.up_to_date).toBe(false);
     expect(beforeJson.components.map((c) => c.component)).toEqual(['jobs', 'server', 'pgboss']);
@@ -221,10 +225,7 @@ describe('doctor', () => {
 
   it('reports a wrong password and a missing bucket as failed checks (exit 1), secrets hidden', async () => {
     const env = { ...s3.env, AWS_ACCESS_KEY_ID: 'WRONGKEYID', AWS_SECRET_ACCESS_KEY: WRONG_SECRET };
-    const result = await cli(
-      ['doctor', '--database-url', urlOf('postgres', WRONG_PASSWORD), '--storage-url', 's3://no-such-bucket'],
-      env,
-    );
+    const result = await cli(['doctor', '--database-url', urlOf('postgres', WRONG_PASSWORD), '--storage-url', 's3://no-such-bucket'], env);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/✘ database\s+PostgreSQL refused the credentials/);
     expect(result.stdout).toMatch(/✘ storage\s+/);

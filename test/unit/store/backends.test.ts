@@ -95,7 +95,11 @@ describe('planBackends', () => {
   });
 
   it('accepts S3 without keys in the environment (profiles, instance roles) and names the endpoint', () => {
-    const plan = planBackends({ dataDir: dataDir(), storageUrl: 's3://videos/prod', env: { AWS_ENDPOINT_URL_S3: 'http://127.0.0.1:9000' } });
+    const plan = planBackends({
+      dataDir: dataDir(),
+      storageUrl: 's3://videos/prod',
+      env: { AWS_ENDPOINT_URL_S3: 'http://127.0.0.1:9000' },
+    });
     expect(plan.storage).toEqual({ kind: 's3', bucket: 'videos', prefix: 'prod' });
     expect(plan.storageLabel).toBe('s3://videos/prod at http://127.0.0.1:9000/');
   });
