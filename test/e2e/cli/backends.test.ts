@@ -1,8 +1,9 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type CliResult } from '../../helpers/cli.js';
+import { REPO_ROOT, assertBuiltCliIsFresh, runCli, type CliResult } from '../../helpers/cli.js';
 import { freePort, startPostgres, startS3, type PostgresServer, type S3Server } from '../../helpers/services.js';
 
 /**
@@ -230,5 +231,68 @@ describe('doctor', () => {
     expect(result.stdout).toMatch(/✘ database\s+PostgreSQL refused the credentials/);
     expect(result.stdout).toMatch(/✘ storage\s+/);
     expect(result.stderr).toContain('checks failed');
+  });
+});
+
+describe('a good configuration', () => {
+  it('serve opens, checks and migrates both before listening, and logs them without the password', async () => {
+    assertBuiltCliIsFresh();
+    const env = {
+      ...process.env,
+      ...s3.env,
+      IMMOREEL_DATABASE_URL: urlOf(await newDatabase()),
+      IMMOREEL_STORAGE_URL: `s3://${s3.bucket}/serve`,
+    };
+    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/immoreel.js'), '--data-dir', dataDir, 'serve', '--port', '0'], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 60_000);
+      const poll = setInterval(() => {
+        if (output.includes('"event":"listening"')) {
+          clearInterval(poll);
+          clearTimeout(timer);
+          resolve();
+        }
+      }, 100);
+      void exited.then((code) => {
+        clearInterval(poll);
+        clearTimeout(timer);
+        reject(new Error(`serve exited with ${String(code)}:\n${output}`));
+      });
+    });
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(output).toMatch(
+      /records: PostgreSQL postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/\w+; blobs: s3:\/\/immoreel-cli\/serve at http:\/\/127\.0\.0\.1:\d+/,
+    );
+    expect(output).not.toContain(PASSWORD);
+    // s3rver's key id and secret are both "S3RVER": neither is ever printed.
+    expect(output).not.toContain(s3.secretAccessKey);
+    // Migrated at start: status finds nothing pending.
+    const status = JSON.parse((await cli(['db', 'status', '--json'], { IMMOREEL_DATABASE_URL: env.IMMOREEL_DATABASE_URL })).stdout) as {
+      components: { component: string; pending: number[] }[];
+    };
+    expect(status.components.filter((c) => c.component !== 'pgboss').every((c) => c.pending.length === 0)).toBe(true);
+  }, 90_000);
+
+  it('worker names what it uses and warns that a directory must be shared by every machine', async () => {
+    const shared = mkdtempSync(join(tmpdir(), 'immoreel-shared-'));
+    try {
+      const result = await cli(['worker', '--until-idle', '--storage-url', `file://${shared}`], {
+        IMMOREEL_DATABASE_URL: urlOf(await newDatabase()),
+      });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toContain(`Photos and videos are kept in the directory ${shared}`);
+      expect(result.stderr).toContain('must see this same directory');
+      expect(result.stderr).toMatch(/Records and blobs: records: PostgreSQL postgres:\/\/postgres:\*\*\*@/);
+    } finally {
+      rmSync(shared, { recursive: true, force: true });
+    }
   });
 });
