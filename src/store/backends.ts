@@ -189,6 +189,12 @@ export function connectError(error: unknown, url: string): unknown {
       { reason: 'database_unreachable', cause: error },
     );
   }
+  if (/\bSSL\b|certificate/i.test(e.message ?? '')) {
+    return badRequest(
+      `PostgreSQL at ${where} could not agree on TLS (${e.message ?? 'SSL error'}): check ?sslmode= in the URL (require, verify-full, disable) and the server's certificate.`,
+      { reason: 'database_tls', cause: error },
+    );
+  }
   if (e.code === '42501') {
     return new AppError(
       'UNAUTHORIZED',

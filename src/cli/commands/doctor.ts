@@ -179,7 +179,7 @@ async function assetChecks(): Promise<Check[]> {
 
 /** A failed check from a configuration error: its message (no secrets: docs/scaling.md) and what to do. */
 function failedCheck(name: string, error: unknown, hint: string): Check {
-  if (!isAppError(error)) throw error;
+  if (!isAppError(error)) return { name, ok: false, detail: (error as Error).message ?? String(error), hint };
   return { name, ok: false, detail: error.message, hint: `${hint} (${error.reason ?? error.code}, exit ${error.exitCode} at start)` };
 }
 

@@ -82,6 +82,13 @@ describe('bad configuration: message and exit code before anything starts', () =
     expect(sqlite.stderr).toContain('Leave --database-url unset and choose the directory with --data-dir');
   });
 
+  it('TLS asked of a server without it exits 2 and names sslmode', async () => {
+    const result = await cli(['db', 'status', '--database-url', `${urlOf('postgres')}?sslmode=require`]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('could not agree on TLS');
+    expect(result.stderr).toContain('sslmode');
+  });
+
   it('SQLite settings on a postgres:// URL exit 2', async () => {
     const result = await cli(['db', 'status', '--database-url', `${urlOf('postgres')}?journal_mode=WAL`]);
     expect(result.code).toBe(2);
