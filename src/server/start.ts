@@ -7,8 +7,9 @@ import { join } from 'node:path';
 import { JobManager, type RenderEngine } from '../jobs/manager.js';
 import { guardedFetch } from '../net/fetch.js';
 import { validateRenderRequest } from '../render/index.js';
-import { openBlobStore, videoKey, type BlobStore } from '../storage/index.js';
-import { openRecordStore, type RecordStore } from '../store/index.js';
+import { videoKey, type BlobStore } from '../storage/index.js';
+import { openBackends } from '../store/backends.js';
+import type { RecordStore } from '../store/types.js';
 import { buildApp, type LogOptions } from './app.js';
 import { purgeExpiredAssets, resolveAsset } from './assets.js';
 import { API_PREFIX, type ServerLimits } from './config.js';
@@ -89,18 +90,23 @@ function listenError(error: unknown, options: StartOptions): unknown {
 }
 
 /**
- * The backends a configuration names. The single opener of both (`openBackends`, which also checks
- * the bucket and refuses bad combinations) replaces this at merge.
+ * The backends to serve from: those the caller opened (it keeps and closes them), or those the
+ * configuration names, opened, checked and migrated by `openBackends` (closed with the server).
  */
-async function openBackendsForServer(options: StartOptions): Promise<{ records: RecordStore; blobs: BlobStore; close(): Promise<void> }> {
-  const records = options.records ?? (await openRecordStore({ dataDir: options.dataDir, databaseUrl: options.databaseUrl }));
-  const blobs = options.blobs ?? openBlobStore({ dataDir: options.dataDir, url: options.storageUrl });
+async function backendsFor(options: StartOptions): Promise<{ records: RecordStore; blobs: BlobStore; close(): Promise<void> }> {
+  if (options.records !== undefined && options.blobs !== undefined)
+    return { records: options.records, blobs: options.blobs, close: async () => undefined };
+  const opened = await openBackends({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, storageUrl: options.storageUrl });
+  if (options.records === undefined && options.blobs === undefined) return opened;
+  // One given, one opened: only the opened one is ours to close.
+  await (options.records === undefined ? opened.blobs : opened.records).close();
+  const records = options.records ?? opened.records;
+  const blobs = options.blobs ?? opened.blobs;
   return {
     records,
     blobs,
     async close() {
-      if (options.blobs === undefined) await blobs.close();
-      if (options.records === undefined) await records.close();
+      await (options.records === undefined ? records : blobs).close();
     },
   };
 }
@@ -124,7 +130,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const allowLoopback = options.allowLoopbackFetch === true;
   // One port for every server-side fetch: listing pages, photos, logos, webhooks.
   const fetch = guardedFetch({ allowLoopback });
-  const backends = await openBackendsForServer(options);
+  const backends = await backendsFor(options);
   const { records, blobs } = backends;
   const fetchPage = (url: string, fetchOptions: FetchPageOptions): Promise<string> => fetchListingPage(url, { ...fetchOptions, fetch });
   // Analysis never runs on this event loop, for requests or renders: one crafted page must not
