@@ -55,8 +55,13 @@ export class ProcessSet {
   }
 
   /** `node bin/immoreel.js …args` in a new process group. */
-  async spawn(name: string, args: string[], options: SpawnOptions = {}): Promise<ClusterProcess> {
-    const child = spawn(process.execPath, [BIN, ...args], {
+  spawn(name: string, args: string[], options: SpawnOptions = {}): Promise<ClusterProcess> {
+    return this.spawnCommand(name, process.execPath, [BIN, ...args], options);
+  }
+
+  /** Any command in a new process group (the harness's own tests use small scripts). */
+  async spawnCommand(name: string, command: string, args: string[], options: SpawnOptions = {}): Promise<ClusterProcess> {
+    const child = spawn(command, args, {
       env: { ...process.env, NO_COLOR: '1', ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
