@@ -145,13 +145,13 @@ describe('2 API nodes and 3 workers on one PostgreSQL and one bucket', () => {
         [photoFiles[0]!, nodeA],
         [photoFiles[1]!, nodeB],
       ] as const) {
-        const uploaded = await api<{ ref: string }>(node.url, key.api_key, '/assets', {
+        const uploaded = await api<{ asset: { ref: string } }>(node.url, key.api_key, '/assets', {
           method: 'POST',
           headers: { 'content-type': 'image/jpeg' },
           body: readFileSync(file),
         });
         expect(uploaded.status, JSON.stringify(uploaded.body)).toBe(201);
-        refs.push(uploaded.body.ref);
+        refs.push(uploaded.body.asset.ref);
       }
 
       const submitted: { jobId: string; via: string }[] = [];
