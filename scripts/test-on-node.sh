@@ -60,6 +60,7 @@ if [ ! -f "$work/.installed" ]; then
   # Tracked and new (not ignored) files: what a fresh clone of this working tree would hold.
   (cd "$root" && git ls-files -co --exclude-standard -z | tar --null -T - -cf -) | tar -xf - -C "$work"
   cd "$work"
+  copied() { touch "$work/.copied"; } # the working tree may change from here on (.ci/run waits for it)
   if [ "$reuse_install" = yes ]; then
     if [ ! "$root/node_modules/.package-lock.json" -nt "$root/package-lock.json" ] || [ ! -d "$root/dist" ]; then
       log "--reuse-install: run \`npm ci\` in $root first (no install newer than package-lock.json)"
@@ -70,8 +71,10 @@ if [ ! -f "$work/.installed" ]; then
     cp -a "$root/node_modules" "$work/node_modules"
     cp -a "$root/dist" "$work/dist"
     rm -rf "$work/node_modules/.vite" "$work/node_modules/.cache"
+    copied
     npm rebuild --no-audit --no-fund
   else
+    copied
     log "npm ci"
     npm ci --no-audit --no-fund
   fi
