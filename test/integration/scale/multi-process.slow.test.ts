@@ -253,7 +253,12 @@ describe('2 API nodes and 3 workers on one PostgreSQL and one bucket', () => {
       for (const worker of workers) {
         for (const line of worker.stdout().split('\n')) {
           if (line.trim() === '') continue;
-          const record = JSON.parse(line) as { job?: JobRecord };
+          let record: { job?: JobRecord };
+          try {
+            record = JSON.parse(line) as { job?: JobRecord };
+          } catch {
+            throw new Error(`${worker.name} printed a line that is not JSON on stdout with --json: ${line}`);
+          }
           if (record.job?.state === 'succeeded') reported.set(record.job.job_id, (reported.get(record.job.job_id) ?? 0) + 1);
         }
       }
