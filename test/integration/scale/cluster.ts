@@ -82,6 +82,8 @@ export class ProcessSet {
       }),
     );
     const pid = child.pid;
+    const retired = this.retired;
+    void exited.then(() => this.retireWhenEmpty(pid));
     const proc: ClusterProcess = {
       name,
       pid,
@@ -91,6 +93,8 @@ export class ProcessSet {
       exited,
       hasExited: () => exitedFlag,
       signalGroup(signal) {
+        // A group that emptied may have had its id given to someone else's process since.
+        if (retired.has(pid)) return;
         try {
           process.kill(-pid, signal);
         } catch (error) {
@@ -123,6 +127,25 @@ export class ProcessSet {
       });
     }
     return proc;
+  }
+
+  /**
+   * Process groups that are known empty. This machine's pid_max may be small (32768), so a group
+   * id can be reused by another user's process minutes after our group emptied: such a group is
+   * never signalled or reported again. A group with a member left (an orphaned ffmpeg) keeps its
+   * id reserved by the kernel, so signalling it stays safe.
+   */
+  private readonly retired = new Set<number>();
+
+  private async retireWhenEmpty(pgid: number): Promise<void> {
+    // Children killed with their leader take a moment to go.
+    for (let i = 0; i < 20; i += 1) {
+      if ((await groupCommands(pgid)).length === 0) {
+        this.retired.add(pgid);
+        return;
+      }
+      await sleep(100);
+    }
   }
 
   /** Marks an exit as intended (a stop or a kill the test makes), so it is not reported as a crash. */
@@ -163,7 +186,7 @@ export class ProcessSet {
 
   /** Processes still alive in any group this set started (`pid comm`), e.g. an orphaned ffmpeg. */
   async leftovers(): Promise<string[]> {
-    const groups = new Set(this.processes.map((p) => p.pid));
+    const groups = new Set(this.processes.map((p) => p.pid).filter((pid) => !this.retired.has(pid)));
     if (groups.size === 0) return [];
     const { stdout } = await run('ps', ['-eo', 'pid=,pgid=,stat=,comm=']);
     return stdout
