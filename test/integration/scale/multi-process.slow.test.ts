@@ -28,8 +28,9 @@ import {
  * signed `job.succeeded` webhook event each), every video downloads through the remaining node
  * and passes ffprobe, no job is lost, and the bucket holds exactly one video per job.
  *
- * The render lease is shortened (IMMOREEL_RENDER_LEASE_MS, docs/scaling.md "Failure modes") so that
- * the killed worker's job is taken up again within seconds, not a minute.
+ * The render lease and the retry delay are shortened (IMMOREEL_LEASE_SECONDS,
+ * IMMOREEL_RETRY_DELAY_SECONDS; docs/scaling.md "Failure modes") so that the killed worker's job
+ * is taken up again within seconds, not a minute.
  */
 
 /**
@@ -38,7 +39,9 @@ import {
  */
 const JOBS = jobCount(process.env.IMMOREEL_CLUSTER_JOBS);
 const DURATION_S = 10;
-const LEASE_MS = 8_000;
+/** Render lease and first retry delay, shortened (docs/scaling.md "Failure modes"). */
+const LEASE_SECONDS = 8;
+const RETRY_DELAY_SECONDS = 1;
 const BUCKET_PREFIX = 'cluster';
 const TEST_TIMEOUT = 15 * 60_000;
 const DB_PASSWORD = 'db-secret-7f3a9c';
@@ -68,7 +71,8 @@ function backendEnv(): Record<string, string> {
     ...s3.env,
     // Photos come as assets; webhooks go to the loopback receiver (docs/api.md "serve" options).
     IMMOREEL_ALLOW_LOOPBACK_FETCH: '1',
-    IMMOREEL_RENDER_LEASE_MS: String(LEASE_MS),
+    IMMOREEL_LEASE_SECONDS: String(LEASE_SECONDS),
+    IMMOREEL_RETRY_DELAY_SECONDS: String(RETRY_DELAY_SECONDS),
   };
 }
 
