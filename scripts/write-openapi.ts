@@ -3,6 +3,7 @@
  * throw-away data directory: `npm run lint:openapi` lints it with Redocly.
  * Usage: tsx scripts/write-openapi.ts <out.json>
  */
+import { LocalBlobStore } from '../src/storage/local.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,8 +20,8 @@ const store = openServerStore(dir);
 const unused = (): never => {
   throw new Error('not used to describe the API');
 };
-const jobs: JobsPort = { submit: unused, get: unused, list: unused, cancel: unused, videoPath: unused, countJobs: unused };
-const app = buildApp({ store, jobs, analyze: unused, validateRender: unused, corsOrigins: ['*'] });
+const jobs: JobsPort = { submit: unused, get: unused, list: unused, cancel: unused, videoKey: unused, countJobs: unused };
+const app = buildApp({ store, jobs, blobs: new LocalBlobStore(dir), analyze: unused, validateRender: unused, corsOrigins: ['*'] });
 try {
   const answer = await app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
   writeFileSync(out, `${JSON.stringify(JSON.parse(answer.body), null, 2)}\n`);

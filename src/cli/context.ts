@@ -13,6 +13,17 @@ export interface GlobalOptions {
   dataDir?: string;
   /** Remote mode over plain http:// to a non-loopback host, accepted knowingly. */
   insecure?: boolean;
+  /** `--database-url` / `IMMOREEL_DATABASE_URL` and `--storage-url` / `IMMOREEL_STORAGE_URL` (docs/scaling.md). */
+  databaseUrl?: string;
+  storageUrl?: string;
+}
+
+/** The backends the globals name: the flags when given, else the environment (docs/scaling.md "Configuration"). */
+export function backendUrls(globals: GlobalOptions): { databaseUrl?: string; storageUrl?: string } {
+  return {
+    databaseUrl: globals.databaseUrl ?? process.env.IMMOREEL_DATABASE_URL,
+    storageUrl: globals.storageUrl ?? process.env.IMMOREEL_STORAGE_URL,
+  };
 }
 
 export interface CommandContext {
@@ -39,7 +50,7 @@ export function contextFor(command: Command): CommandContext {
     async openService(options = {}) {
       // Lazy: the remote client and the job store are only loaded by the commands that need them.
       const { openService } = await import('../service/open.js');
-      return openService({ ...globals, ...options, warn: (message) => output.warn(message) });
+      return openService({ ...globals, ...backendUrls(globals), ...options, warn: (message) => output.warn(message) });
     },
   };
 }

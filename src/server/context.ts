@@ -3,6 +3,7 @@ import type { AnalyzeRequest, RenderRequest } from '../core/requests.js';
 import type { ValidRenderRequest } from '../render/types.js';
 import type { ServerLimits } from './config.js';
 import type { RouteRegistry } from './route-spec.js';
+import type { BlobStore } from '../storage/types.js';
 import type { ServerStore } from './store.js';
 import type { StudioLogin } from './studio/session.js';
 
@@ -13,12 +14,13 @@ import type { StudioLogin } from './studio/session.js';
 
 /** What the HTTP layer needs from the job layer (JobManager satisfies it). */
 export interface JobsPort {
-  submit(request: ValidRenderRequest, options: { tenant: string }): JobRecord;
-  get(jobId: string): { job: JobRecord; tenant: string } | null;
-  list(tenant: string, options?: ListJobsOptions): JobList;
-  cancel(jobId: string): JobRecord;
-  videoPath(jobId: string): string | null;
-  countJobs(tenant: string, states: JobState[]): number;
+  submit(request: ValidRenderRequest, options: { tenant: string }): Promise<JobRecord>;
+  get(jobId: string): Promise<{ job: JobRecord; tenant: string } | null>;
+  list(tenant: string, options?: ListJobsOptions): Promise<JobList>;
+  cancel(jobId: string): Promise<JobRecord>;
+  /** The blob key of the verified video of a succeeded, unpurged job; null otherwise. */
+  videoKey(jobId: string): Promise<string | null>;
+  countJobs(tenant: string, states: JobState[]): Promise<number>;
 }
 
 export interface LogOptions {
@@ -30,6 +32,8 @@ export interface LogOptions {
 export interface ServerDeps {
   store: ServerStore;
   jobs: JobsPort;
+  /** Where job videos are kept (docs/scaling.md "Blob store"). */
+  blobs: BlobStore;
   analyze(request: AnalyzeRequest, signal: AbortSignal): Promise<Property>;
   validateRender(request: RenderRequest): ValidRenderRequest | Promise<ValidRenderRequest>;
   limits?: Partial<ServerLimits>;

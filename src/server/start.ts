@@ -4,6 +4,7 @@ import { fetchListingPage, type FetchPageOptions } from '../analysis/portals/ind
 import { AnalysisPool, type AnalysisPoolOptions } from '../analysis/worker-pool.js';
 import { badRequest } from '../core/errors.js';
 import { JobManager, type RenderEngine } from '../jobs/manager.js';
+import { openJobBackends, type JobBackends } from '../store/job-backends.js';
 import { guardedFetch } from '../net/fetch.js';
 import { validateRenderRequest } from '../render/index.js';
 import { buildApp, type LogOptions } from './app.js';
@@ -19,6 +20,9 @@ import { webhookSender, WebhookDispatcher } from './webhooks.js';
 
 export interface StartOptions {
   dataDir: string;
+  /** PostgreSQL and object storage for jobs and videos (docs/scaling.md); unset = the data directory. */
+  databaseUrl?: string;
+  storageUrl?: string;
   host: string;
   /** 0 = any free port (the bound address is in `url`). */
   port: number;
@@ -82,10 +86,17 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // stall every other request (docs/security.md).
   const analysis = new AnalysisPool(options.analysis);
   let jobs: JobManager;
+  let backends: JobBackends | null = null;
   try {
-    jobs = JobManager.open({
+    backends = await openJobBackends({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, storageUrl: options.storageUrl });
+    jobs = await JobManager.open({
       dataDir: options.dataDir,
+      records: backends?.records,
+      blobs: backends?.blobs,
       concurrency: options.concurrency,
+      // With PostgreSQL, `immoreel worker` processes render; an API node renders too only when
+      // given --concurrency (docs/scaling.md "Topology").
+      runWorkers: backends?.records.kind !== 'postgres' || options.concurrency !== undefined,
       engine: options.engine,
       resolveAsset: async (tenant, assetId) => store.assets.resolve(tenant, assetId),
       allowLocalFiles: false,
@@ -95,6 +106,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       analyze: (input, signal) => analysis.analyze(input, { fetchPage, signal }),
     });
   } catch (error) {
+    await backends?.close().catch(() => undefined);
     await analysis.close();
     store.close();
     throw error;
@@ -103,6 +115,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const app = buildApp({
     store,
     jobs,
+    blobs: jobs.blobs,
     analyze: (request, signal) => analysis.analyze(request, { fetchPage, signal }),
     validateRender: (request) => validateRenderRequest(request, 'server'),
     limits: options.limits,
@@ -127,7 +140,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   });
   // Jobs that ended while no server ran (a `worker` process, a crash): their webhooks are still owed.
   for (const jobId of store.webhooks.waitingJobIds()) {
-    const found = jobs.get(jobId);
+    const found = await jobs.get(jobId);
     if (found !== null && ['succeeded', 'failed', 'canceled'].includes(found.job.state)) webhooks.onTerminal(found.job);
   }
 
@@ -135,6 +148,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     await app.listen({ host: options.host, port: options.port });
   } catch (error) {
     await jobs.close();
+    await backends?.close();
     await analysis.close();
     store.close();
     throw listenError(error, options);
@@ -160,6 +174,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         clearInterval(housekeeping);
         await app.close();
         await jobs.close({ drainMs: closeOptions.drainMs ?? 0 });
+        await backends?.close();
         await webhooks.stop();
         await analysis.close();
         store.close();

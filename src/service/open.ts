@@ -6,6 +6,9 @@ export type { ServiceSelection } from './mode.js';
 export interface OpenServiceOptions extends ServiceSelection {
   /** Local mode: renders at once in this process (batches set it from --concurrency). */
   concurrency?: number;
+  /** Local mode: PostgreSQL and object storage instead of the data directory (docs/scaling.md). */
+  databaseUrl?: string;
+  storageUrl?: string;
   /** Where warnings about the connection go (remote mode: a plain-http server, for instance). */
   warn?: (message: string) => void;
 }
@@ -17,5 +20,10 @@ export async function openService(options: OpenServiceOptions): Promise<Service>
     return openRemoteService(options);
   }
   const { LocalService } = await import('./local.js');
-  return new LocalService({ dataDir: options.dataDir, concurrency: options.concurrency });
+  return new LocalService({
+    dataDir: options.dataDir,
+    concurrency: options.concurrency,
+    databaseUrl: options.databaseUrl,
+    storageUrl: options.storageUrl,
+  });
 }

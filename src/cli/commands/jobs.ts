@@ -11,7 +11,7 @@ import { assertJobId, isJobId } from '../../jobs/ids.js';
 import { parseAge } from '../../jobs/age.js';
 import { JobManager } from '../../jobs/manager.js';
 import { MAX_LIST_LIMIT } from '../../jobs/limits.js';
-import { contextFor, type CommandContext } from '../context.js';
+import { backendUrls, contextFor, type CommandContext } from '../context.js';
 import { assertWritableFolder } from '../files.js';
 import { followUp } from '../hints.js';
 import { jobFailure } from '../../jobs/failure.js';
@@ -222,7 +222,15 @@ export async function purgeJobs(flags: { olderThan: string; dryRun?: boolean; ye
     throw badRequest('jobs purge works on a local data directory; run it where the jobs are stored (the server keeps its own retention).');
   }
   const olderThanMs = parseAge(flags.olderThan);
-  const manager = JobManager.open({ dataDir: resolveDataDir(ctx.globals.dataDir), runWorkers: false });
+  const dataDir = resolveDataDir(ctx.globals.dataDir);
+  const { openJobBackends } = await import('../../store/job-backends.js');
+  const backends = await openJobBackends({ dataDir, ...backendUrls(ctx.globals) });
+  const manager = await JobManager.open({ dataDir, records: backends?.records, blobs: backends?.blobs, runWorkers: false }).catch(
+    async (error: unknown) => {
+      await backends?.close();
+      throw error;
+    },
+  );
   try {
     const planned = await manager.purge(olderThanMs, { dryRun: true });
     const what = `${planned.jobs} finished job${planned.jobs === 1 ? '' : 's'} (${(planned.bytes / 1e6).toFixed(1)} MB)`;
@@ -248,5 +256,6 @@ export async function purgeJobs(flags: { olderThan: string; dryRun?: boolean; ye
       ctx.output.text(`Purged ${summary.jobs} finished job${summary.jobs === 1 ? '' : 's'}, freed ${(summary.bytes / 1e6).toFixed(1)} MB.`);
   } finally {
     await manager.close();
+    await backends?.close();
   }
 }

@@ -69,10 +69,10 @@ function tooBusy(message: string, reason: string): AppError {
 }
 
 /** At most N jobs in flight for a preview tenant, and at most M waiting for any tenant (docs/api.md). */
-function checkJobLimits(ctx: ServerContext, auth: AuthContext): void {
+async function checkJobLimits(ctx: ServerContext, auth: AuthContext): Promise<void> {
   const { tenant, plan } = auth.key;
   if (plan === 'preview') {
-    const active = ctx.deps.jobs.countJobs(tenant, ['queued', 'running']);
+    const active = await ctx.deps.jobs.countJobs(tenant, ['queued', 'running']);
     if (active >= ctx.limits.previewConcurrentRenders) {
       throw tooBusy(
         `Preview tenants may have at most ${ctx.limits.previewConcurrentRenders} render jobs queued or running at once; ${active} are. Retry when one finishes.`,
@@ -80,7 +80,7 @@ function checkJobLimits(ctx: ServerContext, auth: AuthContext): void {
       );
     }
   }
-  const queued = ctx.deps.jobs.countJobs(tenant, ['queued']);
+  const queued = await ctx.deps.jobs.countJobs(tenant, ['queued']);
   if (queued >= ctx.limits.maxQueuedJobs) {
     throw tooBusy(
       `At most ${ctx.limits.maxQueuedJobs} jobs may wait in the queue per tenant; ${queued} are. Retry when some have started.`,
@@ -130,8 +130,8 @@ export function renderRoutes(app: FastifyInstance, ctx: ServerContext): void {
         const valid = await ctx.deps.validateRender(body);
         checkAssets(ctx, tenant, valid);
         checkWebhookUrl(ctx, valid.webhook_url);
-        checkJobLimits(ctx, auth);
-        const job = ctx.deps.jobs.submit(valid, { tenant });
+        await checkJobLimits(ctx, auth);
+        const job = await ctx.deps.jobs.submit(valid, { tenant });
         if (auth.reservation !== null) ctx.deps.store.usage.chargeJob(job.job_id, auth.reservation);
         if (valid.webhook_url !== null) ctx.deps.store.webhooks.register(job.job_id, tenant, valid.webhook_url);
         return { value: job, store: { statusCode: 202, body: null, jobId: job.job_id } };
@@ -146,7 +146,7 @@ export function renderRoutes(app: FastifyInstance, ctx: ServerContext): void {
           auth.refund = true;
           reply.header('Idempotent-Replayed', 'true');
           // The same job, as it is now: a client retrying late learns its progress at once.
-          const found = outcome.stored.jobId === null ? null : ctx.deps.jobs.get(outcome.stored.jobId);
+          const found = outcome.stored.jobId === null ? null : await ctx.deps.jobs.get(outcome.stored.jobId);
           if (found === null)
             throw new AppError('INTERNAL_SERVER_ERROR', `Idempotent job ${String(outcome.stored.jobId)} is missing from the store.`);
           job = found.job;

@@ -39,10 +39,11 @@ export async function openPostgresRecordStore(url: string, options: OpenPostgres
     await pool.end().catch(() => undefined);
     throw error;
   }
+  const jobs = new PostgresJobRecords(pool, join(options.dataDir, 'jobs'), url);
   return {
     kind: 'postgres',
     pool,
-    jobs: new PostgresJobRecords(pool, join(options.dataDir, 'jobs')),
+    jobs,
     keys: new PostgresKeyRecords(pool, now),
     usage: new PostgresUsageRecords(pool, now),
     idempotency: new PostgresIdempotencyRecords(pool, now),
@@ -50,6 +51,7 @@ export async function openPostgresRecordStore(url: string, options: OpenPostgres
     webhooks: new PostgresWebhookRecords(pool, now),
     rateLimits: new PostgresRateLimitRecords(pool, now),
     async close() {
+      await jobs.closeQueue();
       await pool.end();
     },
   };

@@ -63,10 +63,10 @@ export function fakeRenderEngine(bytes: number, durationS = 10): RenderEngine {
 
 export const fileEngine: RenderEngine = fakeRenderEngine(1000);
 
-export function makeHarness(options: HarnessOptions = {}): Harness {
+export async function makeHarness(options: HarnessOptions = {}): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'immoreel-server-'));
   const store = openServerStore(dataDir, { now: options.now });
-  const jobs = JobManager.open({
+  const jobs = await JobManager.open({
     dataDir,
     concurrency: 2,
     engine: options.engine ?? fileEngine,
@@ -91,6 +91,7 @@ export function makeHarness(options: HarnessOptions = {}): Harness {
   const app = buildApp({
     store,
     jobs,
+    blobs: jobs.blobs,
     analyze: options.analyze ?? ((request, signal) => analyzeListing(request, { signal })),
     validateRender:
       options.validateRender ??
