@@ -71,7 +71,7 @@ export async function failExhausted(jobs: JobRecords, jobId: string, attempts: n
     jobId,
     'failed',
     finalFailurePatch(
-      `The render was tried ${attempts} times and each attempt failed or its worker stopped before finishing ` +
+      `The render was tried ${attempts} time${attempts === 1 ? '' : 's'} and each attempt failed or its worker stopped before finishing ` +
         "(crash, kill, out of memory or power loss); it will not be retried. Submit it again; if it fails again, check the workers' logs.",
     ),
     (current) => !isTerminal(current.state),

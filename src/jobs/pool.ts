@@ -291,8 +291,10 @@ export class WorkerPool {
         this.lastRenewal = now;
       }
       // A job canceled (or taken back) by any process, on any machine, is no longer running under our name.
-      const mine = await records.stillOwned(this.owner, [...this.active.keys()]);
-      for (const [jobId, render] of this.active) if (!mine.has(jobId)) render.controller.abort(new Error('canceled'));
+      // Only the renders asked about: one launched while the query ran is not in its answer.
+      const asked = [...this.active.keys()];
+      const mine = await records.stillOwned(this.owner, asked);
+      for (const jobId of asked) if (!mine.has(jobId)) this.active.get(jobId)?.controller.abort(new Error('canceled'));
     }
     if (now - this.lastRecovery >= Math.min(5000, leaseMs)) {
       this.lastRecovery = now;
