@@ -13,7 +13,7 @@ import { resolveDataDir } from '../../core/paths.js';
 import { jobFailure } from '../../jobs/failure.js';
 import { defaultConcurrency } from '../../jobs/limits.js';
 import { formatEta, runRenderBatch } from '../../jobs/render-batch.js';
-import { contextFor, type CommandContext, type GlobalOptions } from '../context.js';
+import { backendUrls, contextFor, type CommandContext, type GlobalOptions } from '../context.js';
 import { followUp } from '../hints.js';
 import { readInputRequest, type InputFlags } from '../inputs.js';
 import { interruptible, wasInterrupted } from '../interrupt.js';
@@ -413,6 +413,8 @@ export async function render(stdinArg: string | undefined, flags: RenderFlags, c
  * (own process group, no stdio), so it drains the queue after this command has exited.
  */
 export function startDetachedWorker(globals: GlobalOptions): void {
+  // With PostgreSQL the queue hands the job to the running `immoreel worker`s (docs/scaling.md).
+  if (backendUrls(globals).databaseUrl?.trim()) return;
   const bin = fileURLToPath(new URL('../../../bin/immoreel.js', import.meta.url));
   const child = spawn(process.execPath, [bin, '--quiet', '--data-dir', resolveDataDir(globals.dataDir), 'worker', '--until-idle'], {
     detached: true,

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { badRequest } from '../../core/errors.js';
 import { resolveDataDir } from '../../core/paths.js';
 import type { ServerLimits } from '../../server/config.js';
-import { contextFor } from '../context.js';
+import { backendUrls, contextFor } from '../context.js';
 
 export interface ServeFlags {
   host: string;
@@ -76,6 +76,7 @@ export async function serve(flags: ServeFlags, command: Command): Promise<void> 
   const { startServer } = await import('../../server/start.js');
   const server = await startServer({
     dataDir: resolveDataDir(ctx.globals.dataDir),
+    ...backendUrls(ctx.globals),
     host: flags.host,
     port,
     concurrency: flags.concurrency === undefined ? undefined : wholeNumber(flags.concurrency, '--concurrency', 1, 30),
