@@ -206,12 +206,14 @@ export class JobManager {
     await queue.work(concurrency, async ({ jobId }) => {
       const row = await claimDelivered(records, jobId, pool.owner, { leaseMs, pollMs: Math.max(pollMs, 500), stopped: () => this.closed });
       if (row === null) {
-        if (this.closed && (await records.row(jobId))?.state === 'queued') throw new Error('this worker is stopping; the job is retried elsewhere');
+        if (this.closed && (await records.row(jobId))?.state === 'queued')
+          throw new Error('this worker is stopping; the job is retried elsewhere');
         return;
       }
       const ended = await pool.runDelivered(row);
       // Put back in the queue by this worker's shutdown: the entry must be retried, not completed.
-      if (ended === null && (await records.row(jobId))?.state === 'queued') throw new Error('this worker stopped before finishing the render');
+      if (ended === null && (await records.row(jobId))?.state === 'queued')
+        throw new Error('this worker stopped before finishing the render');
     });
     await queue.workDeadLetters(async ({ jobId }) => {
       const failed = await failExhausted(records, jobId, queue.settings.attempts, pool.owner);

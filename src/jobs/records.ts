@@ -198,7 +198,6 @@ export interface NewJob {
   linkBase: string | null;
 }
 
-
 /**
  * Job records and their state machine (src/jobs/state.ts): every state change goes through
  * `transition`. Two implementations: SQLite (src/jobs/store.ts through src/store/sqlite) and

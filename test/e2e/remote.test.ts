@@ -186,21 +186,21 @@ describe('every error class of the contract, mapped to its exit code', () => {
     try {
       jobId = (
         await manager.submit(
-        {
-          input: { description: DESCRIPTION },
-          listing: null,
-          photos: [],
-          template: 'classic',
-          format: 'landscape',
-          duration_s: 10,
-          language: 'fr',
-          music: 'none',
-          branding: {},
-          webhook_url: null,
-          metadata: null,
-        },
-        { tenant: 'acme' },
-      )
+          {
+            input: { description: DESCRIPTION },
+            listing: null,
+            photos: [],
+            template: 'classic',
+            format: 'landscape',
+            duration_s: 10,
+            language: 'fr',
+            music: 'none',
+            branding: {},
+            webhook_url: null,
+            metadata: null,
+          },
+          { tenant: 'acme' },
+        )
       ).job_id;
     } finally {
       await manager.close({ drainMs: 0 });

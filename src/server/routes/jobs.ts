@@ -132,7 +132,11 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
     },
     async (request) => {
       const query = request.query as ListJobsOptions;
-      const page = await ctx.deps.jobs.list(caller(request).key.tenant, { state: query.state, limit: query.limit ?? 20, cursor: query.cursor });
+      const page = await ctx.deps.jobs.list(caller(request).key.tenant, {
+        state: query.state,
+        limit: query.limit ?? 20,
+        cursor: query.cursor,
+      });
       return { ok: true, status: 'success', jobs: page.jobs, next_cursor: page.next_cursor };
     },
   );

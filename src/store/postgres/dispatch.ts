@@ -197,8 +197,6 @@ export class RenderDispatch {
   }
 }
 
-
-
 /**
  * The job layer's queue port (src/jobs/records.ts) over pg-boss: what `immoreel worker` and the
  * API nodes use with PostgreSQL. Started lazily by the job records, once per process.

@@ -15,4 +15,3 @@ export async function insertJob(db: Queryable, job: NewJob): Promise<JobRow> {
   );
   return rows[0]!;
 }
-

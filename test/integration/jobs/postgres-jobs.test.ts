@@ -56,7 +56,14 @@ async function node(databaseUrl: string, storageUrl: string): Promise<Node> {
 }
 
 async function manager(at: Node, options: Partial<JobManagerOptions> = {}): Promise<JobManager> {
-  const m = await JobManager.open({ dataDir: at.dataDir, records: at.records, blobs: at.blobs, pollMs: 50, engine: fakeEngine(), ...options });
+  const m = await JobManager.open({
+    dataDir: at.dataDir,
+    records: at.records,
+    blobs: at.blobs,
+    pollMs: 50,
+    engine: fakeEngine(),
+    ...options,
+  });
   cleanup.push(() => m.close());
   return m;
 }
@@ -88,7 +95,11 @@ describe('jobs on PostgreSQL + pg-boss + S3', () => {
     const api = await manager(await node(databaseUrl, storageUrl), { runWorkers: false, linkBase: '/api/v1', queue: quickQueue });
     const ended: string[] = [];
     for (let i = 0; i < 2; i += 1) {
-      const worker = await manager(await node(databaseUrl, storageUrl), { concurrency: 2, engine: fakeEngine({ ms: 150 }), queue: quickQueue });
+      const worker = await manager(await node(databaseUrl, storageUrl), {
+        concurrency: 2,
+        engine: fakeEngine({ ms: 150 }),
+        queue: quickQueue,
+      });
       worker.onTerminal((job) => ended.push(`${job.job_id} ${job.state}`));
     }
     expect(api.dispatching).toBe(true);
@@ -98,7 +109,11 @@ describe('jobs on PostgreSQL + pg-boss + S3', () => {
       () => Promise.all(ids.map(async (id) => (await api.get(id))!.job)),
       (all) => all.every((job) => job.state === 'succeeded'),
     );
-    await until(async () => ended.length, (n) => n >= ids.length, 5000);
+    await until(
+      async () => ended.length,
+      (n) => n >= ids.length,
+      5000,
+    );
     // Each job ended once, on one worker, and nothing rendered it twice.
     expect(ended.sort()).toEqual(ids.map((id) => `${id} succeeded`).sort());
     expect(jobs.every((job) => job.attempts === 1)).toBe(true);
@@ -140,7 +155,10 @@ describe('jobs on PostgreSQL + pg-boss + S3', () => {
       },
     });
     const id = (await api.submit(fakeRequest(), { tenant: 'acme' })).job_id;
-    await until(async () => (await api.get(id))!.job.stage, (stage) => stage === 'rendering');
+    await until(
+      async () => (await api.get(id))!.job.stage,
+      (stage) => stage === 'rendering',
+    );
     expect((await api.cancel(id)).state).toBe('canceled');
     await until(async () => aborted, Boolean, 5000);
     const reader = await node(databaseUrl, storageUrl);
@@ -196,11 +214,18 @@ describe('jobs on PostgreSQL + pg-boss + S3', () => {
       const survivor = await manager(await node(databaseUrl, storageUrl), { leaseMs: 2000, queue: quickQueue });
       const ended: JobRecord[] = [];
       survivor.onTerminal((job) => ended.push(job));
-      const job = await until(async () => (await api.get(id))!.job, (j) => j.state === 'succeeded');
+      const job = await until(
+        async () => (await api.get(id))!.job,
+        (j) => j.state === 'succeeded',
+      );
       // Lease (2 s) + recovery poll + retry delay (1 s): well under the 600 s pg-boss expiry.
       expect(Date.now() - killedAt).toBeLessThan(20_000);
       expect(job.attempts).toBe(2);
-      await until(async () => ended.length, (n) => n > 0, 5000);
+      await until(
+        async () => ended.length,
+        (n) => n > 0,
+        5000,
+      );
       expect(ended.map((j) => `${j.job_id} ${j.state}`)).toEqual([`${id} succeeded`]);
       const reader = await node(databaseUrl, storageUrl);
       expect(await keysUnder(reader.blobs, `jobs/${id}/`)).toEqual([`jobs/${id}/output-2.mp4`]);
@@ -218,9 +243,16 @@ describe('jobs on PostgreSQL + pg-boss + S3', () => {
       const survivor = await manager(await node(databaseUrl, storageUrl), { leaseMs: 2000, queue: oneTry });
       const ended: JobRecord[] = [];
       survivor.onTerminal((job) => ended.push(job));
-      const job = await until(async () => (await api.get(id))!.job, (j) => j.state === 'failed');
+      const job = await until(
+        async () => (await api.get(id))!.job,
+        (j) => j.state === 'failed',
+      );
       expect(job.error?.code).toBe('RENDER_FAILED');
-      await until(async () => ended.length, (n) => n > 0, 5000);
+      await until(
+        async () => ended.length,
+        (n) => n > 0,
+        5000,
+      );
       expect(job.error?.message).toMatch(/tried 1 time and each attempt failed or its worker stopped before finishing.*Submit it again/);
       expect(ended.map((j) => j.state)).toEqual(['failed']);
       const reader = await node(databaseUrl, storageUrl);

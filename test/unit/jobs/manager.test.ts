@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/core/errors.js';
 import type { JobRecord } from '../../../src/core/types.js';
-import { JobManager, type JobManagerOptions } from '../../../src/jobs/manager.js';
+import { JobManager, jobTimings, type JobManagerOptions } from '../../../src/jobs/manager.js';
 import { defaultConcurrency, threadBudget } from '../../../src/jobs/pool.js';
 import { IllegalTransitionError } from '../../../src/jobs/state.js';
 import { openDatabase } from '../../../src/jobs/db.js';
@@ -45,9 +45,8 @@ const terminal = (job: JobRecord): boolean => ['succeeded', 'failed', 'canceled'
 function strandAsRunning(m: JobManager, jobId: string, attempts: number, owner: { host: string; pid: number; leaseMs: number }): void {
   const db = openDatabase(dirname(m.files.jobsDir));
   db.prepare(
-      `UPDATE jobs SET state = 'running', attempts = ?, owner = ?, owner_host = ?, owner_pid = ?, lease_expires_at = ? WHERE job_id = ?`,
-    )
-    .run(attempts, `${owner.host}/${owner.pid}/dead`, owner.host, owner.pid, Date.now() + owner.leaseMs, jobId);
+    `UPDATE jobs SET state = 'running', attempts = ?, owner = ?, owner_host = ?, owner_pid = ?, lease_expires_at = ? WHERE job_id = ?`,
+  ).run(attempts, `${owner.host}/${owner.pid}/dead`, owner.host, owner.pid, Date.now() + owner.leaseMs, jobId);
   db.close();
 }
 
@@ -59,7 +58,7 @@ function deadPid(): number {
 describe('JobManager', () => {
   it('stores a queued job with the record of docs/jobs.md, with local or API links', async () => {
     const local = await manager({ runWorkers: false });
-    const job = (await local.submit(fakeRequest({ metadata: { crm_id: 'A-17' } }), { tenant: 'local' }));
+    const job = await local.submit(fakeRequest({ metadata: { crm_id: 'A-17' } }), { tenant: 'local' });
     expect(job).toMatchObject({
       state: 'queued',
       stage: null,
@@ -74,7 +73,7 @@ describe('JobManager', () => {
     });
     expect(job.links.self).toMatch(/^file:\/\/.*\/jobs\/job_[0-9a-z]{26}\/$/);
     const api = await manager({ runWorkers: false, linkBase: '/api/v1' });
-    const remote = (await api.submit(fakeRequest(), { tenant: 'acme' }));
+    const remote = await api.submit(fakeRequest(), { tenant: 'acme' });
     expect(remote.links).toEqual({ self: `/api/v1/jobs/${remote.job_id}`, video: null, cancel: `/api/v1/jobs/${remote.job_id}/cancel` });
     expect((await api.get(remote.job_id))?.tenant).toBe('acme');
     expect(await api.countJobs('acme', ['queued'])).toBe(1);
@@ -326,7 +325,7 @@ describe('JobManager', () => {
     const m = await manager({ runWorkers: false });
     const ids: string[] = [];
     for (let i = 0; i < 25; i += 1) ids.push((await m.submit(fakeRequest(), { tenant: 't' })).job_id);
-    (await m.submit(fakeRequest(), { tenant: 'someone-else' }));
+    await m.submit(fakeRequest(), { tenant: 'someone-else' });
     await m.cancel(ids[3]!);
     const seen: string[] = [];
     let cursor: string | undefined;
@@ -363,6 +362,18 @@ describe('JobManager', () => {
     expect(await m.videoKey(done)).toBeNull();
     await expect(service.downloadVideo(done, join(dataDir, 'x.mp4'))).rejects.toMatchObject({ code: 'GONE' });
     expect((await stateOf(m, waiting)).state).toBe('queued');
+  });
+
+  it('reads the lease and queue timings from the environment, refusing nonsense with the variable named', () => {
+    expect(jobTimings({})).toEqual({ leaseMs: 60_000, queue: { expireInSeconds: 900, retryDelaySeconds: 10, attempts: 3 } });
+    expect(jobTimings({ IMMOREEL_LEASE_SECONDS: '2', IMMOREEL_RETRY_DELAY_SECONDS: '1', IMMOREEL_RENDER_EXPIRY_SECONDS: '30' })).toEqual({
+      leaseMs: 2000,
+      queue: { expireInSeconds: 30, retryDelaySeconds: 1, attempts: 3 },
+    });
+    expect(() => jobTimings({ IMMOREEL_LEASE_SECONDS: '2s' })).toThrow(
+      /IMMOREEL_LEASE_SECONDS must be a whole number of seconds from 1 to 86400, not "2s"/,
+    );
+    expect(() => jobTimings({ IMMOREEL_RETRY_DELAY_SECONDS: '0' })).toThrow(/IMMOREEL_RETRY_DELAY_SECONDS/);
   });
 
   it('refuses a concurrency above 30', async () => {
