@@ -309,3 +309,6 @@ export function sqliteJobRecords(store: JobStore): JobRecords {
     markExpired: (jobId) => later(() => store.markExpired(jobId)),
   };
 }
+
+/** How many schema versions the job store knows (`immoreel db status`). */
+export const JOB_MIGRATION_COUNT = MIGRATIONS.length;

@@ -5,6 +5,8 @@ import { AnalysisPool, type AnalysisPoolOptions } from '../analysis/worker-pool.
 import { badRequest } from '../core/errors.js';
 import { JobManager, type RenderEngine } from '../jobs/manager.js';
 import { openJobBackends, type JobBackends } from '../store/job-backends.js';
+import type { RecordStore } from '../store/types.js';
+import type { BlobStore } from '../storage/types.js';
 import { guardedFetch } from '../net/fetch.js';
 import { validateRenderRequest } from '../render/index.js';
 import { buildApp, type LogOptions } from './app.js';
@@ -23,6 +25,9 @@ export interface StartOptions {
   /** PostgreSQL and object storage for jobs and videos (docs/scaling.md); unset = the data directory. */
   databaseUrl?: string;
   storageUrl?: string;
+  /** Stores already opened (and closed) by the caller: they win over the URLs. */
+  records?: RecordStore;
+  blobs?: BlobStore;
   host: string;
   /** 0 = any free port (the bound address is in `url`). */
   port: number;
@@ -88,15 +93,19 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   let jobs: JobManager;
   let backends: JobBackends | null = null;
   try {
-    backends = await openJobBackends({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, storageUrl: options.storageUrl });
+    // Stores the caller opened win (the CLI opens them with openBackends); else the URLs name them.
+    if (options.records === undefined && options.blobs === undefined) {
+      backends = await openJobBackends({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, storageUrl: options.storageUrl });
+    }
+    const records = options.records ?? backends?.records;
     jobs = await JobManager.open({
       dataDir: options.dataDir,
-      records: backends?.records,
-      blobs: backends?.blobs,
+      records,
+      blobs: options.blobs ?? backends?.blobs,
       concurrency: options.concurrency,
       // With PostgreSQL, `immoreel worker` processes render; an API node renders too only when
       // given --concurrency (docs/scaling.md "Topology").
-      runWorkers: backends?.records.kind !== 'postgres' || options.concurrency !== undefined,
+      runWorkers: records?.kind !== 'postgres' || options.concurrency !== undefined,
       engine: options.engine,
       resolveAsset: async (tenant, assetId) => store.assets.resolve(tenant, assetId),
       allowLocalFiles: false,

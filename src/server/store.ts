@@ -126,3 +126,6 @@ export function openServerStore(dataDir: string, options: ServerStoreOptions = {
     },
   };
 }
+
+/** How many schema versions the server's tables know (`immoreel db status`). */
+export const SERVER_MIGRATION_COUNT = MIGRATIONS.length;

@@ -11,7 +11,7 @@ import { assertJobId, isJobId } from '../../jobs/ids.js';
 import { parseAge } from '../../jobs/age.js';
 import { JobManager } from '../../jobs/manager.js';
 import { MAX_LIST_LIMIT } from '../../jobs/limits.js';
-import { backendUrls, contextFor, type CommandContext } from '../context.js';
+import { contextFor, type CommandContext } from '../context.js';
 import { assertWritableFolder } from '../files.js';
 import { followUp } from '../hints.js';
 import { jobFailure } from '../../jobs/failure.js';
@@ -223,8 +223,7 @@ export async function purgeJobs(flags: { olderThan: string; dryRun?: boolean; ye
   }
   const olderThanMs = parseAge(flags.olderThan);
   const dataDir = resolveDataDir(ctx.globals.dataDir);
-  const { openJobBackends } = await import('../../store/job-backends.js');
-  const backends = await openJobBackends({ dataDir, ...backendUrls(ctx.globals) });
+  const backends = await ctx.openConfiguredBackends();
   const manager = await JobManager.open({ dataDir, records: backends?.records, blobs: backends?.blobs, runWorkers: false }).catch(
     async (error: unknown) => {
       await backends?.close();

@@ -13,7 +13,7 @@ import { resolveDataDir } from '../../core/paths.js';
 import { jobFailure } from '../../jobs/failure.js';
 import { defaultConcurrency } from '../../jobs/limits.js';
 import { formatEta, runRenderBatch } from '../../jobs/render-batch.js';
-import { backendUrls, contextFor, type CommandContext, type GlobalOptions } from '../context.js';
+import { contextFor, type CommandContext, type GlobalOptions } from '../context.js';
 import { followUp } from '../hints.js';
 import { readInputRequest, type InputFlags } from '../inputs.js';
 import { interruptible, wasInterrupted } from '../interrupt.js';
@@ -414,12 +414,17 @@ export async function render(stdinArg: string | undefined, flags: RenderFlags, c
  */
 export function startDetachedWorker(globals: GlobalOptions): void {
   // With PostgreSQL the queue hands the job to the running `immoreel worker`s (docs/scaling.md).
-  if (backendUrls(globals).databaseUrl?.trim()) return;
+  if (globals.databaseUrl !== undefined && globals.databaseUrl.trim() !== '') return;
   const bin = fileURLToPath(new URL('../../../bin/immoreel.js', import.meta.url));
   const child = spawn(process.execPath, [bin, '--quiet', '--data-dir', resolveDataDir(globals.dataDir), 'worker', '--until-idle'], {
     detached: true,
     stdio: 'ignore',
-    env: process.env,
+    // The same records and blobs, through the environment: a password on a command line shows in `ps`.
+    env: {
+      ...process.env,
+      ...(globals.databaseUrl === undefined ? {} : { IMMOREEL_DATABASE_URL: globals.databaseUrl }),
+      ...(globals.storageUrl === undefined ? {} : { IMMOREEL_STORAGE_URL: globals.storageUrl }),
+    },
   });
   child.unref();
 }

@@ -2,8 +2,7 @@ import type { Command } from 'commander';
 import { badRequest } from '../../core/errors.js';
 import { resolveDataDir } from '../../core/paths.js';
 import { JobManager, parseConcurrency } from '../../jobs/manager.js';
-import { openJobBackends } from '../../store/job-backends.js';
-import { backendUrls, contextFor } from '../context.js';
+import { contextFor } from '../context.js';
 
 /** Seconds a stopping worker lets running renders finish before putting them back in the queue. */
 const DRAIN_MS = 30_000;
@@ -20,7 +19,8 @@ export async function worker(flags: { untilIdle?: boolean; concurrency?: string 
     throw badRequest('immoreel worker renders the jobs of a local data directory; it does not run against a remote server.');
   }
   const dataDir = resolveDataDir(globals.dataDir);
-  const backends = await openJobBackends({ dataDir, ...backendUrls(globals) });
+  const backends = await ctx.openConfiguredBackends();
+  if (backends !== null) output.info(`Records and blobs: ${backends.describe()}`);
   let manager: JobManager;
   try {
     manager = await JobManager.open({
@@ -65,4 +65,5 @@ export async function worker(flags: { untilIdle?: boolean; concurrency?: string 
   } else {
     await stopped;
   }
+  await backends?.close();
 }
