@@ -63,17 +63,19 @@ async function runJobs(
 ): Promise<{ wallMs: number; peakRss: number; succeeded: number; failures: string[] }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'immoreel-bench-'));
   const valid = await validateRequest(request, 'local');
-  const manager = JobManager.open({ dataDir, concurrency, runWorkers: false, allowLocalFiles: true, pollMs: 100 });
+  const manager = await JobManager.open({ dataDir, concurrency, runWorkers: false, allowLocalFiles: true, pollMs: 100 });
   let peakRss = treeRss();
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, treeRss())), 250);
   const started = Date.now();
-  const ids = Array.from({ length: count }, () => manager.submit(valid, { tenant: 'bench' }).job_id);
+  const ids: string[] = [];
+  for (let i = 0; i < count; i += 1) ids.push((await manager.submit(valid, { tenant: 'bench' })).job_id);
   for (const id of ids) manager.work(id);
   const terminal = new Set(['succeeded', 'failed', 'canceled']);
-  while (ids.some((id) => !terminal.has(manager.get(id)!.job.state))) await new Promise((r) => setTimeout(r, 200));
+  const stateOf = async (id: string): Promise<string> => (await manager.get(id))!.job.state;
+  while ((await Promise.all(ids.map(stateOf))).some((state) => !terminal.has(state))) await new Promise((r) => setTimeout(r, 200));
   const wallMs = Date.now() - started;
   clearInterval(sampler);
-  const jobs = ids.map((id) => manager.get(id)!.job);
+  const jobs = await Promise.all(ids.map(async (id) => (await manager.get(id))!.job));
   await manager.close();
   rmSync(dataDir, { recursive: true, force: true });
   return {

@@ -17,3 +17,9 @@ const MEMORY_PER_RENDER = 512 * 1024 * 1024;
 export function defaultConcurrency(cores: number = availableParallelism(), memory: number = totalmem()): number {
   return Math.max(1, Math.min(MAX_CONCURRENCY, 2 * cores, Math.floor(memory / MEMORY_PER_RENDER)));
 }
+
+/**
+ * Most jobs of one tenant running at once across every worker of the service (docs/jobs.md
+ * "Worker pool"): a claim refuses the next job of a tenant that has this many running.
+ */
+export const MAX_RUNNING_PER_TENANT = 30;

@@ -1,28 +1,42 @@
-import { existsSync, statSync } from 'node:fs';
 import { readdir, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { AppError, badRequest } from '../core/errors.js';
 import { guardedFetch, type FetchPort } from '../net/fetch.js';
 import type { JobList, JobRecord, JobState, ListJobsOptions } from '../core/types.js';
 import type { RenderContext, ValidRenderRequest } from '../render/types.js';
+import { LocalBlobStore } from '../storage/local.js';
+import type { BlobStore } from '../storage/types.js';
+import { claimDelivered, failExhausted } from './delivery.js';
 import { defaultEngine, type RenderEngine } from './engine.js';
 import { hashInputs } from './hash.js';
 import { assertJobId, newJobId } from './ids.js';
-import { defaultConcurrency, MAX_CONCURRENCY, recoverAbandoned, WorkerPool } from './pool.js';
+import { defaultConcurrency, JobFiles, MAX_CONCURRENCY, recoverAbandoned, WorkerPool } from './pool.js';
+import type { JobQueue, JobRecords, QueueSettings } from './records.js';
 import { isTerminal } from './state.js';
-import { JobStore, type JobRow } from './store.js';
+import { JobStore, MAX_ATTEMPTS, sqliteJobRecords, type JobRow, type NewJob } from './store.js';
 
 export type { RenderEngine } from './engine.js';
 
 export interface JobManagerOptions {
+  /** Local scratch (`jobs/<id>/` renders) and, by default, where records and videos are kept. */
   dataDir: string;
+  /**
+   * The job records, or a whole RecordStore (its `jobs`): SQLite or PostgreSQL. Default: the SQLite
+   * file of `dataDir`, opened and closed by this manager (the embedded default).
+   */
+  records?: JobRecords | { jobs: JobRecords };
+  /** Where verified videos are kept (docs/scaling.md "Blob store"). Default: files in `dataDir`. */
+  blobs?: BlobStore;
+  /** The dispatching queue's timings (PostgreSQL); default from the environment (`jobTimings`). */
+  queue?: Partial<QueueSettings>;
   /** Renders at once in this process: 1–30, default min(30, logical cores). */
   concurrency?: number;
   engine?: RenderEngine;
   /** true (default): this process renders any queued job. false: only jobs asked for with `work`. */
   runWorkers?: boolean;
-  /** Resolves `asset:<id>` for a tenant (server mode). */
-  resolveAsset?: (tenant: string, assetId: string) => Promise<string>;
+  /** Resolves `asset:<id>` for a tenant (server mode) to a local file; remote bytes go into `scratchDir`. */
+  resolveAsset?: (tenant: string, assetId: string, scratchDir: string) => Promise<string>;
   /** Jobs submitted through this manager may read local files (local mode only). */
   allowLocalFiles?: boolean;
   /**
@@ -43,8 +57,43 @@ export interface JobManagerOptions {
 }
 
 export const DEFAULT_WATCHDOG_MS = 30 * 60_000;
-const DEFAULT_LEASE_MS = 60_000;
 const DEFAULT_POLL_MS = 250;
+
+/** Timings a deployment may tune (docs/jobs.md "Crash safety", docs/scaling.md "Failure modes"). */
+export interface JobTimings {
+  /** A worker's claim on a running job lasts this long without a renewal (renewed every lease/4). */
+  leaseMs: number;
+  queue: QueueSettings;
+}
+
+function secondsFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const text = env[name]?.trim();
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1 || value > 86_400) {
+    throw badRequest(`${name} must be a whole number of seconds from 1 to 86400, not ${JSON.stringify(text)}.`, {
+      reason: 'invalid_setting',
+      details: [{ field: name, message: 'whole seconds, 1–86400' }],
+    });
+  }
+  return value;
+}
+
+/**
+ * The lease and queue timings: `IMMOREEL_LEASE_SECONDS` (default 60),
+ * `IMMOREEL_RENDER_EXPIRY_SECONDS` (pg-boss `expireInSeconds`, default 900) and
+ * `IMMOREEL_RETRY_DELAY_SECONDS` (first retry delay, doubling; default 10).
+ */
+export function jobTimings(env: NodeJS.ProcessEnv = process.env): JobTimings {
+  return {
+    leaseMs: secondsFrom(env, 'IMMOREEL_LEASE_SECONDS', 60) * 1000,
+    queue: {
+      expireInSeconds: secondsFrom(env, 'IMMOREEL_RENDER_EXPIRY_SECONDS', 900),
+      retryDelaySeconds: secondsFrom(env, 'IMMOREEL_RETRY_DELAY_SECONDS', 10),
+      attempts: MAX_ATTEMPTS,
+    },
+  };
+}
 
 export interface PurgeSummary {
   jobs: number;
@@ -73,41 +122,103 @@ async function sizeOf(path: string): Promise<number> {
 }
 
 /**
- * Jobs of one data directory (docs/jobs.md): the SQLite store plus this process's worker pool.
- * The local service, `immoreel worker` and the HTTP server are all built on it.
+ * Jobs (docs/jobs.md): the job records (SQLite or PostgreSQL), the blob store of their videos,
+ * and this process's worker pool. The local service, `immoreel worker` and the HTTP server are
+ * all built on it. With a dispatching queue (PostgreSQL + pg-boss) submissions go through the
+ * queue and this process renders what the queue delivers; otherwise its pool claims rows itself.
  */
 export class JobManager {
   private readonly listeners: ((job: JobRecord, tenant: string) => void)[] = [];
   private closed = false;
 
   private constructor(
-    readonly store: JobStore,
+    readonly records: JobRecords,
+    readonly files: JobFiles,
     private readonly pool: WorkerPool,
+    private readonly queue: JobQueue | null,
     private readonly options: JobManagerOptions,
+    private readonly closeOwned: () => Promise<void>,
   ) {}
 
-  static open(options: JobManagerOptions): JobManager {
+  static async open(options: JobManagerOptions): Promise<JobManager> {
     const concurrency = options.concurrency === undefined ? defaultConcurrency() : parseConcurrency(options.concurrency);
-    const store = JobStore.open(options.dataDir);
-    let manager: JobManager | null = null;
-    const pool = new WorkerPool({
-      store,
-      engine: options.engine ?? defaultEngine,
-      concurrency,
-      claimAny: options.runWorkers !== false,
-      leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
-      pollMs: options.pollMs ?? DEFAULT_POLL_MS,
-      watchdogMs: options.watchdogMs ?? DEFAULT_WATCHDOG_MS,
-      resolveAsset: options.resolveAsset,
-      guardedFetch: options.guardedFetch ?? guardedFetch(),
-      analyze: options.analyze,
-      onTerminal: (row) => manager?.emitTerminal(row),
+    const timings = jobTimings();
+    const leaseMs = options.leaseMs ?? timings.leaseMs;
+    const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
+    const owned: (() => Promise<void> | void)[] = [];
+    const closeOwned = async (): Promise<void> => {
+      for (const close of owned.splice(0).reverse()) await close();
+    };
+    try {
+      let records: JobRecords;
+      if (options.records === undefined) {
+        const store = JobStore.open(options.dataDir);
+        owned.push(() => store.close());
+        records = sqliteJobRecords(store);
+      } else {
+        records = 'jobs' in options.records ? options.records.jobs : options.records;
+      }
+      let blobs = options.blobs;
+      if (blobs === undefined) {
+        const own = new LocalBlobStore(options.dataDir);
+        owned.push(() => own.close());
+        blobs = own;
+      }
+      const files = new JobFiles(join(options.dataDir, 'jobs'), blobs, pathToFileURL(resolve(options.dataDir)).href);
+      const queueSettings: QueueSettings = { ...timings.queue, ...options.queue };
+      const queue = records.openQueue === undefined ? null : await records.openQueue(queueSettings);
+      if (queue !== null) owned.push(() => queue.stopWork());
+      let manager: JobManager | null = null;
+      const pool = new WorkerPool({
+        records,
+        files,
+        queue,
+        engine: options.engine ?? defaultEngine,
+        concurrency,
+        claimAny: options.runWorkers !== false,
+        leaseMs,
+        pollMs,
+        watchdogMs: options.watchdogMs ?? DEFAULT_WATCHDOG_MS,
+        resolveAsset: options.resolveAsset,
+        guardedFetch: options.guardedFetch ?? guardedFetch(),
+        analyze: options.analyze,
+        onTerminal: (row) => manager?.emitTerminal(row),
+      });
+      manager = new JobManager(records, files, pool, queue, options, closeOwned);
+      // Jobs left `running` by a crashed process go back to the queue before anything else happens.
+      for (const row of await recoverAbandoned(records, files, queue)) manager.emitTerminal(row);
+      pool.start();
+      if (queue !== null && options.runWorkers !== false) await manager.workQueue(queue, concurrency, leaseMs, pollMs);
+      return manager;
+    } catch (error) {
+      await closeOwned().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /**
+   * Renders what the queue delivers (docs/scaling.md "Dispatch"): claim the row (waiting while a
+   * live worker still holds it), render, upload, record. A handler that throws makes pg-boss retry
+   * the entry; entries whose attempts are used up end their job `failed` (`failExhausted`).
+   */
+  private async workQueue(queue: JobQueue, concurrency: number, leaseMs: number, pollMs: number): Promise<void> {
+    const { records, pool } = this;
+    await queue.work(concurrency, async ({ jobId }) => {
+      const row = await claimDelivered(records, jobId, pool.owner, { leaseMs, pollMs: Math.max(pollMs, 500), stopped: () => this.closed });
+      if (row === null) {
+        if (this.closed && (await records.row(jobId))?.state === 'queued')
+          throw new Error('this worker is stopping; the job is retried elsewhere');
+        return;
+      }
+      const ended = await pool.runDelivered(row);
+      // Put back in the queue by this worker's shutdown: the entry must be retried, not completed.
+      if (ended === null && (await records.row(jobId))?.state === 'queued')
+        throw new Error('this worker stopped before finishing the render');
     });
-    manager = new JobManager(store, pool, options);
-    // Jobs left `running` by a crashed process go back to the queue before anything else happens.
-    for (const row of recoverAbandoned(store)) manager.emitTerminal(row);
-    pool.start();
-    return manager;
+    await queue.workDeadLetters(async ({ jobId }) => {
+      const failed = await failExhausted(records, jobId, queue.settings.attempts, pool.owner);
+      if (failed !== null) this.emitTerminal(failed);
+    });
   }
 
   get concurrency(): number {
@@ -128,62 +239,88 @@ export class JobManager {
     return this.pool.activeCount;
   }
 
-  submit(request: ValidRenderRequest, options: { tenant: string }): JobRecord {
+  /** True when jobs are dispatched through a queue (PostgreSQL): `work` then only follows, workers render. */
+  get dispatching(): boolean {
+    return this.queue !== null;
+  }
+
+  /** The local scratch directory of a job's render. */
+  jobDir(jobId: string): string {
+    return this.files.jobDir(jobId);
+  }
+
+  /** Where a job's render writes its video locally (in place, the embedded default keeps it there). */
+  outputPath(jobId: string): string {
+    return this.files.outputPath(jobId);
+  }
+
+  get blobs(): BlobStore {
+    return this.files.blobs;
+  }
+
+  async submit(request: ValidRenderRequest, options: { tenant: string }): Promise<JobRecord> {
     const { metadata: _metadata, webhook_url: _webhook, ...inputs } = request;
-    const row = this.store.insert({
+    const job: NewJob = {
       jobId: newJobId(),
       tenant: options.tenant,
       request,
       inputHash: hashInputs(inputs),
       allowLocalFiles: this.options.allowLocalFiles === true,
       linkBase: this.options.linkBase ?? null,
-    });
+    };
+    // With a queue, the row and its entry are written in one transaction.
+    const row = this.queue === null ? await this.records.insert(job) : await this.queue.submit(job);
     this.pool.kick();
-    return this.store.toRecord(row);
+    return this.records.toRecord(row);
   }
 
-  get(jobId: string): { job: JobRecord; tenant: string } | null {
-    const row = this.store.row(assertJobId(jobId));
-    return row === undefined ? null : { job: this.store.toRecord(row), tenant: row.tenant };
+  async get(jobId: string): Promise<{ job: JobRecord; tenant: string } | null> {
+    const row = await this.records.row(assertJobId(jobId));
+    return row === undefined ? null : { job: this.records.toRecord(row), tenant: row.tenant };
   }
 
   /** The stored input hash of a job (sha256 of its validated request minus metadata and webhook). */
-  inputHash(jobId: string): string | null {
-    return this.store.row(assertJobId(jobId))?.input_hash ?? null;
+  async inputHash(jobId: string): Promise<string | null> {
+    return (await this.records.row(assertJobId(jobId)))?.input_hash ?? null;
   }
 
-  list(tenant: string, options?: ListJobsOptions): JobList {
-    return this.store.list(tenant, options);
+  list(tenant: string, options?: ListJobsOptions): Promise<JobList> {
+    return this.records.list(tenant, options);
   }
 
-  /** queued or running → canceled (a running render is stopped); a finished job is returned unchanged. */
-  cancel(jobId: string): JobRecord {
+  /**
+   * queued or running → canceled; a finished job is returned unchanged. A render here stops at
+   * once; one on another process or machine stops at its pool's next poll (`stillOwned`).
+   */
+  async cancel(jobId: string): Promise<JobRecord> {
     const id = assertJobId(jobId);
-    const current = this.store.row(id);
+    const current = await this.records.row(id);
     if (current === undefined) throw new AppError('NOT_FOUND', `No job ${id}.`);
-    if (isTerminal(current.state)) return this.store.toRecord(current);
-    const canceled = this.store.transition(
+    if (isTerminal(current.state)) return this.records.toRecord(current);
+    const canceled = await this.records.transition(
       id,
       'canceled',
       { stage: null, finished_at: new Date().toISOString(), lease_expires_at: null },
       (row) => !isTerminal(row.state),
     );
-    if (canceled === null) return this.store.toRecord(this.store.row(id) as JobRow);
+    if (canceled === null) return this.records.toRecord((await this.records.row(id)) as JobRow);
+    // A queued job's entry is withdrawn; a delivered one finds the job canceled and completes.
+    await this.queue?.cancel(id).catch(() => undefined);
     this.pool.abort(id);
     this.emitTerminal(canceled);
-    return this.store.toRecord(canceled);
+    return this.records.toRecord(canceled);
   }
 
-  /** The verified MP4 of a succeeded job, or null (not succeeded, purged, or missing). */
-  videoPath(jobId: string): string | null {
-    const row = this.store.row(assertJobId(jobId));
+  /** The blob key of the verified video of a succeeded, unpurged job; null otherwise (or when it is missing). */
+  async videoKey(jobId: string): Promise<string | null> {
+    const row = await this.records.row(assertJobId(jobId));
     if (row === undefined || row.state !== 'succeeded' || row.expired_at !== null) return null;
-    const path = this.store.outputPath(row.job_id);
-    return existsSync(path) && statSync(path).isFile() ? path : null;
+    const key = this.files.videoKey(row.job_id, row.attempts);
+    return (await this.files.blobs.head(key)) === null ? null : key;
   }
 
-  countJobs(tenant: string, states: JobState[]): number {
-    return this.store.count(tenant, states);
+  countJobs(tenant: string, states: JobState[]): Promise<number> {
+    return this.records.count(tenant, states);
   }
 
   /** Called once per job reaching a terminal state through this process (webhooks). */
@@ -191,9 +328,12 @@ export class JobManager {
     this.listeners.push(listener);
   }
 
-  /** Renders `jobId` in this process as soon as it is queued (for pools with runWorkers: false). */
+  /**
+   * Renders `jobId` in this process as soon as it is queued (for pools with runWorkers: false).
+   * With a dispatching queue the workers render every job: this process only follows it.
+   */
   work(jobId: string): void {
-    this.pool.want(assertJobId(jobId));
+    if (this.queue === null) this.pool.want(assertJobId(jobId));
   }
 
   /** Stops wanting `jobId` (the caller no longer waits for it). */
@@ -207,23 +347,29 @@ export class JobManager {
   }
 
   /**
-   * Retention: removes the files (video, work files) of jobs finished before `olderThanMs` ago.
-   * Records stay; a purged succeeded job keeps its verified properties with `result.expired_at`.
+   * Retention: deletes the files of jobs finished before now − olderThanMs — the video in the blob
+   * store and the local scratch directory; `dryRun` only counts them. Records stay; a purged
+   * succeeded job keeps its verified properties with `result.expired_at`.
    */
-  /** Deletes the files of jobs finished before now − olderThanMs; `dryRun` only counts them. */
   async purge(olderThanMs: number, options: { dryRun?: boolean } = {}): Promise<PurgeSummary> {
     const cutoff = new Date(Date.now() - olderThanMs).toISOString();
     const summary: PurgeSummary = { jobs: 0, bytes: 0 };
-    for (const row of this.store.purgeable(cutoff)) {
-      const dir = this.store.jobDir(row.job_id);
+    const { files } = this;
+    for (const row of await this.records.purgeable(cutoff)) {
+      const dir = files.jobDir(row.job_id);
+      const keys: string[] = [];
       summary.bytes += await sizeOf(dir);
-      if (options.dryRun) {
-        summary.jobs += 1;
-        continue;
+      if (!files.inPlace) {
+        for await (const blob of files.blobs.list(`jobs/${row.job_id}/`)) {
+          keys.push(blob.key);
+          summary.bytes += blob.size;
+        }
       }
-      await rm(dir, { recursive: true, force: true });
-      this.store.markExpired(row.job_id);
       summary.jobs += 1;
+      if (options.dryRun) continue;
+      for (const key of keys) await files.blobs.delete(key);
+      await rm(dir, { recursive: true, force: true });
+      await this.records.markExpired(row.job_id);
     }
     return summary;
   }
@@ -231,12 +377,13 @@ export class JobManager {
   async close(options: { drainMs?: number } = {}): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.queue?.stopWork().catch(() => undefined);
     await this.pool.close(options.drainMs ?? 0);
-    this.store.close();
+    await this.closeOwned();
   }
 
   private emitTerminal(row: JobRow): void {
-    const job = this.store.toRecord(row);
+    const job = this.records.toRecord(row);
     for (const listener of this.listeners) {
       try {
         listener(job, row.tenant);

@@ -1,15 +1,20 @@
-import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { chmod, mkdir, rm, stat } from 'node:fs/promises';
 import { availableParallelism, hostname } from 'node:os';
+import { join } from 'node:path';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { isAppError } from '../core/errors.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../core/paths.js';
 import type { JobStage } from '../core/types.js';
 import { openFetch, type FetchPort } from '../net/fetch.js';
 import type { RenderContext } from '../render/types.js';
+import { videoKey } from '../storage/keys.js';
+import type { BlobStore } from '../storage/types.js';
 import type { RenderEngine } from './engine.js';
-import { finalFailurePatch, listingSummary, MAX_ATTEMPTS, type JobRow, type JobStore, type Owner } from './store.js';
+import { assertJobId } from './ids.js';
+import type { JobQueue, JobRecords } from './records.js';
+import { finalFailurePatch, listingSummary, MAX_ATTEMPTS, type JobRow, type Owner } from './store.js';
 
 /** The most renders one pool runs at once (docs/jobs.md). */
 export { defaultConcurrency, MAX_CONCURRENCY } from './limits.js';
@@ -47,19 +52,62 @@ function abandoned(row: JobRow, now: number): boolean {
 }
 
 /**
+ * Where a job's files are: the local scratch directory its render works in (`<data dir>/jobs/<id>/`)
+ * and the blob store its verified video goes to (docs/jobs.md "Isolation and atomic outputs").
+ */
+export class JobFiles {
+  /** True when the blob store is the data directory itself: the rendered file already sits at its key. */
+  readonly inPlace: boolean;
+
+  constructor(
+    readonly jobsDir: string,
+    readonly blobs: BlobStore,
+    dataDirUrl: string,
+  ) {
+    this.inPlace = blobs.location.replace(/\/$/, '') === dataDirUrl.replace(/\/$/, '');
+  }
+
+  jobDir(jobId: string): string {
+    return join(this.jobsDir, assertJobId(jobId));
+  }
+
+  outputPath(jobId: string): string {
+    return join(this.jobDir(jobId), 'output.mp4');
+  }
+
+  /**
+   * The blob key of attempt `attempt`'s video. In place (the embedded default) it is the rendered
+   * file itself, `jobs/<id>/output.mp4`, as always; elsewhere each attempt uploads to its own key and
+   * the guarded transition to `succeeded` (which records `attempts`) names the one that won.
+   */
+  videoKey(jobId: string, attempt: number): string {
+    return this.inPlace ? videoKey(jobId) : videoKey(jobId, attempt);
+  }
+
+  /** Removes whatever video attempt `attempt` left (a job that did not end `succeeded` has none). */
+  async discardOutput(jobId: string, attempt: number): Promise<void> {
+    await rm(this.outputPath(jobId), { force: true });
+    if (!this.inPlace && attempt > 0) await this.blobs.delete(this.videoKey(jobId, attempt)).catch(() => undefined);
+  }
+}
+
+/**
  * Crash recovery (docs/jobs.md): a job found `running` whose worker is dead (same machine, process
  * gone) or whose lease expired goes back to `queued`, or to `failed` once it has been tried
- * MAX_ATTEMPTS times. Returns the jobs that became `failed`.
+ * MAX_ATTEMPTS times. With a dispatching queue (PostgreSQL), the one process whose transition
+ * won also fails the job's queue entry, so the queue hands it to a worker now instead of after
+ * its expiry. Returns the jobs that became `failed`.
  */
-export function recoverAbandoned(store: JobStore): JobRow[] {
+export async function recoverAbandoned(records: JobRecords, files: JobFiles, queue: JobQueue | null = null): Promise<JobRow[]> {
   const failed: JobRow[] = [];
   const now = Date.now();
-  for (const row of store.runningJobs()) {
+  for (const row of await records.runningJobs()) {
     if (!abandoned(row, now)) continue;
     const sameHolder = (current: JobRow): boolean =>
       current.state === 'running' && current.owner === row.owner && abandoned(current, Date.now());
+    let moved: JobRow | null;
     if (row.attempts >= MAX_ATTEMPTS) {
-      const done = store.transition(
+      moved = await records.transition(
         row.job_id,
         'failed',
         finalFailurePatch(
@@ -68,24 +116,28 @@ export function recoverAbandoned(store: JobStore): JobRow[] {
         ),
         sameHolder,
       );
-      if (done !== null) failed.push(done);
-      if (done !== null) rmSync(store.outputPath(row.job_id), { force: true });
+      if (moved !== null) failed.push(moved);
     } else {
-      const requeued = store.transition(
+      moved = await records.transition(
         row.job_id,
         'queued',
         { stage: null, progress: 0, owner: null, owner_host: null, owner_pid: null, lease_expires_at: null },
         sameHolder,
       );
-      // A video renamed into place just before the kill was never recorded: it must not linger.
-      if (requeued !== null) rmSync(store.outputPath(row.job_id), { force: true });
     }
+    if (moved === null) continue;
+    // A video put in place just before the kill was never recorded: it must not linger.
+    await files.discardOutput(row.job_id, row.attempts);
+    await queue?.abandon(row.job_id, `the worker ${row.owner ?? ''} stopped renewing its lease`).catch(() => undefined);
   }
   return failed;
 }
 
 export interface PoolOptions {
-  store: JobStore;
+  records: JobRecords;
+  files: JobFiles;
+  /** The dispatching queue (PostgreSQL): jobs come from it through `runDelivered`, not from claims of this pool. */
+  queue: JobQueue | null;
   engine: RenderEngine;
   concurrency: number;
   /** true: take any queued job (worker, server); false: only jobs asked for with `want`. */
@@ -93,7 +145,8 @@ export interface PoolOptions {
   leaseMs: number;
   pollMs: number;
   watchdogMs: number;
-  resolveAsset?: (tenant: string, assetId: string) => Promise<string>;
+  /** Resolves `asset:<id>` of `tenant` to a local file, fetching remote bytes into the job's `scratchDir`. */
+  resolveAsset?: (tenant: string, assetId: string, scratchDir: string) => Promise<string>;
   /** The network of jobs submitted by the server (no local files): refuses private addresses. */
   guardedFetch: FetchPort;
   analyze?: RenderContext['analyze'];
@@ -142,6 +195,8 @@ export class WorkerPool {
   private accepting = true;
   private lastRenewal = 0;
   private lastRecovery = 0;
+  private ticking = false;
+  private tickAgain = false;
   private idleWaiters: (() => void)[] = [];
 
   constructor(private readonly options: PoolOptions) {
@@ -205,62 +260,112 @@ export class WorkerPool {
     });
   }
 
+  /** One tick at a time: a slow store (a remote database) never gets overlapping claims or renewals. */
   private tick(): void {
     if (this.timer === null) return;
-    try {
-      const now = Date.now();
-      if (this.active.size > 0) {
-        if (now - this.lastRenewal >= this.options.leaseMs / 4) {
-          this.options.store.renewLeases(this.owner, this.options.leaseMs);
-          this.lastRenewal = now;
+    if (this.ticking) {
+      this.tickAgain = true;
+      return;
+    }
+    this.ticking = true;
+    void this.tickOnce()
+      .catch(() => {
+        // SQLITE_BUSY past the busy timeout, a lost database connection, or the store closed under
+        // us: try again on the next tick.
+      })
+      .finally(() => {
+        this.ticking = false;
+        if (this.tickAgain) {
+          this.tickAgain = false;
+          this.kick();
         }
-        // A job canceled (or taken back) by any process is no longer running under our name.
-        const mine = this.options.store.stillOwned(this.owner, [...this.active.keys()]);
-        for (const [jobId, render] of this.active) if (!mine.has(jobId)) render.controller.abort(new Error('canceled'));
+      });
+  }
+
+  private async tickOnce(): Promise<void> {
+    const { records, leaseMs } = this.options;
+    const now = Date.now();
+    if (this.active.size > 0) {
+      if (now - this.lastRenewal >= leaseMs / 4) {
+        await records.renewLeases(this.owner, leaseMs);
+        this.lastRenewal = now;
       }
-      if (now - this.lastRecovery >= Math.min(5000, this.options.leaseMs)) {
-        this.lastRecovery = now;
-        for (const row of recoverAbandoned(this.options.store)) this.options.onTerminal(row);
+      // A job canceled (or taken back) by any process, on any machine, is no longer running under our name.
+      // Only the renders asked about: one launched while the query ran is not in its answer.
+      const asked = [...this.active.keys()];
+      const mine = await records.stillOwned(this.owner, asked);
+      for (const jobId of asked) if (!mine.has(jobId)) this.active.get(jobId)?.controller.abort(new Error('canceled'));
+    }
+    if (now - this.lastRecovery >= Math.min(5000, leaseMs)) {
+      this.lastRecovery = now;
+      for (const row of await recoverAbandoned(records, this.options.files, this.options.queue)) this.options.onTerminal(row);
+    }
+    // With a dispatching queue, jobs arrive through `runDelivered`; this pool claims nothing itself.
+    while (this.options.queue === null && this.accepting && this.limit.activeCount + this.limit.pendingCount < this.limit.concurrency) {
+      const scope = this.options.claimAny ? undefined : [...this.wanted];
+      const row = await records.claimNext(this.owner, leaseMs, scope);
+      if (row === null) break;
+      this.wanted.delete(row.job_id);
+      this.launch(row);
+    }
+    if (this.idleWaiters.length > 0 && this.active.size === 0) {
+      let queued = 0;
+      if (this.options.claimAny) queued = await records.count(null, ['queued']);
+      else for (const id of this.wanted) if ((await records.row(id))?.state === 'queued') queued += 1;
+      if (queued === 0 || !this.accepting) {
+        const waiters = this.idleWaiters;
+        this.idleWaiters = [];
+        for (const resolve of waiters) resolve();
       }
-      while (this.accepting && this.limit.activeCount + this.limit.pendingCount < this.limit.concurrency) {
-        const scope = this.options.claimAny ? undefined : [...this.wanted];
-        const row = this.options.store.claimNext(this.owner, this.options.leaseMs, scope);
-        if (row === null) break;
-        this.wanted.delete(row.job_id);
-        this.launch(row);
-      }
-      if (this.idleWaiters.length > 0 && this.active.size === 0) {
-        const scope = this.options.claimAny ? null : [...this.wanted];
-        const queued =
-          scope === null
-            ? this.options.store.count(null, ['queued'])
-            : scope.filter((id) => this.options.store.row(id)?.state === 'queued').length;
-        if (queued === 0 || !this.accepting) {
-          const waiters = this.idleWaiters;
-          this.idleWaiters = [];
-          for (const resolve of waiters) resolve();
-        }
-      }
-    } catch {
-      // SQLITE_BUSY past the busy timeout, or the store closed under us: try again on the next tick.
     }
   }
 
-  private launch(row: JobRow): void {
+  /**
+   * Renders a job the dispatching queue delivered and this pool has claimed (`claimDelivered`);
+   * resolves with the row as it ended (null when another process moved it first).
+   */
+  runDelivered(row: JobRow): Promise<JobRow | null> {
+    return this.launch(row);
+  }
+
+  private launch(row: JobRow): Promise<JobRow | null> {
     const controller = new AbortController();
+    let outcome: JobRow | null = null;
     const render: ActiveRender = { controller, done: Promise.resolve() };
     this.active.set(row.job_id, render);
-    render.done = this.limit(() => this.run(row, controller)).finally(() => {
+    render.done = this.limit(async () => {
+      outcome = await this.run(row, controller);
+    }).finally(() => {
       this.active.delete(row.job_id);
       this.kick();
     });
+    return render.done.then(() => outcome);
   }
 
-  private async run(row: JobRow, controller: AbortController): Promise<void> {
-    const { store, engine, watchdogMs } = this.options;
+  /**
+   * Puts the verified video where results live: in place (nothing to copy: the embedded default),
+   * or uploaded to the blob store under this attempt's key with the SHA-256 the engine recorded,
+   * checked while the bytes stream. Returns the key.
+   */
+  private async publish(row: JobRow, outputPath: string, sha256: string): Promise<string> {
+    const { files } = this.options;
+    const key = files.videoKey(row.job_id, row.attempts);
+    if (files.inPlace) return key;
+    const expected = sha256.replace(/^sha256:/, '');
+    const hash = createHash('sha256');
+    for await (const chunk of createReadStream(outputPath)) hash.update(chunk as Buffer);
+    if (hash.digest('hex') !== expected) {
+      throw new Error(`the video written for ${row.job_id} does not match the SHA-256 the engine recorded`);
+    }
+    await files.blobs.put(key, createReadStream(outputPath), { sha256: expected, contentType: 'video/mp4' });
+    return key;
+  }
+
+  private async run(row: JobRow, controller: AbortController): Promise<JobRow | null> {
+    const { records, files, engine, watchdogMs } = this.options;
     const jobId = row.job_id;
-    const workDir = store.jobDir(jobId);
-    const outputPath = store.outputPath(jobId);
+    const workDir = files.jobDir(jobId);
+    const outputPath = files.outputPath(jobId);
     const isMine = (current: JobRow): boolean => current.state === 'running' && current.owner === this.owner.id;
     let timedOut = false;
     const watchdog = setTimeout(() => {
@@ -274,14 +379,12 @@ export class WorkerPool {
       if (stage === lastStage && now - lastWrite < PROGRESS_WRITE_MS) return;
       lastStage = stage;
       lastWrite = now;
-      try {
-        store.setProgress(jobId, this.owner, stage, progress);
-      } catch {
-        // A busy store must not fail the render; the next report will get through.
-      }
+      // A busy store must not fail the render; the next report will get through.
+      records.setProgress(jobId, this.owner, stage, progress).catch(() => undefined);
     };
     const resolveAsset = this.options.resolveAsset;
     let finished: JobRow | null = null;
+    let uploaded: string | null = null;
     try {
       // Every attempt starts from an empty directory: nothing of a killed attempt is reused.
       await rm(workDir, { recursive: true, force: true });
@@ -297,11 +400,11 @@ export class WorkerPool {
         // A job is trusted or not by where it came from (local mode or the server), not by who renders it.
         fetch: row.allow_local_files === 1 ? openFetch : this.options.guardedFetch,
         ...(this.options.analyze === undefined ? {} : { analyze: this.options.analyze }),
-        ...(resolveAsset === undefined ? {} : { resolveAsset: (assetId: string) => resolveAsset(row.tenant, assetId) }),
+        ...(resolveAsset === undefined ? {} : { resolveAsset: (assetId: string) => resolveAsset(row.tenant, assetId, workDir) }),
       };
       // Canceled while the directory was being prepared: an abort event would never reach the engine.
       if (controller.signal.aborted) throw controller.signal.reason;
-      const outcome = await engine(store.requestOf(jobId), ctx);
+      const outcome = await engine(await records.requestOf(jobId), ctx);
       const file = await stat(outputPath).catch(() => null);
       if (file === null || file.size !== outcome.result.size_bytes) {
         throw new Error(
@@ -311,7 +414,10 @@ export class WorkerPool {
       // Whatever engine wrote it, under whatever umask: a stored video is its owner's only.
       await chmod(outputPath, PRIVATE_FILE_MODE);
       if (controller.signal.aborted) throw controller.signal.reason;
-      finished = store.transition(
+      uploaded = await this.publish(row, outputPath, outcome.result.sha256);
+      if (controller.signal.aborted) throw controller.signal.reason;
+      // Guarded on still owning the row: of two attempts that both uploaded, only one is recorded.
+      finished = await records.transition(
         jobId,
         'succeeded',
         {
@@ -328,9 +434,10 @@ export class WorkerPool {
     } catch (error) {
       const failure = jobError(error, watchdogMs, timedOut);
       // Gone before the job is recorded failed, so no reader ever sees a failed job with a video.
-      await rm(outputPath, { force: true }).catch(() => undefined);
+      await files.discardOutput(jobId, row.attempts).catch(() => undefined);
+      uploaded = null;
       try {
-        finished = store.transition(
+        finished = await records.transition(
           jobId,
           'failed',
           {
@@ -351,12 +458,16 @@ export class WorkerPool {
       clearTimeout(watchdog);
     }
     if (finished === null || finished.state !== 'succeeded') {
-      // Canceled, re-queued or failed: no video may stay where a result is expected.
-      await rm(outputPath, { force: true });
+      // Canceled, re-queued, failed or lost to another attempt: no video may stay where a result is expected.
+      await files.discardOutput(jobId, row.attempts).catch(() => undefined);
       // Canceled or stopped: its half-made files (render-*.tmp.mp4, soundtrack.wav) go too.
       if (controller.signal.aborted) await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
+    } else if (!files.inPlace && uploaded !== null) {
+      // The video is in the blob store: the scratch directory has served its purpose.
+      await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
     }
     if (finished !== null) this.options.onTerminal(finished);
+    return finished;
   }
 
   /**
@@ -372,7 +483,8 @@ export class WorkerPool {
     const leftovers = [...this.active.entries()];
     for (const [jobId, render] of leftovers) {
       try {
-        this.options.store.transition(
+        const current = await this.options.records.row(jobId);
+        await this.options.records.transition(
           jobId,
           'queued',
           {
@@ -382,7 +494,7 @@ export class WorkerPool {
             owner_host: null,
             owner_pid: null,
             lease_expires_at: null,
-            attempts: Math.max(0, (this.options.store.row(jobId)?.attempts ?? 1) - 1),
+            attempts: Math.max(0, (current?.attempts ?? 1) - 1),
           },
           (current) => current.state === 'running' && current.owner === this.owner.id,
         );

@@ -10,6 +10,8 @@ import {
   type VideoResult,
   type Warning,
 } from '../core/types.js';
+import type { ValidRenderRequest } from '../render/types.js';
+import type { JobList } from '../core/types.js';
 import { isJobId } from './ids.js';
 import { isTerminal } from './state.js';
 import { MAX_LIST_LIMIT } from './limits.js';
@@ -157,4 +159,113 @@ export function toJobRecord(row: JobRow, jobsDir: string): JobRecord {
     metadata: row.metadata_json === null ? null : (JSON.parse(row.metadata_json) as Record<string, unknown>),
     links,
   };
+}
+
+/** Columns a state transition may set besides `state` and `updated_at`. */
+export type JobPatch = Partial<
+  Pick<
+    JobRow,
+    | 'stage'
+    | 'progress'
+    | 'attempts'
+    | 'started_at'
+    | 'finished_at'
+    | 'listing_json'
+    | 'result_json'
+    | 'error_code'
+    | 'error_message'
+    | 'warnings_json'
+    | 'owner'
+    | 'owner_host'
+    | 'owner_pid'
+    | 'lease_expires_at'
+  >
+>;
+
+/** Who holds a running job: one worker pool in one process. */
+export interface Owner {
+  id: string;
+  host: string;
+  pid: number;
+}
+
+export interface NewJob {
+  jobId: string;
+  tenant: string;
+  request: ValidRenderRequest;
+  inputHash: string;
+  allowLocalFiles: boolean;
+  linkBase: string | null;
+}
+
+/**
+ * Job records and their state machine (src/jobs/state.ts): every state change goes through
+ * `transition`. Two implementations: SQLite (src/jobs/store.ts through src/store/sqlite) and
+ * PostgreSQL (src/store/postgres/jobs.ts); the job layer never knows which one runs.
+ */
+export interface JobRecords {
+  insert(job: NewJob): Promise<JobRow>;
+  row(jobId: string): Promise<JobRow | undefined>;
+  /** The validated request a job was submitted with (read only when it runs). */
+  requestOf(jobId: string): Promise<ValidRenderRequest>;
+  /** The record the API and the CLI print. */
+  toRecord(row: JobRow): JobRecord;
+  /** Newest first, cursor-paginated; bad options are a 400 that says which field. */
+  list(tenant: string, options?: ListJobsOptions): Promise<JobList>;
+  count(tenant: string | null, states: readonly JobState[]): Promise<number>;
+  /** Read, check the edge, write — atomically; null when the job is gone or `guard` refuses. */
+  transition(jobId: string, to: JobState, patch?: JobPatch, guard?: (row: JobRow) => boolean): Promise<JobRow | null>;
+  /**
+   * Takes the oldest queued job (optionally among `onlyIds`) for `owner`; never the same job
+   * twice, and never a job of a tenant that already has MAX_RUNNING_PER_TENANT running (src/jobs/limits.ts).
+   */
+  claimNext(owner: Owner, leaseMs: number, onlyIds?: readonly string[]): Promise<JobRow | null>;
+  renewLeases(owner: Owner, leaseMs: number): Promise<void>;
+  stillOwned(owner: Owner, jobIds: readonly string[]): Promise<Set<string>>;
+  setProgress(jobId: string, owner: Owner, stage: JobStage, progress: number): Promise<void>;
+  runningJobs(): Promise<JobRow[]>;
+  purgeable(cutoffIso: string): Promise<JobRow[]>;
+  markExpired(jobId: string): Promise<void>;
+  /**
+   * The render queue of a backend that dispatches jobs through one (PostgreSQL: pg-boss, see
+   * docs/scaling.md "Dispatch"); absent for SQLite, whose worker pools claim rows themselves.
+   */
+  openQueue?(settings: QueueSettings): Promise<JobQueue>;
+}
+
+/** Timings of a dispatching queue (docs/scaling.md "Failure modes"). */
+export interface QueueSettings {
+  /** The longest one attempt may hold its queue entry before the queue hands it to another worker. */
+  expireInSeconds: number;
+  /** Seconds before the first retry of a failed or abandoned attempt (doubling after). */
+  retryDelaySeconds: number;
+  /** Tries in all (first one included) before a job ends `failed`. */
+  attempts: number;
+}
+
+export interface QueueMessage {
+  jobId: string;
+}
+
+/**
+ * A queue that dispatches jobs to workers: the job row and its entry are written together, each
+ * entry is handed to one worker at a time, retried when its attempt fails, and dead-lettered when
+ * its attempts are used up.
+ */
+export interface JobQueue {
+  readonly settings: Readonly<QueueSettings>;
+  /** Inserts the row and its entry in one transaction (neither exists without the other). */
+  submit(job: NewJob): Promise<JobRow>;
+  /** Runs `handler` for delivered entries, `concurrency` at once: resolve = done, throw = retry. */
+  work(concurrency: number, handler: (message: QueueMessage) => Promise<void>): Promise<void>;
+  /** Runs `handler` for entries whose attempts are used up. */
+  workDeadLetters(handler: (message: QueueMessage) => Promise<void>): Promise<void>;
+  /** Fails the current attempt of a job's entry now (its worker is gone), so it is retried or dead-lettered at once. */
+  abandon(jobId: string, reason: string): Promise<void>;
+  /** Withdraws a job's entry (canceled). */
+  cancel(jobId: string): Promise<void>;
+  /** Stops taking entries (running handlers go on). */
+  stopWork(): Promise<void>;
+  /** Stops everything; waits up to `timeoutMs` for running handlers. */
+  stop(timeoutMs?: number): Promise<void>;
 }

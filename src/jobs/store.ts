@@ -15,9 +15,10 @@ import { assertTransition } from './state.js';
 
 /** A render is tried at most this many times when its worker keeps dying (docs/jobs.md). */
 export const MAX_ATTEMPTS = 3;
-export { MAX_LIST_LIMIT } from './limits.js';
+export { MAX_LIST_LIMIT, MAX_RUNNING_PER_TENANT } from './limits.js';
+import { MAX_RUNNING_PER_TENANT } from './limits.js';
 export { DEFAULT_LIST_LIMIT, type JobRow, type ListingSummary } from './records.js';
-import { checkListOptions, JOB_ROW_COLUMNS, toJobRecord, type JobRow, type ListingSummary } from './records.js';
+import { checkListOptions, JOB_ROW_COLUMNS, toJobRecord, type JobRecords, type JobRow, type ListingSummary } from './records.js';
 
 /**
  * Versioned schema of the `jobs` component (src/jobs/db.ts applies what a data directory lacks).
@@ -63,42 +64,8 @@ const MIGRATIONS: Migration[] = [
   },
 ];
 
-/** Columns a state transition may set besides `state` and `updated_at`. */
-export type JobPatch = Partial<
-  Pick<
-    JobRow,
-    | 'stage'
-    | 'progress'
-    | 'attempts'
-    | 'started_at'
-    | 'finished_at'
-    | 'listing_json'
-    | 'result_json'
-    | 'error_code'
-    | 'error_message'
-    | 'warnings_json'
-    | 'owner'
-    | 'owner_host'
-    | 'owner_pid'
-    | 'lease_expires_at'
-  >
->;
-
-/** Who holds a running job: one worker pool in one process. */
-export interface Owner {
-  id: string;
-  host: string;
-  pid: number;
-}
-
-export interface NewJob {
-  jobId: string;
-  tenant: string;
-  request: ValidRenderRequest;
-  inputHash: string;
-  allowLocalFiles: boolean;
-  linkBase: string | null;
-}
+export type { JobPatch, NewJob, Owner } from './records.js';
+import type { JobPatch, NewJob, Owner } from './records.js';
 
 export function listingSummary(property: Pick<Property, 'title' | 'city' | 'district' | 'price_mad'>): ListingSummary {
   return { title: property.title, city: property.city, district: property.district, price_mad: property.price_mad };
@@ -250,9 +217,15 @@ export class JobStore {
     if (onlyIds !== undefined && onlyIds.length === 0) return null;
     const claim = this.db.transaction((): JobRow | null => {
       const filter = onlyIds === undefined ? '' : ` AND job_id IN (${onlyIds.map(() => '?').join(', ')})`;
+      // A tenant with MAX_RUNNING_PER_TENANT jobs running gets no more until one ends; the
+      // write lock held from this read to the update makes the count exact across processes.
       const next = this.db
-        .prepare(`SELECT job_id, state FROM jobs WHERE state = 'queued'${filter} ORDER BY job_id LIMIT 1`)
-        .get(...(onlyIds ?? [])) as { job_id: string; state: JobState } | undefined;
+        .prepare(
+          `SELECT job_id, state FROM jobs q WHERE state = 'queued'${filter}
+             AND (SELECT COUNT(*) FROM jobs r WHERE r.tenant = q.tenant AND r.state = 'running') < ?
+           ORDER BY job_id LIMIT 1`,
+        )
+        .get(...(onlyIds ?? []), MAX_RUNNING_PER_TENANT) as { job_id: string; state: JobState } | undefined;
       if (next === undefined) return null;
       assertTransition(next.job_id, next.state, 'running');
       const now = nowIso();
@@ -310,6 +283,31 @@ export class JobStore {
       .prepare(`UPDATE jobs SET expired_at = ?, updated_at = ? WHERE job_id = ? AND state IN ('succeeded', 'failed', 'canceled')`)
       .run(nowIso(), nowIso(), assertJobId(jobId));
   }
+}
+
+/**
+ * The SQLite job store as the asynchronous JobRecords every caller uses (the embedded default):
+ * the same synchronous calls, wrapped in promises so a throw becomes a rejection exactly as with
+ * PostgreSQL. SQLite answers in microseconds from this process; the wrapping costs nothing measurable.
+ */
+export function sqliteJobRecords(store: JobStore): JobRecords {
+  const later = <T>(work: () => T): Promise<T> => new Promise((resolve) => resolve(work()));
+  return {
+    insert: (job) => later(() => store.insert(job)),
+    row: (jobId) => later(() => store.row(jobId)),
+    requestOf: (jobId) => later(() => store.requestOf(jobId)),
+    toRecord: (row) => store.toRecord(row),
+    list: (tenant, listOptions) => later(() => store.list(tenant, listOptions)),
+    count: (tenant, states) => later(() => store.count(tenant, states)),
+    transition: (jobId, to, patch, guard) => later(() => store.transition(jobId, to, patch, guard)),
+    claimNext: (owner, leaseMs, onlyIds) => later(() => store.claimNext(owner, leaseMs, onlyIds)),
+    renewLeases: (owner, leaseMs) => later(() => store.renewLeases(owner, leaseMs)),
+    stillOwned: (owner, jobIds) => later(() => store.stillOwned(owner, jobIds)),
+    setProgress: (jobId, owner, stage, progress) => later(() => store.setProgress(jobId, owner, stage, progress)),
+    runningJobs: () => later(() => store.runningJobs()),
+    purgeable: (cutoffIso) => later(() => store.purgeable(cutoffIso)),
+    markExpired: (jobId) => later(() => store.markExpired(jobId)),
+  };
 }
 
 /** How many schema versions the job store knows (`immoreel db status`). */

@@ -3,17 +3,15 @@ import type { FastifyInstance } from 'fastify';
 import { fetchListingPage, type FetchPageOptions } from '../analysis/portals/index.js';
 import { AnalysisPool, type AnalysisPoolOptions } from '../analysis/worker-pool.js';
 import { badRequest } from '../core/errors.js';
-import { join } from 'node:path';
 import { JobManager, type RenderEngine } from '../jobs/manager.js';
 import { guardedFetch } from '../net/fetch.js';
 import { validateRenderRequest } from '../render/index.js';
-import { videoKey, type BlobStore } from '../storage/index.js';
+import type { BlobStore } from '../storage/index.js';
 import { openBackends } from '../store/backends.js';
 import type { RecordStore } from '../store/types.js';
 import { buildApp, type LogOptions } from './app.js';
 import { purgeExpiredAssets, resolveAsset } from './assets.js';
 import { API_PREFIX, type ServerLimits } from './config.js';
-import type { JobsPort } from './context.js';
 import { startJobEndDuties, type JobEndDuties } from './job-end.js';
 import type { StudioLogin } from './studio/session.js';
 
@@ -111,21 +109,6 @@ async function backendsFor(options: StartOptions): Promise<{ records: RecordStor
   };
 }
 
-/**
- * The job layer as the routes see it. JobManager answers synchronously today; this adapter is
- * removed when it implements the asynchronous JobsPort itself (merge of the job layer).
- */
-export function jobsPortOf(manager: JobManager): JobsPort {
-  return {
-    submit: async (request, options) => manager.submit(request, options),
-    get: async (jobId) => manager.get(jobId),
-    list: async (tenant, options) => manager.list(tenant, options),
-    cancel: async (jobId) => manager.cancel(jobId),
-    videoKey: async (jobId) => (manager.videoPath(jobId) === null ? null : videoKey(jobId)),
-    countJobs: async (tenant, states) => manager.countJobs(tenant, states),
-  };
-}
-
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const allowLoopback = options.allowLoopbackFetch === true;
   // One port for every server-side fetch: listing pages, photos, logos, webhooks.
@@ -138,11 +121,16 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const analysis = new AnalysisPool(options.analysis);
   let jobs: JobManager;
   try {
-    jobs = JobManager.open({
+    jobs = await JobManager.open({
       dataDir: options.dataDir,
+      records,
+      blobs,
       concurrency: options.concurrency,
+      // With PostgreSQL, `immoreel worker` processes render; an API node renders too only when
+      // given --concurrency (docs/scaling.md "Topology").
+      runWorkers: records.kind !== 'postgres' || options.concurrency !== undefined,
       engine: options.engine,
-      resolveAsset: (tenant, assetId) => resolveAsset({ records, blobs }, tenant, assetId, join(options.dataDir, 'jobs')),
+      resolveAsset: (tenant, assetId, scratchDir) => resolveAsset({ records, blobs }, tenant, assetId, scratchDir),
       allowLocalFiles: false,
       guardedFetch: fetch,
       linkBase: API_PREFIX,
@@ -158,7 +146,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const app = buildApp({
     records,
     blobs,
-    jobs: jobsPortOf(jobs),
+    jobs,
     analyze: (request, signal) => analysis.analyze(request, { fetchPage, signal }),
     validateRender: (request) => validateRenderRequest(request, 'server'),
     limits: options.limits,

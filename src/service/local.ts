@@ -1,4 +1,4 @@
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { rename, rm, stat } from 'node:fs/promises';
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -15,6 +15,9 @@ import { validateRequest, type RenderEngine } from '../jobs/engine.js';
 import { assertJobId } from '../jobs/ids.js';
 import { JobManager } from '../jobs/manager.js';
 import { isTerminal } from '../jobs/state.js';
+import type { BlobStore } from '../storage/index.js';
+import type { RecordStore } from '../store/index.js';
+import { openJobBackends, type JobBackends } from '../store/job-backends.js';
 
 export interface LocalServiceOptions {
   dataDir?: string;
@@ -24,6 +27,13 @@ export interface LocalServiceOptions {
   engine?: RenderEngine;
   /** How often waitForJob reads the store (default 250 ms). */
   pollMs?: number;
+  /** `--database-url` / `IMMOREEL_DATABASE_URL`: PostgreSQL instead of the data directory's SQLite file. */
+  databaseUrl?: string;
+  /** `--storage-url` / `IMMOREEL_STORAGE_URL`: where videos are kept instead of the data directory. */
+  storageUrl?: string;
+  /** Records and blobs the caller already opened (and closes); they win over the URLs. */
+  records?: RecordStore;
+  blobs?: BlobStore;
 }
 
 /** Local jobs all belong to one tenant; the server's tenants never see them, nor they the server's. */
@@ -36,28 +46,46 @@ export const LOCAL_TENANT = 'local';
  */
 export class LocalService implements Service {
   readonly dataDir: string;
-  private manager: JobManager | null = null;
+  private manager: Promise<JobManager> | null = null;
+  private backends: JobBackends | null = null;
 
   constructor(readonly options: LocalServiceOptions = {}) {
     this.dataDir = resolveDataDir(options.dataDir);
   }
 
   /** The job manager, opened on first use so that `analyze` never touches the store. */
-  jobs(): JobManager {
-    this.manager ??= JobManager.open({
-      dataDir: this.dataDir,
-      concurrency: this.options.concurrency,
-      engine: this.options.engine,
-      runWorkers: false,
-      allowLocalFiles: true,
-      pollMs: this.options.pollMs,
-    });
+  jobs(): Promise<JobManager> {
+    this.manager ??= this.openManager();
     return this.manager;
   }
 
+  private async openManager(): Promise<JobManager> {
+    const { options } = this;
+    if (options.records === undefined && options.blobs === undefined) {
+      this.backends = await openJobBackends({ dataDir: this.dataDir, databaseUrl: options.databaseUrl, storageUrl: options.storageUrl });
+    }
+    try {
+      return await JobManager.open({
+        dataDir: this.dataDir,
+        records: options.records ?? this.backends?.records,
+        blobs: options.blobs ?? this.backends?.blobs,
+        concurrency: options.concurrency,
+        engine: options.engine,
+        runWorkers: false,
+        allowLocalFiles: true,
+        pollMs: options.pollMs,
+      });
+    } catch (error) {
+      await this.backends?.close().catch(() => undefined);
+      this.backends = null;
+      this.manager = null;
+      throw error;
+    }
+  }
+
   /** Renders at once in this process (batches raise it with --concurrency). */
-  setConcurrency(value: number): void {
-    this.jobs().setConcurrency(value);
+  async setConcurrency(value: number): Promise<void> {
+    (await this.jobs()).setConcurrency(value);
   }
 
   async analyze(request: AnalyzeRequest): Promise<AnalyzeResponse> {
@@ -68,12 +96,12 @@ export class LocalService implements Service {
   async renderVideo(request: RenderRequest): Promise<JobRecord> {
     // A bad request is refused here and never becomes a job.
     const valid = await validateRequest(request, 'local');
-    return this.jobs().submit(valid, { tenant: LOCAL_TENANT });
+    return (await this.jobs()).submit(valid, { tenant: LOCAL_TENANT });
   }
 
   async getJob(jobId: string): Promise<JobRecord> {
     const id = assertJobId(jobId);
-    const found = this.jobs().get(id);
+    const found = await (await this.jobs()).get(id);
     if (found === null || found.tenant !== LOCAL_TENANT) {
       throw new AppError('NOT_FOUND', `No job ${id} in ${this.dataDir}. List jobs with \`immoreel jobs list\`.`);
     }
@@ -81,18 +109,18 @@ export class LocalService implements Service {
   }
 
   async listJobs(options: ListJobsOptions = {}): Promise<JobList> {
-    return this.jobs().list(LOCAL_TENANT, options);
+    return (await this.jobs()).list(LOCAL_TENANT, options);
   }
 
   async cancelJob(jobId: string): Promise<JobRecord> {
     await this.getJob(jobId);
-    return this.jobs().cancel(jobId);
+    return (await this.jobs()).cancel(jobId);
   }
 
   /** Renders the job here if it is still queued, and follows it until it finishes. */
   async waitForJob(jobId: string, options: WaitOptions = {}): Promise<JobRecord> {
     let job = await this.getJob(jobId);
-    const manager = this.jobs();
+    const manager = await this.jobs();
     const deadline = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
     let seen = '';
     manager.work(job.job_id);
@@ -126,10 +154,11 @@ export class LocalService implements Service {
     }
   }
 
-  /** Copies the verified video (checked against its recorded sha256), atomically. */
+  /** Copies the verified video from the blob store (checked against its recorded sha256), atomically. */
   async downloadVideo(jobId: string, destination: string): Promise<number> {
     const job = await this.getJob(jobId);
-    const path = this.videoOf(job);
+    const manager = await this.jobs();
+    const key = await this.videoOf(job, manager);
     const target = (await stat(destination).catch(() => null))?.isDirectory() ? join(destination, `${job.job_id}.mp4`) : destination;
     const partial = `${target}.${randomBytes(4).toString('hex')}.part`;
     const hash = createHash('sha256');
@@ -142,7 +171,7 @@ export class LocalService implements Service {
       },
     });
     try {
-      await pipeline(createReadStream(path), counter, createWriteStream(partial));
+      await pipeline((await manager.blobs.get(key)).body, counter, createWriteStream(partial));
       const digest = hash.digest('hex');
       const expected = job.result?.sha256.replace(/^sha256:/, '');
       if (expected !== undefined && expected !== digest) {
@@ -160,7 +189,7 @@ export class LocalService implements Service {
     }
   }
 
-  private videoOf(job: JobRecord): string {
+  private async videoOf(job: JobRecord, manager: JobManager): Promise<string> {
     const id = job.job_id;
     if (job.state === 'failed') {
       throw new AppError('RENDER_FAILED', `Job ${id} failed, so it has no video: ${job.error?.message ?? 'unknown error'}`);
@@ -174,14 +203,17 @@ export class LocalService implements Service {
     if (job.result?.expired_at !== undefined) {
       throw new AppError('GONE', `The video of ${id} was removed by \`immoreel jobs purge\` on ${job.result.expired_at}; render it again.`);
     }
-    const path = this.jobs().videoPath(id);
-    if (path === null) throw new AppError('NOT_FOUND', `The video of ${id} is missing from ${this.dataDir}; render it again.`);
-    return path;
+    const key = await manager.videoKey(id);
+    if (key === null) throw new AppError('NOT_FOUND', `The video of ${id} is missing from ${manager.blobs.location}; render it again.`);
+    return key;
   }
 
   async close(): Promise<void> {
     const manager = this.manager;
     this.manager = null;
-    await manager?.close({ drainMs: 0 });
+    await (await manager?.catch(() => null))?.close({ drainMs: 0 });
+    const backends = this.backends;
+    this.backends = null;
+    await backends?.close();
   }
 }

@@ -6,6 +6,9 @@ export type { ServiceSelection } from './mode.js';
 export interface OpenServiceOptions extends ServiceSelection {
   /** Local mode: renders at once in this process (batches set it from --concurrency). */
   concurrency?: number;
+  /** Local mode: PostgreSQL and object storage instead of the data directory (docs/scaling.md). */
+  databaseUrl?: string;
+  storageUrl?: string;
   /** Where warnings about the connection go (remote mode: a plain-http server, for instance). */
   warn?: (message: string) => void;
 }

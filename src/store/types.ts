@@ -1,6 +1,5 @@
-import type { JobList, JobRecord, JobStage, JobState, ListJobsOptions } from '../core/types.js';
-import type { ValidRenderRequest } from '../render/types.js';
 import type { JobPatch, JobRow, NewJob, Owner } from '../jobs/store.js';
+import type { JobQueue, JobRecords, QueueMessage, QueueSettings } from '../jobs/records.js';
 import type { AssetRow } from './assets.js';
 import type { StoredAnswer } from './idempotency.js';
 import type { ApiKeyRecord, CreatedKey, CreateKeyOptions } from './keys.js';
@@ -15,32 +14,9 @@ import type { DeliveryRow, DeliveryState } from './webhooks.js';
  * The rest of the code must not know which one runs.
  */
 
-export type { JobPatch, JobRow, NewJob, Owner };
+export type { JobPatch, JobRow, NewJob, Owner, JobQueue, JobRecords, QueueMessage, QueueSettings };
 export type { AssetRow, StoredAnswer, ApiKeyRecord, CreatedKey, CreateKeyOptions, BillableRoute, QuotaState, Reservation, UsageRow };
 export type { RateDecision, RatePolicy, DeliveryRow, DeliveryState };
-
-/** Job records and their state machine (src/jobs/state.ts): every state change goes through `transition`. */
-export interface JobRecords {
-  insert(job: NewJob): Promise<JobRow>;
-  row(jobId: string): Promise<JobRow | undefined>;
-  /** The validated request a job was submitted with (read only when it runs). */
-  requestOf(jobId: string): Promise<ValidRenderRequest>;
-  /** The record the API and the CLI print. */
-  toRecord(row: JobRow): JobRecord;
-  /** Newest first, cursor-paginated; bad options are a 400 that says which field. */
-  list(tenant: string, options?: ListJobsOptions): Promise<JobList>;
-  count(tenant: string | null, states: readonly JobState[]): Promise<number>;
-  /** Read, check the edge, write — atomically; null when the job is gone or `guard` refuses. */
-  transition(jobId: string, to: JobState, patch?: JobPatch, guard?: (row: JobRow) => boolean): Promise<JobRow | null>;
-  /** Takes the oldest queued job (optionally among `onlyIds`) for `owner`; never the same job twice. */
-  claimNext(owner: Owner, leaseMs: number, onlyIds?: readonly string[]): Promise<JobRow | null>;
-  renewLeases(owner: Owner, leaseMs: number): Promise<void>;
-  stillOwned(owner: Owner, jobIds: readonly string[]): Promise<Set<string>>;
-  setProgress(jobId: string, owner: Owner, stage: JobStage, progress: number): Promise<void>;
-  runningJobs(): Promise<JobRow[]>;
-  purgeable(cutoffIso: string): Promise<JobRow[]>;
-  markExpired(jobId: string): Promise<void>;
-}
 
 export interface KeyRecords {
   create(options: CreateKeyOptions): Promise<CreatedKey>;

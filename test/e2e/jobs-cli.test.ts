@@ -24,7 +24,7 @@ const cli = (...args: string[]) => runCli(['--data-dir', dataDir, ...args]);
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'immoreel-jobs-cli-'));
   const ok = new LocalService({ dataDir, engine: fakeEngine({ ms: 10 }), pollMs: 10 });
-  succeeded = ok.jobs().submit(fakeRequest({ metadata: { crm: 7 } }), { tenant: 'local' }).job_id;
+  succeeded = (await (await ok.jobs()).submit(fakeRequest({ metadata: { crm: 7 } }), { tenant: 'local' })).job_id;
   await ok.waitForJob(succeeded);
   await ok.close();
   const bad = new LocalService({
@@ -32,11 +32,11 @@ beforeAll(async () => {
     engine: fakeEngine({ ms: 10, fail: new AppError('BAD_REQUEST', 'None of the 2 photos could be read: photo-1.jpg is not an image.') }),
     pollMs: 10,
   });
-  failed = bad.jobs().submit(fakeRequest(), { tenant: 'local' }).job_id;
+  failed = (await (await bad.jobs()).submit(fakeRequest(), { tenant: 'local' })).job_id;
   await bad.waitForJob(failed);
   await bad.close();
   service = new LocalService({ dataDir, engine: fakeEngine() });
-  queued = service.jobs().submit(fakeRequest(), { tenant: 'local' }).job_id;
+  queued = (await (await service.jobs()).submit(fakeRequest(), { tenant: 'local' })).job_id;
 });
 
 afterAll(async () => {

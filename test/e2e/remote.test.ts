@@ -181,24 +181,26 @@ describe('every error class of the contract, mapped to its exit code', () => {
   });
 
   it('403 INSUFFICIENT_SCOPE on another tenant’s job → exit 4', async () => {
-    const manager = JobManager.open({ dataDir: server.dataDir, runWorkers: false, linkBase: '/api/v1' });
+    const manager = await JobManager.open({ dataDir: server.dataDir, runWorkers: false, linkBase: '/api/v1' });
     let jobId: string;
     try {
-      jobId = manager.submit(
-        {
-          input: { description: DESCRIPTION },
-          listing: null,
-          photos: [],
-          template: 'classic',
-          format: 'landscape',
-          duration_s: 10,
-          language: 'fr',
-          music: 'none',
-          branding: {},
-          webhook_url: null,
-          metadata: null,
-        },
-        { tenant: 'acme' },
+      jobId = (
+        await manager.submit(
+          {
+            input: { description: DESCRIPTION },
+            listing: null,
+            photos: [],
+            template: 'classic',
+            format: 'landscape',
+            duration_s: 10,
+            language: 'fr',
+            music: 'none',
+            branding: {},
+            webhook_url: null,
+            metadata: null,
+          },
+          { tenant: 'acme' },
+        )
       ).job_id;
     } finally {
       await manager.close({ drainMs: 0 });

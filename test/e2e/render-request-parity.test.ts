@@ -114,7 +114,7 @@ describe('the same invalid render request through the CLI, a CSV row and HTTP', 
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'immoreel-parity-'));
-    harness = makeHarness({ runWorkers: false });
+    harness = await makeHarness({ runWorkers: false });
     auth = harness.key().auth;
     baseUrl = await harness.app.listen({ host: '127.0.0.1', port: 0 });
     // Every case as one row of one CSV file, run once.

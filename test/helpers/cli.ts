@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const BIN = fileURLToPath(new URL('../../bin/immoreel.js', import.meta.url));
+export const BIN = fileURLToPath(new URL('../../bin/immoreel.js', import.meta.url));
 
 export interface CliResult {
   code: number;

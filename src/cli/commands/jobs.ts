@@ -222,8 +222,14 @@ export async function purgeJobs(flags: { olderThan: string; dryRun?: boolean; ye
     throw badRequest('jobs purge works on a local data directory; run it where the jobs are stored (the server keeps its own retention).');
   }
   const olderThanMs = parseAge(flags.olderThan);
-  const { databaseUrl, storageUrl } = ctx.backendOptions();
-  const manager = JobManager.open({ dataDir: resolveDataDir(ctx.globals.dataDir), runWorkers: false, ...{ databaseUrl, storageUrl } });
+  const dataDir = resolveDataDir(ctx.globals.dataDir);
+  const backends = await ctx.openConfiguredBackends();
+  const manager = await JobManager.open({ dataDir, records: backends?.records, blobs: backends?.blobs, runWorkers: false }).catch(
+    async (error: unknown) => {
+      await backends?.close();
+      throw error;
+    },
+  );
   try {
     const planned = await manager.purge(olderThanMs, { dryRun: true });
     const what = `${planned.jobs} finished job${planned.jobs === 1 ? '' : 's'} (${(planned.bytes / 1e6).toFixed(1)} MB)`;
@@ -249,5 +255,6 @@ export async function purgeJobs(flags: { olderThan: string; dryRun?: boolean; ye
       ctx.output.text(`Purged ${summary.jobs} finished job${summary.jobs === 1 ? '' : 's'}, freed ${(summary.bytes / 1e6).toFixed(1)} MB.`);
   } finally {
     await manager.close();
+    await backends?.close();
   }
 }

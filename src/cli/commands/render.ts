@@ -413,6 +413,8 @@ export async function render(stdinArg: string | undefined, flags: RenderFlags, c
  * (own process group, no stdio), so it drains the queue after this command has exited.
  */
 export function startDetachedWorker(globals: GlobalOptions): void {
+  // With PostgreSQL the queue hands the job to the running `immoreel worker`s (docs/scaling.md).
+  if (globals.databaseUrl !== undefined && globals.databaseUrl.trim() !== '') return;
   const bin = fileURLToPath(new URL('../../../bin/immoreel.js', import.meta.url));
   const child = spawn(process.execPath, [bin, '--quiet', '--data-dir', resolveDataDir(globals.dataDir), 'worker', '--until-idle'], {
     detached: true,

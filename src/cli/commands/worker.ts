@@ -7,7 +7,11 @@ import { contextFor } from '../context.js';
 /** Seconds a stopping worker lets running renders finish before putting them back in the queue. */
 const DRAIN_MS = 30_000;
 
-/** `worker`: renders the queued jobs of the local data directory. */
+/**
+ * `worker`: renders queued jobs — of the local data directory, or with `--database-url` those the
+ * PostgreSQL render queue hands it (docs/scaling.md "Dispatch"); the data directory is then only
+ * its scratch space.
+ */
 export async function worker(flags: { untilIdle?: boolean; concurrency?: string }, command: Command): Promise<void> {
   const ctx = contextFor(command);
   const { output, globals } = ctx;
@@ -15,23 +19,32 @@ export async function worker(flags: { untilIdle?: boolean; concurrency?: string 
     throw badRequest('immoreel worker renders the jobs of a local data directory; it does not run against a remote server.');
   }
   const dataDir = resolveDataDir(globals.dataDir);
-  const { databaseUrl, storageUrl } = ctx.backendOptions();
   const backends = await ctx.openConfiguredBackends();
-  const opened = backends === null ? {} : { records: backends.records, blobs: backends.blobs };
   if (backends !== null) output.info(`Records and blobs: ${backends.describe()}`);
-  const manager = JobManager.open({
-    ...{ databaseUrl, storageUrl, ...opened },
-    dataDir,
-    concurrency: flags.concurrency === undefined ? undefined : parseConcurrency(flags.concurrency),
-    runWorkers: true,
-  });
+  let manager: JobManager;
+  try {
+    manager = await JobManager.open({
+      dataDir,
+      records: backends?.records,
+      blobs: backends?.blobs,
+      concurrency: flags.concurrency === undefined ? undefined : parseConcurrency(flags.concurrency),
+      runWorkers: true,
+    });
+  } catch (error) {
+    await backends?.close();
+    throw error;
+  }
+  const close = async (drainMs?: number): Promise<void> => {
+    await manager.close({ drainMs });
+    await backends?.close();
+  };
   manager.onTerminal((job) => {
     if (output.json) output.record({ ok: true, status: 'success', job });
     else if (job.state === 'failed') output.warn(`${job.job_id} failed: ${job.error?.message ?? ''}`);
     else output.info(`${job.job_id} ${job.state}`);
   });
   output.info(
-    `Worker on ${dataDir}: ${manager.concurrency} render(s) at once, up to ${manager.threadsPerRender} ffmpeg thread(s) each (shared among the renders running).`,
+    `Worker on ${backends === null ? dataDir : `${backends.records.kind} records, videos in ${backends.blobs.location}`}: ${manager.concurrency} render(s) at once, up to ${manager.threadsPerRender} ffmpeg thread(s) each (shared among the renders running).`,
   );
   let stopping = false;
   const stopped = new Promise<void>((resolve) => {
@@ -40,14 +53,14 @@ export async function worker(flags: { untilIdle?: boolean; concurrency?: string 
       const drainMs = stopping ? 0 : DRAIN_MS;
       if (!stopping) output.info(`${signal}: finishing running renders (up to ${DRAIN_MS / 1000} s; again to stop now)…`);
       stopping = true;
-      void manager.close({ drainMs }).then(resolve);
+      void close(drainMs).then(resolve);
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
   if (flags.untilIdle) {
     await Promise.race([manager.whenIdle(), stopped]);
-    await manager.close();
+    await close();
     output.info('Queue drained; worker stopping.');
   } else {
     await stopped;

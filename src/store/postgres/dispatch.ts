@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import PgBoss from 'pg-boss';
 import type { JobState } from '../../core/types.js';
-import { isTerminal } from '../../jobs/state.js';
-import { finalFailurePatch, type JobRow, type NewJob, type Owner } from '../../jobs/store.js';
-import type { JobRecords } from '../types.js';
-import { insertJob } from './jobs.js';
+
+export { claimDispatched, failExhausted } from '../../jobs/delivery.js';
+import type { JobQueue, JobRow, NewJob, QueueMessage, QueueSettings } from '../../jobs/records.js';
+import { insertJob } from './insert-job.js';
 import { redactUrl, withTransaction, type Client, type Pool } from './pool.js';
 
 /**
@@ -180,6 +180,17 @@ export class RenderDispatch {
     return this.options;
   }
 
+  /** Fails the current attempt of a job's entry now: pg-boss retries it (after `retryDelaySeconds`) or dead-letters it. */
+  async abandon(jobId: string, reason: string): Promise<void> {
+    await this.boss.fail(this.queue, queueIdOf(jobId), { message: reason });
+  }
+
+  /** Stops this node's fetch loops (handlers already running go on). */
+  async stopWork(): Promise<void> {
+    await this.boss.offWork(this.queue);
+    await this.boss.offWork(this.deadLetter);
+  }
+
   /** Stops fetching; waits up to `timeoutMs` for running handlers. */
   async stop(timeoutMs = 30_000): Promise<void> {
     await this.boss.stop({ graceful: true, wait: true, timeout: timeoutMs });
@@ -187,44 +198,23 @@ export class RenderDispatch {
 }
 
 /**
- * What a worker does with a delivered entry before rendering: take the job row for `owner`.
- * A row still `running` means pg-boss redelivered the entry because the previous attempt expired
- * or failed — its worker is dead or gave up — so the row goes back to `queued` (the one edge the
- * state machine allows for that) and is claimed again, counting one more attempt. A job already
- * finished or canceled gives null: the entry is simply completed, never rendered twice.
+ * The job layer's queue port (src/jobs/records.ts) over pg-boss: what `immoreel worker` and the
+ * API nodes use with PostgreSQL. Started lazily by the job records, once per process.
  */
-export async function claimDispatched(jobs: JobRecords, jobId: string, owner: Owner, leaseMs: number): Promise<JobRow | null> {
-  const row = await jobs.row(jobId);
-  if (row === undefined || isTerminal(row.state)) return null;
-  if (row.state === 'running') {
-    const previousOwner = row.owner;
-    const requeued = await jobs.transition(
-      jobId,
-      'queued',
-      { owner: null, owner_host: null, owner_pid: null, lease_expires_at: null, stage: null, progress: 0 },
-      (current) => current.state === 'running' && current.owner === previousOwner,
-    );
-    if (requeued === null) return null;
-  }
-  return jobs.claimNext(owner, leaseMs, [jobId]);
-}
-
-/**
- * Ends a job whose queue entry used up its attempts (it reached the dead-letter queue): `failed`,
- * with an error that says what happened and what to do. A row still `queued` (its last attempt
- * failed before claiming it) is claimed first, since the state machine only fails running jobs.
- */
-export async function failExhausted(jobs: JobRecords, jobId: string, attempts: number, owner: Owner): Promise<JobRow | null> {
-  const row = await jobs.row(jobId);
-  if (row === undefined || isTerminal(row.state)) return null;
-  if (row.state === 'queued' && (await jobs.claimNext(owner, 60_000, [jobId])) === null) return null;
-  return jobs.transition(
-    jobId,
-    'failed',
-    finalFailurePatch(
-      `The render was tried ${attempts} times and each attempt failed or its worker stopped before finishing ` +
-        "(crash, kill, out of memory or power loss); it will not be retried. Submit it again; if it fails again, check the workers' logs.",
-    ),
-    (current) => !isTerminal(current.state),
-  );
+export function renderQueueOf(dispatch: RenderDispatch, settings: QueueSettings): JobQueue {
+  const poll = 1;
+  return {
+    settings,
+    submit: (job: NewJob): Promise<JobRow> => dispatch.submit(job),
+    async work(concurrency, handler) {
+      await dispatch.work(concurrency, (message: RenderMessage) => handler({ jobId: message.jobId } satisfies QueueMessage), poll);
+    },
+    async workDeadLetters(handler) {
+      await dispatch.workDeadLetters((message) => handler({ jobId: message.jobId }), poll);
+    },
+    abandon: (jobId, reason) => dispatch.abandon(jobId, reason),
+    cancel: (jobId) => dispatch.cancel(jobId),
+    stopWork: () => dispatch.stopWork(),
+    stop: (timeoutMs) => dispatch.stop(timeoutMs),
+  };
 }

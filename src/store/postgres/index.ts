@@ -39,10 +39,11 @@ export async function openPostgresRecordStore(url: string, options: OpenPostgres
     await pool.end().catch(() => undefined);
     throw error;
   }
+  const jobs = new PostgresJobRecords(pool, join(options.dataDir, 'jobs'), url);
   return {
     kind: 'postgres',
     pool,
-    jobs: new PostgresJobRecords(pool, join(options.dataDir, 'jobs')),
+    jobs,
     keys: new PostgresKeyRecords(pool, now),
     usage: new PostgresUsageRecords(pool, now),
     idempotency: new PostgresIdempotencyRecords(pool, now),
@@ -53,6 +54,7 @@ export async function openPostgresRecordStore(url: string, options: OpenPostgres
       await pool.query('SELECT 1');
     },
     async close() {
+      await jobs.closeQueue();
       await pool.end();
     },
   };

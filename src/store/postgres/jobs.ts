@@ -1,11 +1,15 @@
 import { JOB_STAGES, type JobList, type JobRecord, type JobStage, type JobState, type ListJobsOptions } from '../../core/types.js';
 import { assertJobId } from '../../jobs/ids.js';
 import { assertTransition } from '../../jobs/state.js';
-import { newJobValues, type JobPatch, type JobRow, type NewJob, type Owner } from '../../jobs/store.js';
+import { type JobPatch, type JobRow, type NewJob, type Owner } from '../../jobs/store.js';
 import type { ValidRenderRequest } from '../../render/types.js';
-import { checkListOptions, JOB_ROW_COLUMNS, toJobRecord } from '../../jobs/records.js';
-import type { JobRecords } from '../types.js';
-import { withTransaction, type Pool, type Queryable } from './pool.js';
+import { checkListOptions, JOB_ROW_COLUMNS, toJobRecord, type JobQueue, type JobRecords, type QueueSettings } from '../../jobs/records.js';
+import { MAX_RUNNING_PER_TENANT } from '../../jobs/limits.js';
+import { withTransaction, type Pool } from './pool.js';
+import { RenderDispatch, renderQueueOf } from './dispatch.js';
+import { insertJob } from './insert-job.js';
+
+export { insertJob } from './insert-job.js';
 
 /** Columns `transition` may write: the patch keys are checked against this list before they reach SQL. */
 const PATCHABLE = new Set([
@@ -29,29 +33,44 @@ const PATCHABLE = new Set([
 
 const nowIso = (): string => new Date().toISOString();
 
-/** Inserts a job row with the caller's executor: the dispatcher passes its transaction here. */
-export async function insertJob(db: Queryable, job: NewJob): Promise<JobRow> {
-  const now = nowIso();
-  const { rows } = await db.query<JobRow>(
-    `INSERT INTO jobs (job_id, tenant, state, progress, attempts, created_at, updated_at, template, format, language,
-       request_json, input_hash, allow_local_files, link_base, listing_json, warnings_json, metadata_json)
-     VALUES ($1, $2, 'queued', 0, 0, $3, $3, $4, $5, $6, $7, $8, $9, $10, $11, '[]', $12)
-     RETURNING ${JOB_ROW_COLUMNS}`,
-    [assertJobId(job.jobId), job.tenant, now, ...newJobValues(job)],
-  );
-  return rows[0]!;
-}
-
 /**
  * Job records in PostgreSQL: the same state machine as SQLite (src/jobs/state.ts), with row locks
  * (`FOR UPDATE`) where SQLite takes its database-wide write lock, and `SKIP LOCKED` so concurrent
  * claims never wait on each other nor take the same job.
  */
 export class PostgresJobRecords implements JobRecords {
+  private queue: Promise<{ dispatch: RenderDispatch; queue: JobQueue }> | null = null;
+
   constructor(
     private readonly pool: Pool,
     private readonly jobsDir: string,
+    /** The database URL pg-boss connects with (it keeps its own small pool). */
+    private readonly url: string,
   ) {}
+
+  /**
+   * The pg-boss render queue, started on first use (commands that only read records never start
+   * pg-boss): one per process, stopped by `closeQueue` when the record store closes.
+   */
+  openQueue(settings: QueueSettings): Promise<JobQueue> {
+    this.queue ??= RenderDispatch.start(this.url, this.pool, {
+      expireInSeconds: settings.expireInSeconds,
+      retryDelaySeconds: settings.retryDelaySeconds,
+      retryLimit: Math.max(0, settings.attempts - 1),
+    }).then((dispatch) => ({ dispatch, queue: renderQueueOf(dispatch, settings) }));
+    const started = this.queue;
+    // A failed start is not remembered: the next caller tries again.
+    started.catch(() => {
+      if (this.queue === started) this.queue = null;
+    });
+    return started.then(({ queue }) => queue);
+  }
+
+  async closeQueue(): Promise<void> {
+    const started = this.queue;
+    this.queue = null;
+    if (started !== null) await (await started.catch(() => null))?.dispatch.stop();
+  }
 
   insert(job: NewJob): Promise<JobRow> {
     return insertJob(this.pool, job);
@@ -123,25 +142,54 @@ export class PostgresJobRecords implements JobRecords {
     });
   }
 
+  /**
+   * The oldest queued job whose tenant has fewer than MAX_RUNNING_PER_TENANT running, taken for
+   * `owner`. The candidate row is locked (`SKIP LOCKED`: concurrent claimers take other rows),
+   * then a transaction-scoped advisory lock on its tenant serialises the count-and-claim of that
+   * tenant across every worker, so the limit holds for the whole service. One tenant per
+   * transaction (a full one is skipped in the next), so two claimers never wait on each other's locks.
+   */
   async claimNext(owner: Owner, leaseMs: number, onlyIds?: readonly string[]): Promise<JobRow | null> {
     if (onlyIds !== undefined && onlyIds.length === 0) return null;
-    const now = nowIso();
-    const params: unknown[] = [owner.id, owner.host, owner.pid, Date.now() + leaseMs, now];
-    let filter = '';
-    if (onlyIds !== undefined) {
-      params.push([...onlyIds]);
-      filter = ` AND job_id = ANY($${params.length}::text[])`;
+    const full: string[] = [];
+    for (;;) {
+      const outcome = await withTransaction(this.pool, async (client): Promise<JobRow | 'none' | { full: string }> => {
+        const params: unknown[] = [full];
+        let filter = '';
+        if (onlyIds !== undefined) {
+          params.push([...onlyIds]);
+          filter = ` AND job_id = ANY($2::text[])`;
+        }
+        const candidate = await client.query<{ job_id: string; tenant: string }>(
+          `SELECT job_id, tenant FROM jobs WHERE state = 'queued' AND NOT (tenant = ANY($1::text[]))${filter}
+           ORDER BY job_id COLLATE "C" LIMIT 1 FOR UPDATE SKIP LOCKED`,
+          params,
+        );
+        const next = candidate.rows[0];
+        if (next === undefined) return 'none';
+        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`tenant-running:${next.tenant}`]);
+        const running = await client.query<{ n: number }>(`SELECT COUNT(*)::int AS n FROM jobs WHERE tenant = $1 AND state = 'running'`, [
+          next.tenant,
+        ]);
+        if (running.rows[0]!.n >= MAX_RUNNING_PER_TENANT) return { full: next.tenant };
+        const now = nowIso();
+        // The queued → running edge of src/jobs/state.ts, taken by the WHERE clause.
+        const { rows } = await client.query<JobRow>(
+          `UPDATE jobs SET state = 'running', stage = 'fetching_assets', progress = 0, attempts = attempts + 1,
+             owner = $1, owner_host = $2, owner_pid = $3, lease_expires_at = $4, started_at = $5, updated_at = $5
+           WHERE job_id = $6 AND state = 'queued'
+           RETURNING ${JOB_ROW_COLUMNS}`,
+          [owner.id, owner.host, owner.pid, Date.now() + leaseMs, now, next.job_id],
+        );
+        return rows[0] ?? 'none';
+      });
+      if (outcome === 'none') return null;
+      if ('full' in outcome) {
+        full.push(outcome.full);
+        continue;
+      }
+      return outcome;
     }
-    // The queued → running edge of src/jobs/state.ts, taken by the WHERE clause in one statement.
-    const { rows } = await this.pool.query<JobRow>(
-      `UPDATE jobs SET state = 'running', stage = 'fetching_assets', progress = 0, attempts = attempts + 1,
-         owner = $1, owner_host = $2, owner_pid = $3, lease_expires_at = $4, started_at = $5, updated_at = $5
-       WHERE job_id = (SELECT job_id FROM jobs WHERE state = 'queued'${filter} ORDER BY job_id COLLATE "C" LIMIT 1 FOR UPDATE SKIP LOCKED)
-         AND state = 'queued'
-       RETURNING ${JOB_ROW_COLUMNS}`,
-      params,
-    );
-    return rows[0] ?? null;
   }
 
   async renewLeases(owner: Owner, leaseMs: number): Promise<void> {

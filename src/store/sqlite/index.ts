@@ -1,4 +1,4 @@
-import { JobStore } from '../../jobs/store.js';
+import { JobStore, sqliteJobRecords } from '../../jobs/store.js';
 import { TokenBucketLimiter } from '../rate-limit.js';
 import type { RecordStore } from '../types.js';
 import { openServerStore, type ServerStore } from './server.js';
@@ -26,22 +26,7 @@ export function openSqliteRecordStore(dataDir: string, options: { now?: () => nu
 
   return {
     kind: 'sqlite',
-    jobs: {
-      insert: (job) => later(() => jobStore.insert(job)),
-      row: (jobId) => later(() => jobStore.row(jobId)),
-      requestOf: (jobId) => later(() => jobStore.requestOf(jobId)),
-      toRecord: (row) => jobStore.toRecord(row),
-      list: (tenant, listOptions) => later(() => jobStore.list(tenant, listOptions)),
-      count: (tenant, states) => later(() => jobStore.count(tenant, states)),
-      transition: (jobId, to, patch, guard) => later(() => jobStore.transition(jobId, to, patch, guard)),
-      claimNext: (owner, leaseMs, onlyIds) => later(() => jobStore.claimNext(owner, leaseMs, onlyIds)),
-      renewLeases: (owner, leaseMs) => later(() => jobStore.renewLeases(owner, leaseMs)),
-      stillOwned: (owner, jobIds) => later(() => jobStore.stillOwned(owner, jobIds)),
-      setProgress: (jobId, owner, stage, progress) => later(() => jobStore.setProgress(jobId, owner, stage, progress)),
-      runningJobs: () => later(() => jobStore.runningJobs()),
-      purgeable: (cutoffIso) => later(() => jobStore.purgeable(cutoffIso)),
-      markExpired: (jobId) => later(() => jobStore.markExpired(jobId)),
-    },
+    jobs: sqliteJobRecords(jobStore),
     keys: {
       create: (keyOptions) => later(() => server.keys.create(keyOptions)),
       get: (keyId) => later(() => server.keys.get(keyId)),

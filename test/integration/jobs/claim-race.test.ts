@@ -22,8 +22,9 @@ describe('several processes on one data directory', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'immoreel-race-'));
     const log = join(dataDir, 'renders.log');
     writeFileSync(log, '');
-    const setup = JobManager.open({ dataDir, runWorkers: false });
-    const ids = Array.from({ length: 60 }, () => setup.submit(fakeRequest(), { tenant: 'local' }).job_id);
+    const setup = await JobManager.open({ dataDir, runWorkers: false });
+    const ids: string[] = [];
+    for (let i = 0; i < 60; i += 1) ids.push((await setup.submit(fakeRequest(), { tenant: 'local' })).job_id);
     const codes = await Promise.all([runWorker(dataDir, log), runWorker(dataDir, log), runWorker(dataDir, log)]);
     expect(codes).toEqual([0, 0, 0]);
     const renders = readFileSync(log, 'utf8')
@@ -34,7 +35,7 @@ describe('several processes on one data directory', () => {
     expect(rendered.sort()).toEqual([...ids].sort());
     // The work was really shared: more than one process rendered.
     expect(new Set(renders.map(([, pid]) => pid)).size).toBeGreaterThan(1);
-    expect(setup.countJobs('local', ['succeeded'])).toBe(60);
+    expect(await setup.countJobs('local', ['succeeded'])).toBe(60);
     await setup.close();
   });
 });

@@ -9,7 +9,7 @@ import { fakeEngine } from '../../unit/jobs/fake-engine.js';
 
 const [dataDir, log, ms] = process.argv.slice(2) as [string, string, string | undefined];
 const inner = fakeEngine({ ms: Number(ms ?? 50) });
-const manager = JobManager.open({
+const manager = await JobManager.open({
   dataDir,
   concurrency: 4,
   pollMs: 10,

@@ -60,8 +60,10 @@ describe('real renders through the job layer', () => {
     // They really ran side by side, not one after another.
     expect(peakRunning).toBeGreaterThan(15);
     for (const job of finished) {
-      const file = local.jobs().videoPath(job.job_id);
-      expect(file).not.toBeNull();
+      const manager = await local.jobs();
+      const key = await manager.videoKey(job.job_id);
+      expect(key).not.toBeNull();
+      const file = join(local.dataDir, key!);
       expect(expectPlayable720p60(await probe(file!))).toEqual([]);
       expect(job.result).toMatchObject({ width: 1280, height: 720, fps: 60, video_codec: 'h264', audio_codec: 'aac' });
       expect(job.attempts).toBe(1);

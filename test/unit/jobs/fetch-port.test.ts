@@ -33,11 +33,11 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 async function runOneJob(options: Partial<JobManagerOptions>): Promise<{ job: JobRecord; hits: number }> {
   const before = hits;
-  const manager = JobManager.open({ dataDir: mkdtempSync(join(tmpdir(), 'immoreel-port-')), pollMs: 20, ...options });
+  const manager = await JobManager.open({ dataDir: mkdtempSync(join(tmpdir(), 'immoreel-port-')), pollMs: 20, ...options });
   try {
-    const submitted = manager.submit(fakeRequest({ listing: fakeProperty(), photos: [photoUrl] }), { tenant: 't' });
+    const submitted = await manager.submit(fakeRequest({ listing: fakeProperty(), photos: [photoUrl] }), { tenant: 't' });
     await manager.whenIdle();
-    return { job: manager.get(submitted.job_id)!.job, hits: hits - before };
+    return { job: (await manager.get(submitted.job_id))!.job, hits: hits - before };
   } finally {
     await manager.close();
   }

@@ -1,13 +1,14 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/core/errors.js';
 import type { JobRecord } from '../../../src/core/types.js';
-import { JobManager, type JobManagerOptions } from '../../../src/jobs/manager.js';
+import { JobManager, jobTimings, type JobManagerOptions } from '../../../src/jobs/manager.js';
 import { defaultConcurrency, threadBudget } from '../../../src/jobs/pool.js';
 import { IllegalTransitionError } from '../../../src/jobs/state.js';
+import { openDatabase } from '../../../src/jobs/db.js';
 import { LocalService } from '../../../src/service/local.js';
 import type { RenderContext } from '../../../src/render/types.js';
 import { fakeEngine, fakeRequest } from './fake-engine.js';
@@ -21,32 +22,32 @@ function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'immoreel-jobs-'));
 }
 
-function manager(options: Partial<JobManagerOptions> & { dataDir?: string } = {}): JobManager {
-  const m = JobManager.open({ dataDir: options.dataDir ?? tempDir(), pollMs: 20, engine: fakeEngine(), ...options });
+async function manager(options: Partial<JobManagerOptions> & { dataDir?: string } = {}): Promise<JobManager> {
+  const m = await JobManager.open({ dataDir: options.dataDir ?? tempDir(), pollMs: 20, engine: fakeEngine(), ...options });
   opened.push(m);
   return m;
 }
 
-async function until<T>(read: () => T, ok: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+async function until<T>(read: () => T | Promise<T>, ok: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = read();
+    const value = await read();
     if (ok(value)) return value;
     if (Date.now() > deadline) throw new Error(`timed out; last value ${JSON.stringify(value)}`);
     await new Promise((r) => setTimeout(r, 15));
   }
 }
 
-const stateOf = (m: JobManager, id: string): JobRecord => m.get(id)!.job;
+const stateOf = async (m: JobManager, id: string): Promise<JobRecord> => (await m.get(id))!.job;
 const terminal = (job: JobRecord): boolean => ['succeeded', 'failed', 'canceled'].includes(job.state);
 
 /** Puts a job in `running` as if a worker on this machine had claimed it and then died. */
 function strandAsRunning(m: JobManager, jobId: string, attempts: number, owner: { host: string; pid: number; leaseMs: number }): void {
-  m.store.db
-    .prepare(
-      `UPDATE jobs SET state = 'running', attempts = ?, owner = ?, owner_host = ?, owner_pid = ?, lease_expires_at = ? WHERE job_id = ?`,
-    )
-    .run(attempts, `${owner.host}/${owner.pid}/dead`, owner.host, owner.pid, Date.now() + owner.leaseMs, jobId);
+  const db = openDatabase(dirname(m.files.jobsDir));
+  db.prepare(
+    `UPDATE jobs SET state = 'running', attempts = ?, owner = ?, owner_host = ?, owner_pid = ?, lease_expires_at = ? WHERE job_id = ?`,
+  ).run(attempts, `${owner.host}/${owner.pid}/dead`, owner.host, owner.pid, Date.now() + owner.leaseMs, jobId);
+  db.close();
 }
 
 function deadPid(): number {
@@ -55,9 +56,9 @@ function deadPid(): number {
 }
 
 describe('JobManager', () => {
-  it('stores a queued job with the record of docs/jobs.md, with local or API links', () => {
-    const local = manager({ runWorkers: false });
-    const job = local.submit(fakeRequest({ metadata: { crm_id: 'A-17' } }), { tenant: 'local' });
+  it('stores a queued job with the record of docs/jobs.md, with local or API links', async () => {
+    const local = await manager({ runWorkers: false });
+    const job = await local.submit(fakeRequest({ metadata: { crm_id: 'A-17' } }), { tenant: 'local' });
     expect(job).toMatchObject({
       state: 'queued',
       stage: null,
@@ -71,12 +72,12 @@ describe('JobManager', () => {
       metadata: { crm_id: 'A-17' },
     });
     expect(job.links.self).toMatch(/^file:\/\/.*\/jobs\/job_[0-9a-z]{26}\/$/);
-    const api = manager({ runWorkers: false, linkBase: '/api/v1' });
-    const remote = api.submit(fakeRequest(), { tenant: 'acme' });
+    const api = await manager({ runWorkers: false, linkBase: '/api/v1' });
+    const remote = await api.submit(fakeRequest(), { tenant: 'acme' });
     expect(remote.links).toEqual({ self: `/api/v1/jobs/${remote.job_id}`, video: null, cancel: `/api/v1/jobs/${remote.job_id}/cancel` });
-    expect(api.get(remote.job_id)?.tenant).toBe('acme');
-    expect(api.countJobs('acme', ['queued'])).toBe(1);
-    expect(api.countJobs('other', ['queued'])).toBe(0);
+    expect((await api.get(remote.job_id))?.tenant).toBe('acme');
+    expect(await api.countJobs('acme', ['queued'])).toBe(1);
+    expect(await api.countJobs('other', ['queued'])).toBe(0);
   });
 
   it('runs at most `concurrency` renders at once, each in its own directory with its thread budget', async () => {
@@ -84,7 +85,7 @@ describe('JobManager', () => {
     let active = 0;
     let peak = 0;
     const inner = fakeEngine({ ms: 120, seen });
-    const m = manager({
+    const m = await manager({
       concurrency: 3,
       engine: async (request, ctx) => {
         active += 1;
@@ -96,9 +97,9 @@ describe('JobManager', () => {
         }
       },
     });
-    const ids = Array.from({ length: 10 }, () => m.submit(fakeRequest(), { tenant: 't' }).job_id);
+    const ids = await Promise.all(Array.from({ length: 10 }, async () => (await m.submit(fakeRequest(), { tenant: 't' })).job_id));
     await until(
-      () => ids.map((id) => stateOf(m, id).state),
+      async () => Promise.all(ids.map(async (id) => (await stateOf(m, id)).state)),
       (states) => states.every((s) => s === 'succeeded'),
     );
     expect(peak).toBe(3);
@@ -106,16 +107,16 @@ describe('JobManager', () => {
     expect(seen.every((c) => c.threads >= threadBudget(3) && c.threads <= threadBudget(1))).toBe(true);
     for (const ctx of seen) {
       const id = ids.find((i) => ctx.workDir.endsWith(i))!;
-      expect(ctx.workDir).toBe(join(m.store.jobsDir, id));
-      expect(ctx.outputPath).toBe(join(m.store.jobsDir, id, 'output.mp4'));
+      expect(ctx.workDir).toBe(join(m.files.jobsDir, id));
+      expect(ctx.outputPath).toBe(join(m.files.jobsDir, id, 'output.mp4'));
     }
-    const done = stateOf(m, ids[0]!);
+    const done = await stateOf(m, ids[0]!);
     expect(done).toMatchObject({ stage: null, progress: 1, attempts: 1, listing: { city: 'Casablanca' } });
     expect(done.result?.video_url).toMatch(/^file:\/\/.*output\.mp4$/);
-    expect(m.videoPath(ids[0]!)).toBe(join(m.store.jobsDir, ids[0]!, 'output.mp4'));
+    expect(await m.videoKey(ids[0]!)).toBe(`jobs/${ids[0]!}/output.mp4`);
   });
 
-  it('budgets ffmpeg threads from the cores and the concurrency', () => {
+  it('budgets ffmpeg threads from the cores and the concurrency', async () => {
     expect(threadBudget(1, 2)).toBe(3);
     expect(threadBudget(2, 2)).toBe(1);
     expect(threadBudget(30, 2)).toBe(1);
@@ -123,7 +124,7 @@ describe('JobManager', () => {
     expect(threadBudget(30, 64)).toBe(3);
   });
 
-  it('sizes the default pool from cores and memory, never above 30', () => {
+  it('sizes the default pool from cores and memory, never above 30', async () => {
     const GB = 1024 ** 3;
     expect(defaultConcurrency(2, 24 * GB)).toBe(4);
     expect(defaultConcurrency(2, 1 * GB)).toBe(2);
@@ -132,8 +133,8 @@ describe('JobManager', () => {
   });
 
   it('records stage and progress while running', async () => {
-    const m = manager({ engine: fakeEngine({ ms: 1500 }) });
-    const id = m.submit(fakeRequest(), { tenant: 't' }).job_id;
+    const m = await manager({ engine: fakeEngine({ ms: 1500 }) });
+    const id = (await m.submit(fakeRequest(), { tenant: 't' })).job_id;
     const running = await until(
       () => stateOf(m, id),
       (j) => j.state === 'running' && j.stage === 'rendering' && j.progress > 0,
@@ -144,82 +145,82 @@ describe('JobManager', () => {
 
   it('cancels a queued job: it never runs', async () => {
     const seen: RenderContext[] = [];
-    const m = manager({ runWorkers: false, engine: fakeEngine({ seen }) });
-    const id = m.submit(fakeRequest(), { tenant: 't' }).job_id;
-    const canceled = m.cancel(id);
+    const m = await manager({ runWorkers: false, engine: fakeEngine({ seen }) });
+    const id = (await m.submit(fakeRequest(), { tenant: 't' })).job_id;
+    const canceled = await m.cancel(id);
     expect(canceled).toMatchObject({ state: 'canceled', stage: null });
     expect(canceled.finished_at).not.toBeNull();
     m.work(id);
     await new Promise((r) => setTimeout(r, 200));
     expect(seen).toEqual([]);
-    expect(stateOf(m, id).state).toBe('canceled');
+    expect((await stateOf(m, id)).state).toBe('canceled');
   });
 
   it('cancels a running job: the render is aborted and no video is left', async () => {
     let aborted = false;
     const inner = fakeEngine({ ms: 5000 });
-    const m = manager({
+    const m = await manager({
       engine: (request, ctx) => {
         ctx.signal.addEventListener('abort', () => (aborted = true));
         return inner(request, ctx);
       },
     });
-    const id = m.submit(fakeRequest(), { tenant: 't' }).job_id;
+    const id = (await m.submit(fakeRequest(), { tenant: 't' })).job_id;
     await until(
-      () => stateOf(m, id).stage,
+      async () => (await stateOf(m, id)).stage,
       (s) => s === 'rendering',
     );
-    expect(m.cancel(id).state).toBe('canceled');
+    expect((await m.cancel(id)).state).toBe('canceled');
     await until(() => aborted, Boolean);
     await new Promise((r) => setTimeout(r, 100));
-    expect(stateOf(m, id)).toMatchObject({ state: 'canceled', result: null });
-    expect(existsSync(m.store.outputPath(id))).toBe(false);
-    expect(m.videoPath(id)).toBeNull();
+    expect(await stateOf(m, id)).toMatchObject({ state: 'canceled', result: null });
+    expect(existsSync(m.outputPath(id))).toBe(false);
+    expect(await m.videoKey(id)).toBeNull();
   });
 
   it('never turns a canceled job into succeeded, even when the engine ignores the abort and finishes', async () => {
-    const m = manager({ engine: fakeEngine({ ms: 400, ignoreAbort: true }) });
+    const m = await manager({ engine: fakeEngine({ ms: 400, ignoreAbort: true }) });
     const finished: JobRecord[] = [];
     m.onTerminal((job) => finished.push(job));
-    const id = m.submit(fakeRequest(), { tenant: 't' }).job_id;
+    const id = (await m.submit(fakeRequest(), { tenant: 't' })).job_id;
     await until(
-      () => stateOf(m, id).stage,
+      async () => (await stateOf(m, id)).stage,
       (s) => s === 'rendering',
     );
-    m.cancel(id);
+    await m.cancel(id);
     await new Promise((r) => setTimeout(r, 800)); // the engine completes its "video" meanwhile
-    expect(stateOf(m, id).state).toBe('canceled');
-    expect(existsSync(m.store.outputPath(id))).toBe(false);
+    expect((await stateOf(m, id)).state).toBe('canceled');
+    expect(existsSync(m.outputPath(id))).toBe(false);
     expect(finished.map((j) => j.state)).toEqual(['canceled']);
     // A finished job is returned unchanged by cancel.
-    expect(m.cancel(id).state).toBe('canceled');
+    expect((await m.cancel(id)).state).toBe('canceled');
   });
 
   it('notices a cancel made by another process on the same data directory', async () => {
     const dataDir = tempDir();
     let aborted = false;
     const inner = fakeEngine({ ms: 5000 });
-    const worker = manager({
+    const worker = await manager({
       dataDir,
       engine: (request, ctx) => {
         ctx.signal.addEventListener('abort', () => (aborted = true));
         return inner(request, ctx);
       },
     });
-    const other = manager({ dataDir, runWorkers: false });
-    const id = other.submit(fakeRequest(), { tenant: 't' }).job_id;
+    const other = await manager({ dataDir, runWorkers: false });
+    const id = (await other.submit(fakeRequest(), { tenant: 't' })).job_id;
     await until(
-      () => stateOf(other, id).stage,
+      async () => (await stateOf(other, id)).stage,
       (s) => s === 'rendering',
     );
-    other.cancel(id);
+    await other.cancel(id);
     await until(() => aborted, Boolean, 2000);
-    expect(stateOf(worker, id).state).toBe('canceled');
+    expect((await stateOf(worker, id)).state).toBe('canceled');
   });
 
   it('records a failed render with its error code and message', async () => {
-    const m = manager({ engine: fakeEngine({ ms: 20, fail: new AppError('UPSTREAM_ERROR', 'The listing page answered 404.') }) });
-    const id = m.submit(fakeRequest(), { tenant: 't' }).job_id;
+    const m = await manager({ engine: fakeEngine({ ms: 20, fail: new AppError('UPSTREAM_ERROR', 'The listing page answered 404.') }) });
+    const id = (await m.submit(fakeRequest(), { tenant: 't' })).job_id;
     const job = await until(() => stateOf(m, id), terminal);
     expect(job).toMatchObject({
       state: 'failed',
@@ -227,8 +228,8 @@ describe('JobManager', () => {
       result: null,
       error: { code: 'UPSTREAM_ERROR', message: 'The listing page answered 404.' },
     });
-    const crash = manager({ engine: fakeEngine({ ms: 20, fail: new TypeError('x is undefined') }) });
-    const other = crash.submit(fakeRequest(), { tenant: 't' }).job_id;
+    const crash = await manager({ engine: fakeEngine({ ms: 20, fail: new TypeError('x is undefined') }) });
+    const other = (await crash.submit(fakeRequest(), { tenant: 't' })).job_id;
     expect((await until(() => stateOf(crash, other), terminal)).error).toEqual({
       code: 'RENDER_FAILED',
       message: 'The render failed unexpectedly (TypeError: x is undefined).',
@@ -236,133 +237,146 @@ describe('JobManager', () => {
   });
 
   it('fails a render that exceeds the watchdog', async () => {
-    const m = manager({ watchdogMs: 150, engine: fakeEngine({ ms: 5000 }) });
-    const id = m.submit(fakeRequest(), { tenant: 't' }).job_id;
+    const m = await manager({ watchdogMs: 150, engine: fakeEngine({ ms: 5000 }) });
+    const id = (await m.submit(fakeRequest(), { tenant: 't' })).job_id;
     const job = await until(() => stateOf(m, id), terminal);
     expect(job.state).toBe('failed');
     expect(job.error?.message).toMatch(/stopped by the watchdog/);
   });
 
   it('fails a render whose engine claims a video that is not there', async () => {
-    const m = manager({
+    const m = await manager({
       engine: async (request, ctx) => {
         const outcome = await fakeEngine({ ms: 10 })(request, ctx);
         return { ...outcome, result: { ...outcome.result, size_bytes: outcome.result.size_bytes + 1 } };
       },
     });
-    const id = m.submit(fakeRequest(), { tenant: 't' }).job_id;
+    const id = (await m.submit(fakeRequest(), { tenant: 't' })).job_id;
     const job = await until(() => stateOf(m, id), terminal);
     expect(job.state).toBe('failed');
-    expect(existsSync(m.store.outputPath(id))).toBe(false);
+    expect(existsSync(m.outputPath(id))).toBe(false);
   });
 
   it('throws on an illegal transition: it is a bug, not a state', async () => {
-    const m = manager();
-    const id = m.submit(fakeRequest(), { tenant: 't' }).job_id;
+    const m = await manager();
+    const id = (await m.submit(fakeRequest(), { tenant: 't' })).job_id;
     await until(
-      () => stateOf(m, id).state,
+      async () => (await stateOf(m, id)).state,
       (s) => s === 'succeeded',
     );
-    expect(() => m.store.transition(id, 'running')).toThrow(IllegalTransitionError);
-    expect(() => m.store.transition(id, 'canceled')).toThrow(IllegalTransitionError);
-    expect(stateOf(m, id).state).toBe('succeeded');
+    await expect(m.records.transition(id, 'running')).rejects.toThrow(IllegalTransitionError);
+    await expect(m.records.transition(id, 'canceled')).rejects.toThrow(IllegalTransitionError);
+    expect((await stateOf(m, id)).state).toBe('succeeded');
   });
 
   it('re-queues a job whose worker process died, then renders it', async () => {
     const dataDir = tempDir();
-    const setup = manager({ dataDir, runWorkers: false });
-    const id = setup.submit(fakeRequest(), { tenant: 't' }).job_id;
+    const setup = await manager({ dataDir, runWorkers: false });
+    const id = (await setup.submit(fakeRequest(), { tenant: 't' })).job_id;
     strandAsRunning(setup, id, 1, { host: hostname(), pid: deadPid(), leaseMs: 600_000 });
-    const m = manager({ dataDir });
+    const m = await manager({ dataDir });
     const job = await until(() => stateOf(m, id), terminal);
     expect(job).toMatchObject({ state: 'succeeded', attempts: 2 });
   });
 
   it('re-queues a job whose lease expired (a worker on another machine stopped)', async () => {
     const dataDir = tempDir();
-    const setup = manager({ dataDir, runWorkers: false });
-    const id = setup.submit(fakeRequest(), { tenant: 't' }).job_id;
+    const setup = await manager({ dataDir, runWorkers: false });
+    const id = (await setup.submit(fakeRequest(), { tenant: 't' })).job_id;
     strandAsRunning(setup, id, 1, { host: 'elsewhere', pid: 1, leaseMs: -1 });
-    const m = manager({ dataDir, runWorkers: false });
-    expect(stateOf(m, id)).toMatchObject({ state: 'queued', attempts: 1, stage: null });
+    const m = await manager({ dataDir, runWorkers: false });
+    expect(await stateOf(m, id)).toMatchObject({ state: 'queued', attempts: 1, stage: null });
   });
 
-  it("leaves a live worker's job alone", () => {
+  it("leaves a live worker's job alone", async () => {
     const dataDir = tempDir();
-    const setup = manager({ dataDir, runWorkers: false });
-    const id = setup.submit(fakeRequest(), { tenant: 't' }).job_id;
+    const setup = await manager({ dataDir, runWorkers: false });
+    const id = (await setup.submit(fakeRequest(), { tenant: 't' })).job_id;
     strandAsRunning(setup, id, 1, { host: 'elsewhere', pid: 1, leaseMs: 600_000 });
-    const m = manager({ dataDir, runWorkers: false });
-    expect(stateOf(m, id).state).toBe('running');
+    const m = await manager({ dataDir, runWorkers: false });
+    expect((await stateOf(m, id)).state).toBe('running');
   });
 
   it('fails a job after its third interrupted attempt, saying why', async () => {
     const dataDir = tempDir();
-    const setup = manager({ dataDir, runWorkers: false });
-    const id = setup.submit(fakeRequest(), { tenant: 't' }).job_id;
+    const setup = await manager({ dataDir, runWorkers: false });
+    const id = (await setup.submit(fakeRequest(), { tenant: 't' })).job_id;
     strandAsRunning(setup, id, 3, { host: hostname(), pid: deadPid(), leaseMs: 600_000 });
-    const m = manager({ dataDir, runWorkers: false });
-    const job = stateOf(m, id);
+    const m = await manager({ dataDir, runWorkers: false });
+    const job = await stateOf(m, id);
     expect(job.state).toBe('failed');
     expect(job.error?.message).toMatch(/interrupted 3 times because its worker process stopped/);
   });
 
   it('puts running renders back in the queue on shutdown, without counting the attempt', async () => {
     const dataDir = tempDir();
-    const m = JobManager.open({ dataDir, pollMs: 20, engine: fakeEngine({ ms: 5000 }) });
-    const id = m.submit(fakeRequest(), { tenant: 't' }).job_id;
+    const m = await JobManager.open({ dataDir, pollMs: 20, engine: fakeEngine({ ms: 5000 }) });
+    const id = (await m.submit(fakeRequest(), { tenant: 't' })).job_id;
     await until(
-      () => stateOf(m, id).state,
+      async () => (await stateOf(m, id)).state,
       (s) => s === 'running',
     );
     await m.close({ drainMs: 50 });
-    const after = manager({ dataDir, runWorkers: false });
-    expect(stateOf(after, id)).toMatchObject({ state: 'queued', attempts: 0 });
+    const after = await manager({ dataDir, runWorkers: false });
+    expect(await stateOf(after, id)).toMatchObject({ state: 'queued', attempts: 0 });
   });
 
   it('lists newest first with cursor pagination and a state filter', async () => {
-    const m = manager({ runWorkers: false });
-    const ids = Array.from({ length: 25 }, () => m.submit(fakeRequest(), { tenant: 't' }).job_id);
-    m.submit(fakeRequest(), { tenant: 'someone-else' });
-    m.cancel(ids[3]!);
+    const m = await manager({ runWorkers: false });
+    const ids: string[] = [];
+    for (let i = 0; i < 25; i += 1) ids.push((await m.submit(fakeRequest(), { tenant: 't' })).job_id);
+    await m.submit(fakeRequest(), { tenant: 'someone-else' });
+    await m.cancel(ids[3]!);
     const seen: string[] = [];
     let cursor: string | undefined;
     for (;;) {
-      const page = m.list('t', { limit: 10, cursor });
+      const page = await m.list('t', { limit: 10, cursor });
       seen.push(...page.jobs.map((j) => j.job_id));
       if (page.next_cursor === null) break;
       cursor = page.next_cursor;
     }
     expect(seen).toEqual([...ids].reverse());
-    expect(m.list('t', { state: 'canceled' }).jobs.map((j) => j.job_id)).toEqual([ids[3]]);
-    expect(() => m.list('t', { cursor: 'DROP TABLE jobs' })).toThrow(/Invalid cursor/);
-    expect(() => m.list('t', { limit: 1000 })).toThrow(/limit must be/);
+    expect((await m.list('t', { state: 'canceled' })).jobs.map((j) => j.job_id)).toEqual([ids[3]]);
+    await expect(m.list('t', { cursor: 'DROP TABLE jobs' })).rejects.toThrow(/Invalid cursor/);
+    await expect(m.list('t', { limit: 1000 })).rejects.toThrow(/limit must be/);
   });
 
   it("purges finished jobs' files and keeps their records marked expired", async () => {
     const dataDir = tempDir();
     const service = new LocalService({ dataDir, engine: fakeEngine({ ms: 20 }), pollMs: 20 });
     opened.push(service);
-    const m = service.jobs();
-    const done = m.submit(fakeRequest(), { tenant: 'local' }).job_id;
+    const m = await service.jobs();
+    const done = (await m.submit(fakeRequest(), { tenant: 'local' })).job_id;
     await service.waitForJob(done);
-    const waiting = m.submit(fakeRequest(), { tenant: 'local' }).job_id;
+    const waiting = (await m.submit(fakeRequest(), { tenant: 'local' })).job_id;
     expect((await m.purge(3_600_000)).jobs).toBe(0);
     const summary = await m.purge(0);
     expect(summary.jobs).toBe(1);
     expect(summary.bytes).toBeGreaterThan(0);
-    expect(existsSync(m.store.jobDir(done))).toBe(false);
+    expect(existsSync(m.jobDir(done))).toBe(false);
     const job = await service.getJob(done);
     expect(job.state).toBe('succeeded');
     expect(job.result?.expired_at).toMatch(/^\d{4}-/);
     expect(job.result?.width).toBe(1280);
     expect(job.links.video).toBeNull();
-    expect(m.videoPath(done)).toBeNull();
+    expect(await m.videoKey(done)).toBeNull();
     await expect(service.downloadVideo(done, join(dataDir, 'x.mp4'))).rejects.toMatchObject({ code: 'GONE' });
-    expect(stateOf(m, waiting).state).toBe('queued');
+    expect((await stateOf(m, waiting)).state).toBe('queued');
   });
 
-  it('refuses a concurrency above 30', () => {
-    expect(() => manager({ concurrency: 31 })).toThrow(/from 1 to 30/);
+  it('reads the lease and queue timings from the environment, refusing nonsense with the variable named', () => {
+    expect(jobTimings({})).toEqual({ leaseMs: 60_000, queue: { expireInSeconds: 900, retryDelaySeconds: 10, attempts: 3 } });
+    expect(jobTimings({ IMMOREEL_LEASE_SECONDS: '2', IMMOREEL_RETRY_DELAY_SECONDS: '1', IMMOREEL_RENDER_EXPIRY_SECONDS: '30' })).toEqual({
+      leaseMs: 2000,
+      queue: { expireInSeconds: 30, retryDelaySeconds: 1, attempts: 3 },
+    });
+    expect(() => jobTimings({ IMMOREEL_LEASE_SECONDS: '2s' })).toThrow(
+      /IMMOREEL_LEASE_SECONDS must be a whole number of seconds from 1 to 86400, not "2s"/,
+    );
+    expect(() => jobTimings({ IMMOREEL_RETRY_DELAY_SECONDS: '0' })).toThrow(/IMMOREEL_RETRY_DELAY_SECONDS/);
+  });
+
+  it('refuses a concurrency above 30', async () => {
+    await expect(manager({ concurrency: 31 })).rejects.toThrow(/from 1 to 30/);
   });
 });

@@ -19,7 +19,7 @@ interface AssetAnswer {
 describe('POST /api/v1/assets', () => {
   it('forgets an asset after 24 h: housekeeping removes its row and its bytes', async () => {
     let clock = Date.now();
-    h = makeHarness({ now: () => clock });
+    h = await makeHarness({ now: () => clock });
     const { auth } = h.key({ tenant: 'atlas' });
     const res = await h.app.inject({
       method: 'POST',
@@ -38,7 +38,7 @@ describe('POST /api/v1/assets', () => {
   });
 
   it('stores an uploaded image for the tenant, 24 h, usable as asset:<id> by that tenant only', async () => {
-    h = makeHarness();
+    h = await makeHarness();
     const { auth } = h.key({ tenant: 'atlas' });
     const image = await png();
     const res = await h.app.inject({
@@ -59,7 +59,7 @@ describe('POST /api/v1/assets', () => {
   });
 
   it('refuses what is not a raster image, a non-image Content-Type, and uploads over the limit', async () => {
-    h = makeHarness({ limits: { assetBodyLimitBytes: 2000 } });
+    h = await makeHarness({ limits: { assetBodyLimitBytes: 2000 } });
     const { auth } = h.key();
     const upload = (payload: Buffer | string, type: string) =>
       h.app.inject({ method: 'POST', url: '/api/v1/assets', headers: { ...auth, 'content-type': type }, payload });
@@ -81,7 +81,7 @@ describe('POST /api/v1/assets', () => {
   });
 
   it('needs the preview:dispatch scope', async () => {
-    h = makeHarness();
+    h = await makeHarness();
     const { auth } = h.key({ scopes: ['preview:read'] });
     const res = await h.app.inject({
       method: 'POST',

@@ -13,7 +13,7 @@ const BAD_BODY = { description: 'x', language: 'zz' };
 
 describe('authentication', () => {
   it('answers 401 with WWW-Authenticate for missing, malformed, unknown and revoked keys', async () => {
-    h = makeHarness();
+    h = await makeHarness();
     const { auth, keyId } = h.key();
     const call = (headers: Record<string, string>) => h.app.inject({ method: 'GET', url: '/api/v1/me', headers });
 
@@ -40,7 +40,7 @@ describe('authentication', () => {
   });
 
   it('authenticates before reading the body: garbage from an anonymous caller is a 401, not a 400', async () => {
-    h = makeHarness();
+    h = await makeHarness();
     const res = await h.app.inject({
       method: 'POST',
       url: '/api/v1/analyze',
@@ -51,7 +51,7 @@ describe('authentication', () => {
   });
 
   it('stores only a hash of the key and reports who is calling on /me', async () => {
-    h = makeHarness();
+    h = await makeHarness();
     const { apiKey, auth, keyId } = h.key({ tenant: 'agence-atlas', preview: true });
     const raw = JSON.stringify(h.store.db.prepare('SELECT * FROM server_api_keys').all());
     expect(raw).not.toContain(apiKey);
@@ -70,7 +70,7 @@ describe('authentication', () => {
 
 describe('scopes and quotas', () => {
   it('gives a preview key 403 INSUFFICIENT_SCOPE on /usage, a standard key its usage', async () => {
-    h = makeHarness();
+    h = await makeHarness();
     const preview = h.key({ tenant: 'sandbox', preview: true });
     const denied = await h.app.inject({ method: 'GET', url: '/api/v1/usage', headers: preview.auth });
     expect(denied.statusCode).toBe(403);
@@ -85,7 +85,7 @@ describe('scopes and quotas', () => {
   });
 
   it("gives a key without the route's scope 403 QUOTA_EXCEEDED route_not_permitted", async () => {
-    h = makeHarness();
+    h = await makeHarness();
     const readOnly = h.key({ scopes: ['preview:read'] });
     const res = await h.app.inject({ method: 'POST', url: '/api/v1/analyze', headers: readOnly.auth, payload: BAD_BODY });
     expect(res.statusCode).toBe(403);
@@ -96,7 +96,7 @@ describe('scopes and quotas', () => {
   });
 
   it('counts answered requests against the monthly quota, refunds failed ones, and refuses when spent', async () => {
-    h = makeHarness();
+    h = await makeHarness();
     const { auth, keyId } = h.key({ monthlyQuota: 2 });
     const ok = () => h.app.inject({ method: 'POST', url: '/api/v1/analyze', headers: auth, payload: { description: LISTING_TEXT } });
     const bad = await h.app.inject({ method: 'POST', url: '/api/v1/analyze', headers: auth, payload: BAD_BODY });
@@ -118,7 +118,7 @@ describe('scopes and quotas', () => {
 describe('rate limits', () => {
   it('refuses the analyze request past the limit with 429, Retry-After and RateLimit headers, then recovers', async () => {
     let clock = Date.parse('2026-05-04T10:00:00Z');
-    h = makeHarness({ now: () => clock, limits: { analyzePerWindow: 5 } });
+    h = await makeHarness({ now: () => clock, limits: { analyzePerWindow: 5 } });
     const { auth } = h.key();
     const call = () => h.app.inject({ method: 'POST', url: '/api/v1/analyze', headers: auth, payload: BAD_BODY });
     // A bucket of 5 tokens, refilled at 5 per minute (one every 12 s): a burst of 5 passes.
@@ -144,7 +144,7 @@ describe('rate limits', () => {
 
   it('keeps each key and each route family in its own budget', async () => {
     const clock = Date.parse('2026-05-04T10:00:00Z');
-    h = makeHarness({ now: () => clock, limits: { analyzePerWindow: 2, jobReadsPerWindow: 3 } });
+    h = await makeHarness({ now: () => clock, limits: { analyzePerWindow: 2, jobReadsPerWindow: 3 } });
     const a = h.key({ tenant: 'a' });
     const b = h.key({ tenant: 'b' });
     const analyze = (auth: Record<string, string>) =>

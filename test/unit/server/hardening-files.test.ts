@@ -41,7 +41,7 @@ async function noticesWhileOpening(dataDir: string): Promise<string[]> {
 
 describe('data directory permissions', () => {
   it('creates directories 0700 and files 0600 under a permissive umask', async () => {
-    h = makeHarness();
+    h = await makeHarness();
     const { auth } = h.key();
     const image = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#336699' } })
       .jpeg()
@@ -101,7 +101,7 @@ describe('data directory permissions', () => {
 
 describe('POST /api/v1/assets decodes the whole image', () => {
   it('refuses a truncated JPEG with a clear error', async () => {
-    h = makeHarness();
+    h = await makeHarness();
     const { auth } = h.key();
     const whole = await sharp({
       create: { width: 640, height: 480, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 40 } },

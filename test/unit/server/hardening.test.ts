@@ -40,7 +40,7 @@ async function render(body: unknown, headers: Record<string, string> = {}) {
 
 describe('deeply nested JSON', () => {
   it('is a 400 naming metadata, with or without an Idempotency-Key', async () => {
-    h = makeHarness();
+    h = await makeHarness();
     for (const headers of [{}, { 'idempotency-key': 'deep-metadata-1' }] as Record<string, string>[]) {
       const { status, body } = await render({ description: LISTING_TEXT, metadata: nested(4000) }, headers);
       expect(status).toBe(400);
@@ -50,7 +50,7 @@ describe('deeply nested JSON', () => {
   });
 
   it('is a 400 naming listing when its free-form objects nest too deep', async () => {
-    h = makeHarness();
+    h = await makeHarness();
     const { status, body } = await render({ listing: { ...LISTING, market: nested(4000) } }, { 'idempotency-key': 'deep-listing-1' });
     expect(status).toBe(400);
     expect(body.error?.details.map((d) => d.field)).toContain('listing');
@@ -64,7 +64,7 @@ describe('deeply nested JSON', () => {
 
 describe('listing field limits', () => {
   it('refuses a 1 MB title and 1 MB of features, naming each field', async () => {
-    h = makeHarness();
+    h = await makeHarness();
     const big = 'x'.repeat(1024 * 1024);
     const title = await render({ listing: { ...LISTING, title: big } });
     expect(title.status).toBe(400);
@@ -80,7 +80,7 @@ describe('listing field limits', () => {
 
 describe('an idempotent retry once the quota is spent', () => {
   it('replays the stored answer instead of refusing it for quota', async () => {
-    h = makeHarness();
+    h = await makeHarness();
     const { auth, keyId } = h.key({ monthlyQuota: 1 });
     const send = () =>
       h.app.inject({
@@ -112,7 +112,7 @@ describe('control and bidi-override characters', () => {
     /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
   it('never reach an analysis answer', async () => {
-    h = makeHarness();
+    h = await makeHarness();
     const { auth } = h.key();
     const description = `\u202EVilla\u0000 à vendre à Marrakech\u2066, 300 m², 5 chambres \uD800 piscine. Prix : 4 500 000 DH.\u0007`;
     const res = await h.app.inject({ method: 'POST', url: '/api/v1/analyze', headers: auth, payload: { description } });
@@ -126,7 +126,7 @@ describe('control and bidi-override characters', () => {
   });
 
   it('are stripped from branding and listing texts drawn on the video', async () => {
-    h = makeHarness();
+    h = await makeHarness();
     const { auth } = h.key();
     const body = {
       listing: { ...LISTING, title: 'Villa\u202E 4 chambres\u0000', features: ['Piscine\u2067'] },

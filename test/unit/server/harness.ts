@@ -10,7 +10,6 @@ import type { ValidRenderRequest } from '../../../src/render/types.js';
 import { buildApp, type ServerDeps } from '../../../src/server/app.js';
 import type { ServerLimits } from '../../../src/server/config.js';
 import { resolveAsset } from '../../../src/server/assets.js';
-import { jobsPortOf } from '../../../src/server/start.js';
 import { LocalBlobStore } from '../../../src/storage/index.js';
 import { openSqliteRecordStore, type RecordStore } from '../../../src/store/index.js';
 import { openServerStore, type ServerStore } from '../../../src/store/sqlite/server.js';
@@ -71,17 +70,19 @@ export function fakeRenderEngine(bytes: number, durationS = 10): RenderEngine {
 
 export const fileEngine: RenderEngine = fakeRenderEngine(1000);
 
-export function makeHarness(options: HarnessOptions = {}): Harness {
+export async function makeHarness(options: HarnessOptions = {}): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'immoreel-server-'));
   const store = openServerStore(dataDir, { now: options.now });
   const records = openSqliteRecordStore(dataDir, { now: options.now });
   const blobs = new LocalBlobStore(dataDir);
-  const jobs = JobManager.open({
+  const jobs = await JobManager.open({
     dataDir,
+    records,
+    blobs,
     concurrency: 2,
     engine: options.engine ?? fileEngine,
     runWorkers: options.runWorkers ?? true,
-    resolveAsset: (tenant, assetId) => resolveAsset({ records, blobs }, tenant, assetId, join(dataDir, 'jobs')),
+    resolveAsset: (tenant, assetId, scratchDir) => resolveAsset({ records, blobs }, tenant, assetId, scratchDir),
     allowLocalFiles: false,
     linkBase: '/api/v1',
     pollMs: 20,
@@ -101,7 +102,7 @@ export function makeHarness(options: HarnessOptions = {}): Harness {
   const app = buildApp({
     records,
     blobs,
-    jobs: jobsPortOf(jobs),
+    jobs,
     analyze: options.analyze ?? ((request, signal) => analyzeListing(request, { signal })),
     validateRender:
       options.validateRender ??

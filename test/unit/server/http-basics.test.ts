@@ -21,7 +21,7 @@ const parse = (body: string): Envelope => JSON.parse(body) as Envelope;
 
 describe('API v1 basics', () => {
   it('stamps X-Request-Id and X-API-Version on every answer, and echoes a sane caller request id', async () => {
-    h = makeHarness();
+    h = await makeHarness();
     const health = await h.app.inject({ method: 'GET', url: '/api/v1/health' });
     expect(health.statusCode).toBe(200);
     expect(health.headers['x-api-version']).toBe('1.0.0');
@@ -35,7 +35,7 @@ describe('API v1 basics', () => {
   });
 
   it('answers the retired v0.9 routes with 410, the successor, Link and Sunset, without a key', async () => {
-    h = makeHarness();
+    h = await makeHarness();
     const campaigns = await h.app.inject({ method: 'POST', url: '/api/v1/campaigns/generate', payload: { anything: 1 } });
     expect(campaigns.statusCode).toBe(410);
     expect(campaigns.headers.link).toBe('</api/v1/render-video>; rel="successor-version"');
@@ -54,7 +54,7 @@ describe('API v1 basics', () => {
   });
 
   it('refuses invalid analyze bodies with 400 and the fields at fault', async () => {
-    h = makeHarness();
+    h = await makeHarness();
     const { auth } = h.key();
     const post = (payload: string, contentType = 'application/json') =>
       h.app.inject({ method: 'POST', url: '/api/v1/analyze', headers: { ...auth, 'content-type': contentType }, payload });
@@ -85,7 +85,7 @@ describe('API v1 basics', () => {
   });
 
   it('reports every problem of a body at once', async () => {
-    h = makeHarness();
+    h = await makeHarness();
     const { auth } = h.key();
     const res = await h.app.inject({
       method: 'POST',
@@ -102,7 +102,7 @@ describe('API v1 basics', () => {
   });
 
   it('refuses a body over the limit with 413', async () => {
-    h = makeHarness({ limits: { jsonBodyLimitBytes: 10_000 } });
+    h = await makeHarness({ limits: { jsonBodyLimitBytes: 10_000 } });
     const { auth } = h.key();
     const res = await h.app.inject({ method: 'POST', url: '/api/v1/analyze', headers: auth, payload: { description: 'x'.repeat(20_000) } });
     expect(res.statusCode).toBe(413);
@@ -110,7 +110,7 @@ describe('API v1 basics', () => {
   });
 
   it('refuses malformed job ids before touching storage, path traversal included', async () => {
-    h = makeHarness();
+    h = await makeHarness();
     const { auth } = h.key();
     for (const id of ['..%2F..%2Fetc%2Fpasswd', 'job_../../x', 'job_ABC', '%00', 'job_' + 'a'.repeat(80)]) {
       const res = await h.app.inject({ method: 'GET', url: `/api/v1/jobs/${id}`, headers: auth });
@@ -123,7 +123,7 @@ describe('API v1 basics', () => {
   });
 
   it('keeps 5xx answers generic and puts the cause in the log only', async () => {
-    h = makeHarness({
+    h = await makeHarness({
       analyze: async () => {
         throw new Error('disk /var/secret/path exploded');
       },
@@ -148,7 +148,7 @@ describe('API v1 basics', () => {
   });
 
   it('logs one JSON line per request with id, route, status and latency, never keys or bodies', async () => {
-    h = makeHarness();
+    h = await makeHarness();
     const { auth, apiKey } = h.key();
     await h.app.inject({
       method: 'POST',

@@ -5,9 +5,9 @@ import { LISTING_TEXT, makeHarness, type Harness } from './harness.js';
 let h: Harness;
 afterEach(async () => h?.close());
 
-function counted(clock?: () => number) {
+async function counted(clock?: () => number): Promise<{ calls: number }> {
   const state = { calls: 0 };
-  h = makeHarness({
+  h = await makeHarness({
     now: clock,
     analyze: (request, signal) => {
       state.calls += 1;
@@ -19,7 +19,7 @@ function counted(clock?: () => number) {
 
 describe('Idempotency-Key on POST /api/v1/analyze', () => {
   it('replays the first answer for the same key and body, without running or billing it again', async () => {
-    const state = counted();
+    const state = await counted();
     const { auth, keyId } = h.key();
     const send = (description: string) =>
       h.app.inject({
@@ -47,7 +47,7 @@ describe('Idempotency-Key on POST /api/v1/analyze', () => {
   });
 
   it('runs concurrent duplicates once', async () => {
-    const state = counted();
+    const state = await counted();
     const { auth } = h.key();
     const send = () =>
       h.app.inject({
@@ -64,7 +64,7 @@ describe('Idempotency-Key on POST /api/v1/analyze', () => {
 
   it('scopes keys to the API key, forgets them after 24 h, and does not store failures', async () => {
     let clock = Date.parse('2026-05-04T10:00:00Z');
-    const state = counted(() => clock);
+    const state = await counted(() => clock);
     const a = h.key({ tenant: 'a' });
     const b = h.key({ tenant: 'b' });
     const send = (auth: Record<string, string>, payload: object) =>
@@ -90,7 +90,7 @@ describe('Idempotency-Key on POST /api/v1/analyze', () => {
   });
 
   it('refuses a malformed Idempotency-Key', async () => {
-    counted();
+    await counted();
     const { auth } = h.key();
     const res = await h.app.inject({
       method: 'POST',

@@ -57,7 +57,7 @@ describe('accepted image formats', () => {
   });
 
   it('the upload route and its OpenAPI description take the same list', async () => {
-    h = makeHarness();
+    h = await makeHarness();
     const doc = JSON.parse((await h.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).body) as {
       paths: Record<string, { post: { description: string; requestBody: { content: Record<string, unknown> } } }>;
     };
@@ -88,7 +88,7 @@ describe('accepted image formats', () => {
   });
 
   it('a corrupt upload is explained without the decoder library’s words', async () => {
-    h = makeHarness();
+    h = await makeHarness();
     const { auth } = h.key();
     const whole = await sharp({
       create: { width: 640, height: 480, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 40 } },

@@ -30,7 +30,7 @@ async function succeededJob(auth: Record<string, string>): Promise<string> {
 
 describe('CORS', () => {
   it('is off by default: no Access-Control-* header, preflight is not answered', async () => {
-    h = makeHarness();
+    h = await makeHarness();
     const preflight = await h.app.inject({
       method: 'OPTIONS',
       url: '/api/v1/analyze',
@@ -47,7 +47,7 @@ describe('CORS', () => {
   });
 
   it('answers preflights and exposes headers for the configured origins only, never with credentials', async () => {
-    h = makeHarness({ corsOrigins: ['https://crm.example.com'] });
+    h = await makeHarness({ corsOrigins: ['https://crm.example.com'] });
     const { auth } = h.key();
     const preflight = await h.app.inject({
       method: 'OPTIONS',
@@ -81,7 +81,7 @@ describe('CORS', () => {
 
 describe('conditional requests', () => {
   it('gives job reads an ETag and answers If-None-Match with 304 until the job changes', async () => {
-    h = makeHarness({ runWorkers: false });
+    h = await makeHarness({ runWorkers: false });
     const { auth } = h.key();
     const created = await h.app.inject({
       method: 'POST',
@@ -107,7 +107,7 @@ describe('conditional requests', () => {
   });
 
   it('answers If-None-Match on the video with 304, and If-Range with a stale validator with the whole file', async () => {
-    h = makeHarness();
+    h = await makeHarness();
     const { auth } = h.key();
     const id = await succeededJob(auth);
     const url = `/api/v1/jobs/${id}/video`;
@@ -133,7 +133,7 @@ describe('conditional requests', () => {
 describe('pacing', () => {
   it('never refuses a client sending exactly the documented rate with ±200 ms of jitter, over 3 simulated minutes', async () => {
     let clock = Date.parse('2026-05-04T10:00:00Z');
-    h = makeHarness({ now: () => clock });
+    h = await makeHarness({ now: () => clock });
     const { auth } = h.key();
     const random = seededRandom(13);
     // 60 analyses a minute: one every second, each sent up to 200 ms early or late.
@@ -167,7 +167,7 @@ describe('pacing', () => {
 
 describe('small surprises', () => {
   it('accepts POST /jobs/{id}/cancel with Content-Type: application/json and no body', async () => {
-    h = makeHarness({ runWorkers: false });
+    h = await makeHarness({ runWorkers: false });
     const { auth } = h.key();
     const id = jobOf(
       (
@@ -198,7 +198,7 @@ describe('small surprises', () => {
   });
 
   it('answers a wrong method on a known route with 405 and Allow, and a retired route names the method called', async () => {
-    h = makeHarness();
+    h = await makeHarness();
     const wrong = await h.app.inject({ method: 'DELETE', url: '/api/v1/jobs/job_01jabcdefghjkmnpqrstvwxyz0' });
     expect(wrong.statusCode).toBe(405);
     expect(wrong.headers.allow).toBe('GET, HEAD');
@@ -214,7 +214,7 @@ describe('small surprises', () => {
   });
 
   it('says plainly what is missing when /analyze gets {}', async () => {
-    h = makeHarness();
+    h = await makeHarness();
     const { auth } = h.key();
     const res = await h.app.inject({ method: 'POST', url: '/api/v1/analyze', headers: auth, payload: {} });
     expect(res.statusCode).toBe(400);
@@ -224,7 +224,7 @@ describe('small surprises', () => {
   });
 
   it('compresses answers with brotli or gzip when the client asks', async () => {
-    h = makeHarness();
+    h = await makeHarness();
     const plain = await h.app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
     expect(plain.headers['content-encoding']).toBeUndefined();
     const br = await h.app.inject({ method: 'GET', url: '/api/v1/openapi.json', headers: { 'accept-encoding': 'br, gzip' } });

@@ -24,7 +24,7 @@ async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean): P
 
 describe('render jobs over HTTP', () => {
   it('queues a render (202 + Location), reports it with Retry-After, and serves its video with Range support', async () => {
-    h = makeHarness();
+    h = await makeHarness();
     const { auth } = h.key();
     const created = await h.app.inject({
       method: 'POST',
@@ -68,7 +68,7 @@ describe('render jobs over HTTP', () => {
   });
 
   it("keeps tenants apart: another tenant's job, video and cancel are 403, lists are per tenant", async () => {
-    h = makeHarness({ runWorkers: false });
+    h = await makeHarness({ runWorkers: false });
     const a = h.key({ tenant: 'a' });
     const b = h.key({ tenant: 'b', preview: true });
     const jobA = jobOf(
@@ -118,7 +118,7 @@ describe('render jobs over HTTP', () => {
   });
 
   it('limits jobs in flight: 30 per preview tenant by default (here 2), 100 queued per tenant (here 3)', async () => {
-    h = makeHarness({ runWorkers: false, limits: { previewConcurrentRenders: 2, maxQueuedJobs: 3 } });
+    h = await makeHarness({ runWorkers: false, limits: { previewConcurrentRenders: 2, maxQueuedJobs: 3 } });
     const preview = h.key({ tenant: 'sandbox', preview: true });
     const standard = h.key({ tenant: 'acme' });
     const submit = (auth: Record<string, string>) =>
@@ -137,7 +137,7 @@ describe('render jobs over HTTP', () => {
   });
 
   it('replays an idempotent render as the same job, billed once', async () => {
-    h = makeHarness({ runWorkers: false });
+    h = await makeHarness({ runWorkers: false });
     const { auth, keyId } = h.key();
     const send = (payload: object) =>
       h.app.inject({ method: 'POST', url: '/api/v1/render-video', headers: { ...auth, 'idempotency-key': 'crm-row-7' }, payload });
@@ -150,11 +150,11 @@ describe('render jobs over HTTP', () => {
     const changed = await send({ description: LISTING_TEXT, photos: PHOTOS, format: 'square' });
     expect(changed.statusCode).toBe(400);
     expect(errorOf(changed.body).reason).toBe('idempotency_key_reused');
-    expect(h.jobs.list('acme').jobs).toHaveLength(1);
+    expect((await h.jobs.list('acme')).jobs).toHaveLength(1);
   });
 
   it('refuses unknown or foreign assets, private webhook targets and oversized metadata, naming the field', async () => {
-    h = makeHarness({ runWorkers: false });
+    h = await makeHarness({ runWorkers: false });
     const { auth } = h.key({ tenant: 'a' });
     const post = (payload: object) => h.app.inject({ method: 'POST', url: '/api/v1/render-video', headers: auth, payload });
     const asset = await post({ description: LISTING_TEXT, photos: ['https://example.com/a.jpg', 'asset:ast_000000000000000000000000'] });
@@ -175,6 +175,6 @@ describe('render jobs over HTTP', () => {
     expect(errorOf(meta.body).details[0]!.field).toBe('metadata');
     const unknownField = await post({ description: LISTING_TEXT, photos: PHOTOS, branding: { agency_name: 'X', slogan: 'y' } });
     expect(errorOf(unknownField.body).details[0]!.field).toBe('branding.slogan');
-    expect(h.jobs.list('a').jobs).toHaveLength(0);
+    expect((await h.jobs.list('a')).jobs).toHaveLength(0);
   });
 });

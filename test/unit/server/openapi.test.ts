@@ -17,7 +17,7 @@ type Doc = {
 };
 
 async function fetchDocument(): Promise<Doc> {
-  h = makeHarness();
+  h = await makeHarness();
   const res = await h.app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
   expect(res.statusCode).toBe(200);
   expect(res.headers['content-type']).toContain('application/json');

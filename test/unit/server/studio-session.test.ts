@@ -9,8 +9,8 @@ let h: Harness;
 let apiKey: string;
 const HOST = 'studio.test';
 
-beforeEach(() => {
-  h = makeHarness();
+beforeEach(async () => {
+  h = await makeHarness();
   apiKey = h.key().apiKey;
 });
 afterEach(async () => h.close());

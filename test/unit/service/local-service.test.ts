@@ -21,7 +21,7 @@ describe('LocalService on the job manager', () => {
     const dataDir = tempDir();
     const service = new LocalService({ dataDir, engine: fakeEngine({ ms: 200 }), pollMs: 20 });
     open.push(service);
-    const queued = service.jobs().submit(fakeRequest(), { tenant: 'local' });
+    const queued = await (await service.jobs()).submit(fakeRequest(), { tenant: 'local' });
     expect(queued.state).toBe('queued');
     expect(queued.job_id).toMatch(/^job_[0-9a-z]{26}$/);
     const updates: JobRecord[] = [];
@@ -48,9 +48,9 @@ describe('LocalService on the job manager', () => {
 
   it("does not show another tenant's job", async () => {
     const dataDir = tempDir();
-    const manager = JobManager.open({ dataDir, engine: fakeEngine(), runWorkers: false });
+    const manager = await JobManager.open({ dataDir, engine: fakeEngine(), runWorkers: false });
     open.push(manager);
-    const foreign = manager.submit(fakeRequest(), { tenant: 'acme' });
+    const foreign = await manager.submit(fakeRequest(), { tenant: 'acme' });
     const service = new LocalService({ dataDir, engine: fakeEngine() });
     open.push(service);
     await expect(service.getJob(foreign.job_id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
