@@ -1,5 +1,5 @@
 import { badRequest } from '../core/errors.js';
-import { sha256Hex, stableStringify } from '../jobs/hash.js';
+import { requestFingerprint } from '../core/hash.js';
 import type { Db } from '../jobs/db.js';
 
 /**
@@ -29,8 +29,9 @@ interface Row {
   created_at: number;
 }
 
+/** `body` may be a `BodyFingerprint` made where a large body was parsed (docs/security.md). */
 export function fingerprint(route: string, body: unknown): string {
-  return sha256Hex(`${route}\n${stableStringify(body)}`);
+  return requestFingerprint(route, body);
 }
 
 function reusedError(): Error {
