@@ -34,10 +34,7 @@ console.log(`  ${'total'.padEnd(24)} ${(raw / 1024).toFixed(1).padStart(7)} KB  
 
 const dataDir = mkdtempSync(join(tmpdir(), 'immoreel-bench-studio-'));
 const server = await startServer({ dataDir, host: '127.0.0.1', port: 0, log: false });
-const { apiKey } = (() => {
-  const created = server.store.keys.create({ tenant: 'bench' });
-  return { apiKey: created.apiKey };
-})();
+const { apiKey } = await server.records.keys.create({ tenant: 'bench' });
 const chrome = await launchChromium();
 try {
   const page = await chrome.browser.newPage();

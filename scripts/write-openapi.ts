@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp, type JobsPort } from '../src/server/app.js';
-import { openServerStore } from '../src/server/store.js';
+import { LocalBlobStore } from '../src/storage/index.js';
+import { openSqliteRecordStore } from '../src/store/index.js';
 
 const out = process.argv[2];
 if (out === undefined) {
@@ -15,17 +16,17 @@ if (out === undefined) {
   process.exit(2);
 }
 const dir = mkdtempSync(join(tmpdir(), 'immoreel-openapi-'));
-const store = openServerStore(dir);
+const records = openSqliteRecordStore(dir);
 const unused = (): never => {
   throw new Error('not used to describe the API');
 };
-const jobs: JobsPort = { submit: unused, get: unused, list: unused, cancel: unused, videoPath: unused, countJobs: unused };
-const app = buildApp({ store, jobs, analyze: unused, validateRender: unused, corsOrigins: ['*'] });
+const jobs: JobsPort = { submit: unused, get: unused, list: unused, cancel: unused, videoKey: unused, countJobs: unused };
+const app = buildApp({ records, blobs: new LocalBlobStore(dir), jobs, analyze: unused, validateRender: unused, corsOrigins: ['*'] });
 try {
   const answer = await app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
   writeFileSync(out, `${JSON.stringify(JSON.parse(answer.body), null, 2)}\n`);
 } finally {
   await app.close();
-  store.close();
+  await records.close();
   rmSync(dir, { recursive: true, force: true });
 }

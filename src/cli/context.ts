@@ -1,5 +1,8 @@
 import type { Command } from 'commander';
+import { badRequest } from '../core/errors.js';
+import { resolveDataDir } from '../core/paths.js';
 import type { Service } from '../core/service.js';
+import type { Backends } from '../store/backends.js';
 import { serviceMode, type ServiceMode } from '../service/mode.js';
 import { Output } from './output.js';
 
@@ -11,6 +14,10 @@ export interface GlobalOptions {
   profile?: string;
   baseUrl?: string;
   dataDir?: string;
+  /** `--database-url` / `IMMOREEL_DATABASE_URL` (docs/scaling.md "Configuration"). */
+  databaseUrl?: string;
+  /** `--storage-url` / `IMMOREEL_STORAGE_URL`. */
+  storageUrl?: string;
   /** Remote mode over plain http:// to a non-loopback host, accepted knowingly. */
   insecure?: boolean;
 }
@@ -22,6 +29,40 @@ export interface CommandContext {
   mode: ServiceMode;
   /** Opens the local or remote Service as the globals select; the caller closes it. */
   openService(options?: { concurrency?: number }): Promise<Service>;
+  /**
+   * Where records and blobs are (`--data-dir`, `--database-url`, `--storage-url`, each flag then
+   * environment), for `openBackends` and the constructors that take its options. Refuses the two
+   * URL flags typed on the command line in remote mode: the server has its own configuration.
+   */
+  backendOptions(): BackendSelection;
+  /**
+   * With `--database-url` or `--storage-url`: both stores opened, checked and migrated (a bad
+   * configuration stops the command here, before anything starts, with its exit code); null for
+   * the embedded default, which the commands open as they always did.
+   */
+  openConfiguredBackends(): Promise<Backends | null>;
+}
+
+export interface BackendSelection {
+  dataDir: string;
+  databaseUrl?: string;
+  storageUrl?: string;
+  warn: (message: string) => void;
+}
+
+/** `--database-url`/`--storage-url` typed with `--profile`/`--base-url` would be ignored: refused (docs/cli.md "Conflicting flags"). */
+function refuseBackendFlagsInRemoteMode(command: Command): void {
+  for (const [key, flag] of [
+    ['databaseUrl', '--database-url'],
+    ['storageUrl', '--storage-url'],
+  ] as const) {
+    if (command.getOptionValueSourceWithGlobals(key) === 'cli') {
+      throw badRequest(
+        `${flag} configures this machine's own records and files; with --profile or --base-url the remote server uses its own. Drop ${flag}, or drop --profile/--base-url to work locally.`,
+        { reason: 'conflicting_flags' },
+      );
+    }
+  }
 }
 
 export function contextFor(command: Command): CommandContext {
@@ -32,14 +73,33 @@ export function contextFor(command: Command): CommandContext {
     // `render --color #RRGGBB` is the agency colour: only the global --no-color (false) turns colours off.
     color: globals.color !== false,
   });
+  const backendOptions = (): BackendSelection => {
+    if (serviceMode(globals) === 'remote') refuseBackendFlagsInRemoteMode(command);
+    const given = (value: string | undefined): string | undefined =>
+      value === undefined || value.trim() === '' ? undefined : value.trim();
+    return {
+      dataDir: resolveDataDir(globals.dataDir),
+      databaseUrl: given(globals.databaseUrl),
+      storageUrl: given(globals.storageUrl),
+      warn: (message) => output.warn(message),
+    };
+  };
   return {
     output,
     globals,
     mode: serviceMode(globals),
     async openService(options = {}) {
+      if (serviceMode(globals) === 'remote') refuseBackendFlagsInRemoteMode(command);
       // Lazy: the remote client and the job store are only loaded by the commands that need them.
       const { openService } = await import('../service/open.js');
       return openService({ ...globals, ...options, warn: (message) => output.warn(message) });
+    },
+    backendOptions,
+    async openConfiguredBackends() {
+      const options = backendOptions();
+      if (options.databaseUrl === undefined && options.storageUrl === undefined) return null;
+      const { openBackends } = await import('../store/backends.js');
+      return openBackends(options);
     },
   };
 }

@@ -6,6 +6,7 @@ import { renderCommand } from './definitions/render.js';
 import { templatesCommand } from './definitions/templates.js';
 import { authCommand } from './definitions/auth.js';
 import { completionCommand } from './definitions/completion.js';
+import { dbCommand } from './definitions/db.js';
 import { keysCommand } from './definitions/keys.js';
 import { serveCommand } from './definitions/serve.js';
 import { studioCommand } from './definitions/studio.js';
@@ -37,6 +38,16 @@ export function buildProgram(): Command {
     .addOption(new Option('--profile <name>', 'use a saved remote server profile').env('IMMOREEL_PROFILE'))
     .addOption(new Option('--base-url <url>', 'run against an immoreel server (remote mode)').env('IMMOREEL_BASE_URL'))
     .addOption(new Option('--data-dir <dir>', 'local data directory (jobs, cache)').env('IMMOREEL_DATA_DIR'))
+    .addOption(
+      new Option('--database-url <url>', 'records in PostgreSQL (postgres://USER:PASSWORD@HOST/DB) instead of the data directory').env(
+        'IMMOREEL_DATABASE_URL',
+      ),
+    )
+    .addOption(
+      new Option('--storage-url <url>', 'photos and videos in s3://BUCKET/PREFIX (or file:///DIR) instead of the data directory').env(
+        'IMMOREEL_STORAGE_URL',
+      ),
+    )
     .option('--insecure', 'allow remote mode over plain http:// to another machine (the API key travels unencrypted)')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
@@ -51,6 +62,7 @@ export function buildProgram(): Command {
   program.addCommand(keysCommand());
   program.addCommand(jobsCommand());
   program.addCommand(workerCommand());
+  program.addCommand(dbCommand());
   program.addCommand(authCommand());
   program.addCommand(completionCommand());
   // Usage errors anywhere in the tree must reach main() as exceptions (exit 2), never exit(1).

@@ -311,3 +311,6 @@ export class JobStore {
       .run(nowIso(), nowIso(), assertJobId(jobId));
   }
 }
+
+/** How many schema versions the job store knows (`immoreel db status`). */
+export const JOB_MIGRATION_COUNT = MIGRATIONS.length;

@@ -10,7 +10,6 @@ import { createAuthorizer, refundHook } from './auth.js';
 import { API_VERSION, DEFAULT_LIMITS, type ServerLimits } from './config.js';
 import { envelope, errorHandler, notFoundHandler, sendError, withHeaders } from './errors.js';
 import { randomId } from './ids.js';
-import { TokenBucketLimiter } from './rate-limit.js';
 import { registerStudio } from './studio/index.js';
 import { RouteRegistry } from './route-spec.js';
 import { accountRoutes } from './routes/account.js';
@@ -199,7 +198,6 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
 
   const registry = new RouteRegistry();
   const ctx: ServerContext = { deps, limits, registry, now, startedAt: now() };
-  const limiter = new TokenBucketLimiter(now);
 
   app.decorateRequest('auth', null);
   let closing = false;
@@ -216,12 +214,9 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
       });
     }
   });
-  registerStudio(app, { keys: deps.store.keys, ...deps.studio });
-  app.addHook(
-    'onRequest',
-    createAuthorizer({ keys: deps.store.keys, usage: deps.store.usage, limiter, limits, now, idempotency: deps.store.idempotency }),
-  );
-  app.addHook('onResponse', refundHook(deps.store.usage));
+  registerStudio(app, { keys: deps.records.keys, ...deps.studio });
+  app.addHook('onRequest', createAuthorizer({ records: deps.records, limits, now }));
+  app.addHook('onResponse', refundHook(deps.records.usage));
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
       {

@@ -2,9 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../core/errors.js';
 import { policyLimit, type ServerLimits } from './config.js';
 import { withExtras, withHeaders } from './errors.js';
-import type { ApiKeyRecord, KeyStore } from './keys.js';
-import type { Reservation, UsageStore } from './quota.js';
-import { rateLimitHeaders, type TokenBucketLimiter } from './rate-limit.js';
+import type { ApiKeyRecord, RecordStore, Reservation } from '../store/types.js';
+import { rateLimitHeaders } from './rate-limit.js';
 import type { RouteAccess } from './route-spec.js';
 
 /**
@@ -51,23 +50,21 @@ export function bearerToken(header: string | string[] | undefined): string {
 }
 
 export interface AuthorizerOptions {
-  keys: KeyStore;
-  usage: UsageStore;
-  limiter: TokenBucketLimiter;
+  /** Keys, quotas, rate-limit buckets and stored idempotent answers (a replay takes no quota, docs/security.md). */
+  records: Pick<RecordStore, 'keys' | 'usage' | 'rateLimits' | 'idempotency'>;
   limits: ServerLimits;
   now: () => number;
-  /** Stored idempotent answers: a replay takes no quota (docs/security.md). */
-  idempotency?: { hasStored(keyId: string, idempotencyKey: string): boolean };
 }
 
 export function createAuthorizer(options: AuthorizerOptions) {
   const lastTouched = new Map<string, number>();
+  const { keys, usage, rateLimits, idempotency } = options.records;
 
   return async function authorize(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const access: RouteAccess | undefined = request.routeOptions.config?.access;
     if (access === undefined || access.scope === null) return;
 
-    const key = options.keys.authenticate(bearerToken(request.headers.authorization));
+    const key = await keys.authenticate(bearerToken(request.headers.authorization));
     if (key === null) {
       throw unauthorized(
         'Invalid API key: it is unknown or was revoked. Create one with `immoreel keys create`.',
@@ -79,7 +76,8 @@ export function createAuthorizer(options: AuthorizerOptions) {
     const now = options.now();
     if ((lastTouched.get(key.key_id) ?? 0) < now - 60_000) {
       lastTouched.set(key.key_id, now);
-      options.keys.touch(key.key_id);
+      // Not awaited: a lost `last_used_at` update must not fail or slow the request.
+      keys.touch(key.key_id).catch((error: unknown) => request.log.warn({ err: error }, 'last_used_at update failed'));
     }
 
     if (!key.scopes.includes(access.scope)) {
@@ -99,7 +97,8 @@ export function createAuthorizer(options: AuthorizerOptions) {
 
     if (access.policy !== null) {
       const policy = { name: access.policy, limit: policyLimit(options.limits, access.policy), windowMs: options.limits.windowMs };
-      const decision = options.limiter.take(policy, key.key_id);
+      // Per key across all API nodes when the records are shared (docs/scaling.md).
+      const decision = await rateLimits.take(policy, key.key_id);
       const headers = rateLimitHeaders(policy, decision);
       for (const [name, value] of Object.entries(headers)) reply.header(name, value);
       if (!decision.allowed) {
@@ -121,12 +120,11 @@ export function createAuthorizer(options: AuthorizerOptions) {
     // A retry of a request that already succeeded replays its stored answer: it is neither charged
     // nor refused for quota, so the lookup comes before the reservation.
     const idempotencyKey = request.headers['idempotency-key'];
-    const replay =
-      typeof idempotencyKey === 'string' && idempotencyKey !== '' && options.idempotency?.hasStored(key.key_id, idempotencyKey) === true;
+    const replay = typeof idempotencyKey === 'string' && idempotencyKey !== '' && (await idempotency.hasStored(key.key_id, idempotencyKey));
     if (access.billable !== null && !replay) {
-      const reservation = options.usage.reserve(key.key_id, key.monthly_quota, access.billable);
+      const reservation = await usage.reserve(key.key_id, key.monthly_quota, access.billable);
       if (reservation === null) {
-        const state = options.usage.state(key.key_id, key.monthly_quota);
+        const state = await usage.state(key.key_id, key.monthly_quota);
         throw withExtras(
           new AppError(
             'QUOTA_EXCEEDED',
@@ -144,12 +142,13 @@ export function createAuthorizer(options: AuthorizerOptions) {
 }
 
 /** `onResponse`: a failed or replayed request gives its quota unit back. */
-export function refundHook(usage: UsageStore) {
+export function refundHook(usage: RecordStore['usage']) {
   return async function refund(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const auth = request.auth;
     if (auth?.reservation && (reply.statusCode >= 400 || auth.refund)) {
-      usage.refund(auth.reservation);
+      const reservation = auth.reservation;
       auth.reservation = null;
+      await usage.refund(reservation);
     }
   };
 }

@@ -6,18 +6,7 @@
 export const API_VERSION = '1.0.0';
 export const API_PREFIX = '/api/v1';
 
-export const SCOPES = ['preview:read', 'preview:dispatch', 'billing:read'] as const;
-export type Scope = (typeof SCOPES)[number];
-
-export const PLANS = ['preview', 'standard'] as const;
-export type Plan = (typeof PLANS)[number];
-
-/** Preview keys hold exactly these (docs/api.md); standard keys hold all three by default. */
-export const PREVIEW_SCOPES: readonly Scope[] = ['preview:read', 'preview:dispatch'];
-export const STANDARD_SCOPES: readonly Scope[] = SCOPES;
-
-/** Requests per month counted against a key: analyses and render dispatches. */
-export const DEFAULT_MONTHLY_QUOTA: Record<Plan, number> = { preview: 1000, standard: 100_000 };
+export { DEFAULT_MONTHLY_QUOTA, PLANS, PREVIEW_SCOPES, SCOPES, STANDARD_SCOPES, type Plan, type Scope } from '../store/plans.js';
 
 /** The rate-limit policies, one per family of routes. */
 export type LimitPolicyName = 'analyze' | 'render' | 'job_reads' | 'account';

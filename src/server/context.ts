@@ -5,7 +5,8 @@ import type { AnalyzeRequest, RenderRequest } from '../core/requests.js';
 import type { ValidRenderRequest } from '../render/types.js';
 import type { ServerLimits } from './config.js';
 import type { RouteRegistry } from './route-spec.js';
-import type { ServerStore } from './store.js';
+import type { BlobStore } from '../storage/types.js';
+import type { RecordStore } from '../store/types.js';
 import type { StudioLogin } from './studio/session.js';
 
 /**
@@ -13,14 +14,15 @@ import type { StudioLogin } from './studio/session.js';
  * (which imports the routes), so the server has no import cycle.
  */
 
-/** What the HTTP layer needs from the job layer (JobManager satisfies it). */
+/** What the HTTP layer needs from the job layer (JobManager satisfies it), on either backend. */
 export interface JobsPort {
-  submit(request: ValidRenderRequest, options: { tenant: string }): JobRecord;
-  get(jobId: string): { job: JobRecord; tenant: string } | null;
-  list(tenant: string, options?: ListJobsOptions): JobList;
-  cancel(jobId: string): JobRecord;
-  videoPath(jobId: string): string | null;
-  countJobs(tenant: string, states: JobState[]): number;
+  submit(request: ValidRenderRequest, options: { tenant: string }): Promise<JobRecord>;
+  get(jobId: string): Promise<{ job: JobRecord; tenant: string } | null>;
+  list(tenant: string, options?: ListJobsOptions): Promise<JobList>;
+  cancel(jobId: string): Promise<JobRecord>;
+  /** The blob key of the verified video of a succeeded, unpurged job; null otherwise. */
+  videoKey(jobId: string): Promise<string | null>;
+  countJobs(tenant: string, states: JobState[]): Promise<number>;
 }
 
 export interface LogOptions {
@@ -37,7 +39,10 @@ export interface JsonBodyAnalysis {
 
 /** Everything the app is built from: real parts in production, the same parts on a temp dir in tests. */
 export interface ServerDeps {
-  store: ServerStore;
+  /** Keys, quotas, idempotency, rate limits, assets, webhooks: SQLite or PostgreSQL (docs/scaling.md). */
+  records: RecordStore;
+  /** Uploaded assets and finished videos: the data directory or a bucket. */
+  blobs: BlobStore;
   jobs: JobsPort;
   analyze(request: AnalyzeRequest, signal: AbortSignal): Promise<Property>;
   /**

@@ -1,11 +1,2 @@
-import { randomBytes } from 'node:crypto';
-import { BASE32_CLASS, bytesToBase32 } from '../core/base32.js';
-
-/** `prefix_` + `length` random lowercase Crockford base32 characters (5 bits each). */
-export function randomId(prefix: string, length = 24): string {
-  return `${prefix}_${bytesToBase32(randomBytes(length))}`;
-}
-
-export function idPattern(prefix: string, length = 24): RegExp {
-  return new RegExp(`^${prefix}_${BASE32_CLASS}{${length}}$`);
-}
+/** Random ids live with the records that carry them (src/store/ids.ts); the server uses the same ones. */
+export { idPattern, randomId } from '../store/ids.js';

@@ -3,22 +3,37 @@ import type { FastifyInstance } from 'fastify';
 import { fetchListingPage, type FetchPageOptions } from '../analysis/portals/index.js';
 import { AnalysisPool, type AnalysisPoolOptions } from '../analysis/worker-pool.js';
 import { badRequest } from '../core/errors.js';
+import { join } from 'node:path';
 import { JobManager, type RenderEngine } from '../jobs/manager.js';
 import { guardedFetch } from '../net/fetch.js';
 import { validateRenderRequest } from '../render/index.js';
+import { videoKey, type BlobStore } from '../storage/index.js';
+import { openBackends } from '../store/backends.js';
+import type { RecordStore } from '../store/types.js';
 import { buildApp, type LogOptions } from './app.js';
+import { purgeExpiredAssets, resolveAsset } from './assets.js';
 import { API_PREFIX, type ServerLimits } from './config.js';
+import type { JobsPort } from './context.js';
+import { startJobEndDuties, type JobEndDuties } from './job-end.js';
 import type { StudioLogin } from './studio/session.js';
-import { openServerStore, type ServerStore } from './store.js';
-import { webhookSender, WebhookDispatcher } from './webhooks.js';
 
 /**
- * `immoreel serve` without the CLI: opens the store and the job layer of a data directory,
- * builds the app, listens, and knows how to stop in order (docs/api.md, graceful shutdown).
+ * `immoreel serve` without the CLI: opens the records, the blobs and the job layer, builds the
+ * app, listens, and knows how to stop in order (docs/api.md, graceful shutdown). The same server
+ * runs on the embedded default (SQLite + the data directory) and on PostgreSQL + S3, where any
+ * node answers any request (docs/scaling.md).
  */
 
 export interface StartOptions {
   dataDir: string;
+  /** The record store to serve from; the caller keeps it (and closes it). Default: opened from `databaseUrl`. */
+  records?: RecordStore;
+  /** The blob store to serve from; the caller keeps it. Default: opened from `storageUrl`. */
+  blobs?: BlobStore;
+  /** `--database-url`: unset = the SQLite file of the data directory. */
+  databaseUrl?: string;
+  /** `--storage-url`: unset = files in the data directory. */
+  storageUrl?: string;
   host: string;
   /** 0 = any free port (the bound address is in `url`). */
   port: number;
@@ -43,9 +58,11 @@ export interface StartOptions {
 export interface RunningServer {
   url: string;
   app: FastifyInstance;
-  store: ServerStore;
+  records: RecordStore;
+  blobs: BlobStore;
   jobs: JobManager;
-  webhooks: WebhookDispatcher;
+  /** Settles quota charges and sends webhooks of ended jobs (src/server/job-end.ts). */
+  duties: JobEndDuties;
   /** Stops accepting, finishes in-flight requests, lets renders finish for `drainMs` (then re-queues them), closes the store. */
   close(options?: { drainMs?: number }): Promise<void>;
 }
@@ -72,11 +89,49 @@ function listenError(error: unknown, options: StartOptions): unknown {
   return error;
 }
 
+/**
+ * The backends to serve from: those the caller opened (it keeps and closes them), or those the
+ * configuration names, opened, checked and migrated by `openBackends` (closed with the server).
+ */
+async function backendsFor(options: StartOptions): Promise<{ records: RecordStore; blobs: BlobStore; close(): Promise<void> }> {
+  if (options.records !== undefined && options.blobs !== undefined)
+    return { records: options.records, blobs: options.blobs, close: async () => undefined };
+  const opened = await openBackends({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, storageUrl: options.storageUrl });
+  if (options.records === undefined && options.blobs === undefined) return opened;
+  // One given, one opened: only the opened one is ours to close.
+  await (options.records === undefined ? opened.blobs : opened.records).close();
+  const records = options.records ?? opened.records;
+  const blobs = options.blobs ?? opened.blobs;
+  return {
+    records,
+    blobs,
+    async close() {
+      await (options.records === undefined ? records : blobs).close();
+    },
+  };
+}
+
+/**
+ * The job layer as the routes see it. JobManager answers synchronously today; this adapter is
+ * removed when it implements the asynchronous JobsPort itself (merge of the job layer).
+ */
+export function jobsPortOf(manager: JobManager): JobsPort {
+  return {
+    submit: async (request, options) => manager.submit(request, options),
+    get: async (jobId) => manager.get(jobId),
+    list: async (tenant, options) => manager.list(tenant, options),
+    cancel: async (jobId) => manager.cancel(jobId),
+    videoKey: async (jobId) => (manager.videoPath(jobId) === null ? null : videoKey(jobId)),
+    countJobs: async (tenant, states) => manager.countJobs(tenant, states),
+  };
+}
+
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const allowLoopback = options.allowLoopbackFetch === true;
   // One port for every server-side fetch: listing pages, photos, logos, webhooks.
   const fetch = guardedFetch({ allowLoopback });
-  const store = openServerStore(options.dataDir);
+  const backends = await backendsFor(options);
+  const { records, blobs } = backends;
   const fetchPage = (url: string, fetchOptions: FetchPageOptions): Promise<string> => fetchListingPage(url, { ...fetchOptions, fetch });
   // Analysis never runs on this event loop, for requests or renders: one crafted page must not
   // stall every other request (docs/security.md).
@@ -87,7 +142,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       dataDir: options.dataDir,
       concurrency: options.concurrency,
       engine: options.engine,
-      resolveAsset: async (tenant, assetId) => store.assets.resolve(tenant, assetId),
+      resolveAsset: (tenant, assetId) => resolveAsset({ records, blobs }, tenant, assetId, join(options.dataDir, 'jobs')),
       allowLocalFiles: false,
       guardedFetch: fetch,
       linkBase: API_PREFIX,
@@ -96,13 +151,14 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     });
   } catch (error) {
     await analysis.close();
-    store.close();
+    await backends.close();
     throw error;
   }
 
   const app = buildApp({
-    store,
-    jobs,
+    records,
+    blobs,
+    jobs: jobsPortOf(jobs),
     analyze: (request, signal) => analysis.analyze(request, { fetchPage, signal }),
     analyzeJson: {
       analyze: (body, signal) => analysis.analyzeJson(body, { fetchPage, signal }),
@@ -116,37 +172,28 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     studio: { login: options.studioLogin },
   });
 
-  const webhooks = new WebhookDispatcher({
-    store: store.webhooks,
-    secretFor: (tenant) => store.keys.webhookSecret(tenant),
-    send: webhookSender(fetch),
+  // Also sends deliveries owed by jobs that ended elsewhere (a worker) or while no server ran.
+  const duties = startJobEndDuties({
+    records,
+    fetch,
     backoffMs: options.webhookBackoffMs,
     pollMs: options.webhookPollMs,
-    onError: (message, fields) => app.log.warn(fields, message),
+    log: (message, fields) => app.log.warn(fields, message),
   });
-  jobs.onTerminal((job) => {
-    // A job that failed on the caller's input gives its quota unit back (docs/security.md).
-    store.usage.settleJob(job.job_id, job.state === 'failed' && job.error?.code === 'BAD_REQUEST');
-    webhooks.onTerminal(job);
-  });
-  // Jobs that ended while no server ran (a `worker` process, a crash): their webhooks are still owed.
-  for (const jobId of store.webhooks.waitingJobIds()) {
-    const found = jobs.get(jobId);
-    if (found !== null && ['succeeded', 'failed', 'canceled'].includes(found.job.state)) webhooks.onTerminal(found.job);
-  }
+  jobs.onTerminal((job, tenant) => void duties.onTerminal(job, tenant));
 
   try {
     await app.listen({ host: options.host, port: options.port });
   } catch (error) {
+    await duties.stop();
     await jobs.close();
     await analysis.close();
-    store.close();
+    await backends.close();
     throw listenError(error, options);
   }
-  webhooks.start();
   const housekeeping = setInterval(() => {
-    store.idempotency.purgeExpired();
-    store.assets.purgeExpired().catch((error: unknown) => app.log.warn({ err: error }, 'asset purge failed'));
+    records.idempotency.purgeExpired().catch((error: unknown) => app.log.warn({ err: error }, 'idempotency purge failed'));
+    purgeExpiredAssets({ records, blobs }).catch((error: unknown) => app.log.warn({ err: error }, 'asset purge failed'));
   }, HOUSEKEEPING_MS);
   housekeeping.unref();
 
@@ -156,17 +203,18 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   return {
     url: `http://${host}:${address.port}`,
     app,
-    store,
+    records,
+    blobs,
     jobs,
-    webhooks,
+    duties,
     close(closeOptions = {}) {
       closing ??= (async () => {
         clearInterval(housekeeping);
         await app.close();
         await jobs.close({ drainMs: closeOptions.drainMs ?? 0 });
-        await webhooks.stop();
+        await duties.stop();
         await analysis.close();
-        store.close();
+        await backends.close();
       })();
       return closing;
     },

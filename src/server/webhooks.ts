@@ -1,10 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { isAppError } from '../core/errors.js';
 import type { JobRecord } from '../core/types.js';
-import type { Db } from '../jobs/db.js';
 import type { FetchPort } from '../net/fetch.js';
 import { parseRetryAfter } from '../net/retry.js';
-import { randomId } from './ids.js';
+import type { WebhookRecords } from '../store/types.js';
+import type { DeliveryRow } from '../store/webhooks.js';
 
 /**
  * Job webhooks (docs/api.md) in the Standard Webhooks scheme (docs/api.md):
@@ -22,86 +22,7 @@ export function signWebhook(secret: string, messageId: string, timestampS: numbe
   return `v1,${createHmac('sha256', key).update(`${messageId}.${timestampS}.${body}`).digest('base64')}`;
 }
 
-export type DeliveryState = 'waiting' | 'pending' | 'delivered' | 'failed' | 'disabled';
-
-export interface DeliveryRow {
-  job_id: string;
-  tenant: string;
-  url: string;
-  message_id: string;
-  state: DeliveryState;
-  payload: string | null;
-  attempts: number;
-  next_attempt_at: number | null;
-  last_status: number | null;
-  last_error: string | null;
-}
-
-export class WebhookStore {
-  constructor(
-    private readonly db: Db,
-    private readonly now: () => number = Date.now,
-  ) {}
-
-  /** Remembers where a job's terminal state must be sent (at submission). */
-  register(jobId: string, tenant: string, url: string): void {
-    const now = this.now();
-    this.db
-      .prepare(
-        `INSERT INTO server_webhooks (job_id, tenant, url, message_id, state, created_at, updated_at)
-         VALUES (?, ?, ?, ?, 'waiting', ?, ?) ON CONFLICT(job_id) DO NOTHING`,
-      )
-      .run(jobId, tenant, url, randomId('msg', 24), now, now);
-  }
-
-  /** Queues the delivery of a job that reached a terminal state; false when none was asked for. */
-  enqueue(jobId: string, payload: string): boolean {
-    const now = this.now();
-    return (
-      this.db
-        .prepare(
-          `UPDATE server_webhooks SET state = 'pending', payload = ?, next_attempt_at = ?, updated_at = ? WHERE job_id = ? AND state = 'waiting'`,
-        )
-        .run(payload, now, now, jobId).changes > 0
-    );
-  }
-
-  get(jobId: string): DeliveryRow | null {
-    return (this.db.prepare('SELECT * FROM server_webhooks WHERE job_id = ?').get(jobId) as DeliveryRow | undefined) ?? null;
-  }
-
-  waitingJobIds(): string[] {
-    return (this.db.prepare(`SELECT job_id FROM server_webhooks WHERE state = 'waiting'`).all() as { job_id: string }[]).map(
-      (r) => r.job_id,
-    );
-  }
-
-  /**
-   * Deliveries due now, oldest first, at most `perTenant` of each tenant: a tenant with a
-   * thousand due deliveries does not hide another tenant's one.
-   */
-  due(limit = 100, perTenant = limit): DeliveryRow[] {
-    return this.db
-      .prepare(
-        `SELECT * FROM (
-           SELECT *, ROW_NUMBER() OVER (PARTITION BY tenant ORDER BY next_attempt_at) AS tenant_rank
-           FROM server_webhooks WHERE state = 'pending' AND next_attempt_at <= ?
-         ) WHERE tenant_rank <= ? ORDER BY next_attempt_at LIMIT ?`,
-      )
-      .all(this.now(), perTenant, limit) as DeliveryRow[];
-  }
-
-  record(
-    jobId: string,
-    outcome: { state: DeliveryState; status: number | null; error: string | null; nextAttemptAt: number | null },
-  ): void {
-    this.db
-      .prepare(
-        `UPDATE server_webhooks SET state = ?, attempts = attempts + 1, last_status = ?, last_error = ?, next_attempt_at = ?, updated_at = ? WHERE job_id = ?`,
-      )
-      .run(outcome.state, outcome.status, outcome.error, outcome.nextAttemptAt, this.now(), jobId);
-  }
-}
+export type { DeliveryRow, DeliveryState } from '../store/webhooks.js';
 
 export interface SendResult {
   status: number;
@@ -132,12 +53,18 @@ export function webhookSender(fetch: FetchPort): WebhookSender {
 }
 
 export interface WebhookDispatcherOptions {
-  store: WebhookStore;
-  secretFor: (tenant: string) => string | null;
+  /** The outbox: SQLite or PostgreSQL, shared by every node that sends (docs/scaling.md). */
+  store: Pick<WebhookRecords, 'enqueue' | 'claimDue' | 'record'>;
+  secretFor: (tenant: string) => Promise<string | null>;
   send: WebhookSender;
   backoffMs?: number[];
   /** How often due deliveries are looked for (default 1 s). */
   pollMs?: number;
+  /**
+   * How long a claimed delivery stays this node's before another node may send it (default 2 min):
+   * longer than one send (30 s at most) plus its wait for a free slot.
+   */
+  leaseMs?: number;
   now?: () => number;
   onError?: (message: string, fields: Record<string, unknown>) => void;
   /** Deliveries in flight at once, all tenants (default 16). */
@@ -159,6 +86,10 @@ export class WebhookDispatcher {
   private timer: NodeJS.Timeout | null = null;
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly perTenant = new Map<string, number>();
+  /** Claimed deliveries waiting for a slot of their tenant (they stay leased to this node meanwhile). */
+  private backlog: DeliveryRow[] = [];
+  private claiming: Promise<void> | null = null;
+  private claimAgain = false;
   private readonly backoffMs: number[];
   private readonly now: () => number;
   private readonly concurrency: number;
@@ -171,9 +102,9 @@ export class WebhookDispatcher {
     this.perTenantConcurrency = options.perTenantConcurrency ?? 4;
   }
 
-  /** The JobManager's terminal listener: queue the job's delivery and send it at once. */
-  onTerminal(job: JobRecord): void {
-    if (this.options.store.enqueue(job.job_id, webhookPayload(job, this.now()))) void this.tick();
+  /** A job ended: queue its delivery (if it asked for one) and send it at once. */
+  async onTerminal(job: JobRecord): Promise<void> {
+    if (await this.options.store.enqueue(job.job_id, webhookPayload(job, this.now()))) void this.tick();
   }
 
   start(): void {
@@ -185,39 +116,77 @@ export class WebhookDispatcher {
   async stop(): Promise<void> {
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
+    await this.claiming;
+    // Unsent claimed deliveries are due again for any node when their lease ends.
+    this.backlog = [];
     await Promise.all(this.inFlight.values());
   }
 
   /**
-   * Starts every due delivery there is a slot for; resolves when the deliveries it started (and
-   * those already in flight) have finished. A finished delivery frees its slot and looks again.
+   * Claims due deliveries there are slots for and starts them; resolves when the deliveries it
+   * started (and those already in flight) have finished. A finished delivery frees its slot and
+   * looks again.
    */
-  tick(): Promise<void> {
-    const slots = this.concurrency - this.inFlight.size;
-    if (slots > 0) {
-      for (const row of this.options.store.due(this.concurrency * 4, this.perTenantConcurrency)) {
-        if (this.inFlight.size >= this.concurrency) break;
-        if (this.inFlight.has(row.job_id)) continue;
-        const tenantCount = this.perTenant.get(row.tenant) ?? 0;
-        if (tenantCount >= this.perTenantConcurrency) continue;
-        this.perTenant.set(row.tenant, tenantCount + 1);
-        const delivery = this.deliver(row)
-          .catch((error: unknown) => this.options.onError?.('webhook delivery crashed', { job_id: row.job_id, error: String(error) }))
-          .finally(() => {
-            this.inFlight.delete(row.job_id);
-            const left = (this.perTenant.get(row.tenant) ?? 1) - 1;
-            if (left === 0) this.perTenant.delete(row.tenant);
-            else this.perTenant.set(row.tenant, left);
-            void this.tick();
-          });
-        this.inFlight.set(row.job_id, delivery);
-      }
+  async tick(): Promise<void> {
+    await this.claim();
+    await Promise.all(this.inFlight.values());
+  }
+
+  /** One claim at a time per node; a call meanwhile makes it claim once more when it is done. */
+  private claim(): Promise<void> {
+    if (this.claiming !== null) {
+      this.claimAgain = true;
+      return this.claiming;
     }
-    return Promise.all(this.inFlight.values()).then(() => undefined);
+    this.claiming = (async () => {
+      do {
+        this.claimAgain = false;
+        const slots = this.concurrency - this.inFlight.size - this.backlog.length;
+        if (slots <= 0) break;
+        try {
+          const rows = await this.options.store.claimDue(slots, this.options.leaseMs ?? 120_000, this.perTenantConcurrency);
+          const held = new Set([...this.inFlight.keys(), ...this.backlog.map((row) => row.job_id)]);
+          this.backlog.push(...rows.filter((row) => !held.has(row.job_id)));
+        } catch (error) {
+          // The database is away: the next poll tries again; nothing is lost.
+          this.options.onError?.('webhook outbox unavailable', { error: String(error) });
+          break;
+        }
+        this.startWaiting();
+      } while (this.claimAgain);
+    })().finally(() => {
+      this.claiming = null;
+    });
+    return this.claiming;
+  }
+
+  /** Starts the claimed deliveries that have a slot, oldest first, within both concurrency limits. */
+  private startWaiting(): void {
+    const waiting: DeliveryRow[] = [];
+    for (const row of this.backlog) {
+      const tenantCount = this.perTenant.get(row.tenant) ?? 0;
+      if (this.inFlight.size >= this.concurrency || tenantCount >= this.perTenantConcurrency) {
+        waiting.push(row);
+        continue;
+      }
+      this.perTenant.set(row.tenant, tenantCount + 1);
+      const delivery = this.deliver(row)
+        .catch((error: unknown) => this.options.onError?.('webhook delivery crashed', { job_id: row.job_id, error: String(error) }))
+        .finally(() => {
+          this.inFlight.delete(row.job_id);
+          const left = (this.perTenant.get(row.tenant) ?? 1) - 1;
+          if (left === 0) this.perTenant.delete(row.tenant);
+          else this.perTenant.set(row.tenant, left);
+          this.startWaiting();
+          void this.claim();
+        });
+      this.inFlight.set(row.job_id, delivery);
+    }
+    this.backlog = waiting;
   }
 
   private async deliver(row: DeliveryRow): Promise<void> {
-    const secret = this.options.secretFor(row.tenant);
+    const secret = await this.options.secretFor(row.tenant);
     const body = row.payload ?? '{}';
     const timestamp = Math.floor(this.now() / 1000);
     const headers: Record<string, string> = {
@@ -238,28 +207,28 @@ export class WebhookDispatcher {
       error = failure instanceof Error ? failure.message : String(failure);
       // The address guard refused the target: no retry can change that, so it fails now, with why.
       if (isAppError(failure) && failure.reason === 'forbidden_address') {
-        this.options.store.record(row.job_id, { state: 'failed', status: null, error, nextAttemptAt: null });
+        await this.options.store.record(row.job_id, { state: 'failed', status: null, error, nextAttemptAt: null });
         this.options.onError?.('webhook delivery refused', { job_id: row.job_id, reason: error });
         return;
       }
     }
     const attempt = row.attempts + 1;
     if (status !== null && status >= 200 && status < 300) {
-      this.options.store.record(row.job_id, { state: 'delivered', status, error: null, nextAttemptAt: null });
+      await this.options.store.record(row.job_id, { state: 'delivered', status, error: null, nextAttemptAt: null });
       return;
     }
     // Standard Webhooks: a receiver answering 410 Gone asks us to stop.
     if (status === 410) {
-      this.options.store.record(row.job_id, { state: 'disabled', status, error: null, nextAttemptAt: null });
+      await this.options.store.record(row.job_id, { state: 'disabled', status, error: null, nextAttemptAt: null });
       return;
     }
     const delay = this.backoffMs[attempt];
     if (delay === undefined) {
-      this.options.store.record(row.job_id, { state: 'failed', status, error, nextAttemptAt: null });
+      await this.options.store.record(row.job_id, { state: 'failed', status, error, nextAttemptAt: null });
       this.options.onError?.('webhook delivery abandoned', { job_id: row.job_id, attempts: attempt, status });
       return;
     }
     const wait = Math.max(delay, (retryAfterS ?? 0) * 1000);
-    this.options.store.record(row.job_id, { state: 'pending', status, error, nextAttemptAt: this.now() + wait });
+    await this.options.store.record(row.job_id, { state: 'pending', status, error, nextAttemptAt: this.now() + wait });
   }
 }

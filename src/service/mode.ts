@@ -8,6 +8,9 @@ export interface ServiceSelection {
   profile?: string;
   baseUrl?: string;
   dataDir?: string;
+  /** Local mode: records in PostgreSQL (`--database-url`), blobs in S3 (`--storage-url`); docs/scaling.md "Configuration". */
+  databaseUrl?: string;
+  storageUrl?: string;
   /** Accept plain http:// to a non-loopback server (`--insecure`): the API key travels unencrypted. */
   insecure?: boolean;
 }

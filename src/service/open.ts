@@ -17,5 +17,7 @@ export async function openService(options: OpenServiceOptions): Promise<Service>
     return openRemoteService(options);
   }
   const { LocalService } = await import('./local.js');
-  return new LocalService({ dataDir: options.dataDir, concurrency: options.concurrency });
+  // databaseUrl/storageUrl: LocalService opens them with openBackends (src/store/backends.ts).
+  const backends = { databaseUrl: options.databaseUrl, storageUrl: options.storageUrl };
+  return new LocalService({ dataDir: options.dataDir, concurrency: options.concurrency, ...backends });
 }

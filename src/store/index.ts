@@ -40,11 +40,13 @@ export interface OpenRecordStoreOptions {
   databaseUrl?: string;
   dataDir: string;
   now?: () => number;
+  /** PostgreSQL: apply pending migrations at open (default true; `immoreel db migrate` runs them alone). */
+  migrate?: boolean;
 }
 
 /** The record store a configuration names; PostgreSQL is connected, checked and migrated before it is returned. */
 export async function openRecordStore(options: OpenRecordStoreOptions): Promise<RecordStore> {
   const location = parseDatabaseUrl(options.databaseUrl);
   if (location.kind === 'sqlite') return openSqliteRecordStore(options.dataDir, { now: options.now });
-  return openPostgresRecordStore(location.url, { dataDir: options.dataDir, now: options.now });
+  return openPostgresRecordStore(location.url, { dataDir: options.dataDir, now: options.now, migrate: options.migrate });
 }

@@ -1,11 +1,12 @@
 import type { JobList, JobRecord, JobStage, JobState, ListJobsOptions } from '../core/types.js';
 import type { ValidRenderRequest } from '../render/types.js';
 import type { JobPatch, JobRow, NewJob, Owner } from '../jobs/store.js';
-import type { RateDecision, RatePolicy } from '../server/rate-limit.js';
-import type { ApiKeyRecord, CreatedKey, CreateKeyOptions } from '../server/keys.js';
-import type { BillableRoute, QuotaState, Reservation, UsageRow } from '../server/quota.js';
-import type { StoredAnswer } from '../server/idempotency.js';
-import type { DeliveryRow, DeliveryState } from '../server/webhooks.js';
+import type { AssetRow } from './assets.js';
+import type { StoredAnswer } from './idempotency.js';
+import type { ApiKeyRecord, CreatedKey, CreateKeyOptions } from './keys.js';
+import type { BillableRoute, QuotaState, Reservation, UsageRow } from './quota.js';
+import type { RateDecision, RatePolicy } from './rate-limit.js';
+import type { DeliveryRow, DeliveryState } from './webhooks.js';
 
 /**
  * The record store: every piece of shared state (docs/scaling.md "Record store"), behind
@@ -15,6 +16,8 @@ import type { DeliveryRow, DeliveryState } from '../server/webhooks.js';
  */
 
 export type { JobPatch, JobRow, NewJob, Owner };
+export type { AssetRow, StoredAnswer, ApiKeyRecord, CreatedKey, CreateKeyOptions, BillableRoute, QuotaState, Reservation, UsageRow };
+export type { RateDecision, RatePolicy, DeliveryRow, DeliveryState };
 
 /** Job records and their state machine (src/jobs/state.ts): every state change goes through `transition`. */
 export interface JobRecords {
@@ -57,6 +60,13 @@ export interface UsageRecords {
   reserve(keyId: string, limit: number, route: BillableRoute): Promise<Reservation | null>;
   refund(reservation: Reservation): Promise<void>;
   byKey(keyIds: string[], period: string): Promise<UsageRow[]>;
+  /** Remembers which unit a render job took, so that it can be given back when the job ends. */
+  chargeJob(jobId: string, reservation: Reservation): Promise<void>;
+  /**
+   * A render job ended: its charge is settled once (a second call finds nothing). With `refund`
+   * (it failed on the caller's input, docs/security.md) the unit is given back. True when refunded.
+   */
+  settleJob(jobId: string, refund: boolean): Promise<boolean>;
 }
 
 export interface IdempotencyRecords {
@@ -68,13 +78,12 @@ export interface IdempotencyRecords {
     body: unknown,
     execute: () => Promise<{ value: T; store: StoredAnswer }>,
   ): Promise<{ replayed: false; value: T } | { replayed: true; stored: StoredAnswer }>;
+  /** True when a live answer is stored for this key: a retry of it will be a replay, never charged. */
+  hasStored(keyId: string, idempotencyKey: string): Promise<boolean>;
   purgeExpired(): Promise<number>;
 }
 
-/** Metadata of an uploaded asset (src/server/assets.ts); the bytes live in the blob store under `blobKey`. */
-export type { AssetRow } from '../server/assets.js';
-import type { AssetRow } from '../server/assets.js';
-
+/** Metadata of uploaded assets (src/store/assets.ts); the bytes live in the blob store under `assetKey(file)`. */
 export interface AssetRecords {
   insert(row: AssetRow): Promise<void>;
   /** The asset if `tenant` owns it and it has not expired; null otherwise (no probing across tenants). */
@@ -94,15 +103,16 @@ export interface WebhookRecords {
    * Due deliveries taken for one sender: their next attempt moves `leaseMs` ahead, so another
    * node polling meanwhile does not send them too. The sender then `record`s the outcome; if it
    * dies first, the delivery is due again when the lease ends (at least once, never lost).
+   * At most `perTenant` rows of one tenant are taken, so one tenant's backlog hides no other's.
    */
-  claimDue(limit: number, leaseMs: number): Promise<DeliveryRow[]>;
+  claimDue(limit: number, leaseMs: number, perTenant?: number): Promise<DeliveryRow[]>;
   record(
     jobId: string,
     outcome: { state: DeliveryState; status: number | null; error: string | null; nextAttemptAt: number | null },
   ): Promise<void>;
 }
 
-/** Token-bucket rate limits, per key across all nodes (src/server/rate-limit.ts defines the semantics). */
+/** Token-bucket rate limits, per key across all nodes (src/store/rate-limit.ts defines the semantics). */
 export interface RateLimitRecords {
   take(policy: RatePolicy, partition: string): Promise<RateDecision>;
 }
@@ -117,5 +127,7 @@ export interface RecordStore {
   readonly assets: AssetRecords;
   readonly webhooks: WebhookRecords;
   readonly rateLimits: RateLimitRecords;
+  /** Throws when the database does not answer (`GET /health`). */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -140,7 +140,7 @@ describe('API v1 contract, as a generated client sees it', () => {
       });
       return response;
     };
-    const created = server.store.keys.create({ tenant: 'portal' });
+    const created = await server.records.keys.create({ tenant: 'portal' });
     const photo = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#3a6ea5' } })
       .png()
       .toBuffer();
@@ -229,7 +229,7 @@ describe('API v1 contract, as a generated client sees it', () => {
       const validate = ajv.compile(parameter.schema as object);
       expect(validate(value), `webhook header ${parameter.name}: ${ajv.errorsText(validate.errors)}`).toBe(true);
     }
-    const secret = server.store.keys.webhookSecret('portal');
+    const secret = await server.records.keys.webhookSecret('portal');
     expect(secret).toMatch(/^whsec_/);
     const verified = new Webhook(secret!).verify(delivery.body, delivery.headers as Record<string, string>);
     expect(verified).toEqual(event);

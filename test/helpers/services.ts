@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chown, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chown, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
@@ -95,7 +95,7 @@ let databaseCounter = 0;
  * a free loopback port with its Unix socket in that directory, fsync off (tests need speed, not
  * durability). The server refuses to run as root, so as root both run as the `postgres` user.
  */
-export async function startPostgres(): Promise<PostgresServer> {
+export async function startPostgres(options: { password?: string } = {}): Promise<PostgresServer> {
   const bin = postgresBinDir();
   const asRoot = userInfo().uid === 0;
   const dir = await mkdtemp(join(tmpdir(), 'immoreel-pg-'));
@@ -104,7 +104,12 @@ export async function startPostgres(): Promise<PostgresServer> {
   const as = (command: string, args: string[]): Promise<string> =>
     asRoot ? run('runuser', ['-u', 'postgres', '--', join(bin, command), ...args]) : run(join(bin, command), args);
   let started = false;
+  // With a password: TCP connections must present it (SCRAM), as on a production server; the Unix socket stays trusted.
+  const pwfile = join(dir, 'password');
+  const auth =
+    options.password === undefined ? ['--auth=trust'] : ['--auth-local=trust', '--auth-host=scram-sha-256', `--pwfile=${pwfile}`];
   try {
+    if (options.password !== undefined) await writeFile(pwfile, `${options.password}\n`, { mode: 0o600 });
     if (asRoot) {
       const pgUser = await run('id', ['-u', 'postgres']).catch(() => {
         throw new Error(
@@ -113,8 +118,9 @@ export async function startPostgres(): Promise<PostgresServer> {
       });
       const gid = Number((await run('id', ['-g', 'postgres'])).trim());
       await chown(dir, Number(pgUser.trim()), gid);
+      if (options.password !== undefined) await chown(pwfile, Number(pgUser.trim()), gid);
     }
-    await as('initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--no-locale', '--no-sync']);
+    await as('initdb', ['-D', dataDir, '-U', 'postgres', ...auth, '--encoding=UTF8', '--no-locale', '--no-sync']);
     const port = await freePort();
     const serverOptions = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
     await as('pg_ctl', ['start', '-D', dataDir, '-l', logFile, '-w', '-t', '30', '-o', serverOptions]).catch(async (error: unknown) => {
@@ -122,7 +128,8 @@ export async function startPostgres(): Promise<PostgresServer> {
       throw new Error(`PostgreSQL did not start: ${(error as Error).message}\n${log.trim().split('\n').slice(-10).join('\n')}`);
     });
     started = true;
-    const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+    const user = options.password === undefined ? 'postgres' : `postgres:${encodeURIComponent(options.password)}`;
+    const url = `postgres://${user}@127.0.0.1:${port}/postgres`;
     return {
       url,
       port,
@@ -137,7 +144,7 @@ export async function startPostgres(): Promise<PostgresServer> {
         } finally {
           await client.end();
         }
-        return `postgres://postgres@127.0.0.1:${port}/${database}`;
+        return `postgres://${user}@127.0.0.1:${port}/${database}`;
       },
       async stop() {
         await as('pg_ctl', ['stop', '-D', dataDir, '-m', 'immediate', '-w']).catch(() => undefined);

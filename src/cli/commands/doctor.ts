@@ -6,7 +6,7 @@ import { missingFontFiles } from '../../render/fonts.js';
 import { MUSIC_TRACKS } from '../../render/music-tracks.js';
 import { FONTS_DIR, MUSIC_DIR } from '../../render/paths.js';
 import { listTemplates, loadTemplate } from '../../render/templates.js';
-import { contextFor } from '../context.js';
+import { contextFor, type CommandContext } from '../context.js';
 
 /**
  * `immoreel doctor`: is this machine able to render? ffmpeg/ffprobe ≥ 5.1, libx264, the AAC
@@ -177,10 +177,96 @@ async function assetChecks(): Promise<Check[]> {
   return checks;
 }
 
+/** A failed check from a configuration error: its message (no secrets: docs/scaling.md) and what to do. */
+function failedCheck(name: string, error: unknown, hint: string): Check {
+  if (!isAppError(error)) return { name, ok: false, detail: (error as Error).message ?? String(error), hint };
+  return { name, ok: false, detail: error.message, hint: `${hint} (${error.reason ?? error.code}, exit ${error.exitCode} at start)` };
+}
+
+/**
+ * The database and the bucket, when configured (`--database-url`, `--storage-url`): reachable,
+ * credentials accepted, schema current, bucket present, listable and writable (a probe object is
+ * written, read back and deleted). The embedded default has nothing to check here.
+ */
+async function backendChecks(ctx: CommandContext): Promise<Check[]> {
+  const { dataDir, databaseUrl, storageUrl } = ctx.backendOptions();
+  if (databaseUrl === undefined && storageUrl === undefined) return [];
+  const { planBackends, checkBlobs } = await import('../../store/backends.js');
+  const checks: Check[] = [];
+  let plan;
+  try {
+    plan = planBackends({ dataDir, databaseUrl, storageUrl });
+  } catch (error) {
+    return [failedCheck('configuration', error, 'Fix --database-url / --storage-url (docs/scaling.md "Configuration").')];
+  }
+  for (const warning of plan.warnings) checks.push({ name: 'configuration', ok: true, detail: `note: ${warning}` });
+  if (plan.database.kind === 'postgres') {
+    try {
+      const { databaseStatus, pendingVersions } = await import('../../store/migrations.js');
+      const { JOB_MIGRATION_COUNT } = await import('../../jobs/store.js');
+      const { SERVER_MIGRATION_COUNT } = await import('../../store/sqlite/server.js');
+      const status = await databaseStatus({
+        dataDir,
+        databaseUrl,
+        sqliteMigrations: { jobs: JOB_MIGRATION_COUNT, server: SERVER_MIGRATION_COUNT },
+      });
+      checks.push({ name: 'database', ok: true, detail: `${plan.databaseLabel} answers` });
+      const newer = status.components.filter((c) => c.applied > c.available);
+      const pending = status.components.filter((c) => c.applied < c.available);
+      checks.push(
+        newer.length > 0
+          ? {
+              name: 'migrations',
+              ok: false,
+              detail: `migrated by a newer immoreel: ${newer.map((c) => `${c.component} ${c.applied} (this version knows ${c.available})`).join(', ')}`,
+              hint: 'Upgrade immoreel on this machine.',
+            }
+          : {
+              name: 'migrations',
+              ok: true,
+              detail:
+                pending.length === 0
+                  ? `up to date (${status.components.map((c) => `${c.component} ${c.applied}`).join(', ')})`
+                  : `pending ${pending.map((c) => `${c.component} ${pendingVersions(c).join(',')}`).join('; ')}: applied by \`immoreel db migrate\` or at the next start`,
+            },
+      );
+    } catch (error) {
+      checks.push(failedCheck('database', error, 'Check the URL, that PostgreSQL runs and the role and database exist.'));
+    }
+  }
+  if (storageUrl !== undefined) {
+    const { openBlobStore } = await import('../../storage/index.js');
+    const blobs = openBlobStore({ url: storageUrl, dataDir });
+    try {
+      await checkBlobs(blobs, plan.storageLabel);
+      checks.push({ name: 'storage', ok: true, detail: `${plan.storageLabel}: present and listable` });
+      const probe = `doctor/probe-${process.pid}-${Date.now()}`;
+      await blobs.put(probe, Buffer.from('immoreel doctor probe\n'), { contentType: 'text/plain' });
+      const info = await blobs.head(probe);
+      await blobs.delete(probe);
+      checks.push(
+        info === null
+          ? {
+              name: 'storage write',
+              ok: false,
+              detail: `a probe object written to ${plan.storageLabel} could not be read back`,
+              hint: 'Check the bucket policy (PutObject, GetObject, DeleteObject).',
+            }
+          : { name: 'storage write', ok: true, detail: 'a probe object was written, read back and deleted' },
+      );
+    } catch (error) {
+      checks.push(failedCheck('storage', error, 'Check the bucket, AWS_ENDPOINT_URL_S3 and the AWS_* credentials.'));
+    } finally {
+      await blobs.close();
+    }
+  }
+  return checks;
+}
+
 /** `doctor`: can this machine render? Exit 1 when a required piece is missing. */
 export async function doctor(_flags: unknown, command: Command): Promise<void> {
   const ctx = contextFor(command);
-  const checks = [...(await binaryChecks()), ...(await assetChecks())];
+  const checks = [...(await binaryChecks()), ...(await assetChecks()), ...(await backendChecks(ctx))];
   const failed = checks.filter((c) => !c.ok);
   if (ctx.output.json) {
     // On failure the error envelope (printed by main) carries the failed checks; one JSON document either way.

@@ -222,7 +222,8 @@ export async function purgeJobs(flags: { olderThan: string; dryRun?: boolean; ye
     throw badRequest('jobs purge works on a local data directory; run it where the jobs are stored (the server keeps its own retention).');
   }
   const olderThanMs = parseAge(flags.olderThan);
-  const manager = JobManager.open({ dataDir: resolveDataDir(ctx.globals.dataDir), runWorkers: false });
+  const { databaseUrl, storageUrl } = ctx.backendOptions();
+  const manager = JobManager.open({ dataDir: resolveDataDir(ctx.globals.dataDir), runWorkers: false, ...{ databaseUrl, storageUrl } });
   try {
     const planned = await manager.purge(olderThanMs, { dryRun: true });
     const what = `${planned.jobs} finished job${planned.jobs === 1 ? '' : 's'} (${(planned.bytes / 1e6).toFixed(1)} MB)`;

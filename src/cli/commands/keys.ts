@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
 import { badRequest } from '../../core/errors.js';
-import { resolveDataDir } from '../../core/paths.js';
 import type { ApiKeyRecord } from '../../server/keys.js';
-import { openServerStore, type ServerStore } from '../../server/store.js';
+import type { RecordStore } from '../../store/types.js';
 import { contextFor } from '../context.js';
 
-async function withStore<T>(command: Command, work: (store: ServerStore) => T | Promise<T>): Promise<T> {
+/** Keys live in the records `serve` uses: the data directory's SQLite file, or PostgreSQL with --database-url. */
+async function withStore<T>(command: Command, work: (store: RecordStore) => T | Promise<T>): Promise<T> {
   const ctx = contextFor(command);
   if (ctx.mode === 'remote') {
     throw badRequest(
@@ -13,11 +13,13 @@ async function withStore<T>(command: Command, work: (store: ServerStore) => T | 
       { reason: 'keys_are_server_side' },
     );
   }
-  const store = openServerStore(resolveDataDir(ctx.globals.dataDir));
+  const { openRecords } = await import('../../store/backends.js');
+  const { dataDir, databaseUrl } = ctx.backendOptions();
+  const store = await openRecords({ dataDir, databaseUrl });
   try {
     return await work(store);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -104,8 +106,10 @@ export async function createKey(
 /** `keys list`. */
 export async function listKeys(_flags: unknown, command: Command): Promise<void> {
   const { output } = contextFor(command);
-  const listed = await withStore(command, (store) =>
-    store.keys.list().map((record) => ({ record, quota: store.usage.state(record.key_id, record.monthly_quota) })),
+  const listed = await withStore(command, async (store) =>
+    Promise.all(
+      (await store.keys.list()).map(async (record) => ({ record, quota: await store.usage.state(record.key_id, record.monthly_quota) })),
+    ),
   );
   if (output.json) {
     output.data({ ok: true, status: 'success', keys: listed.map(({ record, quota }) => ({ ...record, usage: quota })) });

@@ -417,7 +417,12 @@ export function startDetachedWorker(globals: GlobalOptions): void {
   const child = spawn(process.execPath, [bin, '--quiet', '--data-dir', resolveDataDir(globals.dataDir), 'worker', '--until-idle'], {
     detached: true,
     stdio: 'ignore',
-    env: process.env,
+    // The same records and blobs, through the environment: a password on a command line shows in `ps`.
+    env: {
+      ...process.env,
+      ...(globals.databaseUrl === undefined ? {} : { IMMOREEL_DATABASE_URL: globals.databaseUrl }),
+      ...(globals.storageUrl === undefined ? {} : { IMMOREEL_STORAGE_URL: globals.storageUrl }),
+    },
   });
   child.unref();
 }

@@ -74,7 +74,11 @@ export async function serve(flags: ServeFlags, command: Command): Promise<void> 
   const drainMs = wholeNumber(flags.drainMs, '--drain-ms', 0);
   // Loaded here: fastify and the job layer are only needed by this command.
   const { startServer } = await import('../../server/start.js');
+  const { databaseUrl, storageUrl } = ctx.backendOptions();
+  const backends = await ctx.openConfiguredBackends();
+  const opened = backends === null ? {} : { records: backends.records, blobs: backends.blobs };
   const server = await startServer({
+    ...{ databaseUrl, storageUrl, ...opened },
     dataDir: resolveDataDir(ctx.globals.dataDir),
     host: flags.host,
     port,
@@ -83,16 +87,21 @@ export async function serve(flags: ServeFlags, command: Command): Promise<void> 
     allowLoopbackFetch: flags.allowLoopbackFetch === true,
     corsOrigins: corsOrigins(flags.corsOrigin),
     log: { stream: process.stderr, level: flags.logLevel },
+  }).catch(async (error: unknown) => {
+    await backends?.close();
+    throw error;
   });
   // Lifecycle lines are written whatever --log-level says: scripts wait for "listening".
   const lifecycle = server.app.log.child({}, { level: 'info' });
+  if (backends !== null) lifecycle.info({ event: 'backends' }, backends.describe());
   lifecycle.info({ event: 'listening', url: server.url, api: `${server.url}/api/v1` }, 'immoreel API v1 listening');
   if (flags.allowLoopbackFetch)
     server.app.log.warn({ event: 'config' }, 'server-side fetches may reach loopback addresses (--allow-loopback-fetch): for tests only');
   await new Promise<void>((resolve, reject) => {
     const stop = (signal: NodeJS.Signals): void => {
       lifecycle.info({ event: 'shutdown', signal }, 'shutting down: no new requests, draining renders');
-      server.close({ drainMs }).then(() => {
+      server.close({ drainMs }).then(async () => {
+        await backends?.close();
         lifecycle.info({ event: 'stopped' }, 'stopped');
         resolve();
       }, reject);

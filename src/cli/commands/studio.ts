@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import { resolveDataDir } from '../../core/paths.js';
+import type { RecordStore } from '../../store/types.js';
 import { contextFor } from '../context.js';
 import { wholeNumber } from './serve.js';
 
@@ -36,27 +37,29 @@ export async function studio(flags: StudioFlags, command: Command): Promise<void
   const concurrency = flags.concurrency === undefined ? undefined : wholeNumber(flags.concurrency, '--concurrency', 1, 30);
   const port = wholeNumber(flags.port, '--port', 0, 65535);
   // Loaded here: fastify and the job layer are only needed by the commands that serve.
-  const { openServerStore } = await import('../../server/store.js');
+  const { openRecords } = await import('../../store/backends.js');
   const { startServer } = await import('../../server/start.js');
-  const keyStore = openServerStore(dataDir);
-  let created;
-  try {
-    created = keyStore.keys.create({ tenant: flags.tenant });
-  } finally {
-    keyStore.close();
-  }
+  const { databaseUrl, storageUrl } = ctx.backendOptions();
+  const withKeys = async <T>(work: (keys: RecordStore['keys']) => Promise<T>): Promise<T> => {
+    const records = await openRecords({ dataDir, databaseUrl });
+    try {
+      return await work(records.keys);
+    } finally {
+      await records.close();
+    }
+  };
+  const created = await withKeys((keys) => keys.create({ tenant: flags.tenant }));
   const token = randomBytes(24).toString('base64url');
   const server = await startServer({
+    ...{ databaseUrl, storageUrl },
     dataDir,
     host: '127.0.0.1',
     port,
     concurrency,
     studioLogin: { token, apiKey: created.apiKey },
     log: { stream: process.stderr, level: 'warn' },
-  }).catch((error: unknown) => {
-    const store = openServerStore(dataDir);
-    store.keys.revoke(created.record.key_id);
-    store.close();
+  }).catch(async (error: unknown) => {
+    await withKeys((keys) => keys.revoke(created.record.key_id));
     throw error;
   });
   const loginUrl = `${server.url}/studio/login?token=${token}`;
@@ -67,8 +70,10 @@ export async function studio(flags: StudioFlags, command: Command): Promise<void
   await new Promise<void>((resolve, reject) => {
     const stop = (): void => {
       ctx.output.info('Stopping the Studio…');
-      server.store.keys.revoke(created.record.key_id);
-      server.close({ drainMs: 5000 }).then(resolve, reject);
+      server.records.keys
+        .revoke(created.record.key_id)
+        .then(() => server.close({ drainMs: 5000 }))
+        .then(resolve, reject);
     };
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);

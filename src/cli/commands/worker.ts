@@ -15,7 +15,12 @@ export async function worker(flags: { untilIdle?: boolean; concurrency?: string 
     throw badRequest('immoreel worker renders the jobs of a local data directory; it does not run against a remote server.');
   }
   const dataDir = resolveDataDir(globals.dataDir);
+  const { databaseUrl, storageUrl } = ctx.backendOptions();
+  const backends = await ctx.openConfiguredBackends();
+  const opened = backends === null ? {} : { records: backends.records, blobs: backends.blobs };
+  if (backends !== null) output.info(`Records and blobs: ${backends.describe()}`);
   const manager = JobManager.open({
+    ...{ databaseUrl, storageUrl, ...opened },
     dataDir,
     concurrency: flags.concurrency === undefined ? undefined : parseConcurrency(flags.concurrency),
     runWorkers: true,
@@ -47,4 +52,5 @@ export async function worker(flags: { untilIdle?: boolean; concurrency?: string 
   } else {
     await stopped;
   }
+  await backends?.close();
 }

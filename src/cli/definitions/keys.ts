@@ -11,7 +11,8 @@ Examples:
   $ immoreel keys revoke key_0123456789abcdef
 
 Keys live in the server's data directory (--data-dir / IMMOREEL_DATA_DIR): run these on the
-machine that runs \`immoreel serve\`. A revoked key is refused from the next request on.`;
+machine that runs \`immoreel serve\`, or anywhere with the same --database-url (PostgreSQL).
+A revoked key is refused from the next request on.`;
 
 export function keysCommand(): Command {
   const keys = new Command('keys')

@@ -6,7 +6,9 @@ const EXAMPLES = `
 Examples:
   $ immoreel worker                       # foreground, for systemd or a terminal (Ctrl-C drains and stops)
   $ immoreel worker --until-idle --quiet  # cron: render what is queued, then exit
-  $ immoreel worker --concurrency 2`;
+  $ immoreel worker --concurrency 2
+  $ IMMOREEL_DATABASE_URL=postgres://… IMMOREEL_STORAGE_URL=s3://videos/prod immoreel worker
+                                          # one of several render machines (docs/scaling.md)`;
 
 export function workerCommand(): Command {
   return new Command('worker')

@@ -59,7 +59,7 @@ export function accountRoutes(app: FastifyInstance, ctx: ServerContext): void {
         ok: true,
         status: 'success',
         key: { key_id: key.key_id, tenant: key.tenant, scopes: key.scopes, plan: key.plan, created_at: key.created_at },
-        quota: ctx.deps.store.usage.state(key.key_id, key.monthly_quota),
+        quota: await ctx.deps.records.usage.state(key.key_id, key.monthly_quota),
         limits: {
           window_s: windowS,
           analyze_per_window: ctx.limits.analyzePerWindow,
@@ -124,8 +124,8 @@ export function accountRoutes(app: FastifyInstance, ctx: ServerContext): void {
     async (request) => {
       const { key } = caller(request);
       const { period = periodOf(ctx.now()) } = request.query as { period?: string };
-      const keys = ctx.deps.store.keys.listForTenant(key.tenant);
-      const rows = ctx.deps.store.usage.byKey(
+      const keys = await ctx.deps.records.keys.listForTenant(key.tenant);
+      const rows = await ctx.deps.records.usage.byKey(
         keys.map((k) => k.key_id),
         period,
       );

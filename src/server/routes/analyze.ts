@@ -58,7 +58,7 @@ export function analyzeRoutes(app: FastifyInstance, ctx: ServerContext): void {
         raw = checked.body;
         fingerprinted = checked.fingerprint;
       }
-      const outcome = await ctx.deps.store.idempotency.run(auth.key.key_id, idempotencyKey, 'POST /analyze', fingerprinted, compute);
+      const outcome = await ctx.deps.records.idempotency.run(auth.key.key_id, idempotencyKey, 'POST /analyze', fingerprinted, compute);
       if (!outcome.replayed) return reply.type(json).send(outcome.value);
       auth.refund = true;
       return reply.code(outcome.stored.statusCode).header('Idempotent-Replayed', 'true').type(json).send(outcome.stored.body);

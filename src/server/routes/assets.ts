@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { badRequest } from '../../core/errors.js';
+import { saveAsset } from '../assets.js';
 import type { ServerContext } from '../context.js';
 import { API_PREFIX } from '../config.js';
 import { ErrorEnvelopeSchema } from '../schemas/common.js';
@@ -64,7 +65,12 @@ export function assetRoutes(app: FastifyInstance, ctx: ServerContext): void {
             details: [{ field: 'Content-Type', message: 'must be image/*' }],
           });
         }
-        const asset = await ctx.deps.store.assets.save(caller(request).key.tenant, request.body, contentType);
+        const asset = await saveAsset(
+          { records: ctx.deps.records, blobs: ctx.deps.blobs, now: ctx.now },
+          caller(request).key.tenant,
+          request.body,
+          contentType,
+        );
         return reply.code(201).send({ ok: true, status: 'success', asset });
       },
     );

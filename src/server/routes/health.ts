@@ -35,7 +35,7 @@ export function healthRoutes(app: FastifyInstance, ctx: ServerContext): void {
     },
     async () => {
       try {
-        ctx.deps.store.db.prepare('SELECT 1').get();
+        await ctx.deps.records.ping();
       } catch (error) {
         throw new AppError('SERVICE_UNAVAILABLE', 'The job store does not answer.', { reason: 'store_unavailable', cause: error });
       }

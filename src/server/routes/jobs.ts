@@ -1,5 +1,4 @@
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.js';
 import type { JobRecord, ListJobsOptions } from '../../core/types.js';
@@ -24,15 +23,21 @@ const VIDEO_HEADERS = {
   ...RATE_HEADERS,
 };
 
+/**
+ * HEAD answers the headers of the GET without reading the blob; an empty stream (not an empty
+ * payload, for which fastify would write `Content-Length: 0`) keeps the video's `Content-Length`.
+ */
+const noBody = (): Readable => Readable.from([]);
+
 /** How soon to poll again (Retry-After on job reads, docs/api.md). */
 const POLL_AFTER_S: Partial<Record<JobRecord['state'], number>> = { queued: 5, running: 2 };
 
 const NOT_FOUND = { description: 'NOT_FOUND: no such job.', schema: ErrorEnvelopeSchema };
 
 /** The job if it exists and belongs to the caller's tenant; another tenant's job is a 403 (docs/api.md). */
-function ownJob(ctx: ServerContext, request: FastifyRequest): JobRecord {
+async function ownJob(ctx: ServerContext, request: FastifyRequest): Promise<JobRecord> {
   const { job_id: jobId } = request.params as { job_id: string };
-  const found = ctx.deps.jobs.get(jobId);
+  const found = await ctx.deps.jobs.get(jobId);
   if (found === null) throw new AppError('NOT_FOUND', `No job ${jobId}.`, { reason: 'unknown_job' });
   if (found.tenant !== caller(request).key.tenant) {
     throw withHeaders(
@@ -93,7 +98,7 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
       },
     },
     async (request, reply) => {
-      const job = ownJob(ctx, request);
+      const job = await ownJob(ctx, request);
       pollHint(reply, job);
       const body = { ok: true, status: 'success', job };
       // The job's own representation names its version: polling with If-None-Match costs no body.
@@ -134,7 +139,11 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
     },
     async (request) => {
       const query = request.query as ListJobsOptions;
-      const page = ctx.deps.jobs.list(caller(request).key.tenant, { state: query.state, limit: query.limit ?? 20, cursor: query.cursor });
+      const page = await ctx.deps.jobs.list(caller(request).key.tenant, {
+        state: query.state,
+        limit: query.limit ?? 20,
+        cursor: query.cursor,
+      });
       return { ok: true, status: 'success', jobs: page.jobs, next_cursor: page.next_cursor };
     },
   );
@@ -158,8 +167,8 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
       },
     },
     async (request) => {
-      const job = ownJob(ctx, request);
-      return { ok: true, status: 'success', job: ctx.deps.jobs.cancel(job.job_id) };
+      const job = await ownJob(ctx, request);
+      return { ok: true, status: 'success', job: await ctx.deps.jobs.cancel(job.job_id) };
     },
   );
 
@@ -208,9 +217,12 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
       },
     },
     async (request, reply) => {
-      const job = ownJob(ctx, request);
-      const path = ctx.deps.jobs.videoPath(job.job_id);
-      if (path === null) {
+      const job = await ownJob(ctx, request);
+      // Streamed through this node from the blob store (data directory or bucket), so any node
+      // serves any job's video with the same headers (docs/scaling.md "Downloads").
+      const key = await ctx.deps.jobs.videoKey(job.job_id);
+      const info = key === null ? null : await ctx.deps.blobs.head(key);
+      if (key === null || info === null) {
         const pending = job.state === 'queued' || job.state === 'running';
         throw new AppError(
           'NOT_FOUND',
@@ -220,17 +232,17 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
           { reason: pending ? 'video_not_ready' : 'no_video', ...(pending ? { retryAfterS: POLL_AFTER_S[job.state] } : {}) },
         );
       }
-      const info = await stat(path);
       const size = info.size;
+      const lastModified = info.lastModified.toUTCString();
       reply
         .header('Accept-Ranges', 'bytes')
         .header('Content-Type', 'video/mp4')
         .header('Content-Disposition', `attachment; filename="${job.job_id}.mp4"`)
-        .header('Last-Modified', info.mtime.toUTCString());
+        .header('Last-Modified', lastModified);
       const etag = job.result?.sha256 ? `"${job.result.sha256}"` : null;
       if (etag !== null) reply.header('ETag', etag);
       if (etag !== null && notModified(request.headers['if-none-match'], etag)) return reply.code(304).send();
-      const rangeHeader = rangeStillValid(request.headers['if-range'] as string | undefined, etag, info.mtime.toUTCString())
+      const rangeHeader = rangeStillValid(request.headers['if-range'] as string | undefined, etag, lastModified)
         ? request.headers.range
         : undefined;
       const range = parseRange(rangeHeader, size);
@@ -250,10 +262,12 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
           .code(206)
           .header('Content-Range', `bytes ${range.start}-${range.end}/${size}`)
           .header('Content-Length', String(range.end - range.start + 1));
-        return reply.send(createReadStream(path, { start: range.start, end: range.end }));
+        if (request.method === 'HEAD') return reply.send(noBody());
+        return reply.send((await ctx.deps.blobs.get(key, { start: range.start, end: range.end })).body);
       }
       reply.header('Content-Length', String(size));
-      return reply.send(createReadStream(path));
+      if (request.method === 'HEAD') return reply.send(noBody());
+      return reply.send((await ctx.deps.blobs.get(key)).body);
     },
   );
 }

@@ -4,6 +4,7 @@ import { assertRequestShape } from '../../core/limits.js';
 import type { JobRecord } from '../../core/types.js';
 import { assertPublicHost, ForbiddenAddressError } from '../../net/address-guard.js';
 import type { ValidRenderRequest } from '../../render/types.js';
+import { findAsset } from '../assets.js';
 import type { ServerContext } from '../context.js';
 import type { AuthContext } from '../auth.js';
 import { API_PREFIX } from '../config.js';
@@ -19,20 +20,20 @@ function assetIdOf(reference: string): string | null {
 }
 
 /** Asset references must name the caller's own, unexpired uploads: say so now, not when the job fails. */
-function checkAssets(ctx: ServerContext, tenant: string, request: ValidRenderRequest): void {
+async function checkAssets(ctx: ServerContext, tenant: string, request: ValidRenderRequest): Promise<void> {
   const details: ErrorDetail[] = [];
-  const check = (reference: string | undefined, field: string): void => {
+  const check = async (reference: string | undefined, field: string): Promise<void> => {
     const assetId = reference === undefined ? null : assetIdOf(reference);
     if (assetId === null) return;
     try {
-      ctx.deps.store.assets.resolve(tenant, assetId, field);
+      await findAsset(ctx.deps, tenant, assetId, field);
     } catch (error) {
       if (error instanceof AppError) details.push(...error.details);
       else throw error;
     }
   };
-  request.photos.forEach((photo, index) => check(photo, `photos[${index}]`));
-  check(request.branding.logo_url, 'branding.logo_url');
+  for (const [index, photo] of request.photos.entries()) await check(photo, `photos[${index}]`);
+  await check(request.branding.logo_url, 'branding.logo_url');
   if (details.length > 0) {
     throw badRequest(
       'Unknown or expired assets (assets are kept 24 h and are private to the tenant that uploaded them): upload them again with POST /api/v1/assets.',
@@ -69,10 +70,10 @@ function tooBusy(message: string, reason: string): AppError {
 }
 
 /** At most N jobs in flight for a preview tenant, and at most M waiting for any tenant (docs/api.md). */
-function checkJobLimits(ctx: ServerContext, auth: AuthContext): void {
+async function checkJobLimits(ctx: ServerContext, auth: AuthContext): Promise<void> {
   const { tenant, plan } = auth.key;
   if (plan === 'preview') {
-    const active = ctx.deps.jobs.countJobs(tenant, ['queued', 'running']);
+    const active = await ctx.deps.jobs.countJobs(tenant, ['queued', 'running']);
     if (active >= ctx.limits.previewConcurrentRenders) {
       throw tooBusy(
         `Preview tenants may have at most ${ctx.limits.previewConcurrentRenders} render jobs queued or running at once; ${active} are. Retry when one finishes.`,
@@ -80,7 +81,7 @@ function checkJobLimits(ctx: ServerContext, auth: AuthContext): void {
       );
     }
   }
-  const queued = ctx.deps.jobs.countJobs(tenant, ['queued']);
+  const queued = await ctx.deps.jobs.countJobs(tenant, ['queued']);
   if (queued >= ctx.limits.maxQueuedJobs) {
     throw tooBusy(
       `At most ${ctx.limits.maxQueuedJobs} jobs may wait in the queue per tenant; ${queued} are. Retry when some have started.`,
@@ -128,12 +129,14 @@ export function renderRoutes(app: FastifyInstance, ctx: ServerContext): void {
       assertRequestShape(body);
       const submit = async () => {
         const valid = await ctx.deps.validateRender(body);
-        checkAssets(ctx, tenant, valid);
+        await checkAssets(ctx, tenant, valid);
         checkWebhookUrl(ctx, valid.webhook_url);
-        checkJobLimits(ctx, auth);
-        const job = ctx.deps.jobs.submit(valid, { tenant });
-        if (auth.reservation !== null) ctx.deps.store.usage.chargeJob(job.job_id, auth.reservation);
-        if (valid.webhook_url !== null) ctx.deps.store.webhooks.register(job.job_id, tenant, valid.webhook_url);
+        await checkJobLimits(ctx, auth);
+        const job = await ctx.deps.jobs.submit(valid, { tenant });
+        // A job cannot end within these two writes in practice (a render takes seconds); should its
+        // webhook row come late all the same, the job-end duties' sweep still sends it (src/server/job-end.ts).
+        if (auth.reservation !== null) await ctx.deps.records.usage.chargeJob(job.job_id, auth.reservation);
+        if (valid.webhook_url !== null) await ctx.deps.records.webhooks.register(job.job_id, tenant, valid.webhook_url);
         return { value: job, store: { statusCode: 202, body: null, jobId: job.job_id } };
       };
       let job: JobRecord;
@@ -141,12 +144,12 @@ export function renderRoutes(app: FastifyInstance, ctx: ServerContext): void {
       if (idempotencyKey === null) {
         job = (await submit()).value;
       } else {
-        const outcome = await ctx.deps.store.idempotency.run(auth.key.key_id, idempotencyKey, 'POST /render-video', body, submit);
+        const outcome = await ctx.deps.records.idempotency.run(auth.key.key_id, idempotencyKey, 'POST /render-video', body, submit);
         if (outcome.replayed) {
           auth.refund = true;
           reply.header('Idempotent-Replayed', 'true');
           // The same job, as it is now: a client retrying late learns its progress at once.
-          const found = outcome.stored.jobId === null ? null : ctx.deps.jobs.get(outcome.stored.jobId);
+          const found = outcome.stored.jobId === null ? null : await ctx.deps.jobs.get(outcome.stored.jobId);
           if (found === null)
             throw new AppError('INTERNAL_SERVER_ERROR', `Idempotent job ${String(outcome.stored.jobId)} is missing from the store.`);
           job = found.job;

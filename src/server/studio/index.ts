@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { KeyStore } from '../keys.js';
+import type { KeyRecords } from '../../store/types.js';
 import { cookieAuthHook, sessionRoutes, type StudioLogin } from './session.js';
 
 /**
@@ -13,7 +13,7 @@ import { cookieAuthHook, sessionRoutes, type StudioLogin } from './session.js';
  */
 
 export interface StudioOptions {
-  keys: KeyStore;
+  keys: KeyRecords;
   login?: StudioLogin;
   /** Where the built page is (default: dist/studio of this package). */
   root?: string;

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, badRequest } from '../../core/errors.js';
-import type { KeyStore } from '../keys.js';
+import type { KeyRecords } from '../../store/types.js';
 
 /**
  * The Studio's sign-in (docs/studio.md, "Security"). The page never holds the API key: it sits in
@@ -23,7 +23,7 @@ export interface StudioLogin {
 }
 
 export interface SessionOptions {
-  keys: KeyStore;
+  keys: KeyRecords;
   /** Set by `immoreel studio`: the link's token works once, then is forgotten. */
   login?: StudioLogin;
 }
@@ -105,7 +105,7 @@ export function sessionRoutes(app: FastifyInstance, options: SessionOptions): vo
     checkOrigin(request);
     reply.header('Cache-Control', 'no-store');
     const apiKey = sessionKey(request);
-    const record = apiKey === null ? null : options.keys.authenticate(apiKey);
+    const record = apiKey === null ? null : await options.keys.authenticate(apiKey);
     if (apiKey === null || record === null) return { ok: true, signed_in: false };
     return {
       ok: true,
@@ -127,7 +127,7 @@ export function sessionRoutes(app: FastifyInstance, options: SessionOptions): vo
         reason: 'missing_key',
         details: [{ field: 'api_key', message: 'required' }],
       });
-    const record = KEY_SHAPE.test(apiKey) ? options.keys.authenticate(apiKey) : null;
+    const record = KEY_SHAPE.test(apiKey) ? await options.keys.authenticate(apiKey) : null;
     if (record === null) {
       throw new AppError('UNAUTHORIZED', 'Invalid API key: it is unknown or was revoked. Create one with `immoreel keys create`.', {
         reason: 'invalid_key',

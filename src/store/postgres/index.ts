@@ -49,6 +49,9 @@ export async function openPostgresRecordStore(url: string, options: OpenPostgres
     assets: new PostgresAssetRecords(pool, now),
     webhooks: new PostgresWebhookRecords(pool, now),
     rateLimits: new PostgresRateLimitRecords(pool, now),
+    async ping() {
+      await pool.query('SELECT 1');
+    },
     async close() {
       await pool.end();
     },

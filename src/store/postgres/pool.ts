@@ -24,11 +24,12 @@ export interface PoolOptions {
   onIdleError?: (error: Error) => void;
 }
 
-/** Hides the password of a `postgres://` URL, for messages and logs. */
+/** Hides the password of a `postgres://` URL (also `?password=` and `?sslpassword=`), for messages and logs. */
 export function redactUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password !== '') parsed.password = '***';
+    for (const name of ['password', 'sslpassword']) if (parsed.searchParams.has(name)) parsed.searchParams.set(name, '***');
     return parsed.href;
   } catch {
     return 'the database URL';

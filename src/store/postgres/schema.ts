@@ -5,7 +5,7 @@ export type PgMigration = (client: Client) => Promise<void>;
 
 /**
  * The PostgreSQL schema: the same tables and columns as the SQLite one (src/jobs/store.ts,
- * src/server/store.ts), so both backends hold the same records. Timestamps the SQLite schema keeps
+ * src/store/sqlite/server.ts), so both backends hold the same records. Timestamps the SQLite schema keeps
  * as ISO text stay text (records come out byte-identical); millisecond times are BIGINT.
  */
 const JOBS: PgMigration[] = [
@@ -140,6 +140,18 @@ const SERVER: PgMigration[] = [
         PRIMARY KEY (policy, partition)
       );
       DROP TABLE server_rate_hits;
+    `);
+  },
+  // The quota unit each render job took, until the job ends (docs/security.md: a job that fails
+  // on the caller's input is not charged), as in the SQLite schema.
+  async (client) => {
+    await client.query(`
+      CREATE TABLE server_job_charges (
+        job_id TEXT PRIMARY KEY,
+        key_id TEXT NOT NULL,
+        period TEXT NOT NULL,
+        route TEXT NOT NULL
+      );
     `);
   },
 ];

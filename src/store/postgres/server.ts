@@ -1,25 +1,26 @@
-import { timingSafeEqual } from 'node:crypto';
-import { AppError, badRequest } from '../../core/errors.js';
-import { fingerprint, IDEMPOTENCY_TTL_MS, type StoredAnswer } from '../../server/idempotency.js';
-import { randomId } from '../../server/ids.js';
+import { fingerprint, IDEMPOTENCY_TTL_MS, reusedError, type StoredAnswer } from '../idempotency.js';
+import { randomId } from '../ids.js';
 import {
+  activeKeyOf,
   API_KEY_PATTERN,
   hashApiKey,
   keyRowToRecord,
   prepareKey,
+  unknownKeyError,
   type ApiKeyRecord,
   type CreatedKey,
   type CreateKeyOptions,
   type KeyRow,
-} from '../../server/keys.js';
-import { periodOf, periodResetAt, type BillableRoute, type QuotaState, type Reservation, type UsageRow } from '../../server/quota.js';
-import { bucketDecision, type RateDecision, type RatePolicy } from '../../server/rate-limit.js';
-import type { DeliveryRow, DeliveryState } from '../../server/webhooks.js';
-import type { AssetRecords, AssetRow, IdempotencyRecords, KeyRecords, RateLimitRecords, UsageRecords, WebhookRecords } from '../types.js';
+} from '../keys.js';
+import { periodOf, periodResetAt, type BillableRoute, type QuotaState, type Reservation, type UsageRow } from '../quota.js';
+import { bucketDecision, type RateDecision, type RatePolicy } from '../rate-limit.js';
+import type { DeliveryRow, DeliveryState } from '../webhooks.js';
+import type { AssetRow } from '../assets.js';
+import type { AssetRecords, IdempotencyRecords, KeyRecords, RateLimitRecords, UsageRecords, WebhookRecords } from '../types.js';
 import { withTransaction, type Client, type Pool } from './pool.js';
 
 /**
- * The server's records in PostgreSQL, with the semantics of the SQLite stores in src/server/.
+ * The server's records in PostgreSQL, with the semantics of the SQLite stores in src/store/sqlite/.
  * Where SQLite relies on its single writer (check-then-write in one IMMEDIATE transaction), these
  * take a transaction-scoped advisory lock on the one thing being checked (a key's quota, an
  * idempotency key) or update its one row atomically (a rate-limit bucket), so API nodes on
@@ -74,8 +75,7 @@ export class PostgresKeyRecords implements KeyRecords {
 
   async revoke(keyId: string): Promise<ApiKeyRecord> {
     const existing = await this.get(keyId);
-    if (existing === null)
-      throw new AppError('NOT_FOUND', `No API key ${JSON.stringify(keyId)}: run \`immoreel keys list\` to see the key ids.`);
+    if (existing === null) throw unknownKeyError(keyId);
     await this.pool.query('UPDATE server_api_keys SET revoked_at = $1 WHERE key_id = $2 AND revoked_at IS NULL', [
       new Date(this.now()).toISOString(),
       keyId,
@@ -87,11 +87,7 @@ export class PostgresKeyRecords implements KeyRecords {
     if (!API_KEY_PATTERN.test(presented)) return null;
     const hash = hashApiKey(presented);
     const { rows } = await this.pool.query<KeyRow>('SELECT * FROM server_api_keys WHERE key_hash = $1', [hash]);
-    const row = rows[0];
-    if (row === undefined) return null;
-    if (!timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hash, 'hex'))) return null;
-    if (row.revoked_at !== null) return null;
-    return keyRowToRecord(row);
+    return activeKeyOf(rows[0], hash);
   }
 
   async touch(keyId: string): Promise<void> {
@@ -152,6 +148,32 @@ export class PostgresUsageRecords implements UsageRecords {
     ]);
   }
 
+  async chargeJob(jobId: string, reservation: Reservation): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO server_job_charges (job_id, key_id, period, route) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (job_id) DO UPDATE SET key_id = EXCLUDED.key_id, period = EXCLUDED.period, route = EXCLUDED.route`,
+      [jobId, reservation.keyId, reservation.period, reservation.route],
+    );
+  }
+
+  /** The DELETE … RETURNING takes the charge once, whichever node (API or worker) settles it first. */
+  settleJob(jobId: string, refund: boolean): Promise<boolean> {
+    return withTransaction(this.pool, async (client) => {
+      const { rows } = await client.query<{ key_id: string; period: string; route: BillableRoute }>(
+        'DELETE FROM server_job_charges WHERE job_id = $1 RETURNING key_id, period, route',
+        [jobId],
+      );
+      const charge = rows[0];
+      if (charge === undefined || !refund) return false;
+      await client.query('UPDATE server_usage SET count = GREATEST(0, count - 1) WHERE key_id = $1 AND period = $2 AND route = $3', [
+        charge.key_id,
+        charge.period,
+        charge.route,
+      ]);
+      return true;
+    });
+  }
+
   async byKey(keyIds: string[], period: string): Promise<UsageRow[]> {
     if (keyIds.length === 0) return [];
     const { rows } = await this.pool.query<UsageRow>(
@@ -171,13 +193,6 @@ interface IdempotencyRow {
   created_at: number;
 }
 
-function reusedError(): Error {
-  return badRequest('This Idempotency-Key was already used with a different request body. Use a new key for a new request.', {
-    reason: 'idempotency_key_reused',
-    details: [{ field: 'Idempotency-Key', message: 'already used with another body' }],
-  });
-}
-
 /**
  * Idempotency across nodes: the first request holds a transaction-scoped advisory lock on
  * (API key, Idempotency-Key) while it runs, so a duplicate arriving at another node waits for it
@@ -188,6 +203,14 @@ export class PostgresIdempotencyRecords implements IdempotencyRecords {
     private readonly pool: Pool,
     private readonly now: () => number,
   ) {}
+
+  async hasStored(keyId: string, idempotencyKey: string): Promise<boolean> {
+    const { rows } = await this.pool.query(
+      'SELECT 1 FROM server_idempotency WHERE key_id = $1 AND idempotency_key = $2 AND created_at > $3',
+      [keyId, idempotencyKey, this.now() - IDEMPOTENCY_TTL_MS],
+    );
+    return rows.length > 0;
+  }
 
   run<T>(
     keyId: string,
@@ -319,18 +342,23 @@ export class PostgresWebhookRecords implements WebhookRecords {
     return rows;
   }
 
-  async claimDue(limit: number, leaseMs: number): Promise<DeliveryRow[]> {
+  async claimDue(limit: number, leaseMs: number, perTenant = limit): Promise<DeliveryRow[]> {
     const now = this.now();
-    // SKIP LOCKED: two nodes claiming at once take disjoint rows. RETURNING gives the new
-    // next_attempt_at, so the rows are re-read as they were due, like `due`.
+    // SKIP LOCKED: two nodes claiming at once take disjoint rows; at most `perTenant` per tenant,
+    // as the SQLite outbox does. RETURNING gives the new next_attempt_at, so the rows are re-read
+    // as they were due, like `due`.
     const { rows } = await this.pool.query<DeliveryRow & { due_at: number }>(
-      `WITH taken AS (
-         SELECT job_id, next_attempt_at AS due_at FROM server_webhooks
-         WHERE state = 'pending' AND next_attempt_at <= $1 ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED
+      `WITH ranked AS (
+         SELECT job_id, ROW_NUMBER() OVER (PARTITION BY tenant ORDER BY next_attempt_at) AS tenant_rank
+         FROM server_webhooks WHERE state = 'pending' AND next_attempt_at <= $1
+       ), taken AS (
+         SELECT w.job_id, w.next_attempt_at AS due_at FROM server_webhooks w JOIN ranked r ON r.job_id = w.job_id
+         WHERE r.tenant_rank <= $4 AND w.state = 'pending' AND w.next_attempt_at <= $1
+         ORDER BY w.next_attempt_at LIMIT $2 FOR UPDATE OF w SKIP LOCKED
        )
        UPDATE server_webhooks w SET next_attempt_at = $3 FROM taken WHERE w.job_id = taken.job_id
        RETURNING w.job_id, w.tenant, w.url, w.message_id, w.state, w.payload, w.attempts, taken.due_at, w.last_status, w.last_error`,
-      [now, limit, now + leaseMs],
+      [now, limit, now + leaseMs, perTenant],
     );
     return rows
       .map(({ due_at, ...row }) => ({ ...row, next_attempt_at: due_at }))
@@ -349,7 +377,7 @@ export class PostgresWebhookRecords implements WebhookRecords {
 }
 
 /**
- * The token bucket of src/server/rate-limit.ts (`TokenBucketLimiter`, docs/api.md "Rate limits"),
+ * The token bucket of src/store/rate-limit.ts (`TokenBucketLimiter`, docs/api.md "Rate limits"),
  * shared by all nodes: one row per (policy, key) with the tokens left and when they were counted.
  * One statement refills, takes and answers: `INSERT … ON CONFLICT DO UPDATE` locks the row, so
  * concurrent requests from any node queue on it and each sees the tokens the previous one left

@@ -1,7 +1,7 @@
 import { JobStore } from '../../jobs/store.js';
-import { TokenBucketLimiter } from '../../server/rate-limit.js';
-import { openServerStore, type ServerStore } from '../../server/store.js';
-import type { AssetRow, RecordStore } from '../types.js';
+import { TokenBucketLimiter } from '../rate-limit.js';
+import type { RecordStore } from '../types.js';
+import { openServerStore, type ServerStore } from './server.js';
 
 /**
  * The embedded default as a RecordStore: the existing synchronous SQLite stores, wrapped in
@@ -58,51 +58,26 @@ export function openSqliteRecordStore(dataDir: string, options: { now?: () => nu
       reserve: (keyId, limit, route) => later(() => server.usage.reserve(keyId, limit, route)),
       refund: (reservation) => later(() => server.usage.refund(reservation)),
       byKey: (keyIds, period) => later(() => server.usage.byKey(keyIds, period)),
+      chargeJob: (jobId, reservation) => later(() => server.usage.chargeJob(jobId, reservation)),
+      settleJob: (jobId, refund) => later(() => server.usage.settleJob(jobId, refund)),
     },
     idempotency: {
       run: (keyId, idempotencyKey, route, body, execute) => server.idempotency.run(keyId, idempotencyKey, route, body, execute),
+      hasStored: (keyId, idempotencyKey) => later(() => server.idempotency.hasStored(keyId, idempotencyKey)),
       purgeExpired: () => later(() => server.idempotency.purgeExpired()),
     },
-    // AssetStore couples the row to a file it writes itself; the rows alone are read and written
-    // here, in the same table, so the asset bytes can move to the blob store.
-    assets: {
-      insert: (row) =>
-        later(() => {
-          db.prepare(
-            `INSERT INTO server_assets (asset_id, tenant, content_type, format, width, height, size_bytes, sha256, file, created_at, expires_at)
-             VALUES (@asset_id, @tenant, @content_type, @format, @width, @height, @size_bytes, @sha256, @file, @created_at, @expires_at)`,
-          ).run(row);
-        }),
-      find: (tenant, assetId) =>
-        later(() => {
-          const row = db.prepare('SELECT * FROM server_assets WHERE asset_id = ?').get(assetId) as AssetRow | undefined;
-          return row === undefined || row.tenant !== tenant || row.expires_at <= now() ? null : row;
-        }),
-      takeExpired: () =>
-        later(() =>
-          db
-            .transaction(() => {
-              const rows = db
-                .prepare('SELECT asset_id, file FROM server_assets WHERE expires_at <= ? ORDER BY asset_id')
-                .all(now()) as Pick<AssetRow, 'asset_id' | 'file'>[];
-              const remove = db.prepare('DELETE FROM server_assets WHERE asset_id = ?');
-              for (const row of rows) remove.run(row.asset_id);
-              return rows;
-            })
-            .immediate(),
-        ),
-    },
+    assets: server.assets,
     webhooks: {
       register: (jobId, tenant, url) => later(() => server.webhooks.register(jobId, tenant, url)),
       enqueue: (jobId, payload) => later(() => server.webhooks.enqueue(jobId, payload)),
       get: (jobId) => later(() => server.webhooks.get(jobId)),
       waitingJobIds: () => later(() => server.webhooks.waitingJobIds()),
       due: (limit) => later(() => server.webhooks.due(limit)),
-      claimDue: (limit, leaseMs) =>
+      claimDue: (limit, leaseMs, perTenant) =>
         later(() =>
           db
             .transaction(() => {
-              const rows = server.webhooks.due(limit);
+              const rows = server.webhooks.due(limit, perTenant);
               const lease = db.prepare('UPDATE server_webhooks SET next_attempt_at = ? WHERE job_id = ?');
               for (const row of rows) lease.run(now() + leaseMs, row.job_id);
               return rows;
@@ -114,6 +89,10 @@ export function openSqliteRecordStore(dataDir: string, options: { now?: () => nu
     rateLimits: {
       take: (policy, partition) => later(() => limiter.take(policy, partition)),
     },
+    ping: () =>
+      later(() => {
+        db.prepare('SELECT 1').get();
+      }),
     async close() {
       server.close();
       jobStore.close();

@@ -29,6 +29,9 @@ describe('immoreel completion', () => {
     expect(complete(script, ['immoreel', '--json', 'jobs', 'download', 'job_x', '--f'])).toEqual(['--force']);
     expect(complete(script, ['immoreel', 'render', '--out-'])).toEqual(['--out-dir']);
     expect(complete(script, ['immoreel', 'analyze', '--data-'])).toEqual(['--data-dir']);
+    expect(complete(script, ['immoreel', 'keys', 'list', '--datab'])).toEqual(['--database-url']);
+    expect(complete(script, ['immoreel', 'worker', '--sto'])).toEqual(['--storage-url']);
+    expect(complete(script, ['immoreel', 'db', 'm'])).toEqual(['migrate']);
   });
 
   it('writes fish and zsh scripts, and refuses another shell (exit 2)', async () => {

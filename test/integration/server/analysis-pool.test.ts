@@ -72,7 +72,7 @@ describe('analysis off the event loop', () => {
     expect(status).toBe(503);
     expect(json.error?.reason).toBe('analysis_time_budget');
     expect(json.error?.message).toMatch(/budget/);
-    expect(running.server.store.usage.used(running.keyId)).toBe(0);
+    expect(await running.server.records.usage.used(running.keyId)).toBe(0);
   }, 60_000);
 
   it("analyses a render job's listing in the pool too, within the same budget", async () => {

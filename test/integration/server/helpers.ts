@@ -26,7 +26,7 @@ export interface SecureServer {
 export async function startSecureServer(options: Partial<StartOptions> & { monthlyQuota?: number } = {}): Promise<SecureServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'immoreel-sec-'));
   const server = await startServer({ host: '127.0.0.1', port: 0, log: false, ...options, dataDir });
-  const created = server.store.keys.create({ tenant: 'acme', monthlyQuota: options.monthlyQuota });
+  const created = await server.records.keys.create({ tenant: 'acme', monthlyQuota: options.monthlyQuota });
   const auth = { authorization: `Bearer ${created.apiKey}` };
   const url = server.url;
   return {

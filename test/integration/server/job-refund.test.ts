@@ -35,12 +35,12 @@ describe('quota for render jobs', () => {
       photos: ['https://cdn.example.com/a.jpg'],
     });
     expect(created.status).toBe(202);
-    expect(running.server.store.usage.used(running.keyId)).toBe(1);
+    expect(await running.server.records.usage.used(running.keyId)).toBe(1);
     const job = await finished(running, (created.json as { job: { job_id: string } }).job.job_id);
     expect(job).toMatchObject({ state: 'failed', error: { code: 'BAD_REQUEST' } });
     // The refund follows the job's terminal event, a moment after the job reads as failed.
-    for (let i = 0; i < 40 && running.server.store.usage.used(running.keyId) !== 0; i += 1)
+    for (let i = 0; i < 40 && (await running.server.records.usage.used(running.keyId)) !== 0; i += 1)
       await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(running.server.store.usage.used(running.keyId)).toBe(0);
+    expect(await running.server.records.usage.used(running.keyId)).toBe(0);
   }, 30_000);
 });

@@ -91,7 +91,7 @@ describe('large analysis bodies, parsed off the event loop', () => {
         { field: 'language', message: 'must be one of fr, en, ar' },
       ],
     });
-    expect(server.server.store.usage.used(server.keyId)).toBe(0);
+    expect(await server.server.records.usage.used(server.keyId)).toBe(0);
   }, 60_000);
 
   it('replays an idempotent 5 MB request, whatever its key order and spacing, and refuses the key for another body', async () => {
@@ -106,7 +106,7 @@ describe('large analysis bodies, parsed off the event loop', () => {
     expect(retry.status).toBe(200);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(retry.text).toBe(first.text);
-    expect(server.server.store.usage.used(server.keyId)).toBe(1);
+    expect(await server.server.records.usage.used(server.keyId)).toBe(1);
 
     const other = await answerOffThread(json({ description, html: `${PAGE} `, language: 'en' }), headers);
     expect(other.status).toBe(400);

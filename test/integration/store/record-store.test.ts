@@ -240,6 +240,31 @@ describe.each(implementations)('record store contract: %s', (_name, open) => {
     await store.close();
   });
 
+  it('settles a render job\u2019s quota charge once: a refund gives the unit back, a second settle finds nothing', async () => {
+    const store = await open();
+    const failed = (await store.usage.reserve('key_j', 5, 'render_video'))!;
+    const succeeded = (await store.usage.reserve('key_j', 5, 'render_video'))!;
+    await store.usage.chargeJob('job_failed', failed);
+    await store.usage.chargeJob('job_ok', succeeded);
+    expect(await store.usage.used('key_j')).toBe(2);
+    // Two nodes settling the same failed job at once (an API node and a worker): one refund only.
+    const settled = await Promise.all([store.usage.settleJob('job_failed', true), store.usage.settleJob('job_failed', true)]);
+    expect(settled.sort()).toEqual([false, true]);
+    expect(await store.usage.used('key_j')).toBe(1);
+    expect(await store.usage.settleJob('job_ok', false)).toBe(false);
+    expect(await store.usage.settleJob('job_ok', true)).toBe(false);
+    expect(await store.usage.used('key_j')).toBe(1);
+    // A job charged in one month and settled in the next refunds the month it was charged in.
+    const late = (await store.usage.reserve('key_j', 5, 'render_video'))!;
+    await store.usage.chargeJob('job_late', late);
+    clock += 10 * 24 * 3600 * 1000;
+    expect(await store.usage.settleJob('job_late', true)).toBe(true);
+    expect(await store.usage.used('key_j')).toBe(0);
+    clock -= 10 * 24 * 3600 * 1000;
+    expect(await store.usage.used('key_j')).toBe(1);
+    await store.close();
+  });
+
   it('replays idempotent requests once, refuses a reused key with another body', async () => {
     const store = await open();
     let runs = 0;
@@ -254,6 +279,8 @@ describe.each(implementations)('record store contract: %s', (_name, open) => {
     ]);
     expect(runs).toBe(1);
     expect([a, b].filter((r) => r.replayed).length).toBe(1);
+    expect(await store.idempotency.hasStored('key_a', 'idem-1')).toBe(true);
+    expect(await store.idempotency.hasStored('key_b', 'idem-1')).toBe(false);
     expect([a, b].find((r) => r.replayed)).toEqual({ replayed: true, stored: { statusCode: 200, body: '{"ok":true}', jobId: null } });
     expect(await rejection(store.idempotency.run('key_a', 'idem-1', 'analyze', { x: 2 }, execute))).toMatchObject({
       reason: 'idempotency_key_reused',
@@ -330,6 +357,22 @@ describe.each(implementations)('record store contract: %s', (_name, open) => {
     clock += 30_000; // the sender died without recording: due again (with job_1's retry, due since +5 s)
     expect((await store.webhooks.claimDue(10, 30_000)).map((r) => r.job_id).sort()).toEqual(['job_1', 'job_a', 'job_b', 'job_c']);
     clock -= 30_000;
+    await store.close();
+  });
+
+  it('claims at most `perTenant` due deliveries of one tenant, so a backlog hides no other tenant', async () => {
+    const store = await open();
+    for (let i = 0; i < 6; i += 1) {
+      await store.webhooks.register(`job_busy${i}`, 'busy', 'https://hooks.example.com/busy');
+      await store.webhooks.enqueue(`job_busy${i}`, '{}');
+      clock += 1;
+    }
+    await store.webhooks.register('job_quiet', 'quiet', 'https://hooks.example.com/quiet');
+    await store.webhooks.enqueue('job_quiet', '{}');
+    const claimed = await store.webhooks.claimDue(10, 30_000, 2);
+    expect(claimed.map((r) => r.job_id)).toEqual(['job_busy0', 'job_busy1', 'job_quiet']);
+    expect((await store.webhooks.claimDue(10, 30_000, 2)).map((r) => r.job_id)).toEqual(['job_busy2', 'job_busy3']);
+    clock -= 6;
     await store.close();
   });
 

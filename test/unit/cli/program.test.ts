@@ -9,7 +9,18 @@ import { ERROR_CODES } from '../../../src/core/errors.js';
  * checks lead to — checked in this process, without spawning the CLI.
  */
 
-const GLOBAL_OPTIONS = ['--version', '--json', '--quiet', '--no-color', '--profile', '--base-url', '--data-dir', '--insecure'];
+const GLOBAL_OPTIONS = [
+  '--version',
+  '--json',
+  '--quiet',
+  '--no-color',
+  '--profile',
+  '--base-url',
+  '--data-dir',
+  '--database-url',
+  '--storage-url',
+  '--insecure',
+];
 
 const COMMANDS: Record<string, string[]> = {
   analyze: [
@@ -87,6 +98,8 @@ const COMMANDS: Record<string, string[]> = {
   'auth logout': ['--all'],
   completion: [],
   studio: ['--port', '--tenant', '--no-browser', '--concurrency'],
+  'db status': [],
+  'db migrate': [],
 };
 
 function leaves(command: Command, path: string[] = []): Record<string, Command> {
@@ -120,9 +133,15 @@ describe('the commander wiring', () => {
     }
   });
 
-  it('reads IMMOREEL_BASE_URL, IMMOREEL_PROFILE and IMMOREEL_DATA_DIR through commander', () => {
+  it('reads IMMOREEL_BASE_URL, IMMOREEL_PROFILE, IMMOREEL_DATA_DIR, IMMOREEL_DATABASE_URL and IMMOREEL_STORAGE_URL through commander', () => {
     const envOf = Object.fromEntries(buildProgram().options.map((o) => [o.long, o.envVar]));
-    expect(envOf).toMatchObject({ '--base-url': 'IMMOREEL_BASE_URL', '--profile': 'IMMOREEL_PROFILE', '--data-dir': 'IMMOREEL_DATA_DIR' });
+    expect(envOf).toMatchObject({
+      '--base-url': 'IMMOREEL_BASE_URL',
+      '--profile': 'IMMOREEL_PROFILE',
+      '--data-dir': 'IMMOREEL_DATA_DIR',
+      '--database-url': 'IMMOREEL_DATABASE_URL',
+      '--storage-url': 'IMMOREEL_STORAGE_URL',
+    });
   });
 
   const exits: [string, string[], number][] = [

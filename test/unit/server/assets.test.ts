@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
+import { purgeExpiredAssets, resolveAsset } from '../../../src/server/assets.js';
 import { makeHarness, type Harness } from './harness.js';
 
 let h: Harness;
@@ -16,6 +17,26 @@ interface AssetAnswer {
 }
 
 describe('POST /api/v1/assets', () => {
+  it('forgets an asset after 24 h: housekeeping removes its row and its bytes', async () => {
+    let clock = Date.now();
+    h = makeHarness({ now: () => clock });
+    const { auth } = h.key({ tenant: 'atlas' });
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/assets',
+      headers: { ...auth, 'content-type': 'image/png' },
+      payload: await png(),
+    });
+    const { asset } = JSON.parse(res.body) as AssetAnswer;
+    const file = await resolveAsset(h, 'atlas', asset.asset_id, h.dataDir);
+    expect(await purgeExpiredAssets(h)).toBe(0);
+    expect(existsSync(file)).toBe(true);
+    clock += 24 * 3_600_000;
+    await expect(resolveAsset(h, 'atlas', asset.asset_id, h.dataDir)).rejects.toThrow(/does not exist or has expired/);
+    expect(await purgeExpiredAssets(h)).toBe(1);
+    expect(existsSync(file)).toBe(false);
+  });
+
   it('stores an uploaded image for the tenant, 24 h, usable as asset:<id> by that tenant only', async () => {
     h = makeHarness();
     const { auth } = h.key({ tenant: 'atlas' });
@@ -32,9 +53,9 @@ describe('POST /api/v1/assets', () => {
     const hours = (Date.parse(asset.expires_at) - Date.now()) / 3_600_000;
     expect(hours).toBeGreaterThan(23.9);
     expect(hours).toBeLessThanOrEqual(24);
-    const file = h.store.assets.resolve('atlas', asset.asset_id);
+    const file = await resolveAsset(h, 'atlas', asset.asset_id, h.dataDir);
     expect(readFileSync(file).equals(image)).toBe(true);
-    expect(() => h.store.assets.resolve('someone-else', asset.asset_id)).toThrow(/does not exist or has expired/);
+    await expect(resolveAsset(h, 'someone-else', asset.asset_id, h.dataDir)).rejects.toThrow(/does not exist or has expired/);
   });
 
   it('refuses what is not a raster image, a non-image Content-Type, and uploads over the limit', async () => {

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openServerStore } from '../../../src/server/store.js';
+import { resolveAsset } from '../../../src/server/assets.js';
+import { openServerStore } from '../../../src/store/sqlite/server.js';
 import { makeHarness, type Harness } from './harness.js';
 
 /** Files of the data directory are private, and uploads are decoded in full (docs/security.md). */
@@ -57,7 +58,7 @@ describe('data directory permissions', () => {
     expect(modeOf(join(h.dataDir, 'immoreel.db-wal'))).toBe(0o600);
     expect(modeOf(join(h.dataDir, 'assets'))).toBe(0o700);
     const assetId = (JSON.parse(upload.body) as { asset: { asset_id: string } }).asset.asset_id;
-    expect(modeOf(h.store.assets.resolve('acme', assetId))).toBe(0o600);
+    expect(modeOf(await resolveAsset(h, 'acme', assetId, h.dataDir))).toBe(0o600);
   });
 
   it('tightens files a render left with the default umask inside a private data directory, without a notice', async () => {

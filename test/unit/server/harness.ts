@@ -9,11 +9,19 @@ import { JobManager, type RenderEngine } from '../../../src/jobs/manager.js';
 import type { ValidRenderRequest } from '../../../src/render/types.js';
 import { buildApp, type ServerDeps } from '../../../src/server/app.js';
 import type { ServerLimits } from '../../../src/server/config.js';
-import { openServerStore, type ServerStore } from '../../../src/server/store.js';
+import { resolveAsset } from '../../../src/server/assets.js';
+import { jobsPortOf } from '../../../src/server/start.js';
+import { LocalBlobStore } from '../../../src/storage/index.js';
+import { openSqliteRecordStore, type RecordStore } from '../../../src/store/index.js';
+import { openServerStore, type ServerStore } from '../../../src/store/sqlite/server.js';
 
 export interface Harness {
   app: FastifyInstance;
+  /** The same SQLite tables read synchronously, for assertions. */
   store: ServerStore;
+  /** What the app is given. */
+  records: RecordStore;
+  blobs: LocalBlobStore;
   jobs: JobManager;
   dataDir: string;
   logs: string[];
@@ -66,12 +74,14 @@ export const fileEngine: RenderEngine = fakeRenderEngine(1000);
 export function makeHarness(options: HarnessOptions = {}): Harness {
   const dataDir = mkdtempSync(join(tmpdir(), 'immoreel-server-'));
   const store = openServerStore(dataDir, { now: options.now });
+  const records = openSqliteRecordStore(dataDir, { now: options.now });
+  const blobs = new LocalBlobStore(dataDir);
   const jobs = JobManager.open({
     dataDir,
     concurrency: 2,
     engine: options.engine ?? fileEngine,
     runWorkers: options.runWorkers ?? true,
-    resolveAsset: async (tenant, assetId) => store.assets.resolve(tenant, assetId),
+    resolveAsset: (tenant, assetId) => resolveAsset({ records, blobs }, tenant, assetId, join(dataDir, 'jobs')),
     allowLocalFiles: false,
     linkBase: '/api/v1',
     pollMs: 20,
@@ -89,8 +99,9 @@ export function makeHarness(options: HarnessOptions = {}): Harness {
     },
   });
   const app = buildApp({
-    store,
-    jobs,
+    records,
+    blobs,
+    jobs: jobsPortOf(jobs),
     analyze: options.analyze ?? ((request, signal) => analyzeListing(request, { signal })),
     validateRender:
       options.validateRender ??
@@ -104,6 +115,8 @@ export function makeHarness(options: HarnessOptions = {}): Harness {
   return {
     app,
     store,
+    records,
+    blobs,
     jobs,
     dataDir,
     logs,
@@ -119,6 +132,7 @@ export function makeHarness(options: HarnessOptions = {}): Harness {
     async close() {
       await app.close();
       await jobs.close();
+      await records.close();
       store.close();
       rmSync(dataDir, { recursive: true, force: true });
     },

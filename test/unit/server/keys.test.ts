@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resolveScopes } from '../../../src/server/keys.js';
-import { openServerStore, type ServerStore } from '../../../src/server/store.js';
+import { openServerStore, type ServerStore } from '../../../src/store/sqlite/server.js';
 import { runCli } from '../../helpers/cli.js';
 
 let dataDir: string;

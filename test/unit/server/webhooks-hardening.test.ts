@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../../src/core/types.js';
-import { openServerStore, type ServerStore } from '../../../src/server/store.js';
+import { openSqliteRecordStore, type RecordStore } from '../../../src/store/index.js';
+import { openServerStore, type ServerStore } from '../../../src/store/sqlite/server.js';
 import { guardedFetch } from '../../../src/net/fetch.js';
 import { webhookSender, WebhookDispatcher } from '../../../src/server/webhooks.js';
 
@@ -13,12 +14,15 @@ import { webhookSender, WebhookDispatcher } from '../../../src/server/webhooks.j
 
 let dataDir: string;
 let store: ServerStore;
+let records: RecordStore;
 let servers: Server[] = [];
 beforeEach(() => {
   dataDir = mkdtempSync(join(tmpdir(), 'immoreel-webhooks-'));
   store = openServerStore(dataDir);
+  records = openSqliteRecordStore(dataDir);
 });
-afterEach(() => {
+afterEach(async () => {
+  await records.close();
   for (const server of servers) server.closeAllConnections();
   for (const server of servers) server.close();
   servers = [];
@@ -60,14 +64,14 @@ describe('webhook deliveries', () => {
     const slowUrl = await receiver('slow', 1500, log);
     const fastUrl = await receiver('fast', 0, log);
     const d = new WebhookDispatcher({
-      store: store.webhooks,
-      secretFor: (t) => store.keys.webhookSecret(t),
+      store: records.webhooks,
+      secretFor: (t) => records.keys.webhookSecret(t),
       send: webhookSender(guardedFetch({ allowLoopback: true })),
     });
     store.webhooks.register('job_01jslowaaaaaaaaaaaaaaaaaa1', 'slow', slowUrl);
     store.webhooks.register('job_01jfastaaaaaaaaaaaaaaaaaa1', 'fast', fastUrl);
-    d.onTerminal(job('job_01jslowaaaaaaaaaaaaaaaaaa1'));
-    d.onTerminal(job('job_01jfastaaaaaaaaaaaaaaaaaa1'));
+    await d.onTerminal(job('job_01jslowaaaaaaaaaaaaaaaaaa1'));
+    await d.onTerminal(job('job_01jfastaaaaaaaaaaaaaaaaaa1'));
     await d.tick();
     expect(store.webhooks.get('job_01jfastaaaaaaaaaaaaaaaaaa1')!.state).toBe('delivered');
     expect(store.webhooks.get('job_01jslowaaaaaaaaaaaaaaaaaa1')!.state).toBe('delivered');
@@ -78,12 +82,12 @@ describe('webhook deliveries', () => {
   it('fails at once, with the reason, a delivery the address guard refuses', async () => {
     store.keys.create({ tenant: 'acme' });
     const d = new WebhookDispatcher({
-      store: store.webhooks,
-      secretFor: (t) => store.keys.webhookSecret(t),
+      store: records.webhooks,
+      secretFor: (t) => records.keys.webhookSecret(t),
       send: webhookSender(guardedFetch({ allowLoopback: false })),
     });
     store.webhooks.register('job_01jguardaaaaaaaaaaaaaaaaa1', 'acme', 'http://127.0.0.1:9/hooks');
-    d.onTerminal(job('job_01jguardaaaaaaaaaaaaaaaaa1'));
+    await d.onTerminal(job('job_01jguardaaaaaaaaaaaaaaaaa1'));
     await d.tick();
     const row = store.webhooks.get('job_01jguardaaaaaaaaaaaaaaaaa1')!;
     expect(row).toMatchObject({ state: 'failed', attempts: 1, next_attempt_at: null });

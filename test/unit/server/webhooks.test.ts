@@ -6,8 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../../src/core/types.js';
-import { openServerStore, type ServerStore } from '../../../src/server/store.js';
+import { openSqliteRecordStore, type RecordStore } from '../../../src/store/index.js';
+import { openServerStore, type ServerStore } from '../../../src/store/sqlite/server.js';
 import { guardedFetch } from '../../../src/net/fetch.js';
+import { validateRenderRequest } from '../../../src/render/validate.js';
+import { startJobEndDuties } from '../../../src/server/job-end.js';
 import { webhookSender, WebhookDispatcher } from '../../../src/server/webhooks.js';
 
 interface Received {
@@ -58,12 +61,15 @@ const job = (state: JobRecord['state']): JobRecord =>
 
 let dataDir: string;
 let store: ServerStore;
+let records: RecordStore;
 let servers: Server[] = [];
 beforeEach(() => {
   dataDir = mkdtempSync(join(tmpdir(), 'immoreel-webhooks-'));
   store = openServerStore(dataDir);
+  records = openSqliteRecordStore(dataDir);
 });
-afterEach(() => {
+afterEach(async () => {
+  await records.close();
   for (const server of servers) server.close();
   servers = [];
   store.close();
@@ -72,8 +78,8 @@ afterEach(() => {
 
 function dispatcher(allowLoopback: boolean): WebhookDispatcher {
   return new WebhookDispatcher({
-    store: store.webhooks,
-    secretFor: (tenant) => store.keys.webhookSecret(tenant),
+    store: records.webhooks,
+    secretFor: (tenant) => records.keys.webhookSecret(tenant),
     send: webhookSender(guardedFetch({ allowLoopback })),
     backoffMs: [0, 10, 20],
   });
@@ -95,7 +101,7 @@ describe('webhooks', () => {
     servers.push(target.server);
     const d = dispatcher(true);
     store.webhooks.register(job('queued').job_id, 'acme', target.url);
-    d.onTerminal(job('succeeded'));
+    await d.onTerminal(job('succeeded'));
     await settle(d, job('queued').job_id);
 
     expect(target.received).toHaveLength(3);
@@ -121,7 +127,7 @@ describe('webhooks', () => {
     const d = dispatcher(true);
     const ids = ['job_01jaaaaaaaaaaaaaaaaaaaaaa1', 'job_01jaaaaaaaaaaaaaaaaaaaaaa2', 'job_01jaaaaaaaaaaaaaaaaaaaaaa3'];
     [failing, gone, moved].forEach((target, i) => store.webhooks.register(ids[i]!, 'acme', target.url));
-    for (const id of ids) d.onTerminal({ ...job('failed'), job_id: id });
+    for (const id of ids) await d.onTerminal({ ...job('failed'), job_id: id });
     for (const id of ids) await settle(d, id);
     expect(failing.received).toHaveLength(3);
     expect(store.webhooks.get(ids[0]!)!.state).toBe('failed');
@@ -137,7 +143,7 @@ describe('webhooks', () => {
     servers.push(target.server);
     const d = dispatcher(false);
     store.webhooks.register(job('queued').job_id, 'acme', target.url.replace('127.0.0.1', 'localhost'));
-    d.onTerminal(job('succeeded'));
+    await d.onTerminal(job('succeeded'));
     await settle(d, job('queued').job_id);
     expect(target.received).toHaveLength(0);
     const row = store.webhooks.get(job('queued').job_id)!;
@@ -145,9 +151,51 @@ describe('webhooks', () => {
     expect(row.last_error).toMatch(/loopback/);
   });
 
-  it('does nothing for jobs that asked for no webhook', () => {
+  it('does nothing for jobs that asked for no webhook', async () => {
     const d = dispatcher(true);
-    d.onTerminal(job('succeeded'));
+    await d.onTerminal(job('succeeded'));
     expect(store.webhooks.get(job('succeeded').job_id)).toBeNull();
+  });
+});
+
+describe('job-end duties', () => {
+  it('deliver the webhook of a job that ended while no process ran them, and settle its charge once', async () => {
+    const { webhookSecret, record: key } = await records.keys.create({ tenant: 'acme', monthlyQuota: 5 });
+    const target = await receiver([204]);
+    servers.push(target.server);
+    // A job that failed on its input while no API node ran (a worker died before its duties).
+    const row = await records.jobs.insert({
+      jobId: 'job_01jabcdefghjkmnpqrstvwxyz9',
+      tenant: 'acme',
+      request: validateRenderRequest({ description: 'Villa 300 m² à Marrakech', photos: ['https://cdn.example.com/a.jpg'] }, 'server'),
+      inputHash: 'h'.repeat(64),
+      allowLocalFiles: false,
+      linkBase: '/api/v1',
+    });
+    const reservation = (await records.usage.reserve(key.key_id, 5, 'render_video'))!;
+    await records.usage.chargeJob(row.job_id, reservation);
+    await records.webhooks.register(row.job_id, 'acme', target.url);
+    await records.jobs.transition(row.job_id, 'running', { started_at: new Date().toISOString() });
+    const failed = (await records.jobs.transition(row.job_id, 'failed', {
+      error_code: 'BAD_REQUEST',
+      error_message: 'No photo could be used.',
+      finished_at: new Date().toISOString(),
+    }))!;
+
+    const duties = startJobEndDuties({ records, fetch: guardedFetch({ allowLoopback: true }), pollMs: 20 });
+    try {
+      for (let i = 0; i < 100 && store.webhooks.get(row.job_id)?.state !== 'delivered'; i += 1)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(target.received).toHaveLength(1);
+      expect(verify(webhookSecret, target.received[0]!.headers, target.received[0]!.body)).toBe(true);
+      expect(JSON.parse(target.received[0]!.body)).toMatchObject({ type: 'job.failed', data: { job_id: row.job_id } });
+      // The unit is given back once, however many processes report the same end.
+      expect(store.usage.used(key.key_id)).toBe(0);
+      await duties.onTerminal(records.jobs.toRecord(failed), 'acme');
+      expect(store.usage.used(key.key_id)).toBe(0);
+      expect(target.received).toHaveLength(1);
+    } finally {
+      await duties.stop();
+    }
   });
 });

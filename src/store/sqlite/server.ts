@@ -1,9 +1,8 @@
-import { join } from 'node:path';
-import { migrate, openDatabase, type Db, type Migration } from '../jobs/db.js';
-import { AssetStore } from './assets.js';
+import { migrate, openDatabase, type Db, type Migration } from '../../jobs/db.js';
+import { SqliteAssetRecords } from './assets.js';
 import { IdempotencyStore } from './idempotency.js';
 import { KeyStore } from './keys.js';
-import { UsageStore } from './quota.js';
+import { UsageStore } from './usage.js';
 import { WebhookStore } from './webhooks.js';
 
 /**
@@ -100,7 +99,7 @@ export interface ServerStore {
   keys: KeyStore;
   usage: UsageStore;
   idempotency: IdempotencyStore;
-  assets: AssetStore;
+  assets: SqliteAssetRecords;
   webhooks: WebhookStore;
   close(): void;
 }
@@ -119,10 +118,13 @@ export function openServerStore(dataDir: string, options: ServerStoreOptions = {
     keys: new KeyStore(db, now),
     usage: new UsageStore(db, now),
     idempotency: new IdempotencyStore(db, now),
-    assets: new AssetStore(db, join(dataDir, 'assets'), now),
+    assets: new SqliteAssetRecords(db, now),
     webhooks: new WebhookStore(db, now),
     close() {
       if (db.open) db.close();
     },
   };
 }
+
+/** How many schema versions the server's tables know (`immoreel db status`). */
+export const SERVER_MIGRATION_COUNT = MIGRATIONS.length;
