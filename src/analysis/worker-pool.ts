@@ -2,10 +2,12 @@ import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { AppError, type ErrorCode } from '../core/errors.js';
 import type { Property } from '../core/types.js';
+import { BodyFingerprint } from '../core/hash.js';
+import { RawJsonBody } from '../core/json-body.js';
 import type { AnalyzeRequest } from '../core/requests.js';
-import { validateAnalyzeRequest } from '../core/validate.js';
+import { validateAnalyzeRequest, type ValidAnalyzeRequest } from '../core/validate.js';
 import type { FetchPageOptions } from './portals/index.js';
-import type { WorkerAnswer } from './worker.js';
+import { analysisTask, type FingerprintAnswer, type JsonBodyAnswer, type WorkerAnswer } from './worker.js';
 
 /**
  * Analysis off the server's event loop (docs/security.md): parsing a page and reading its text
@@ -60,20 +62,64 @@ export class AnalysisPool {
 
   /** Fetches the page here (network I/O, never CPU-bound), then analyses it in a worker thread. */
   async analyze(request: AnalyzeRequest, deps: PoolAnalyzeDeps): Promise<Property> {
-    const valid = validateAnalyzeRequest(request);
+    return this.analyzeValid(validateAnalyzeRequest(request), deps);
+  }
+
+  /**
+   * A large JSON body, unparsed (docs/security.md "Measured"): its bytes are moved to a worker,
+   * which parses, checks and analyses it; the event loop only sees the small answer. A body that
+   * names a URL and no page comes back checked, for the page to be fetched here.
+   */
+  async analyzeJson(body: RawJsonBody, deps: PoolAnalyzeDeps): Promise<Property> {
+    // One budget for the whole analysis, the page's fetch included.
     const budget = AbortSignal.timeout(this.timeBudgetMs);
+    const answer = await this.runTask<JsonBodyAnswer>(
+      { bytes: body.bytes },
+      deps.signal,
+      { name: 'analyzeJsonBody', transferList: [body.bytes.buffer as ArrayBuffer] },
+      budget,
+    );
+    if (answer.ok === 'fetch') return this.analyzeValid(answer.request, deps, budget);
+    return propertyOf(answer);
+  }
+
+  /**
+   * The idempotency fingerprint of a large JSON body, computed in a worker (where the body is also
+   * checked: a bad body gets its 400 first, as when the server parses it), with the bytes back.
+   */
+  async fingerprintJson(
+    body: RawJsonBody,
+    route: string,
+    signal?: AbortSignal,
+  ): Promise<{ fingerprint: BodyFingerprint; body: RawJsonBody }> {
+    const answer = await this.runTask<FingerprintAnswer>({ bytes: body.bytes, route }, signal, {
+      name: 'fingerprintJsonBody',
+      transferList: [body.bytes.buffer as ArrayBuffer],
+    });
+    if (!answer.ok) throw errorOf(answer);
+    return { fingerprint: new BodyFingerprint(route, answer.fingerprint), body: new RawJsonBody(answer.bytes) };
+  }
+
+  private async analyzeValid(
+    valid: ValidAnalyzeRequest,
+    deps: PoolAnalyzeDeps,
+    budget: AbortSignal = AbortSignal.timeout(this.timeBudgetMs),
+  ): Promise<Property> {
     const signal = deps.signal === undefined ? budget : AbortSignal.any([budget, deps.signal]);
     const html = valid.html ?? (valid.url !== null ? await deps.fetchPage(valid.url, { signal }) : null);
-    const task: AnalyzeRequest = {
-      ...(valid.url !== null ? { url: valid.url } : {}),
-      ...(html !== null ? { html } : {}),
-      ...(valid.description !== null ? { description: valid.description } : {}),
-      language: valid.language,
-      target_audience: valid.target_audience,
-    };
-    let answer: WorkerAnswer;
+    return propertyOf(await this.runTask<WorkerAnswer>(analysisTask(valid, html), deps.signal, {}, budget));
+  }
+
+  /** One task in a worker within the time budget; the pool's failures become clear errors. */
+  private async runTask<T>(
+    task: object,
+    callerSignal: AbortSignal | undefined,
+    options: { name?: string; transferList?: ArrayBuffer[] },
+    budget: AbortSignal = AbortSignal.timeout(this.timeBudgetMs),
+  ): Promise<T> {
+    const signal = callerSignal === undefined ? budget : AbortSignal.any([budget, callerSignal]);
     try {
-      answer = (await this.piscina.run(task, { signal })) as WorkerAnswer;
+      return (await this.piscina.run(task, { ...options, signal })) as T;
     } catch (error) {
       if (budget.aborted) {
         throw new AppError(
@@ -83,7 +129,7 @@ export class AnalysisPool {
           { reason: 'analysis_time_budget', retryAfterS: 5, cause: error },
         );
       }
-      if (deps.signal?.aborted) throw new AppError('BAD_REQUEST', 'The request was canceled.', { reason: 'canceled', cause: error });
+      if (callerSignal?.aborted) throw new AppError('BAD_REQUEST', 'The request was canceled.', { reason: 'canceled', cause: error });
       if (error instanceof Error && /queue is at limit/i.test(error.message)) {
         throw new AppError('SERVICE_UNAVAILABLE', 'Too many analyses are waiting: retry in a few seconds.', {
           reason: 'analysis_busy',
@@ -93,12 +139,21 @@ export class AnalysisPool {
       }
       throw error;
     }
-    if (answer.ok) return answer.property;
-    const { code, message, reason, details } = answer.error;
-    throw new AppError(code as ErrorCode, message, { reason, details });
   }
 
   async close(): Promise<void> {
     await this.piscina.destroy();
   }
+}
+
+function errorOf(answer: {
+  error: { code: string; message: string; reason?: string; details: { field: string; message: string }[] };
+}): AppError {
+  const { code, message, reason, details } = answer.error;
+  return new AppError(code as ErrorCode, message, { reason, details });
+}
+
+function propertyOf(answer: WorkerAnswer): Property {
+  if (answer.ok) return answer.property;
+  throw errorOf(answer);
 }

@@ -1,17 +1,65 @@
+import { readlinkSync } from 'node:fs';
+import { constants, setPriority } from 'node:os';
+import { isMainThread } from 'node:worker_threads';
+import { Piscina } from 'piscina';
 import { isAppError } from '../core/errors.js';
+import { requestFingerprint } from '../core/hash.js';
+import { parseJsonBody } from '../core/json-body.js';
 import type { Property } from '../core/types.js';
 import type { AnalyzeRequest } from '../core/requests.js';
+import { validateAnalyzeRequest, type ValidAnalyzeRequest } from '../core/validate.js';
 import { analyzeListing } from './analyze.js';
 
 /**
  * The body of an analysis worker thread (docs/security.md): the page is already fetched, so the
  * thread only parses and reads text. Errors cross the thread boundary as plain data — an
  * AppError's code, reason and details would not survive structured cloning of the Error.
+ *
+ * Large request bodies arrive here as bytes, moved rather than copied (`analyzeJsonBody`,
+ * `fingerprintJsonBody`): parsing and checking them is CPU work the server's event loop never does.
  */
 
-export type WorkerAnswer =
-  | { ok: true; property: Property }
-  | { ok: false; error: { code: string; message: string; reason?: string; details: { field: string; message: string }[] } };
+/**
+ * Analysis threads give way to the server's event loop when the cores are busy (docs/security.md
+ * "Measured"): on Linux each thread has its own nice value, and this one is raised (lower
+ * priority), which any process may do. The threads still use every idle cycle; a health check no
+ * longer waits for a core behind them. Elsewhere, or if refused, the thread keeps its priority.
+ */
+function yieldToEventLoop(): void {
+  if (isMainThread || process.platform !== 'linux') return;
+  try {
+    const threadId = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isInteger(threadId) && threadId > 0) setPriority(threadId, constants.priority.PRIORITY_BELOW_NORMAL);
+  } catch {
+    // No /proc or not permitted: analysis still runs, at the process's priority.
+  }
+}
+yieldToEventLoop();
+
+type ErrorAnswer = { ok: false; error: { code: string; message: string; reason?: string; details: { field: string; message: string }[] } };
+
+export type WorkerAnswer = { ok: true; property: Property } | ErrorAnswer;
+
+/** A body naming a URL and no page: the server fetches the page (network I/O), then analyses it here. */
+export type JsonBodyAnswer = WorkerAnswer | { ok: 'fetch'; request: ValidAnalyzeRequest };
+
+export type FingerprintAnswer = { ok: true; fingerprint: string; bytes: Uint8Array } | ErrorAnswer;
+
+/** What a worker is given to analyse: the checked request, its page included when it had a URL. */
+export function analysisTask(valid: ValidAnalyzeRequest, html: string | null): AnalyzeRequest {
+  return {
+    ...(valid.url !== null ? { url: valid.url } : {}),
+    ...(html !== null ? { html } : {}),
+    ...(valid.description !== null ? { description: valid.description } : {}),
+    language: valid.language,
+    target_audience: valid.target_audience,
+  };
+}
+
+function failure(error: unknown): ErrorAnswer {
+  if (isAppError(error)) return { ok: false, error: error.toJSON() };
+  throw error;
+}
 
 export default async function analyzeInWorker(request: AnalyzeRequest): Promise<WorkerAnswer> {
   try {
@@ -21,7 +69,41 @@ export default async function analyzeInWorker(request: AnalyzeRequest): Promise<
     });
     return { ok: true, property };
   } catch (error) {
-    if (isAppError(error)) return { ok: false, error: error.toJSON() };
-    throw error;
+    return failure(error);
   }
+}
+
+/** Parses and checks an analysis body: the same 400 answers as the server's schema check. */
+function checkedBody(bytes: Uint8Array): { body: unknown; valid: ValidAnalyzeRequest } {
+  const body = parseJsonBody(bytes);
+  return { body, valid: validateAnalyzeRequest(body as AnalyzeRequest) };
+}
+
+/** Parses, checks and analyses a large JSON body. */
+export async function analyzeJsonBody(task: { bytes: Uint8Array }): Promise<JsonBodyAnswer> {
+  let valid: ValidAnalyzeRequest;
+  try {
+    valid = checkedBody(task.bytes).valid;
+  } catch (error) {
+    return failure(error);
+  }
+  if (valid.html === null && valid.url !== null) return { ok: 'fetch', request: valid };
+  return analyzeInWorker(analysisTask(valid, valid.html));
+}
+
+/**
+ * Parses and checks a large JSON body and returns its idempotency fingerprint (the same as for a
+ * body parsed by the server) with the bytes, moved back for the analysis that follows.
+ */
+export function fingerprintJsonBody(task: { bytes: Uint8Array; route: string }): FingerprintAnswer | ReturnType<typeof Piscina.move> {
+  let fingerprint: string;
+  try {
+    fingerprint = requestFingerprint(task.route, checkedBody(task.bytes).body);
+  } catch (error) {
+    return failure(error);
+  }
+  const answer: FingerprintAnswer = { ok: true, fingerprint, bytes: task.bytes };
+  // Piscina's transferable shape: its symbols are typed plain `symbol`, so TypeScript cannot see the object fits.
+  const moved = { [Piscina.transferableSymbol]: task.bytes.buffer, [Piscina.valueSymbol]: answer };
+  return Piscina.move(moved as unknown as Parameters<typeof Piscina.move>[0]);
 }

@@ -4,6 +4,7 @@ import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { AppError } from '../core/errors.js';
+import { OFF_THREAD_JSON_MIN_BYTES, RawJsonBody } from '../core/json-body.js';
 import { compileInputSchema, invalidInput, validationDetails } from '../core/requests.js';
 import { createAuthorizer, refundHook } from './auth.js';
 import { API_VERSION, DEFAULT_LIMITS, type ServerLimits } from './config.js';
@@ -39,8 +40,11 @@ function validatorCompiler({ schema, httpPart }: { schema: { title?: unknown }; 
   // Bodies go through the one input check the CLI and CSV rows use: same fields, same messages.
   const validate = compileInputSchema(schema, 'body');
   const subject = typeof schema.title === 'string' ? schema.title : 'request';
-  return (data: unknown) =>
-    validate(data) ? { value: data } : { error: invalidInput(subject, validationDetails(validate.errors ?? [], 'body')) };
+  return (data: unknown) => {
+    // A large body left unparsed is checked by the analysis worker that parses it, against this same schema.
+    if (data instanceof RawJsonBody) return { value: data };
+    return validate(data) ? { value: data } : { error: invalidInput(subject, validationDetails(validate.errors ?? [], 'body')) };
+  };
 }
 
 function stampHeaders(requestId: string, reply: FastifyReply): void {
@@ -116,11 +120,19 @@ function registerCors(app: FastifyInstance, origins: readonly string[] | undefin
   });
 }
 
-/** A JSON body, or none at all on routes that take no body (clients often send the header anyway). */
+/**
+ * A JSON body, or none at all on routes that take no body (clients often send the header anyway).
+ * On a route that analyses its body, a large one stays bytes: an analysis worker parses it, so the
+ * event loop never spends 10–15 ms on one 5 MB page (docs/security.md "Measured").
+ */
 function registerJsonParser(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    if (request.routeOptions.config.largeBodyOffThread === true && body.length >= OFF_THREAD_JSON_MIN_BYTES) {
+      done(null, RawJsonBody.of(typeof body === 'string' ? Buffer.from(body) : body));
+      return;
+    }
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '' && request.routeOptions.schema?.body === undefined) {
       done(null, undefined);

@@ -1,3 +1,5 @@
+import type { BodyFingerprint } from '../core/hash.js';
+import type { RawJsonBody } from '../core/json-body.js';
 import type { JobList, JobRecord, JobState, ListJobsOptions, Property } from '../core/types.js';
 import type { AnalyzeRequest, RenderRequest } from '../core/requests.js';
 import type { ValidRenderRequest } from '../render/types.js';
@@ -28,6 +30,13 @@ export interface LogOptions {
   level?: string;
 }
 
+/** What the analysis worker pool does with a large JSON body it is given unparsed (AnalysisPool satisfies it). */
+export interface JsonBodyAnalysis {
+  analyze(body: RawJsonBody, signal: AbortSignal): Promise<Property>;
+  /** Checks the body (its 400 first) and fingerprints it for `Idempotency-Key`; gives the body back. */
+  fingerprint(body: RawJsonBody, route: string, signal: AbortSignal): Promise<{ fingerprint: BodyFingerprint; body: RawJsonBody }>;
+}
+
 /** Everything the app is built from: real parts in production, the same parts on a temp dir in tests. */
 export interface ServerDeps {
   /** Keys, quotas, idempotency, rate limits, assets, webhooks: SQLite or PostgreSQL (docs/scaling.md). */
@@ -36,6 +45,11 @@ export interface ServerDeps {
   blobs: BlobStore;
   jobs: JobsPort;
   analyze(request: AnalyzeRequest, signal: AbortSignal): Promise<Property>;
+  /**
+   * Large analysis bodies parsed, checked and analysed off the event loop (docs/security.md
+   * "Measured"); without it, every body is parsed and checked here.
+   */
+  analyzeJson?: JsonBodyAnalysis;
   validateRender(request: RenderRequest): ValidRenderRequest | Promise<ValidRenderRequest>;
   limits?: Partial<ServerLimits>;
   now?: () => number;

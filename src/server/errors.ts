@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isAppError, type ErrorCode, type ErrorDetail } from '../core/errors.js';
+import { emptyJsonBody, invalidJsonBody } from '../core/json-body.js';
 import { invalidInput, validationDetails } from '../core/requests.js';
 
 /**
@@ -78,16 +79,11 @@ export function toHttpError(error: unknown): AppError {
         reason: 'body_too_large',
         details: [{ field: 'body', message: 'is too large' }],
       });
+    // The same answers as an analysis worker gives for a large body it parses (core/json-body.ts).
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new AppError('BAD_REQUEST', 'The body is empty: send a JSON object.', {
-        reason: 'invalid_json',
-        details: [{ field: 'body', message: 'is empty' }],
-      });
+      return emptyJsonBody();
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return new AppError('BAD_REQUEST', 'The body is not valid JSON.', {
-        reason: 'invalid_json',
-        details: [{ field: 'body', message: 'is not valid JSON' }],
-      });
+      return invalidJsonBody();
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new AppError('BAD_REQUEST', 'Content-Length does not match the body sent.', {
         reason: 'invalid_content_length',

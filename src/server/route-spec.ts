@@ -38,6 +38,11 @@ export interface RouteSpec {
   body?: JsonSchema;
   /** Default application/json. */
   bodyContentType?: string;
+  /**
+   * A large JSON body reaches the handler unparsed and unchecked, as a `RawJsonBody`, for an
+   * analysis worker to parse and check against `body` (docs/security.md "Measured").
+   */
+  largeBodyOffThread?: boolean;
   bodyLimit?: number;
   params?: JsonSchema;
   querystring?: JsonSchema;
@@ -51,6 +56,7 @@ export interface RouteSpec {
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: RouteAccess;
+    largeBodyOffThread?: boolean;
   }
 }
 
@@ -84,7 +90,7 @@ export class RouteRegistry {
         ...(spec.headers ? { headers: spec.headers } : {}),
         ...(Object.keys(response).length > 0 ? { response } : {}),
       },
-      config: { access: spec.access },
+      config: { access: spec.access, largeBodyOffThread: spec.largeBodyOffThread === true },
       handler,
     });
   }

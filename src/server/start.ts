@@ -148,6 +148,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     blobs,
     jobs,
     analyze: (request, signal) => analysis.analyze(request, { fetchPage, signal }),
+    analyzeJson: {
+      analyze: (body, signal) => analysis.analyzeJson(body, { fetchPage, signal }),
+      fingerprint: (body, route, signal) => analysis.fingerprintJson(body, route, signal),
+    },
     validateRender: (request) => validateRenderRequest(request, 'server'),
     limits: options.limits,
     log: options.log,

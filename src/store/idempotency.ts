@@ -1,5 +1,5 @@
 import { badRequest } from '../core/errors.js';
-import { sha256Hex, stableStringify } from '../jobs/hash.js';
+import { requestFingerprint } from '../core/hash.js';
 
 /**
  * `Idempotency-Key` on POST /analyze and POST /render-video (docs/api.md). Keys are scoped to the API key that sent them and live 24 h. The first successful answer
@@ -18,8 +18,9 @@ export interface StoredAnswer {
   jobId: string | null;
 }
 
+/** `body` may be a `BodyFingerprint` made where a large body was parsed (docs/security.md). */
 export function fingerprint(route: string, body: unknown): string {
-  return sha256Hex(`${route}\n${stableStringify(body)}`);
+  return requestFingerprint(route, body);
 }
 
 export function reusedError(): Error {

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { RawJsonBody } from '../../core/json-body.js';
 import type { AnalyzeResponse } from '../../core/types.js';
 import { API_PREFIX } from '../config.js';
 import type { ServerContext } from '../context.js';
@@ -22,6 +23,8 @@ export function analyzeRoutes(app: FastifyInstance, ctx: ServerContext): void {
       access: { scope: 'preview:dispatch', policy: 'analyze', billable: 'analyze' },
       body: AnalyzeBodySchema,
       bodyLimit: ctx.limits.jsonBodyLimitBytes,
+      // A 5 MB page is parsed and checked in an analysis worker, not here (docs/security.md "Measured").
+      largeBodyOffThread: ctx.deps.analyzeJson !== undefined,
       headers: IdempotencyHeadersSchema,
       responses: {
         '200': { description: 'The analysis.', schema: AnalyzeResponseSchema, headers: { ...RATE_HEADERS, ...REPLAYED_HEADER } },
@@ -32,9 +35,15 @@ export function analyzeRoutes(app: FastifyInstance, ctx: ServerContext): void {
     },
     async (request, reply) => {
       const auth = caller(request);
+      // A large body arrives unparsed (`largeBodyOffThread`): a worker checks it, with the schema's answers.
+      const received: unknown = request.body;
+      const offThread = received instanceof RawJsonBody ? ctx.deps.analyzeJson : undefined;
+      let raw = received instanceof RawJsonBody ? received : null;
       const body = request.body;
       const compute = async () => {
-        const property = await ctx.deps.analyze(body, abortOnDisconnect(reply));
+        const signal = abortOnDisconnect(reply);
+        const property =
+          raw !== null && offThread !== undefined ? await offThread.analyze(raw, signal) : await ctx.deps.analyze(body, signal);
         const answer: AnalyzeResponse = { ok: true, status: 'success', property };
         // Serialized once by the route's response schema, so a replay sends the very same bytes.
         const json = String(reply.serialize(answer));
@@ -43,7 +52,13 @@ export function analyzeRoutes(app: FastifyInstance, ctx: ServerContext): void {
       const idempotencyKey = idempotencyKeyOf(request);
       const json = 'application/json; charset=utf-8';
       if (idempotencyKey === null) return reply.type(json).send((await compute()).value);
-      const outcome = await ctx.deps.records.idempotency.run(auth.key.key_id, idempotencyKey, 'POST /analyze', body, compute);
+      let fingerprinted: unknown = body;
+      if (raw !== null && offThread !== undefined) {
+        const checked = await offThread.fingerprint(raw, 'POST /analyze', abortOnDisconnect(reply));
+        raw = checked.body;
+        fingerprinted = checked.fingerprint;
+      }
+      const outcome = await ctx.deps.records.idempotency.run(auth.key.key_id, idempotencyKey, 'POST /analyze', fingerprinted, compute);
       if (!outcome.replayed) return reply.type(json).send(outcome.value);
       auth.refund = true;
       return reply.code(outcome.stored.statusCode).header('Idempotent-Replayed', 'true').type(json).send(outcome.stored.body);

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { AnalysisPool } from '../../../src/analysis/worker-pool.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_HTML_BYTES } from '../../../src/core/validate.js';
 import { startSecureServer, type SecureServer } from './helpers.js';
@@ -93,4 +94,31 @@ describe('analysis off the event loop', () => {
     expect(job.error?.code).toBe('SERVICE_UNAVAILABLE');
     expect(job.error?.message).toMatch(/budget/);
   }, 60_000);
+
+  /** Nice value of each thread of this process (Linux `/proc`), by thread id. */
+  function threadNiceValues(): Map<number, number> {
+    const nice = new Map<number, number>();
+    for (const tid of readdirSync('/proc/self/task')) {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      nice.set(Number(tid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
+    }
+    return nice;
+  }
+
+  it.runIf(process.platform === 'linux')('runs analysis threads below the priority of the event loop that answers requests', async () => {
+    const before = threadNiceValues();
+    const pool = new AnalysisPool({ threads: 2 });
+    try {
+      await Promise.all(
+        [1, 2].map(() => pool.analyze({ description: LISTING }, { fetchPage: () => Promise.reject(new Error('no fetch')) })),
+      );
+      const after = threadNiceValues();
+      const loopNice = after.get(process.pid)!;
+      expect(loopNice).toBe(before.get(process.pid));
+      const lowered = [...after].filter(([tid, nice]) => !before.has(tid) && nice > loopNice);
+      expect(lowered.length).toBeGreaterThanOrEqual(1);
+    } finally {
+      await pool.close();
+    }
+  });
 });
