@@ -2,6 +2,11 @@ import type { Command } from 'commander';
 import { badRequest } from '../../core/errors.js';
 import { resolveDataDir } from '../../core/paths.js';
 import { JobManager, parseConcurrency } from '../../jobs/manager.js';
+import { guardedFetch } from '../../net/fetch.js';
+import { resolveAsset } from '../../server/assets.js';
+import { startJobEndDuties } from '../../server/job-end.js';
+import { LocalBlobStore } from '../../storage/index.js';
+import { openSqliteRecordStore } from '../../store/index.js';
 import { contextFor } from '../context.js';
 
 /** Seconds a stopping worker lets running renders finish before putting them back in the queue. */
@@ -12,48 +17,76 @@ const DRAIN_MS = 30_000;
  * PostgreSQL render queue hands it (docs/scaling.md "Dispatch"); the data directory is then only
  * its scratch space.
  */
-export async function worker(flags: { untilIdle?: boolean; concurrency?: string }, command: Command): Promise<void> {
+export async function worker(
+  flags: { untilIdle?: boolean; concurrency?: string; allowLoopbackFetch?: boolean },
+  command: Command,
+): Promise<void> {
   const ctx = contextFor(command);
   const { output, globals } = ctx;
   if (ctx.mode === 'remote') {
     throw badRequest('immoreel worker renders the jobs of a local data directory; it does not run against a remote server.');
   }
   const dataDir = resolveDataDir(globals.dataDir);
-  const backends = await ctx.openConfiguredBackends();
-  if (backends !== null) output.info(`Records and blobs: ${backends.describe()}`);
+  const configured = await ctx.openConfiguredBackends();
+  if (configured !== null) output.info(`Records and blobs: ${configured.describe()}`);
+  // The embedded default: the data directory's own SQLite file and files, as `serve` uses them, so
+  // this worker also renders API jobs that name uploaded assets and owes their webhooks.
+  const records = configured?.records ?? openSqliteRecordStore(dataDir);
+  const blobs = configured?.blobs ?? new LocalBlobStore(dataDir);
+  const closeStores = async (): Promise<void> => {
+    if (configured !== null) return configured.close();
+    await records.close();
+    await blobs.close();
+  };
+  // API jobs fetch through the guarded port, as on an API node (docs/security.md); loopback only in tests.
+  const fetch = guardedFetch({ allowLoopback: flags.allowLoopbackFetch === true });
+  // Whichever process ends a job settles its charge and sends its webhook (docs/scaling.md "Webhooks").
+  const duties = startJobEndDuties({
+    records,
+    fetch,
+    log: (message, fields) => output.warn(`${message} ${JSON.stringify(fields)}`),
+  });
   let manager: JobManager;
   try {
     manager = await JobManager.open({
       dataDir,
-      records: backends?.records,
-      blobs: backends?.blobs,
+      records,
+      blobs,
       concurrency: flags.concurrency === undefined ? undefined : parseConcurrency(flags.concurrency),
       runWorkers: true,
+      guardedFetch: fetch,
+      resolveAsset: (tenant, assetId, scratchDir) => resolveAsset({ records, blobs }, tenant, assetId, scratchDir),
     });
   } catch (error) {
-    await backends?.close();
+    await duties.stop();
+    await closeStores();
     throw error;
   }
-  const close = async (drainMs?: number): Promise<void> => {
-    await manager.close({ drainMs });
-    await backends?.close();
-  };
+  let closed: Promise<void> | null = null;
+  const close = (drainMs?: number): Promise<void> =>
+    (closed ??= (async () => {
+      await manager.close({ drainMs });
+      await duties.stop();
+      await closeStores();
+    })());
+  manager.onTerminal((job, tenant) => void duties.onTerminal(job, tenant));
   manager.onTerminal((job) => {
     if (output.json) output.record({ ok: true, status: 'success', job });
     else if (job.state === 'failed') output.warn(`${job.job_id} failed: ${job.error?.message ?? ''}`);
     else output.info(`${job.job_id} ${job.state}`);
   });
   output.info(
-    `Worker on ${backends === null ? dataDir : `${backends.records.kind} records, videos in ${backends.blobs.location}`}: ${manager.concurrency} render(s) at once, up to ${manager.threadsPerRender} ffmpeg thread(s) each (shared among the renders running).`,
+    `Worker on ${configured === null ? dataDir : `${records.kind} records, videos in ${blobs.location}`}: ${manager.concurrency} render(s) at once, up to ${manager.threadsPerRender} ffmpeg thread(s) each (shared among the renders running).`,
   );
   let stopping = false;
   const stopped = new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals): void => {
-      // A second signal stops at once: running renders go back to the queue.
-      const drainMs = stopping ? 0 : DRAIN_MS;
-      if (!stopping) output.info(`${signal}: finishing running renders (up to ${DRAIN_MS / 1000} s; again to stop now)…`);
+      // A second signal stops at once: the process ends, and its running jobs go back to the queue
+      // when their lease runs out (at once for a worker on the same machine: its pid is gone).
+      if (stopping) return resolve();
+      output.info(`${signal}: finishing running renders (up to ${DRAIN_MS / 1000} s; again to stop now)…`);
       stopping = true;
-      void close(drainMs).then(resolve);
+      void close(DRAIN_MS).then(resolve);
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
@@ -65,5 +98,4 @@ export async function worker(flags: { untilIdle?: boolean; concurrency?: string 
   } else {
     await stopped;
   }
-  await backends?.close();
 }

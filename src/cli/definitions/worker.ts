@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { defaultConcurrency } from '../../jobs/limits.js';
 import { lazy } from './lazy.js';
 
@@ -15,6 +15,11 @@ export function workerCommand(): Command {
     .description('Render queued jobs of the local data directory in the foreground (for cron or a service manager).')
     .option('--until-idle', 'exit once nothing is queued and nothing runs here')
     .option('--concurrency <n>', `renders at once (1–30; default here: ${defaultConcurrency()}, two per CPU core as memory allows)`)
+    .addOption(
+      new Option('--allow-loopback-fetch', 'let API jobs fetch from 127.0.0.1/::1 (tests with local fixture servers only)')
+        .env('IMMOREEL_ALLOW_LOOPBACK_FETCH')
+        .hideHelp(),
+    )
     .addHelpText('after', EXAMPLES)
     .action(lazy(async () => (await import('../commands/worker.js')).worker));
 }

@@ -37,7 +37,7 @@ let server: SecureServer;
 let inProcess: Harness;
 beforeAll(async () => {
   server = await startSecureServer({ analysis: { threads: 1 } });
-  inProcess = makeHarness();
+  inProcess = await makeHarness();
 });
 afterAll(async () => {
   await server?.close();
