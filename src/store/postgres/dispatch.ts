@@ -21,6 +21,9 @@ import { redactUrl, withTransaction, type Client, type Pool } from './pool.js';
 export const RENDER_QUEUE = 'immoreel-render';
 export const RENDER_DEAD_LETTER = 'immoreel-render-dead';
 
+/** The advisory lock nodes take while creating the queues ("imrq"; the migrations use "imrl"). */
+const QUEUE_SETUP_LOCK_KEY = 0x696d7271;
+
 export interface RenderMessage {
   jobId: string;
   tenant: string;
@@ -100,16 +103,31 @@ export class RenderDispatch {
     }
     const queue = options.queue ?? RENDER_QUEUE;
     const deadLetter = options.deadLetter ?? RENDER_DEAD_LETTER;
-    await boss.createQueue(deadLetter, { name: deadLetter, policy: 'standard' });
-    await boss.createQueue(queue, {
-      name: queue,
-      policy: 'standard',
-      retryLimit: options.retryLimit ?? 2,
-      retryDelay: options.retryDelaySeconds ?? 10,
-      retryBackoff: true,
-      expireInSeconds: options.expireInSeconds ?? 900,
-      deadLetter,
-    });
+    // pg-boss 10 creates a queue as a partition of its job table: two nodes creating the same
+    // queue at once deadlock in PostgreSQL. Nodes starting together take turns under an advisory
+    // lock, and a queue that exists is left as the first node made it.
+    const client = await pool.connect();
+    try {
+      await client.query('SELECT pg_advisory_lock($1)', [QUEUE_SETUP_LOCK_KEY]);
+      if ((await boss.getQueue(deadLetter)) === null) await boss.createQueue(deadLetter, { name: deadLetter, policy: 'standard' });
+      if ((await boss.getQueue(queue)) === null) {
+        await boss.createQueue(queue, {
+          name: queue,
+          policy: 'standard',
+          retryLimit: options.retryLimit ?? 2,
+          retryDelay: options.retryDelaySeconds ?? 10,
+          retryBackoff: true,
+          expireInSeconds: options.expireInSeconds ?? 900,
+          deadLetter,
+        });
+      }
+    } catch (error) {
+      await boss.stop({ graceful: false }).catch(() => undefined);
+      throw error;
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [QUEUE_SETUP_LOCK_KEY]).catch(() => undefined);
+      client.release();
+    }
     return new RenderDispatch(boss, pool, queue, deadLetter, options);
   }
 

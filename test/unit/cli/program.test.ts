@@ -92,7 +92,7 @@ const COMMANDS: Record<string, string[]> = {
   'jobs cancel': [],
   'jobs download': ['--out', '--force'],
   'jobs purge': ['--older-than', '--dry-run', '--yes'],
-  worker: ['--until-idle', '--concurrency'],
+  worker: ['--until-idle', '--concurrency', '--allow-loopback-fetch'],
   'auth login': ['--api-key-stdin', '--api-key'],
   'auth status': [],
   'auth logout': ['--all'],
