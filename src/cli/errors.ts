@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppError, badRequest, isAppError } from '../core/errors.js';
+import { redactSecrets } from '../core/redact.js';
 
 /*
  * What the CLI makes of anything thrown (docs/cli.md, "Errors"): our own errors pass through; a
@@ -46,7 +47,10 @@ function verbOf(syscall: string): string {
 async function saveTrace(error: unknown): Promise<string | null> {
   const file = join(tmpdir(), `immoreel-error-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}.log`);
   const trace = error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error);
-  const text = `immoreel ${process.argv.slice(2).join(' ')}\nnode ${process.version} ${process.platform}-${process.arch}\n\n${trace}\n`;
+  // The command line may carry a database URL with its password, or an API key.
+  const text = redactSecrets(
+    `immoreel ${process.argv.slice(2).join(' ')}\nnode ${process.version} ${process.platform}-${process.arch}\n\n${trace}\n`,
+  );
   try {
     await writeFile(file, text, { mode: 0o600 });
     return file;
@@ -69,7 +73,7 @@ export async function cliError(error: unknown): Promise<AppError> {
 async function unexpected(error: unknown): Promise<AppError> {
   const file = await saveTrace(error);
   const where = file === null ? 'run again with NODE_OPTIONS=--enable-source-maps to see more' : `the full trace is in ${file}`;
-  const summary = error instanceof Error ? error.message.split('\n')[0] : String(error);
+  const summary = redactSecrets(error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error));
   return new AppError(
     'INTERNAL_SERVER_ERROR',
     `Unexpected error (${summary}); this is a bug in immoreel: ${where}. Please report it with the command you ran.`,
