@@ -1,9 +1,54 @@
 import { chmodSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { PRIVATE_FILE_MODE, securePrivateDir } from '../core/paths.js';
 
 export type Db = Database.Database;
+
+/**
+ * The npm package that provides SQLite on a given Node (docs/dependencies.md "SQLite on Node 20,
+ * 22 and 24"): better-sqlite3 11, built from source for the running Node, on Node 20 and 22;
+ * better-sqlite3 13 (Node-API, prebuilt, installed under the alias `better-sqlite3-napi`) from
+ * Node 24 on, where 11 aborts the process when the garbage collector frees a statement. 13
+ * cannot serve Node 20 (no Node-API 10: it crashes on the first `new Database`) nor Node 22
+ * before 22.14, so the line is drawn at the major version.
+ */
+export type SqliteDriver = 'better-sqlite3' | 'better-sqlite3-napi';
+
+/** The first Node major on which better-sqlite3 13 is used (see {@link SqliteDriver}). */
+export const NAPI_DRIVER_FROM_NODE_MAJOR = 24;
+
+/** The driver for a Node version such as `process.versions.node` ("24.1.0"). Pure. */
+export function sqliteDriverFor(nodeVersion: string): SqliteDriver {
+  const major = Number.parseInt(nodeVersion, 10);
+  return major >= NAPI_DRIVER_FROM_NODE_MAJOR ? 'better-sqlite3-napi' : 'better-sqlite3';
+}
+
+/** The driver this process uses. */
+export const SQLITE_DRIVER: SqliteDriver = sqliteDriverFor(process.versions.node);
+
+let loaded: typeof Database | undefined;
+
+/**
+ * The `Database` class of this process's driver, loaded on first use (commands that never open
+ * the store never load a native addon). Both majors have the API we use — prepare, run/get/all,
+ * exec, transaction().immediate(), pragma, open, close, named `@param`s, integers as numbers —
+ * so one TypeScript type (@types/better-sqlite3) describes both. Every SQLite handle in the
+ * project is made here: nothing else imports a driver.
+ */
+export function sqliteDatabaseClass(): typeof Database {
+  // createRequire: both packages are CommonJS, and the choice is made at run time. The cast is
+  // the one place where the alias is given the typings of the package it aliases.
+  loaded ??= createRequire(import.meta.url)(SQLITE_DRIVER) as typeof Database;
+  return loaded;
+}
+
+/** Opens a SQLite database file through this process's driver (see {@link sqliteDatabaseClass}). */
+export function openSqlite(file: string, options?: Database.Options): Db {
+  const SqliteDatabase = sqliteDatabaseClass();
+  return new SqliteDatabase(file, options);
+}
 
 /**
  * Opens (creating if needed) the SQLite store of a data directory, in WAL mode. The directory is
@@ -23,7 +68,7 @@ export function openDatabase(dataDir: string): Db {
     );
   }
   const file = join(dataDir, 'immoreel.db');
-  const db = new Database(file);
+  const db = openSqlite(file);
   // Private before WAL mode creates the -wal and -shm files, which take the database's mode. By
   // path, not through a file descriptor: closing any descriptor of the file would drop the
   // POSIX locks SQLite holds on it in this process (another connection may have it open).

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import PgBoss from 'pg-boss';
+import { openSqlite } from '../jobs/db.js';
 import { connectError, migrationProblem, planDatabase } from './backends.js';
 import { openSqliteRecordStore } from './sqlite/index.js';
 import { migrate, migrationStatus, type MigrationStatus } from './postgres/migrate.js';
@@ -47,7 +47,7 @@ function sqliteStatus(dataDir: string, known: Record<string, number>): Migration
   const applied = new Map<string, number>();
   if (existsSync(file)) {
     // Read-only: `db status` never creates or changes the file.
-    const db = new Database(file, { readonly: true, fileMustExist: true });
+    const db = openSqlite(file, { readonly: true, fileMustExist: true });
     try {
       const table = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get();
       if (table !== undefined) {
