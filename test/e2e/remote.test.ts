@@ -6,6 +6,7 @@ import { JobManager } from '../../src/jobs/manager.js';
 import { closedPort } from '../unit/client/fake-server.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { createKey, freshDataDir, startServe, type CreatedKey, type ServeProcess } from './server-process.js';
+import { fakeRequest } from '../unit/jobs/fake-engine.js';
 
 /*
  * the real CLI against a real `immoreel serve` on loopback. Login and profiles, analyze
@@ -184,24 +185,7 @@ describe('every error class of the contract, mapped to its exit code', () => {
     const manager = await JobManager.open({ dataDir: server.dataDir, runWorkers: false, linkBase: '/api/v1' });
     let jobId: string;
     try {
-      jobId = (
-        await manager.submit(
-          {
-            input: { description: DESCRIPTION },
-            listing: null,
-            photos: [],
-            template: 'classic',
-            format: 'landscape',
-            duration_s: 10,
-            language: 'fr',
-            music: 'none',
-            branding: {},
-            webhook_url: null,
-            metadata: null,
-          },
-          { tenant: 'acme' },
-        )
-      ).job_id;
+      jobId = (await manager.submit(fakeRequest({ input: { description: DESCRIPTION } }), { tenant: 'acme' })).job_id;
     } finally {
       await manager.close({ drainMs: 0 });
     }
