@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openBlobStore } from '../../src/storage/index.js';
 import { BIN, runCli } from '../helpers/cli.js';
 import { startPostgres, startS3, type PostgresServer, type S3Server } from '../helpers/services.js';
+import { LISTING_TEXT, makePhotos } from '../integration/jobs/photos.js';
 import { expectPlayable720p60, probe } from '../integration/jobs/probe.js';
 
 /**
@@ -69,5 +70,32 @@ describe('immoreel on PostgreSQL + S3', { timeout: 240_000 }, () => {
     const download = await runCli(['--json', '--data-dir', join(work, 'other'), 'jobs', 'download', id, '--out', copy], { env });
     expect(download.code, download.stderr).toBe(0);
     expect(expectPlayable720p60(await probe(copy))).toEqual([]);
+  });
+
+  it('runs a CSV batch: every row a job in PostgreSQL rendered by the worker, every video copied out and playable', async () => {
+    // Same machine as the worker, so the rows' photo paths are readable by it.
+    const photos = await makePhotos(join(work, 'batch-photos'), 2);
+    const csv = join(work, 'rows.csv');
+    writeFileSync(
+      csv,
+      ['id,description,photos,duration_s', ...['villa-a', 'villa-b'].map((id) => `${id},"${LISTING_TEXT}",${photos.join('|')},10`)].join(
+        '\n',
+      ),
+    );
+    const outDir = join(work, 'batch-out');
+    const batch = await runCli(['--json', '--data-dir', join(work, 'batch-cli'), 'render', '--csv', csv, '--out-dir', outDir], {
+      env,
+      timeoutMs: 220_000,
+    });
+    expect(batch.code, batch.stderr).toBe(0);
+    const rows = batch.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: string; ok: boolean; video: string; job: { state: string } });
+    expect(rows.map((row) => [row.id, row.ok, row.job.state]).sort()).toEqual([
+      ['villa-a', true, 'succeeded'],
+      ['villa-b', true, 'succeeded'],
+    ]);
+    for (const id of ['villa-a', 'villa-b']) expect(expectPlayable720p60(await probe(join(outDir, `${id}.mp4`)))).toEqual([]);
   });
 });
