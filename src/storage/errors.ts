@@ -3,13 +3,15 @@ import { AppError, type ErrorCode } from '../core/errors.js';
 /**
  * Failures of the blob store as users see them (docs/scaling.md "Failure modes"). Configuration
  * problems are found by `check()` before anything starts: a bad URL or a missing bucket exits 2
- * (fix the command line), wrong credentials exit 4, an unreachable endpoint exits 6.
+ * (fix the command line), wrong credentials exit 4, an unreachable endpoint or one that keeps
+ * failing on its side (5xx) exits 6.
  */
 export type StorageReason =
   | 'storage_url_invalid'
   | 'bucket_missing'
   | 'storage_credentials'
   | 'storage_unreachable'
+  | 'storage_unavailable'
   | 'blob_not_found'
   | 'blob_key_invalid'
   | 'range_not_satisfiable'
@@ -20,6 +22,7 @@ const CODES: Record<StorageReason, ErrorCode> = {
   bucket_missing: 'BAD_REQUEST',
   storage_credentials: 'UNAUTHORIZED',
   storage_unreachable: 'SERVICE_UNAVAILABLE',
+  storage_unavailable: 'SERVICE_UNAVAILABLE',
   blob_not_found: 'NOT_FOUND',
   blob_key_invalid: 'INTERNAL_SERVER_ERROR',
   range_not_satisfiable: 'BAD_REQUEST',

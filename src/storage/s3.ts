@@ -12,7 +12,8 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { Readable } from 'node:stream';
-import { storageError } from './errors.js';
+import { sleep } from '../core/time.js';
+import { isStorageError, storageError } from './errors.js';
 import { DEFAULT_CONTENT_TYPE, HashingStream, sha256Of } from './hashing.js';
 import { assertBlobKey, assertBlobPrefix, resolveRange } from './keys.js';
 import type { BlobInfo, BlobListing, BlobRead, BlobStore, ByteRange, PutOptions } from './types.js';
@@ -133,6 +134,13 @@ export class S3BlobStore implements BlobStore {
       return storageError(
         'storage_unreachable',
         `The storage endpoint is unreachable (${where}: ${code}): check AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL and the network.`,
+        error,
+      );
+    }
+    if (status !== undefined && status >= 500) {
+      return storageError(
+        'storage_unavailable',
+        `The storage failed on its side (${where}: ${status} ${name}): try again; if it persists, check the storage service.`,
         error,
       );
     }
@@ -290,13 +298,21 @@ export class S3BlobStore implements BlobStore {
    * the signature, and the listing is a permission the store needs anyway (purging old files).
    */
   async check(): Promise<void> {
-    try {
-      await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
-      await this.client.send(
-        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix === '' ? undefined : `${this.prefix}/`, MaxKeys: 1 }),
-      );
-    } catch (error) {
-      throw this.translate(error);
+    // A failure on the server's side (5xx: S3's SlowDown, a busy MinIO, s3rver listing an object
+    // while it is being written) is retried for about 4 s before start-up is refused; the SDK's own
+    // three quick retries are not always enough.
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
+        await this.client.send(
+          new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix === '' ? undefined : `${this.prefix}/`, MaxKeys: 1 }),
+        );
+        return;
+      } catch (error) {
+        const failure = this.translate(error);
+        if (!isStorageError(failure, 'storage_unavailable') || attempt >= 4) throw failure;
+        await sleep(250 * 2 ** attempt);
+      }
     }
   }
 
