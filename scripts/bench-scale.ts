@@ -79,7 +79,7 @@ async function runOnce(backend: Backend, workers: number, photos: string[]): Pro
     for (let n = 1; n <= workers; n += 1) {
       await processes.spawn(`worker-${n}`, [...global(`worker-${n}`), 'worker', '--concurrency', String(CONCURRENCY)], {
         env: backend.env,
-        // Ready once its stores are checked, so its start-up listing never races the uploads below.
+        // Ready once its stores are checked, so start-up is not counted in the figures.
         readyWhen: /^Worker on /m,
       });
     }

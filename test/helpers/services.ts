@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chown, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { existsSync, readdirSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -184,11 +184,25 @@ export interface S3Server {
 export async function startS3(bucket = 'immoreel-test'): Promise<S3Server> {
   if (!existsSync(S3RVER_BIN)) throw new Error('s3rver is not installed: run `npm ci` (it is a devDependency).');
   const dir = await mkdtemp(join(tmpdir(), 'immoreel-s3-'));
+  // IMMOREEL_TEST_S3_LOG=FILE keeps s3rver's request log and errors there (docs/scaling.md "Tests").
+  const log = process.env.IMMOREEL_TEST_S3_LOG || undefined;
   const child: ChildProcess = spawn(
     process.execPath,
-    [S3RVER_BIN, '-d', dir, '-a', '127.0.0.1', '-p', '0', '--silent', '--no-vhost-buckets', '--configure-bucket', bucket],
+    [
+      // s3rver signs continuation tokens with DES, which OpenSSL 3 keeps in its legacy provider:
+      // without it every truncated listing (more keys than MaxKeys) answers 500.
+      '--openssl-legacy-provider',
+      S3RVER_BIN,
+      ...['-d', dir, '-a', '127.0.0.1', '-p', '0', '--no-vhost-buckets', '--configure-bucket', bucket],
+      ...(log === undefined ? ['--silent'] : []),
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
+  if (log !== undefined) {
+    const append = (chunk: Buffer): void => appendFileSync(log, chunk);
+    child.stdout!.on('data', append);
+    child.stderr!.on('data', append);
+  }
   let output = '';
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`s3rver did not start within 15 s:\n${output}`)), 15_000);

@@ -152,8 +152,7 @@ describe('2 API nodes and 3 workers on one PostgreSQL and one bucket', () => {
         workers.push(
           await processes.spawn(`worker-${n}`, [...backendArgs(join(work, `worker-${n}`)), '--json', 'worker', '--concurrency', '1'], {
             env: backendEnv(),
-            // Ready once its stores are checked: s3rver (unlike S3) can fail a listing made while an
-            // object is being written, so the start-up check must not race the uploads below.
+            // Ready once its stores are checked: the renders below are then the only thing measured.
             readyWhen: /^Worker on /m,
           }),
         );

@@ -204,6 +204,14 @@ describe('S3 blob store specifics', () => {
     await b.close();
   });
 
+  it('checks a bucket whose prefix already holds many objects (its one-key listing is truncated)', async () => {
+    const store = openBlobStore({ url: 's3://blobs/busy', dataDir: localRoot, env: s3.env });
+    for (const name of ['a', 'b', 'c']) await store.put(`jobs/${name}.mp4`, Buffer.from(name));
+    await expect(store.check()).resolves.toBeUndefined();
+    expect(await keys(store, 'jobs/')).toEqual(['jobs/a.mp4', 'jobs/b.mp4', 'jobs/c.mp4']);
+    await store.close();
+  });
+
   it('presigns a GET URL that serves the object, with Range', async () => {
     const store = openBlobStore({ url: 's3://blobs/presign', dataDir: localRoot, env: s3.env });
     await store.put('v.mp4', Buffer.from('0123456789'), { contentType: 'video/mp4' });

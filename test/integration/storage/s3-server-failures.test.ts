@@ -5,8 +5,8 @@ import { AppError } from '../../../src/core/errors.js';
 import { openBlobStore } from '../../../src/storage/index.js';
 
 /**
- * An S3 endpoint that fails on its side (5xx), as S3 does when it asks to slow down and s3rver
- * does when a listing meets an object being written: a loopback server speaking just enough S3.
+ * An S3 endpoint that fails on its side (5xx), as S3 does when it asks to slow down or has an
+ * internal error: a loopback server speaking just enough S3.
  */
 let server: Server | null = null;
 
