@@ -1,6 +1,6 @@
 import type { JobRecord } from '../core/types.js';
 import type { FetchPort } from '../net/fetch.js';
-import type { RecordStore } from '../store/types.js';
+import type { RecordStore, UsageRecords } from '../store/types.js';
 import { webhookSender, WebhookDispatcher, type WebhookSender } from './webhooks.js';
 
 /**
@@ -10,6 +10,14 @@ import { webhookSender, WebhookDispatcher, type WebhookSender } from './webhooks
  * the database. The same object runs the delivery loop over the outbox, so whichever node sees a
  * delivery due sends it — at least once, signed as docs/api.md "Webhooks" says.
  */
+
+/**
+ * Settles an ended job's quota charge: a job that failed on the caller's input gives its unit
+ * back. Once per job, whoever calls first (the charge row is taken as it is read).
+ */
+export function settleJobCharge(usage: Pick<UsageRecords, 'settleJob'>, job: JobRecord): Promise<boolean> {
+  return usage.settleJob(job.job_id, job.state === 'failed' && job.error?.code === 'BAD_REQUEST');
+}
 
 export interface JobEndDutiesOptions {
   records: Pick<RecordStore, 'jobs' | 'usage' | 'webhooks' | 'keys'>;
@@ -52,8 +60,7 @@ export function startJobEndDuties(options: JobEndDutiesOptions): JobEndDuties {
   });
 
   async function onTerminal(job: JobRecord): Promise<void> {
-    // Settled once whichever node gets here first: the charge row is taken as it is read.
-    await records.usage.settleJob(job.job_id, job.state === 'failed' && job.error?.code === 'BAD_REQUEST');
+    await settleJobCharge(records.usage, job);
     await dispatcher.onTerminal(job);
   }
 

@@ -3,10 +3,12 @@ import { AppError, badRequest, type ErrorDetail } from '../../core/errors.js';
 import { assertRequestShape } from '../../core/limits.js';
 import type { JobRecord } from '../../core/types.js';
 import { assertPublicHost, ForbiddenAddressError } from '../../net/address-guard.js';
+import { isTerminal } from '../../jobs/state.js';
 import type { ValidRenderRequest } from '../../render/types.js';
-import { findAsset } from '../assets.js';
+import { findAsset } from '../../store/assets.js';
 import type { ServerContext } from '../context.js';
 import type { AuthContext } from '../auth.js';
+import { settleJobCharge } from '../job-end.js';
 import { API_PREFIX } from '../config.js';
 import { ErrorEnvelopeSchema, IdempotencyHeadersSchema, JobEnvelopeSchema } from '../schemas/common.js';
 import { RenderBodySchema } from '../schemas/requests.js';
@@ -133,9 +135,13 @@ export function renderRoutes(app: FastifyInstance, ctx: ServerContext): void {
         checkWebhookUrl(ctx, valid.webhook_url);
         await checkJobLimits(ctx, auth);
         const job = await ctx.deps.jobs.submit(valid, { tenant });
-        // A job cannot end within these two writes in practice (a render takes seconds); should its
-        // webhook row come late all the same, the job-end duties' sweep still sends it (src/server/job-end.ts).
-        if (auth.reservation !== null) await ctx.deps.records.usage.chargeJob(job.job_id, auth.reservation);
+        if (auth.reservation !== null) {
+          await ctx.deps.records.usage.chargeJob(job.job_id, auth.reservation);
+          // A job that ended before its charge was written found nothing to settle: settle it now.
+          const now = await ctx.deps.jobs.get(job.job_id);
+          if (now !== null && isTerminal(now.job.state)) await settleJobCharge(ctx.deps.records.usage, now.job);
+        }
+        // Should the job end before its webhook row is written, the job-end duties' sweep still sends it (src/server/job-end.ts).
         if (valid.webhook_url !== null) await ctx.deps.records.webhooks.register(job.job_id, tenant, valid.webhook_url);
         return { value: job, store: { statusCode: 202, body: null, jobId: job.job_id } };
       };

@@ -43,4 +43,25 @@ describe('quota for render jobs', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await running.server.records.usage.used(running.keyId)).toBe(0);
   }, 30_000);
+
+  it('gives the unit back when the job ended before its charge was even written', async () => {
+    running = await startSecureServer({ engine: failsOnInput });
+    const { records } = running.server;
+    // The charge is written only once the job has already failed: the job-end duties found nothing to settle.
+    const chargeJob = records.usage.chargeJob.bind(records.usage);
+    records.usage.chargeJob = async (jobId, reservation) => {
+      for (let i = 0; i < 200 && !['failed', 'succeeded', 'canceled'].includes((await records.jobs.row(jobId))?.state ?? ''); i += 1)
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return chargeJob(jobId, reservation);
+    };
+    const created = await running.post('/api/v1/render-video', {
+      description: 'Villa 300 m² à Marrakech',
+      photos: ['https://cdn.example.com/a.jpg'],
+    });
+    expect(created.status).toBe(202);
+    const job = await finished(running, (created.json as { job: { job_id: string } }).job.job_id);
+    expect(job).toMatchObject({ state: 'failed', error: { code: 'BAD_REQUEST' } });
+    expect(await running.server.records.usage.used(running.keyId)).toBe(0);
+  }, 30_000);
 });
