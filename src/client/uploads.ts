@@ -1,13 +1,11 @@
-import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AppError, badRequest } from '../core/errors.js';
 import { isRemoteRef } from '../core/refs.js';
 import type { RenderRequest } from '../core/requests.js';
 import type { HttpClient } from './http.js';
-import { IMAGE_FORMAT_NAMES } from '../core/images.js';
+import { readImageFile } from '../core/images.js';
 
 /**
  * Local photo and logo files in a remote render (docs/api.md: "the remote CLI uploads local files as
@@ -20,26 +18,8 @@ import { IMAGE_FORMAT_NAMES } from '../core/images.js';
  * Idempotency-Key replay finds the jobs of the first run instead of refusing a changed body.
  */
 
-/** Server limit of POST /api/v1/assets (docs/api.md). */
-export const MAX_ASSET_BYTES = 15 * 1024 * 1024;
 /** A cached asset is reused only while it has at least this long to live (a queued job still needs it). */
 const CACHE_SAFETY_MS = 2 * 60 * 60 * 1000;
-
-/** The image type from the file's first bytes (what the server checks too), or null. */
-export function sniffImageType(bytes: Buffer): string | null {
-  const ascii = (start: number, end: number): string => bytes.subarray(start, end).toString('latin1');
-  if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
-  if (bytes.length >= 8 && bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
-  if (bytes.length >= 12 && ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WEBP') return 'image/webp';
-  if (bytes.length >= 6 && (ascii(0, 6) === 'GIF87a' || ascii(0, 6) === 'GIF89a')) return 'image/gif';
-  if (bytes.length >= 4 && (ascii(0, 4) === 'II*\0' || ascii(0, 4) === 'MM\0*')) return 'image/tiff';
-  if (bytes.length >= 12 && ascii(4, 8) === 'ftyp') {
-    const brand = ascii(8, 12);
-    if (brand === 'avif' || brand === 'avis') return 'image/avif';
-    if (['heic', 'heix', 'hevc', 'heim', 'heis', 'mif1', 'msf1'].includes(brand)) return 'image/heic';
-  }
-  return null;
-}
 
 interface CacheEntry {
   asset_id: string;
@@ -99,13 +79,6 @@ export interface UploaderOptions {
   now?: () => number;
 }
 
-interface PreparedFile {
-  path: string;
-  bytes: Buffer;
-  contentType: string;
-  sha256: string;
-}
-
 export class AssetUploader {
   private readonly cache: AssetCache;
   private readonly inFlight = new Map<string, Promise<string>>();
@@ -119,44 +92,9 @@ export class AssetUploader {
     this.now = options.now ?? Date.now;
   }
 
-  private async read(path: string, field: string): Promise<PreparedFile> {
-    const info = await stat(path).catch((error: NodeJS.ErrnoException) => {
-      throw badRequest(`${field}: cannot read ${path}: ${error.code === 'ENOENT' ? 'no such file' : error.message}.`, {
-        reason: 'invalid_file',
-        details: [{ field, message: error.code === 'ENOENT' ? 'file not found' : 'cannot be read' }],
-      });
-    });
-    if (!info.isFile())
-      throw badRequest(`${field}: ${path} is not a file.`, { reason: 'invalid_file', details: [{ field, message: 'is not a file' }] });
-    if (info.size > MAX_ASSET_BYTES) {
-      throw badRequest(
-        `${field}: ${path} is ${(info.size / 1e6).toFixed(1)} MB; the server accepts images up to 15 MB. Resize it (a 1920 px JPEG is plenty for 720p).`,
-        {
-          reason: 'file_too_large',
-          details: [{ field, message: 'larger than 15 MB' }],
-        },
-      );
-    }
-    const bytes = await readFile(path);
-    const contentType = sniffImageType(bytes);
-    if (contentType === 'image/heic') {
-      throw badRequest(`${field}: ${path} is a HEIC image, which the renderer cannot read: export it as JPEG (or ${IMAGE_FORMAT_NAMES}).`, {
-        reason: 'invalid_image',
-        details: [{ field, message: 'HEIC is not accepted' }],
-      });
-    }
-    if (contentType === null) {
-      throw badRequest(`${field}: ${path} is not a ${IMAGE_FORMAT_NAMES} image.`, {
-        reason: 'invalid_image',
-        details: [{ field, message: 'not a supported image' }],
-      });
-    }
-    return { path, bytes, contentType, sha256: createHash('sha256').update(bytes).digest('hex') };
-  }
-
   /** Uploads one local file (or reuses its earlier upload); returns its `asset:<id>` reference. */
   async upload(path: string, field: string, options: { fresh?: boolean } = {}): Promise<string> {
-    const file = await this.read(path, field);
+    const file = await readImageFile(path, field);
     const cacheKey = `${this.options.partition}:${file.sha256}`;
     if (options.fresh === true) this.cache.put(cacheKey, null, this.now());
     else {

@@ -1,3 +1,7 @@
+import { createHash } from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
+import { badRequest } from './errors.js';
+
 /**
  * The image formats accepted as photos and logos, in one list (docs/rendering.md, "Photos"): the
  * CLI's --photos-dir scan, the upload route, its OpenAPI description and every message that names
@@ -36,3 +40,69 @@ export function isImageFileName(name: string): boolean {
 
 /** Image endings users have that are not accepted, so a folder scan can say why it skipped them. */
 export const REFUSED_IMAGE_EXTENSIONS: readonly string[] = ['.heic', '.heif', '.svg', '.bmp', '.psd', '.raw', '.cr2', '.nef', '.dng'];
+
+/** The largest photo or logo a server accepts (docs/api.md, POST /api/v1/assets). */
+export const MAX_ASSET_BYTES = 15 * 1024 * 1024;
+
+/** The image type from the file's first bytes (what the server checks too), or null. */
+export function sniffImageType(bytes: Buffer): string | null {
+  const ascii = (start: number, end: number): string => bytes.subarray(start, end).toString('latin1');
+  if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
+  if (bytes.length >= 8 && bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
+  if (bytes.length >= 12 && ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WEBP') return 'image/webp';
+  if (bytes.length >= 6 && (ascii(0, 6) === 'GIF87a' || ascii(0, 6) === 'GIF89a')) return 'image/gif';
+  if (bytes.length >= 4 && (ascii(0, 4) === 'II*\0' || ascii(0, 4) === 'MM\0*')) return 'image/tiff';
+  if (bytes.length >= 12 && ascii(4, 8) === 'ftyp') {
+    const brand = ascii(8, 12);
+    if (brand === 'avif' || brand === 'avis') return 'image/avif';
+    if (['heic', 'heix', 'hevc', 'heim', 'heis', 'mif1', 'msf1'].includes(brand)) return 'image/heic';
+  }
+  return null;
+}
+
+export interface ImageFile {
+  path: string;
+  bytes: Buffer;
+  contentType: string;
+  sha256: string;
+}
+
+/**
+ * A local photo or logo file about to be sent where another machine renders it (a server's
+ * assets, or the shared storage of several machines): read whole and checked, with errors that
+ * name the request field and the file.
+ */
+export async function readImageFile(path: string, field: string): Promise<ImageFile> {
+  const info = await stat(path).catch((error: NodeJS.ErrnoException) => {
+    throw badRequest(`${field}: cannot read ${path}: ${error.code === 'ENOENT' ? 'no such file' : error.message}.`, {
+      reason: 'invalid_file',
+      details: [{ field, message: error.code === 'ENOENT' ? 'file not found' : 'cannot be read' }],
+    });
+  });
+  if (!info.isFile())
+    throw badRequest(`${field}: ${path} is not a file.`, { reason: 'invalid_file', details: [{ field, message: 'is not a file' }] });
+  if (info.size > MAX_ASSET_BYTES) {
+    throw badRequest(
+      `${field}: ${path} is ${(info.size / 1e6).toFixed(1)} MB; the server accepts images up to 15 MB. Resize it (a 1920 px JPEG is plenty for 720p).`,
+      {
+        reason: 'file_too_large',
+        details: [{ field, message: 'larger than 15 MB' }],
+      },
+    );
+  }
+  const bytes = await readFile(path);
+  const contentType = sniffImageType(bytes);
+  if (contentType === 'image/heic') {
+    throw badRequest(`${field}: ${path} is a HEIC image, which the renderer cannot read: export it as JPEG (or ${IMAGE_FORMAT_NAMES}).`, {
+      reason: 'invalid_image',
+      details: [{ field, message: 'HEIC is not accepted' }],
+    });
+  }
+  if (contentType === null) {
+    throw badRequest(`${field}: ${path} is not a ${IMAGE_FORMAT_NAMES} image.`, {
+      reason: 'invalid_image',
+      details: [{ field, message: 'not a supported image' }],
+    });
+  }
+  return { path, bytes, contentType, sha256: createHash('sha256').update(bytes).digest('hex') };
+}

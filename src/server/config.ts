@@ -3,6 +3,8 @@
  * `immoreel serve` options can change; docs/api.md explains each.
  */
 
+import { MAX_ASSET_BYTES } from '../core/images.js';
+
 export const API_VERSION = '1.0.0';
 export const API_PREFIX = '/api/v1';
 
@@ -48,7 +50,7 @@ export const DEFAULT_LIMITS: ServerLimits = {
   previewConcurrentRenders: 30,
   maxQueuedJobs: 100,
   jsonBodyLimitBytes: 6 * 1024 * 1024,
-  assetBodyLimitBytes: 15 * 1024 * 1024,
+  assetBodyLimitBytes: MAX_ASSET_BYTES,
   // A 15 MB upload at 4 Mbit/s takes 30 s: twice that is room enough, and far below a stalled peer's patience.
   requestTimeoutMs: 60_000,
 };

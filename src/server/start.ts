@@ -10,7 +10,7 @@ import type { BlobStore } from '../storage/index.js';
 import { openBackends } from '../store/backends.js';
 import type { RecordStore } from '../store/types.js';
 import { buildApp, type LogOptions } from './app.js';
-import { purgeExpiredAssets, resolveAsset } from './assets.js';
+import { purgeExpiredAssets, resolveAsset } from '../store/assets.js';
 import { API_PREFIX, type ServerLimits } from './config.js';
 import { startJobEndDuties, type JobEndDuties } from './job-end.js';
 import type { StudioLogin } from './studio/session.js';

@@ -1,13 +1,15 @@
 import { createWriteStream } from 'node:fs';
 import { rename, rm, stat } from 'node:fs/promises';
 import { createHash, randomBytes } from 'node:crypto';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { analyzeListing } from '../analysis/analyze.js';
 import { resolveDataDir } from '../core/paths.js';
 import { sleep } from '../core/time.js';
 import { AppError, badRequest } from '../core/errors.js';
+import { readImageFile } from '../core/images.js';
+import { isRemoteRef } from '../core/refs.js';
 import type { AnalyzeResponse, JobList, JobRecord, ListJobsOptions, WaitOptions } from '../core/types.js';
 import type { Service } from '../core/service.js';
 import type { AnalyzeRequest, RenderRequest } from '../core/requests.js';
@@ -15,7 +17,9 @@ import { validateRequest, type RenderEngine } from '../jobs/engine.js';
 import { assertJobId } from '../jobs/ids.js';
 import { JobManager } from '../jobs/manager.js';
 import { isTerminal } from '../jobs/state.js';
+import type { ValidRenderRequest } from '../render/types.js';
 import type { BlobStore } from '../storage/index.js';
+import type { AssetParts } from '../store/assets.js';
 import type { RecordStore } from '../store/index.js';
 import { openJobBackends, type JobBackends } from '../store/job-backends.js';
 
@@ -48,6 +52,8 @@ export class LocalService implements Service {
   readonly dataDir: string;
   private manager: Promise<JobManager> | null = null;
   private backends: JobBackends | null = null;
+  /** Local files already put in the shared storage by this process: path → `asset:` reference. */
+  private readonly sharedFiles = new Map<string, Promise<string>>();
 
   constructor(readonly options: LocalServiceOptions = {}) {
     this.dataDir = resolveDataDir(options.dataDir);
@@ -96,7 +102,41 @@ export class LocalService implements Service {
   async renderVideo(request: RenderRequest): Promise<JobRecord> {
     // A bad request is refused here and never becomes a job.
     const valid = await validateRequest(request, 'local');
-    return (await this.jobs()).submit(valid, { tenant: LOCAL_TENANT });
+    const manager = await this.jobs();
+    const records = this.options.records ?? this.backends?.records;
+    const shared = records?.kind === 'postgres' ? await this.shareLocalFiles(valid, { records, blobs: manager.blobs }) : valid;
+    return manager.submit(shared, { tenant: LOCAL_TENANT });
+  }
+
+  /**
+   * With PostgreSQL, any worker on any machine may render the job, and it cannot read this
+   * machine's files: local photo and logo files go into the shared storage as assets first (kept
+   * 24 h, read by whichever worker renders), as remote mode uploads them (docs/scaling.md "Local
+   * files on several machines"). A file used by several jobs of this process is stored once.
+   */
+  private async shareLocalFiles(valid: ValidRenderRequest, parts: AssetParts): Promise<ValidRenderRequest> {
+    const { saveAsset } = await import('../store/assets.js');
+    const share = (path: string, field: string): Promise<string> => {
+      let stored = this.sharedFiles.get(path);
+      if (stored === undefined) {
+        stored = readImageFile(path, field).then(async (file) => (await saveAsset(parts, LOCAL_TENANT, file.bytes, file.contentType)).ref);
+        // A failure is not remembered: the file may be fixed and tried again by the next row.
+        stored.catch(() => this.sharedFiles.delete(path));
+        this.sharedFiles.set(path, stored);
+      }
+      return stored;
+    };
+    if (isAbsolute(valid.music)) {
+      throw badRequest(
+        `music: ${valid.music} is a file of this machine, which the workers of a shared database may not have: use auto, none or a bundled track (immoreel templates list), or render with the embedded default (no --database-url).`,
+        { reason: 'local_music_file', details: [{ field: 'music', message: 'local files are not shared with workers' }] },
+      );
+    }
+    const photos = await Promise.all(valid.photos.map((photo, index) => (isRemoteRef(photo) ? photo : share(photo, `photos[${index}]`))));
+    const logo = valid.branding.logo_url;
+    const branding =
+      logo === undefined || isRemoteRef(logo) ? valid.branding : { ...valid.branding, logo_url: await share(logo, 'branding.logo_url') };
+    return { ...valid, photos, branding };
   }
 
   async getJob(jobId: string): Promise<JobRecord> {

@@ -1,6 +1,5 @@
 import type { JobPatch, JobRow, NewJob, Owner } from '../jobs/store.js';
 import type { JobQueue, JobRecords, QueueMessage, QueueSettings } from '../jobs/records.js';
-import type { AssetRow } from './assets.js';
 import type { StoredAnswer } from './idempotency.js';
 import type { ApiKeyRecord, CreatedKey, CreateKeyOptions } from './keys.js';
 import type { BillableRoute, QuotaState, Reservation, UsageRow } from './quota.js';
@@ -15,7 +14,7 @@ import type { DeliveryRow, DeliveryState } from './webhooks.js';
  */
 
 export type { JobPatch, JobRow, NewJob, Owner, JobQueue, JobRecords, QueueMessage, QueueSettings };
-export type { AssetRow, StoredAnswer, ApiKeyRecord, CreatedKey, CreateKeyOptions, BillableRoute, QuotaState, Reservation, UsageRow };
+export type { StoredAnswer, ApiKeyRecord, CreatedKey, CreateKeyOptions, BillableRoute, QuotaState, Reservation, UsageRow };
 export type { RateDecision, RatePolicy, DeliveryRow, DeliveryState };
 
 export interface KeyRecords {
@@ -57,6 +56,22 @@ export interface IdempotencyRecords {
   /** True when a live answer is stored for this key: a retry of it will be a replay, never charged. */
   hasStored(keyId: string, idempotencyKey: string): Promise<boolean>;
   purgeExpired(): Promise<number>;
+}
+
+/** Metadata of an uploaded asset (docs/api.md "Assets"), the same row in both backends; its bytes live in the blob store. */
+export interface AssetRow {
+  asset_id: string;
+  tenant: string;
+  content_type: string;
+  format: string;
+  width: number;
+  height: number;
+  size_bytes: number;
+  sha256: string;
+  /** `<asset_id>.<ext>`: the blob key is `assetKey(file)` (`assets/<file>`), under the data directory or the bucket prefix. */
+  file: string;
+  created_at: number;
+  expires_at: number;
 }
 
 /** Metadata of uploaded assets (src/store/assets.ts); the bytes live in the blob store under `assetKey(file)`. */

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,6 +33,14 @@ afterAll(async () => {
   await s3?.stop();
   await postgres?.stop();
 });
+
+async function assetKeys(): Promise<string[]> {
+  const blobs = openBlobStore({ url: env.IMMOREEL_STORAGE_URL!, dataDir: work, env: s3.env });
+  const found: string[] = [];
+  for await (const entry of blobs.list('assets/')) found.push(entry.key);
+  await blobs.close();
+  return found;
+}
 
 describe('immoreel on PostgreSQL + S3', { timeout: 240_000 }, () => {
   it('renders through `immoreel worker`: the video is in the bucket, downloads verified and plays as 720p60', async () => {
@@ -73,7 +82,6 @@ describe('immoreel on PostgreSQL + S3', { timeout: 240_000 }, () => {
   });
 
   it('runs a CSV batch: every row a job in PostgreSQL rendered by the worker, every video copied out and playable', async () => {
-    // Same machine as the worker, so the rows' photo paths are readable by it.
     const photos = await makePhotos(join(work, 'batch-photos'), 2);
     const csv = join(work, 'rows.csv');
     writeFileSync(
@@ -97,5 +105,55 @@ describe('immoreel on PostgreSQL + S3', { timeout: 240_000 }, () => {
       ['villa-b', true, 'succeeded'],
     ]);
     for (const id of ['villa-a', 'villa-b']) expect(expectPlayable720p60(await probe(join(outDir, `${id}.mp4`)))).toEqual([]);
+  });
+
+  it('puts local photo and logo files in the bucket, so a worker without those files renders the job', async () => {
+    // The worker of the first test stops: the job must wait in the queue while its files disappear.
+    if (worker !== null && worker.exitCode === null) {
+      worker.kill('SIGTERM');
+      await once(worker, 'exit');
+    }
+    worker = null;
+    const laptop = join(work, 'laptop');
+    const [front, back] = await makePhotos(join(laptop, 'photos'), 2);
+    const logo = join(laptop, 'logo.jpg');
+    copyFileSync(front!, logo);
+    const music = join(laptop, 'bed.wav');
+    writeFileSync(music, 'RIFF');
+
+    const common = ['--json', '--data-dir', join(work, 'laptop-cli'), 'render', '--description', LISTING_TEXT, '--duration', '10'];
+    // A music file cannot be shared the same way: refused up front, nothing queued.
+    const refused = await runCli([...common, '--photos', `${front},${back}`, '--music', music, '--no-wait'], { env });
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(JSON.parse(refused.stdout)).toMatchObject({ ok: false, error: { code: 'BAD_REQUEST', reason: 'local_music_file' } });
+
+    const before = await assetKeys();
+    const queued = await runCli([...common, '--photos', `${front},${back},${front}`, '--logo', logo, '--no-wait'], { env });
+    expect(queued.code, queued.stderr).toBe(0);
+    const id = (JSON.parse(queued.stdout) as { job: { job_id: string; state: string } }).job.job_id;
+    // The files are gone from "this machine" before any worker looks at the job.
+    rmSync(laptop, { recursive: true, force: true });
+
+    let log = '';
+    worker = spawn(process.execPath, [BIN, '--data-dir', join(work, 'worker-2'), 'worker', '--concurrency', '1'], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    worker.stdout!.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    worker.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    const out = join(work, 'shared-files.mp4');
+    const waited = await runCli(['--json', '--data-dir', join(work, 'other'), 'jobs', 'wait', id], { env, timeoutMs: 200_000 });
+    expect(waited.code, `${waited.stderr}\nworker: ${log}`).toBe(0);
+    const job = (JSON.parse(waited.stdout) as { job: { state: string; warnings?: { code: string }[] } }).job;
+    expect(job.state).toBe('succeeded');
+    expect((job.warnings ?? []).filter((warning) => warning.code === 'PHOTO_DROPPED')).toEqual([]);
+    const download = await runCli(['--json', '--data-dir', join(work, 'other'), 'jobs', 'download', id, '--out', out], { env });
+    expect(download.code, download.stderr).toBe(0);
+    expect(expectPlayable720p60(await probe(out))).toEqual([]);
+
+    // Two photos (one named twice) and a logo: three files, each stored once, as assets in the bucket.
+    const added = (await assetKeys()).filter((key) => !before.includes(key));
+    expect(added).toHaveLength(3);
+    for (const key of added) expect(key).toMatch(/^assets\/ast_[0-9a-z]{24}\.jpg$/);
   });
 });

@@ -3,7 +3,7 @@ import { badRequest } from '../../core/errors.js';
 import { resolveDataDir } from '../../core/paths.js';
 import { JobManager, parseConcurrency } from '../../jobs/manager.js';
 import { guardedFetch } from '../../net/fetch.js';
-import { resolveAsset } from '../../server/assets.js';
+import { resolveAsset } from '../../store/assets.js';
 import { startJobEndDuties } from '../../server/job-end.js';
 import { LocalBlobStore } from '../../storage/index.js';
 import { openSqliteRecordStore } from '../../store/index.js';

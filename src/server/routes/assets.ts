@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { badRequest } from '../../core/errors.js';
-import { saveAsset } from '../assets.js';
+import { saveAsset } from '../../store/assets.js';
 import type { ServerContext } from '../context.js';
 import { API_PREFIX } from '../config.js';
 import { ErrorEnvelopeSchema } from '../schemas/common.js';

@@ -15,8 +15,7 @@ import {
 import { periodOf, periodResetAt, type BillableRoute, type QuotaState, type Reservation, type UsageRow } from '../quota.js';
 import { bucketDecision, type RateDecision, type RatePolicy } from '../rate-limit.js';
 import type { DeliveryRow, DeliveryState } from '../webhooks.js';
-import type { AssetRow } from '../assets.js';
-import type { AssetRecords, IdempotencyRecords, KeyRecords, RateLimitRecords, UsageRecords, WebhookRecords } from '../types.js';
+import type { AssetRecords, AssetRow, IdempotencyRecords, KeyRecords, RateLimitRecords, UsageRecords, WebhookRecords } from '../types.js';
 import { withTransaction, type Client, type Pool } from './pool.js';
 
 /**

@@ -1,8 +1,7 @@
 import type { Db } from '../../jobs/db.js';
-import type { AssetRow } from '../assets.js';
-import type { AssetRecords } from '../types.js';
+import type { AssetRecords, AssetRow } from '../types.js';
 
-/** Asset rows in the SQLite file; the bytes are the blob store's (src/server/assets.ts writes both). */
+/** Asset rows in the SQLite file; the bytes are the blob store's (src/store/assets.ts writes both). */
 export class SqliteAssetRecords implements AssetRecords {
   constructor(
     private readonly db: Db,

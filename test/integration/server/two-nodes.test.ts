@@ -13,7 +13,7 @@ import { newJobId } from '../../../src/jobs/ids.js';
 import { guardedFetch } from '../../../src/net/fetch.js';
 import { validateRenderRequest } from '../../../src/render/validate.js';
 import { buildApp } from '../../../src/server/app.js';
-import { resolveAsset } from '../../../src/server/assets.js';
+import { resolveAsset } from '../../../src/store/assets.js';
 import type { JobsPort } from '../../../src/server/context.js';
 import { startJobEndDuties, type JobEndDuties } from '../../../src/server/job-end.js';
 import { S3BlobStore, videoKey, type BlobStore } from '../../../src/storage/index.js';
@@ -162,6 +162,9 @@ describe('two API nodes on one PostgreSQL database and one bucket', () => {
     // What a render on node B reads: the uploaded bytes, downloaded into its scratch directory.
     const path = await resolveAsset(b, 'atlas', assetId, join(b.dataDir, 'jobs', render.body.job.job_id));
     expect((await readFile(path)).equals(image)).toBe(true);
+    // A request naming one asset twice resolves both at once, into one job directory.
+    const twice = await Promise.all([0, 1].map(() => resolveAsset(b, 'atlas', assetId, join(b.dataDir, 'jobs', 'twice'))));
+    for (const copy of twice) expect((await readFile(copy)).equals(image)).toBe(true);
     const foreign = await post(b, '/api/v1/render-video', (await b.records.keys.create({ tenant: 'other' })).apiKey, {
       ...RENDER,
       photos: [`asset:${assetId}`],

@@ -8,7 +8,7 @@ import { AppError } from '../../../src/core/errors.js';
 import type { JobRecord } from '../../../src/core/types.js';
 import type { RenderRequest } from '../../../src/core/requests.js';
 import { RemoteService } from '../../../src/client/remote-service.js';
-import { sniffImageType } from '../../../src/client/uploads.js';
+import { sniffImageType } from '../../../src/core/images.js';
 import { envelope, sendJson, startFake, type FakeServer, type SeenRequest } from './fake-server.js';
 
 let work: string;

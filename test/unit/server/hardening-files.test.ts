@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { resolveAsset } from '../../../src/server/assets.js';
+import { resolveAsset } from '../../../src/store/assets.js';
 import { openServerStore } from '../../../src/store/sqlite/server.js';
 import { makeHarness, type Harness } from './harness.js';
 

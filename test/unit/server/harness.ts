@@ -9,7 +9,7 @@ import { JobManager, type RenderEngine } from '../../../src/jobs/manager.js';
 import type { ValidRenderRequest } from '../../../src/render/types.js';
 import { buildApp, type ServerDeps } from '../../../src/server/app.js';
 import type { ServerLimits } from '../../../src/server/config.js';
-import { resolveAsset } from '../../../src/server/assets.js';
+import { resolveAsset } from '../../../src/store/assets.js';
 import { LocalBlobStore } from '../../../src/storage/index.js';
 import { openSqliteRecordStore, type RecordStore } from '../../../src/store/index.js';
 import { openServerStore, type ServerStore } from '../../../src/store/sqlite/server.js';
