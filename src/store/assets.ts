@@ -32,19 +32,13 @@ const ACCEPTED_FORMATS: ReadonlyMap<string, ImageFormat> = new Map(IMAGE_FORMATS
 /** Larger images are refused before anything decodes them (a decompression bomb guard). */
 const MAX_PIXELS = 100_000_000;
 
-export interface AssetRecord {
-  asset_id: string;
+/** An asset as the API answers it: the row without its tenant and file name, times as ISO strings. */
+export type AssetRecord = Omit<AssetRow, 'tenant' | 'file' | 'created_at' | 'expires_at'> & {
   /** What to put in `photos` or `branding.logo_url`. */
   ref: string;
-  content_type: string;
-  format: string;
-  width: number;
-  height: number;
-  size_bytes: number;
-  sha256: string;
   created_at: string;
   expires_at: string;
-}
+};
 
 function toRecord(row: AssetRow): AssetRecord {
   return {

@@ -34,6 +34,18 @@ afterAll(async () => {
   await postgres?.stop();
 });
 
+/** `immoreel worker` with its own data directory (scratch only); what it prints is gathered. */
+function startWorker(name: string): { text: string } {
+  const log = { text: '' };
+  worker = spawn(process.execPath, [BIN, '--data-dir', join(work, name), 'worker', '--concurrency', '1'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  worker.stdout!.on('data', (chunk: Buffer) => (log.text += chunk.toString()));
+  worker.stderr!.on('data', (chunk: Buffer) => (log.text += chunk.toString()));
+  return log;
+}
+
 async function assetKeys(): Promise<string[]> {
   const blobs = openBlobStore({ url: env.IMMOREEL_STORAGE_URL!, dataDir: work, env: s3.env });
   const found: string[] = [];
@@ -44,24 +56,18 @@ async function assetKeys(): Promise<string[]> {
 
 describe('immoreel on PostgreSQL + S3', { timeout: 240_000 }, () => {
   it('renders through `immoreel worker`: the video is in the bucket, downloads verified and plays as 720p60', async () => {
-    let log = '';
-    worker = spawn(process.execPath, [BIN, '--data-dir', join(work, 'worker'), 'worker', '--concurrency', '1'], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    worker.stdout!.on('data', (chunk: Buffer) => (log += chunk.toString()));
-    worker.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    const log = startWorker('worker');
 
     const out = join(work, 'demo.mp4');
     const render = await runCli(['--json', '--data-dir', join(work, 'cli'), 'render', '--demo', '--duration', '10', '--out', out], {
       env,
       timeoutMs: 220_000,
     });
-    expect(render.code, `${render.stderr}\nworker: ${log}`).toBe(0);
+    expect(render.code, `${render.stderr}\nworker: ${log.text}`).toBe(0);
     const printed = JSON.parse(render.stdout) as { job: { job_id: string; state: string; attempts: number } };
     expect(printed.job).toMatchObject({ state: 'succeeded', attempts: 1 });
     expect(expectPlayable720p60(await probe(out))).toEqual([]);
-    expect(log).toMatch(/postgres records, videos in s3:\/\//);
+    expect(log.text).toMatch(/postgres records, videos in s3:\/\//);
 
     // The worker rendered it: the CLI's own data directory holds no video, the bucket holds one.
     const id = printed.job.job_id;
@@ -134,16 +140,10 @@ describe('immoreel on PostgreSQL + S3', { timeout: 240_000 }, () => {
     // The files are gone from "this machine" before any worker looks at the job.
     rmSync(laptop, { recursive: true, force: true });
 
-    let log = '';
-    worker = spawn(process.execPath, [BIN, '--data-dir', join(work, 'worker-2'), 'worker', '--concurrency', '1'], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    worker.stdout!.on('data', (chunk: Buffer) => (log += chunk.toString()));
-    worker.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    const log = startWorker('worker-2');
     const out = join(work, 'shared-files.mp4');
     const waited = await runCli(['--json', '--data-dir', join(work, 'other'), 'jobs', 'wait', id], { env, timeoutMs: 200_000 });
-    expect(waited.code, `${waited.stderr}\nworker: ${log}`).toBe(0);
+    expect(waited.code, `${waited.stderr}\nworker: ${log.text}`).toBe(0);
     const job = (JSON.parse(waited.stdout) as { job: { state: string; warnings?: { code: string }[] } }).job;
     expect(job.state).toBe('succeeded');
     expect((job.warnings ?? []).filter((warning) => warning.code === 'PHOTO_DROPPED')).toEqual([]);
