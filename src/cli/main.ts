@@ -4,6 +4,10 @@ import { endQuietlyOnClosedPipe, main } from './run.js';
 endQuietlyOnClosedPipe(process.stdout);
 endQuietlyOnClosedPipe(process.stderr);
 showOwnNoticesPlainly();
+// The AWS SDK warns on every run under Node 20 that its releases after January 2027 need Node 22:
+// `immoreel doctor` says it once instead (docs/scaling.md "Configuration of S3"), so that --quiet
+// keeps stderr for errors (a nightly cron job would mail that warning every night).
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const code = await main(process.argv);
 // Let stdout drain before exiting so piped JSON is never cut off.
 process.exitCode = code;

@@ -35,6 +35,8 @@ export interface LocalServiceOptions {
   databaseUrl?: string;
   /** `--storage-url` / `IMMOREEL_STORAGE_URL`: where videos are kept instead of the data directory. */
   storageUrl?: string;
+  /** Where notes on the configuration go (the CLI's stderr, silenced by --quiet). */
+  warn?: (message: string) => void;
   /** Records and blobs the caller already opened (and closes); they win over the URLs. */
   records?: RecordStore;
   blobs?: BlobStore;
@@ -68,7 +70,12 @@ export class LocalService implements Service {
   private async openManager(): Promise<JobManager> {
     const { options } = this;
     if (options.records === undefined && options.blobs === undefined) {
-      this.backends = await openJobBackends({ dataDir: this.dataDir, databaseUrl: options.databaseUrl, storageUrl: options.storageUrl });
+      this.backends = await openJobBackends({
+        dataDir: this.dataDir,
+        databaseUrl: options.databaseUrl,
+        storageUrl: options.storageUrl,
+        warn: options.warn,
+      });
     }
     try {
       return await JobManager.open({

@@ -22,5 +22,5 @@ export async function openService(options: OpenServiceOptions): Promise<Service>
   const { LocalService } = await import('./local.js');
   // databaseUrl/storageUrl: LocalService opens them with openBackends (src/store/backends.ts).
   const backends = { databaseUrl: options.databaseUrl, storageUrl: options.storageUrl };
-  return new LocalService({ dataDir: options.dataDir, concurrency: options.concurrency, ...backends });
+  return new LocalService({ dataDir: options.dataDir, concurrency: options.concurrency, warn: options.warn, ...backends });
 }

@@ -13,10 +13,12 @@ export async function openJobBackends(options: {
   dataDir: string;
   databaseUrl?: string;
   storageUrl?: string;
+  /** Where notes on a working but risky configuration go (default: a process notice). */
+  warn?: (message: string) => void;
 }): Promise<JobBackends | null> {
   const databaseUrl = options.databaseUrl?.trim() || undefined;
   const storageUrl = options.storageUrl?.trim() || undefined;
   if (databaseUrl === undefined && storageUrl === undefined) return null;
   const { openBackends } = await import('./backends.js');
-  return openBackends({ dataDir: options.dataDir, databaseUrl, storageUrl });
+  return openBackends({ dataDir: options.dataDir, databaseUrl, storageUrl, warn: options.warn });
 }

@@ -177,6 +177,23 @@ async function assetChecks(): Promise<Check[]> {
   return checks;
 }
 
+/** The Node lines package.json "engines" declares and `.ci/run` tests (docs/scaling.md "Testing on Node 22 and 24"). */
+export function nodeCheck(version: string, usesS3: boolean): Check {
+  const [major = 0, minor = 0] = version.replace(/^v/, '').split('.').map(Number);
+  const supported = (major === 20 && minor >= 19) || (major === 22 && minor >= 12) || major >= 24;
+  if (!supported) {
+    return {
+      name: 'node',
+      ok: false,
+      detail: `Node ${version} is not one of the tested lines`,
+      hint: 'Install Node 20.19+, 22.12+ or 24+.',
+    };
+  }
+  // The SDK's own warning is silenced on every run (src/cli/main.ts): this is where it is said.
+  const sdk = usesS3 && major < 22 ? '; note: the AWS SDK releases after January 2027 need Node 22, plan the upgrade' : '';
+  return { name: 'node', ok: true, detail: `Node ${version}${sdk}` };
+}
+
 /** A failed check from a configuration error: its message (no secrets: docs/scaling.md) and what to do. */
 function failedCheck(name: string, error: unknown, hint: string): Check {
   if (!isAppError(error)) return { name, ok: false, detail: (error as Error).message ?? String(error), hint };
@@ -266,7 +283,8 @@ async function backendChecks(ctx: CommandContext): Promise<Check[]> {
 /** `doctor`: can this machine render? Exit 1 when a required piece is missing. */
 export async function doctor(_flags: unknown, command: Command): Promise<void> {
   const ctx = contextFor(command);
-  const checks = [...(await binaryChecks()), ...(await assetChecks()), ...(await backendChecks(ctx))];
+  const usesS3 = /^s3:/i.test(ctx.backendOptions().storageUrl ?? '');
+  const checks = [nodeCheck(process.version, usesS3), ...(await binaryChecks()), ...(await assetChecks()), ...(await backendChecks(ctx))];
   const failed = checks.filter((c) => !c.ok);
   if (ctx.output.json) {
     // On failure the error envelope (printed by main) carries the failed checks; one JSON document either way.

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -229,6 +229,22 @@ describe('doctor', () => {
     expect(byName.get('migrations')?.detail).toContain('pending');
     expect(byName.get('storage')).toMatchObject({ ok: true });
     expect(byName.get('storage write')).toMatchObject({ ok: true, detail: 'a probe object was written, read back and deleted' });
+  });
+
+  it('says once, in doctor, what the AWS SDK would print on every run; --quiet commands on S3 print nothing on stderr', async () => {
+    const env = { ...s3.env, IMMOREEL_DATABASE_URL: urlOf(await newDatabase()), IMMOREEL_STORAGE_URL: `s3://${s3.bucket}/quiet-test` };
+    // The data directory holds an SQLite file, which PostgreSQL leaves unused: a note, silenced by --quiet.
+    expect((await cli(['keys', 'list'])).code).toBe(0);
+    expect(existsSync(join(dataDir, 'immoreel.db'))).toBe(true);
+    const noted = await cli(['--json', 'jobs', 'list'], env);
+    expect(noted.stderr).toMatch(/not used/);
+    const listed = await cli(['--quiet', '--json', 'jobs', 'list'], env);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stderr).toBe('');
+    const checked = await cli(['doctor', '--json'], env);
+    const node = (JSON.parse(checked.stdout) as { checks: { name: string; detail: string }[] }).checks.find((c) => c.name === 'node');
+    expect(node?.detail).toContain(`Node ${process.version}`);
+    if (Number(process.versions.node.split('.')[0]) < 22) expect(node?.detail).toMatch(/AWS SDK releases after January 2027 need Node 22/);
   });
 
   it('reports a wrong password and a missing bucket as failed checks (exit 1), secrets hidden', async () => {
