@@ -83,7 +83,7 @@ export async function readImageFile(path: string, field: string): Promise<ImageF
     throw badRequest(`${field}: ${path} is not a file.`, { reason: 'invalid_file', details: [{ field, message: 'is not a file' }] });
   if (info.size > MAX_ASSET_BYTES) {
     throw badRequest(
-      `${field}: ${path} is ${(info.size / 1e6).toFixed(1)} MB; the server accepts images up to 15 MB. Resize it (a 1920 px JPEG is plenty for 720p).`,
+      `${field}: ${path} is ${(info.size / 1e6).toFixed(1)} MB; images shared with a server or other machines may be up to 15 MB. Resize it (a 1920 px JPEG is plenty for 720p).`,
       {
         reason: 'file_too_large',
         details: [{ field, message: 'larger than 15 MB' }],
