@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { RenderRequest } from '../src/core/requests.js';
 import { validateRequest } from '../src/jobs/engine.js';
+import { openEmbeddedJobStores } from '../src/records/job-backends.js';
 import { JobManager } from '../src/jobs/manager.js';
 import { threadBudget } from '../src/jobs/pool.js';
 import { LISTING_TEXT, makePhotos } from '../test/integration/jobs/photos.js';
@@ -63,7 +64,16 @@ async function runJobs(
 ): Promise<{ wallMs: number; peakRss: number; succeeded: number; failures: string[] }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'immoreel-bench-'));
   const valid = await validateRequest(request, 'local');
-  const manager = await JobManager.open({ dataDir, concurrency, runWorkers: false, allowLocalFiles: true, pollMs: 100 });
+  const stores = openEmbeddedJobStores(dataDir);
+  const manager = await JobManager.open({
+    dataDir,
+    ...stores,
+    closeWith: () => stores.close(),
+    concurrency,
+    runWorkers: false,
+    allowLocalFiles: true,
+    pollMs: 100,
+  });
   let peakRss = treeRss();
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, treeRss())), 250);
   const started = Date.now();

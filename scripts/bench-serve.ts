@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openServerStore } from '../src/store/sqlite/server.js';
+import { openServerStore } from '../src/records/sqlite/server-records.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const BIN = join(ROOT, 'bin/immoreel.js');

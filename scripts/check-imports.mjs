@@ -17,7 +17,7 @@ const src = path.join(root, 'src');
  * The layers of docs/architecture.md, bottom first: a folder of src/ imports only folders of the
  * layers below its own. Keep this table and the document's together.
  */
-const LAYERS = [['core'], ['net', 'storage'], ['analysis'], ['render'], ['jobs', 'client'], ['store'], ['service', 'server'], ['cli']];
+const LAYERS = [['core'], ['net', 'blobs'], ['analysis'], ['render'], ['records'], ['jobs', 'client'], ['service', 'server'], ['cli']];
 
 function listFiles(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -135,6 +135,29 @@ const folders = [...new Set(files.map((file) => path.dirname(file)))];
 const folderGraph = new Map(folders.map((folder) => [folder, [...(folderEdges.get(folder) ?? [])]]));
 for (const component of cycles(folders, folderGraph)) {
   problems.push(`folder cycle: ${component.map(relative).sort().join(' ↔ ')}`);
+}
+
+// One name, one meaning (docs/architecture.md "Names"): two modules of src/ share a base name
+// only when they are the same concern seen from two places — a folder's own `index`, `errors` or
+// `types`; a command (cli/commands, cli/definitions) or a route (server/routes) named for what it
+// exposes; the SQLite and PostgreSQL adapters of one kind of record (records/sqlite,
+// records/postgres) and the part they share (records/).
+const SHARED_ROLES = new Set(['index', 'errors', 'types']);
+const EXPOSING = ['cli/commands', 'cli/definitions', 'server/routes'];
+const ADAPTERS = ['records', 'records/sqlite', 'records/postgres'];
+const byBase = new Map();
+for (const file of files) {
+  const base = path.basename(file).replace(/\.(m?ts|tsx)$/, '');
+  if (SHARED_ROLES.has(base)) continue;
+  if (!byBase.has(base)) byBase.set(base, []);
+  byBase.get(base).push(path.relative(src, path.dirname(file)).split(path.sep).join('/'));
+}
+for (const [base, dirs] of byBase) {
+  if (dirs.length < 2) continue;
+  // Commands and routes aside, the rest must be one module, or one kind of record in its adapters.
+  const rest = dirs.filter((dir) => !EXPOSING.includes(dir));
+  const fine = rest.length <= 1 || rest.every((dir) => ADAPTERS.includes(dir));
+  if (!fine) problems.push(`name: ${dirs.map((dir) => `src/${dir}/${base}.ts`).join(', ')} share a base name; name each for what it holds`);
 }
 
 if (problems.length > 0) {

@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp, type JobsPort } from '../src/server/app.js';
-import { LocalBlobStore } from '../src/storage/index.js';
-import { openSqliteRecordStore } from '../src/store/index.js';
+import { LocalBlobStore } from '../src/blobs/index.js';
+import { openSqliteRecordStore } from '../src/records/index.js';
 
 const out = process.argv[2];
 if (out === undefined) {

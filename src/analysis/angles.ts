@@ -18,7 +18,7 @@ import {
   TRANSACTION_LABELS,
 } from './labels.js';
 import { isKeyMoneyScheme, pricingSurface, type ImpliedYield } from './market/compare.js';
-import { placeLabel } from './market/places.js';
+import { placeLabel } from './market/place-keys.js';
 import type { MarketReference } from './market/reference.js';
 import { PRICE_DOUBT_CODES } from './plausibility.js';
 

@@ -24,7 +24,7 @@ import {
   propertyTypeLabel,
 } from './labels.js';
 import { pricingSurface, type ImpliedYield } from './market/compare.js';
-import { cityKey, districtKeys, placeLabel } from './market/places.js';
+import { cityKey, districtKeys, placeLabel } from './market/place-keys.js';
 
 /**
  * Buyer profile (docs/analysis.md): a score in 0..1 for each of the 8 audiences from the listing

@@ -1,5 +1,5 @@
 import type { Audience, FeatureKey, Language, ListingFacts, PropertyType, Transaction } from '../core/types.js';
-import { placeLabel } from './market/places.js';
+import { placeLabel } from './market/place-keys.js';
 
 /**
  * Every word the analysis prints in fr / en / ar: feature, property type, transaction and

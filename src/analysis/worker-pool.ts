@@ -7,7 +7,7 @@ import { RawJsonBody } from '../core/json-body.js';
 import type { AnalyzeRequest } from '../core/requests.js';
 import { validateAnalyzeRequest, type ValidAnalyzeRequest } from '../core/validate.js';
 import type { FetchPageOptions } from './portals/index.js';
-import { analysisTask, type FingerprintAnswer, type JsonBodyAnswer, type WorkerAnswer } from './worker.js';
+import { analysisTask, type FingerprintAnswer, type JsonBodyAnswer, type WorkerAnswer } from './analysis-thread.js';
 
 /**
  * Analysis off the server's event loop (docs/security.md): parsing a page and reading its text
@@ -31,12 +31,12 @@ export interface PoolAnalyzeDeps {
 export const DEFAULT_ANALYSIS_BUDGET_MS = 15_000;
 
 /**
- * The worker's module next to this one: `worker.js` in `dist/`; under the test runner, which
- * runs the TypeScript sources, `worker.ts` loaded through tsx in the worker thread.
+ * The worker's module next to this one: `analysis-thread.js` in `dist/`; under the test runner, which
+ * runs the TypeScript sources, `analysis-thread.ts` loaded through tsx in the worker thread.
  */
 function workerModule(): { filename: string; execArgv: string[] } {
   const fromSources = import.meta.url.endsWith('.ts');
-  const filename = new URL(fromSources ? './worker.ts' : './worker.js', import.meta.url).href;
+  const filename = new URL(fromSources ? './analysis-thread.ts' : './analysis-thread.js', import.meta.url).href;
   return { filename, execArgv: fromSources ? ['--import', 'tsx'] : [] };
 }
 

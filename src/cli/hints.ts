@@ -1,4 +1,4 @@
-import type { GlobalOptions } from './context.js';
+import type { GlobalOptions } from './command-context.js';
 
 /** Quotes a shell word only when it needs it. */
 function shellWord(word: string): string {

@@ -6,7 +6,7 @@ import type { AnalyzeRequest, RenderRequest } from '../core/requests.js';
 import { downloadJobVideo, type DownloadOptions } from './download.js';
 import { RemoteError } from './errors.js';
 import { HttpClient, type HttpClientOptions, type JsonAnswer } from './http.js';
-import { nextAttemptKey, randomIdempotencyKey } from './idempotency.js';
+import { nextAttemptKey, randomIdempotencyKey } from './idempotency-keys.js';
 import { sleep } from '../core/time.js';
 import { parseRetryAfter } from '../net/retry.js';
 import { AssetUploader } from './uploads.js';

@@ -1,6 +1,6 @@
 /**
  * Lowercase Crockford base32 (no i, l, o, u: nothing to misread), the alphabet of every id immoreel
- * makes: job ids (jobs/ids.ts) and the server's key, asset and request ids (server/ids.ts).
+ * makes: job ids (core/job-ids.ts) and the server's key, asset and request ids (server/ids.ts).
  */
 export const BASE32_ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 

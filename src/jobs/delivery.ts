@@ -1,7 +1,7 @@
 import { sleep } from '../core/time.js';
-import type { JobRecords, JobRow, Owner } from './records.js';
-import { isTerminal } from './state.js';
-import { finalFailurePatch } from './store.js';
+import type { JobRecords, JobRow, Owner } from '../records/job-rows.js';
+import { isTerminal } from '../core/job-state.js';
+import { finalFailurePatch } from '../records/job-rows.js';
 
 /**
  * What a worker does with a job a dispatching queue delivered (docs/scaling.md "Dispatch"). The

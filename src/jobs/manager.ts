@@ -5,29 +5,27 @@ import { AppError, badRequest } from '../core/errors.js';
 import { guardedFetch, type FetchPort } from '../net/fetch.js';
 import type { JobList, JobRecord, JobState, ListJobsOptions } from '../core/types.js';
 import type { RenderContext, ValidRenderRequest } from '../render/types.js';
-import { LocalBlobStore } from '../storage/local.js';
-import type { BlobStore } from '../storage/types.js';
+import type { BlobStore } from '../blobs/types.js';
 import { claimDelivered, failExhausted } from './delivery.js';
 import { defaultEngine, type RenderEngine } from './engine.js';
-import { hashInputs } from './hash.js';
-import { assertJobId, newJobId } from './ids.js';
+import { hashInputs } from '../core/hash.js';
+import { assertJobId, newJobId } from '../core/job-ids.js';
 import { defaultConcurrency, JobFiles, MAX_CONCURRENCY, recoverAbandoned, WorkerPool } from './pool.js';
-import type { JobQueue, JobRecords, QueueSettings } from './records.js';
-import { isTerminal } from './state.js';
-import { JobStore, MAX_ATTEMPTS, sqliteJobRecords, type JobRow, type NewJob } from './store.js';
+import type { JobQueue, JobRecords, QueueSettings } from '../records/job-rows.js';
+import { isTerminal } from '../core/job-state.js';
+import { MAX_ATTEMPTS, type JobRow, type NewJob } from '../records/job-rows.js';
 
 export type { RenderEngine } from './engine.js';
 
 export interface JobManagerOptions {
-  /** Local scratch (`jobs/<id>/` renders) and, by default, where records and videos are kept. */
+  /** Local scratch: each render's work directory is `jobs/<id>/` below it. */
   dataDir: string;
-  /**
-   * The job records, or a whole RecordStore (its `jobs`): SQLite or PostgreSQL. Default: the SQLite
-   * file of `dataDir`, opened and closed by this manager (the embedded default).
-   */
-  records?: JobRecords | { jobs: JobRecords };
-  /** Where verified videos are kept (docs/scaling.md "Blob store"). Default: files in `dataDir`. */
-  blobs?: BlobStore;
+  /** The job records (SQLite or PostgreSQL), or a whole RecordStore (its `jobs`); the caller opens and closes them. */
+  records: JobRecords | { jobs: JobRecords };
+  /** Where verified videos are kept (docs/scaling.md "Blob store"); the caller opens and closes it. */
+  blobs: BlobStore;
+  /** Runs after the manager has closed: the caller's way to close the stores it handed over with it. */
+  closeWith?: () => Promise<void>;
   /** The dispatching queue's timings (PostgreSQL); default from the environment (`jobTimings`). */
   queue?: Partial<QueueSettings>;
   /** Renders at once in this process: 1–30, default min(30, logical cores). */
@@ -150,20 +148,9 @@ export class JobManager {
       for (const close of owned.splice(0).reverse()) await close();
     };
     try {
-      let records: JobRecords;
-      if (options.records === undefined) {
-        const store = JobStore.open(options.dataDir);
-        owned.push(() => store.close());
-        records = sqliteJobRecords(store);
-      } else {
-        records = 'jobs' in options.records ? options.records.jobs : options.records;
-      }
-      let blobs = options.blobs;
-      if (blobs === undefined) {
-        const own = new LocalBlobStore(options.dataDir);
-        owned.push(() => own.close());
-        blobs = own;
-      }
+      const records = 'jobs' in options.records ? options.records.jobs : options.records;
+      const blobs = options.blobs;
+      if (options.closeWith !== undefined) owned.push(options.closeWith);
       const files = new JobFiles(join(options.dataDir, 'jobs'), blobs, pathToFileURL(resolve(options.dataDir)).href);
       const queueSettings: QueueSettings = { ...timings.queue, ...options.queue };
       const queue = records.openQueue === undefined ? null : await records.openQueue(queueSettings);

@@ -9,15 +9,15 @@ import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../core/paths.js';
 import type { JobStage } from '../core/types.js';
 import { openFetch, type FetchPort } from '../net/fetch.js';
 import type { RenderContext } from '../render/types.js';
-import { videoKey } from '../storage/keys.js';
-import type { BlobStore } from '../storage/types.js';
+import { videoKey } from '../blobs/object-keys.js';
+import type { BlobStore } from '../blobs/types.js';
 import type { RenderEngine } from './engine.js';
-import { assertJobId } from './ids.js';
-import type { JobQueue, JobRecords } from './records.js';
-import { finalFailurePatch, listingSummary, MAX_ATTEMPTS, type JobRow, type Owner } from './store.js';
+import { assertJobId } from '../core/job-ids.js';
+import type { JobQueue, JobRecords } from '../records/job-rows.js';
+import { finalFailurePatch, listingSummary, MAX_ATTEMPTS, type JobRow, type Owner } from '../records/job-rows.js';
 
 /** The most renders one pool runs at once (docs/jobs.md). */
-export { defaultConcurrency, MAX_CONCURRENCY } from './limits.js';
+export { defaultConcurrency, MAX_CONCURRENCY } from '../core/job-limits.js';
 
 /**
  * ffmpeg threads per render. Each render gets a share of the machine's logical cores, rounded

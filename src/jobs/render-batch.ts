@@ -9,7 +9,7 @@ import type { Service } from '../core/service.js';
 import type { RenderRequest } from '../core/requests.js';
 import { failedFileFor, readBatchCsv, runBatch, updateFailedCsv, type BatchColumns, type BatchRow } from './batch.js';
 import { JobFailedError, jobFailure } from './failure.js';
-import { hashInputs } from './hash.js';
+import { hashInputs } from '../core/hash.js';
 import { BRANDING_COLUMNS, batchRowRequest } from './batch-row.js';
 
 /*

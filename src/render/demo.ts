@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Branding } from '../core/requests.js';
-import { DEMO_DIR } from './paths.js';
+import { DEMO_DIR } from './package-files.js';
 import { isImageFileName } from '../core/images.js';
 
 /**

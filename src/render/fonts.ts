@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FONTS_DIR } from './paths.js';
+import { FONTS_DIR } from './package-files.js';
 
 /**
  * The fonts shipped in assets/fonts (OFL, see its README.md) and how the card renderer finds them.

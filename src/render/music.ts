@@ -5,7 +5,7 @@ import { QUIET_OPTIONS, type FfmpegCommandSpec } from './ffmpeg/command.js';
 import { runFfmpeg, runFfprobe, type RunOptions } from './ffmpeg/runner.js';
 import { AUDIO_RATE } from './formats.js';
 import { trackByName, trackForMood, type MusicMood, type MusicTrack } from './music-tracks.js';
-import { MUSIC_DIR } from './paths.js';
+import { MUSIC_DIR } from './package-files.js';
 
 /**
  * The soundtrack: a bundled bed chosen by the template's mood (or by name), the user's own file

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import { AppError, badRequest } from '../core/errors.js';
-import { TEMPLATES_DIR } from './paths.js';
+import { TEMPLATES_DIR } from './package-files.js';
 import { schemaProblems, TemplateSchema, type Template } from './template-schema.js';
 
 /**

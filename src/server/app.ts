@@ -7,9 +7,9 @@ import { AppError } from '../core/errors.js';
 import { OFF_THREAD_JSON_MIN_BYTES, RawJsonBody } from '../core/json-body.js';
 import { compileInputSchema, invalidInput, validationDetails } from '../core/requests.js';
 import { createAuthorizer, refundHook } from './auth.js';
-import { API_VERSION, DEFAULT_LIMITS, type ServerLimits } from './config.js';
+import { API_VERSION, DEFAULT_LIMITS, type ServerLimits } from './api-limits.js';
 import { envelope, errorHandler, notFoundHandler, sendError, withHeaders } from './errors.js';
-import { randomId } from './ids.js';
+import { randomId } from '../core/random-ids.js';
 import { registerStudio } from './studio/index.js';
 import { RouteRegistry } from './route-spec.js';
 import { accountRoutes } from './routes/account.js';
@@ -20,9 +20,9 @@ import { jobRoutes } from './routes/jobs.js';
 import { openapiRoutes } from './routes/openapi.js';
 import { renderRoutes } from './routes/render.js';
 import { retiredRoutes } from './routes/retired.js';
-import type { ServerContext, ServerDeps } from './context.js';
+import type { ServerContext, ServerDeps } from './request-context.js';
 
-export type { JobsPort, LogOptions, ServerContext, ServerDeps } from './context.js';
+export type { JobsPort, LogOptions, ServerContext, ServerDeps } from './request-context.js';
 
 /** A request id we accept from the caller (for tracing across systems), or a new one. */
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{8,128}$/;

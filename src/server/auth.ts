@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../core/errors.js';
-import { policyLimit, type ServerLimits } from './config.js';
+import { policyLimit, type ServerLimits } from './api-limits.js';
 import { withExtras, withHeaders } from './errors.js';
-import type { ApiKeyRecord, RecordStore, Reservation } from '../store/types.js';
-import { rateLimitHeaders } from './rate-limit.js';
+import type { ApiKeyRecord, RecordStore, Reservation } from '../records/types.js';
+import { rateLimitHeaders } from './rate-limit-headers.js';
 import type { RouteAccess } from './route-spec.js';
 
 /**

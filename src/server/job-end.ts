@@ -1,7 +1,7 @@
 import type { JobRecord } from '../core/types.js';
 import type { FetchPort } from '../net/fetch.js';
-import type { RecordStore, UsageRecords } from '../store/types.js';
-import { webhookSender, WebhookDispatcher, type WebhookSender } from './webhooks.js';
+import type { RecordStore, UsageRecords } from '../records/types.js';
+import { webhookSender, WebhookDispatcher, type WebhookSender } from './webhook-sender.js';
 
 /**
  * What must happen after a job ends, in whichever process ended it (an API node or a worker,

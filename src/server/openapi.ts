@@ -1,4 +1,4 @@
-import { API_VERSION } from './config.js';
+import { API_VERSION } from './api-limits.js';
 import type { RouteSpec } from './route-spec.js';
 import { RATE_HEADERS } from './routes/common.js';
 import { COMPONENTS, type JsonSchema } from './schemas/common.js';

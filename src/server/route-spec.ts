@@ -1,7 +1,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { LimitPolicyName, Scope } from './config.js';
-import type { BillableRoute } from './quota.js';
+import type { LimitPolicyName, Scope } from './api-limits.js';
+import type { BillableRoute } from '../records/quota.js';
 import type { JsonSchema } from './schemas/common.js';
 
 /**

@@ -6,12 +6,12 @@ import { badRequest } from '../core/errors.js';
 import { JobManager, type RenderEngine } from '../jobs/manager.js';
 import { guardedFetch } from '../net/fetch.js';
 import { validateRenderRequest } from '../render/index.js';
-import type { BlobStore } from '../storage/index.js';
-import { openBackends } from '../store/backends.js';
-import type { RecordStore } from '../store/types.js';
+import type { BlobStore } from '../blobs/index.js';
+import { openBackends } from '../records/backends.js';
+import type { RecordStore } from '../records/types.js';
 import { buildApp, type LogOptions } from './app.js';
-import { purgeExpiredAssets, resolveAsset } from '../store/assets.js';
-import { API_PREFIX, type ServerLimits } from './config.js';
+import { purgeExpiredAssets, resolveAsset } from '../records/assets.js';
+import { API_PREFIX, type ServerLimits } from './api-limits.js';
 import { startJobEndDuties, type JobEndDuties } from './job-end.js';
 import type { StudioLogin } from './studio/session.js';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { LocalService } from '../../src/service/local.js';
+import { LocalService } from '../../src/service/local-service.js';
 import { runCli } from '../helpers/cli.js';
 import { expectPlayable720p60, probe } from '../integration/jobs/probe.js';
 import { LISTING_TEXT, makePhotos } from '../integration/jobs/photos.js';

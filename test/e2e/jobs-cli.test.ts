@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/core/errors.js';
-import { LocalService } from '../../src/service/local.js';
+import { LocalService } from '../../src/service/local-service.js';
 import { runCli } from '../helpers/cli.js';
 import { fakeEngine, fakeRequest } from '../unit/jobs/fake-engine.js';
 

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { startDetachedWorker } from '../../src/cli/commands/render.js';
 import type { JobRecord } from '../../src/core/types.js';
-import { LocalService } from '../../src/service/local.js';
+import { LocalService } from '../../src/service/local-service.js';
 import { runCli } from '../helpers/cli.js';
 import { expectPlayable720p60, probe } from '../integration/jobs/probe.js';
 import { LISTING_TEXT, makePhotos } from '../integration/jobs/photos.js';

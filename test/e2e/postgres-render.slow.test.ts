@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openBlobStore } from '../../src/storage/index.js';
+import { openBlobStore } from '../../src/blobs/index.js';
 import { BIN, runCli } from '../helpers/cli.js';
 import { startPostgres, startS3, type PostgresServer, type S3Server } from '../helpers/services.js';
 import { LISTING_TEXT, makePhotos } from '../integration/jobs/photos.js';

@@ -1,8 +1,8 @@
+import { openJobManager } from '../helpers/job-manager.js';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JobManager } from '../../src/jobs/manager.js';
 import { closedPort } from '../unit/client/fake-server.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { createKey, freshDataDir, startServe, type CreatedKey, type ServeProcess } from './server-process.js';
@@ -182,7 +182,7 @@ describe('every error class of the contract, mapped to its exit code', () => {
   });
 
   it('403 INSUFFICIENT_SCOPE on another tenant’s job → exit 4', async () => {
-    const manager = await JobManager.open({ dataDir: server.dataDir, runWorkers: false, linkBase: '/api/v1' });
+    const manager = await openJobManager({ dataDir: server.dataDir, runWorkers: false, linkBase: '/api/v1' });
     let jobId: string;
     try {
       jobId = (await manager.submit(fakeRequest({ input: { description: DESCRIPTION } }), { tenant: 'acme' })).job_id;

@@ -1,5 +1,5 @@
 import type { Language, Transaction } from '../../core/types.js';
-import { cityKey, districtKeys, METRO_OF } from './places.js';
+import { cityKey, districtKeys, METRO_OF } from './place-keys.js';
 
 /**
  * The market reference table (docs/analysis.md): asking prices per m² by city and district, property

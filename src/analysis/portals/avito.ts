@@ -2,9 +2,9 @@ import { badRequest } from '../../core/errors.js';
 import type { FeatureKey, ListingFacts, PropertyType, Transaction } from '../../core/types.js';
 import { emptyFacts } from '../facts.js';
 import { addPrivate, list, pathSegments, photoList, record, str, type PageParse, type PortalAdapter, type UrlVerdict } from './adapter.js';
-import { addFeatures, featureFromLabel } from './features.js';
+import { addFeatures, featureFromLabel } from './amenity-labels.js';
 import { findInTree, isTextLeaf, labelledValues, vocabulary, type Page } from './html.js';
-import { cityName, districtName, splitAtWord } from './places.js';
+import { cityName, districtName, splitAtWord } from './portal-places.js';
 import {
   fold,
   isPriceOnRequest,

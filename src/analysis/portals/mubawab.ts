@@ -3,9 +3,9 @@ import { badRequest } from '../../core/errors.js';
 import type { FeatureKey } from '../../core/types.js';
 import { emptyFacts } from '../facts.js';
 import { addPrivate, list, pathSegments, photoList, record, str, type PageParse, type PortalAdapter, type UrlVerdict } from './adapter.js';
-import { addFeatures, featureFromLabel } from './features.js';
+import { addFeatures, featureFromLabel } from './amenity-labels.js';
 import { htmlToText, isRecord, type Page } from './html.js';
-import { districtName, samePlace, splitLocation } from './places.js';
+import { districtName, samePlace, splitLocation } from './portal-places.js';
 import {
   fold,
   isPriceOnRequest,

@@ -1,9 +1,9 @@
 import type { ListingFacts, PropertyType, Warning } from '../../core/types.js';
 import { emptyFacts } from '../facts.js';
 import { addPrivate, list, pathSegments, photoList, record, str, type PageParse, type PortalAdapter, type UrlVerdict } from './adapter.js';
-import { addFeatures, featureFromLabel } from './features.js';
+import { addFeatures, featureFromLabel } from './amenity-labels.js';
 import { findInTree, htmlToText, isRecord, labelledValues, parseLooseJson, vocabulary, type Page } from './html.js';
-import { cityName, districtName, splitLocation } from './places.js';
+import { cityName, districtName, splitLocation } from './portal-places.js';
 import {
   fold,
   parseAmount,

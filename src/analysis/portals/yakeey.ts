@@ -1,10 +1,10 @@
 import type { FeatureKey, PropertyType } from '../../core/types.js';
 import { emptyFacts } from '../facts.js';
 import { addPrivate, list, pathSegments, photoList, record, str, type PageParse, type PortalAdapter, type UrlVerdict } from './adapter.js';
-import { addFeatures, featureFromLabel } from './features.js';
+import { addFeatures, featureFromLabel } from './amenity-labels.js';
 import { FlightData } from './flight.js';
 import { findInTree, labelledValues, vocabulary, type Page } from './html.js';
-import { cityName, districtName } from './places.js';
+import { cityName, districtName } from './portal-places.js';
 import {
   fold,
   parseAmount,

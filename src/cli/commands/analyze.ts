@@ -6,10 +6,10 @@ import type { Property } from '../../core/types.js';
 import type { Service } from '../../core/service.js';
 import type { AnalyzeRequest } from '../../core/requests.js';
 import { csvLine, failedFileFor, readBatchCsv, runBatch, updateFailedCsv, type BatchColumns, type BatchRow } from '../../jobs/batch.js';
-import { contextFor, type CommandContext } from '../context.js';
+import { contextFor, type CommandContext } from '../command-context.js';
 import { formatProperty } from '../format.js';
 import { readInputRequest, type InputFlags } from '../inputs.js';
-import { assertWritableFolder } from '../files.js';
+import { assertWritableFolder } from '../output-folders.js';
 import { parseCount } from '../parse.js';
 
 export interface AnalyzeFlags extends InputFlags {

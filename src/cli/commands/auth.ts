@@ -11,7 +11,7 @@ import {
   sendsKeyInClear,
   type ProfileRecord,
 } from '../../client/profiles.js';
-import { contextFor, type CommandContext } from '../context.js';
+import { contextFor, type CommandContext } from '../command-context.js';
 
 /*
  * `immoreel auth login | status | logout` (docs/cli.md): profiles for remote mode. The key is read

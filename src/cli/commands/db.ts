@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { badRequest } from '../../core/errors.js';
-import { JOB_MIGRATION_COUNT } from '../../jobs/store.js';
-import { SERVER_MIGRATION_COUNT } from '../../store/sqlite/server.js';
-import { databaseStatus, migrateDatabase, pendingVersions, type DatabaseOptions, type DatabaseStatus } from '../../store/migrations.js';
-import { contextFor, type CommandContext } from '../context.js';
+import { JOB_MIGRATION_COUNT } from '../../records/sqlite/jobs.js';
+import { SERVER_MIGRATION_COUNT } from '../../records/sqlite/server-records.js';
+import { databaseStatus, migrateDatabase, pendingVersions, type DatabaseOptions, type DatabaseStatus } from '../../records/migrations.js';
+import { contextFor, type CommandContext } from '../command-context.js';
 
 /** `immoreel db status|migrate` (docs/cli.md "Database"). */
 

@@ -4,9 +4,9 @@ import type { Command } from 'commander';
 import { AppError, isAppError } from '../../core/errors.js';
 import { missingFontFiles } from '../../render/fonts.js';
 import { MUSIC_TRACKS } from '../../render/music-tracks.js';
-import { FONTS_DIR, MUSIC_DIR } from '../../render/paths.js';
+import { FONTS_DIR, MUSIC_DIR } from '../../render/package-files.js';
 import { listTemplates, loadTemplate } from '../../render/templates.js';
-import { contextFor, type CommandContext } from '../context.js';
+import { contextFor, type CommandContext } from '../command-context.js';
 
 /**
  * `immoreel doctor`: is this machine able to render? ffmpeg/ffprobe ≥ 5.1, libx264, the AAC
@@ -208,7 +208,7 @@ function failedCheck(name: string, error: unknown, hint: string): Check {
 async function backendChecks(ctx: CommandContext): Promise<Check[]> {
   const { dataDir, databaseUrl, storageUrl } = ctx.backendOptions();
   if (databaseUrl === undefined && storageUrl === undefined) return [];
-  const { planBackends, checkBlobs } = await import('../../store/backends.js');
+  const { planBackends, checkBlobs } = await import('../../records/backends.js');
   const checks: Check[] = [];
   let plan;
   try {
@@ -219,9 +219,9 @@ async function backendChecks(ctx: CommandContext): Promise<Check[]> {
   for (const warning of plan.warnings) checks.push({ name: 'configuration', ok: true, detail: `note: ${warning}` });
   if (plan.database.kind === 'postgres') {
     try {
-      const { databaseStatus, pendingVersions } = await import('../../store/migrations.js');
-      const { JOB_MIGRATION_COUNT } = await import('../../jobs/store.js');
-      const { SERVER_MIGRATION_COUNT } = await import('../../store/sqlite/server.js');
+      const { databaseStatus, pendingVersions } = await import('../../records/migrations.js');
+      const { JOB_MIGRATION_COUNT } = await import('../../records/sqlite/jobs.js');
+      const { SERVER_MIGRATION_COUNT } = await import('../../records/sqlite/server-records.js');
       const status = await databaseStatus({
         dataDir,
         databaseUrl,
@@ -252,7 +252,7 @@ async function backendChecks(ctx: CommandContext): Promise<Check[]> {
     }
   }
   if (storageUrl !== undefined) {
-    const { openBlobStore } = await import('../../storage/index.js');
+    const { openBlobStore } = await import('../../blobs/index.js');
     const blobs = openBlobStore({ url: storageUrl, dataDir });
     try {
       await checkBlobs(blobs, plan.storageLabel);

@@ -7,12 +7,12 @@ import { AppError, badRequest } from '../../core/errors.js';
 import { resolveDataDir } from '../../core/paths.js';
 import type { JobRecord, JobState } from '../../core/types.js';
 import type { Service } from '../../core/service.js';
-import { assertJobId, isJobId } from '../../jobs/ids.js';
+import { assertJobId, isJobId } from '../../core/job-ids.js';
 import { parseAge } from '../../jobs/age.js';
 import { JobManager } from '../../jobs/manager.js';
-import { MAX_LIST_LIMIT } from '../../jobs/limits.js';
-import { contextFor, type CommandContext } from '../context.js';
-import { assertWritableFolder } from '../files.js';
+import { MAX_LIST_LIMIT } from '../../core/job-limits.js';
+import { contextFor, type CommandContext } from '../command-context.js';
+import { assertWritableFolder } from '../output-folders.js';
 import { followUp } from '../hints.js';
 import { jobFailure } from '../../jobs/failure.js';
 
@@ -223,10 +223,10 @@ export async function purgeJobs(flags: { olderThan: string; dryRun?: boolean; ye
   }
   const olderThanMs = parseAge(flags.olderThan);
   const dataDir = resolveDataDir(ctx.globals.dataDir);
-  const backends = await ctx.openConfiguredBackends();
-  const manager = await JobManager.open({ dataDir, records: backends?.records, blobs: backends?.blobs, runWorkers: false }).catch(
+  const stores = await ctx.openJobStores();
+  const manager = await JobManager.open({ dataDir, ...stores, closeWith: () => stores.close(), runWorkers: false }).catch(
     async (error: unknown) => {
-      await backends?.close();
+      await stores.close();
       throw error;
     },
   );
@@ -255,6 +255,5 @@ export async function purgeJobs(flags: { olderThan: string; dryRun?: boolean; ye
       ctx.output.text(`Purged ${summary.jobs} finished job${summary.jobs === 1 ? '' : 's'}, freed ${(summary.bytes / 1e6).toFixed(1)} MB.`);
   } finally {
     await manager.close();
-    await backends?.close();
   }
 }

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { badRequest } from '../../core/errors.js';
-import type { ApiKeyRecord } from '../../server/keys.js';
-import type { RecordStore } from '../../store/types.js';
-import { contextFor } from '../context.js';
+import type { ApiKeyRecord } from '../../records/api-keys.js';
+import type { RecordStore } from '../../records/types.js';
+import { contextFor } from '../command-context.js';
 
 /** Keys live in the records `serve` uses: the data directory's SQLite file, or PostgreSQL with --database-url. */
 async function withStore<T>(command: Command, work: (store: RecordStore) => T | Promise<T>): Promise<T> {
@@ -13,7 +13,7 @@ async function withStore<T>(command: Command, work: (store: RecordStore) => T | 
       { reason: 'keys_are_server_side' },
     );
   }
-  const { openRecords } = await import('../../store/backends.js');
+  const { openRecords } = await import('../../records/backends.js');
   const { dataDir, databaseUrl } = ctx.backendOptions();
   const store = await openRecords({ dataDir, databaseUrl });
   try {

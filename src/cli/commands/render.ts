@@ -11,13 +11,13 @@ import type { Branding, RenderRequest } from '../../core/requests.js';
 import { demoBranding, demoListingText, demoPhotos } from '../../render/demo.js';
 import { resolveDataDir } from '../../core/paths.js';
 import { jobFailure } from '../../jobs/failure.js';
-import { defaultConcurrency } from '../../jobs/limits.js';
+import { defaultConcurrency } from '../../core/job-limits.js';
 import { formatEta, runRenderBatch } from '../../jobs/render-batch.js';
-import { contextFor, type CommandContext, type GlobalOptions } from '../context.js';
+import { contextFor, type CommandContext, type GlobalOptions } from '../command-context.js';
 import { followUp } from '../hints.js';
 import { readInputRequest, type InputFlags } from '../inputs.js';
 import { interruptible, wasInterrupted } from '../interrupt.js';
-import { assertWritableFolder } from '../files.js';
+import { assertWritableFolder } from '../output-folders.js';
 import { parseCount, withFlagNames } from '../parse.js';
 import { IMAGE_FORMAT_NAMES, isImageFileName, REFUSED_IMAGE_EXTENSIONS } from '../../core/images.js';
 

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { badRequest } from '../../core/errors.js';
 import { resolveDataDir } from '../../core/paths.js';
-import type { ServerLimits } from '../../server/config.js';
-import { contextFor } from '../context.js';
+import type { ServerLimits } from '../../server/api-limits.js';
+import { contextFor } from '../command-context.js';
 
 export interface ServeFlags {
   host: string;

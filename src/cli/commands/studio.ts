@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import { resolveDataDir } from '../../core/paths.js';
-import type { RecordStore } from '../../store/types.js';
-import { contextFor } from '../context.js';
+import type { RecordStore } from '../../records/types.js';
+import { contextFor } from '../command-context.js';
 import { wholeNumber } from './serve.js';
 
 export interface StudioFlags {
@@ -37,7 +37,7 @@ export async function studio(flags: StudioFlags, command: Command): Promise<void
   const concurrency = flags.concurrency === undefined ? undefined : wholeNumber(flags.concurrency, '--concurrency', 1, 30);
   const port = wholeNumber(flags.port, '--port', 0, 65535);
   // Loaded here: fastify and the job layer are only needed by the commands that serve.
-  const { openRecords } = await import('../../store/backends.js');
+  const { openRecords } = await import('../../records/backends.js');
   const { startServer } = await import('../../server/start.js');
   const { databaseUrl, storageUrl } = ctx.backendOptions();
   const withKeys = async <T>(work: (keys: RecordStore['keys']) => Promise<T>): Promise<T> => {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { listTemplates, loadTemplate, type Template } from '../../render/templates.js';
-import { contextFor } from '../context.js';
+import { contextFor } from '../command-context.js';
 
 function summary(template: Template): string {
   const scenes = template.scenes.map((s) => s.kind).join(' → ');

@@ -3,11 +3,11 @@ import { badRequest } from '../../core/errors.js';
 import { resolveDataDir } from '../../core/paths.js';
 import { JobManager, parseConcurrency } from '../../jobs/manager.js';
 import { guardedFetch } from '../../net/fetch.js';
-import { resolveAsset } from '../../store/assets.js';
+import { resolveAsset } from '../../records/assets.js';
 import { startJobEndDuties } from '../../server/job-end.js';
-import { LocalBlobStore } from '../../storage/index.js';
-import { openSqliteRecordStore } from '../../store/index.js';
-import { contextFor } from '../context.js';
+import { LocalBlobStore } from '../../blobs/index.js';
+import { openSqliteRecordStore } from '../../records/index.js';
+import { contextFor } from '../command-context.js';
 
 /** Seconds a stopping worker lets running renders finish before putting them back in the queue. */
 const DRAIN_MS = 30_000;

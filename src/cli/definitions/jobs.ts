@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { lazy } from './lazy.js';
 import { JOB_STATES } from '../../core/types.js';
-import { MAX_LIST_LIMIT } from '../../jobs/limits.js';
+import { MAX_LIST_LIMIT } from '../../core/job-limits.js';
 
 const EXAMPLES = `
 Examples:

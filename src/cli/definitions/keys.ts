@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { lazy } from './lazy.js';
-import { SCOPES } from '../../server/config.js';
+import { SCOPES } from '../../server/api-limits.js';
 
 const EXAMPLES = `
 Examples:

@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
-import { defaultConcurrency } from '../../jobs/limits.js';
+import { defaultConcurrency } from '../../core/job-limits.js';
 import { lazy } from './lazy.js';
-import { DEFAULT_LIMITS } from '../../server/config.js';
+import { DEFAULT_LIMITS } from '../../server/api-limits.js';
 
 const EXAMPLES = `
 Examples:

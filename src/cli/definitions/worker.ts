@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { defaultConcurrency } from '../../jobs/limits.js';
+import { defaultConcurrency } from '../../core/job-limits.js';
 import { lazy } from './lazy.js';
 
 const EXAMPLES = `

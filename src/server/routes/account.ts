@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import type { ServerContext } from '../context.js';
-import { API_PREFIX, PLANS, SCOPES } from '../config.js';
-import { periodOf, periodResetAt } from '../quota.js';
+import type { ServerContext } from '../request-context.js';
+import { API_PREFIX, PLANS, SCOPES } from '../api-limits.js';
+import { periodOf, periodResetAt } from '../../records/quota.js';
 import { UsageQuerySchema } from '../schemas/requests.js';
 import { AUTH_ERRORS, caller } from './common.js';
 

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { RawJsonBody } from '../../core/json-body.js';
 import type { AnalyzeResponse } from '../../core/types.js';
-import { API_PREFIX } from '../config.js';
-import type { ServerContext } from '../context.js';
+import { API_PREFIX } from '../api-limits.js';
+import type { ServerContext } from '../request-context.js';
 import { IdempotencyHeadersSchema, ErrorEnvelopeSchema } from '../schemas/common.js';
 import { AnalyzeBodySchema, AnalyzeResponseSchema } from '../schemas/requests.js';
 import { abortOnDisconnect, AUTH_ERRORS, caller, idempotencyKeyOf, RATE_HEADERS, REPLAYED_HEADER } from './common.js';

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { badRequest } from '../../core/errors.js';
-import { saveAsset } from '../../store/assets.js';
-import type { ServerContext } from '../context.js';
-import { API_PREFIX } from '../config.js';
+import { saveAsset } from '../../records/assets.js';
+import type { ServerContext } from '../request-context.js';
+import { API_PREFIX } from '../api-limits.js';
 import { ErrorEnvelopeSchema } from '../schemas/common.js';
 import { AUTH_ERRORS, caller } from './common.js';
 import { IMAGE_FORMATS } from '../../core/images.js';

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../core/errors.js';
-import type { ServerContext } from '../context.js';
-import { API_PREFIX, API_VERSION } from '../config.js';
+import type { ServerContext } from '../request-context.js';
+import { API_PREFIX, API_VERSION } from '../api-limits.js';
 import { ErrorEnvelopeSchema } from '../schemas/common.js';
 import { MALFORMED_URL } from './common.js';
 

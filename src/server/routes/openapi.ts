@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import type { ServerContext } from '../context.js';
+import type { ServerContext } from '../request-context.js';
 import { MALFORMED_URL } from './common.js';
-import { API_PREFIX } from '../config.js';
+import { API_PREFIX } from '../api-limits.js';
 import { buildOpenApiDocument } from '../openapi.js';
 
 export function openapiRoutes(app: FastifyInstance, ctx: ServerContext): void {

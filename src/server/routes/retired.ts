@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.js';
-import type { ServerContext } from '../context.js';
-import { API_PREFIX } from '../config.js';
+import type { ServerContext } from '../request-context.js';
+import { API_PREFIX } from '../api-limits.js';
 import { sendError, withExtras, withHeaders } from '../errors.js';
 import { ErrorEnvelopeSchema } from '../schemas/common.js';
 

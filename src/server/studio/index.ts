@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { KeyRecords } from '../../store/types.js';
+import type { KeyRecords } from '../../records/types.js';
 import { cookieAuthHook, sessionRoutes, type StudioLogin } from './session.js';
 
 /**

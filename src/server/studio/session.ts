@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, badRequest } from '../../core/errors.js';
-import type { KeyRecords } from '../../store/types.js';
+import type { KeyRecords } from '../../records/types.js';
 
 /**
  * The Studio's sign-in (docs/studio.md, "Security"). The page never holds the API key: it sits in

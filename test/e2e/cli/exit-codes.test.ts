@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoListingText, demoPhotos } from '../../../src/render/demo.js';
-import { LocalService } from '../../../src/service/local.js';
+import { LocalService } from '../../../src/service/local-service.js';
 import { REPO_ROOT, runCli } from '../../helpers/cli.js';
 
 /*

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { SQLITE_DRIVER } from '../../../src/jobs/db.js';
+import { SQLITE_DRIVER } from '../../../src/records/sqlite/driver.js';
 import { REPO_ROOT } from '../../helpers/cli.js';
 
 const BIN = fileURLToPath(new URL('../../../bin/immoreel.js', import.meta.url));

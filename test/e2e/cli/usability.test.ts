@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoListingText, demoPhotos } from '../../../src/render/demo.js';
-import { LocalService } from '../../../src/service/local.js';
+import { LocalService } from '../../../src/service/local-service.js';
 import { runCli } from '../../helpers/cli.js';
 
 /* The ordinary mistakes and habits of a new user, each answered by the CLI as docs/cli.md says. */

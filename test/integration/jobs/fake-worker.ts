@@ -3,13 +3,13 @@
  * that logs every job it renders to LOG (one id per line). Runs until the queue is drained.
  * Usage: node --import tsx fake-worker.ts DATA_DIR LOG [RENDER_MS]
  */
+import { openJobManager } from '../../helpers/job-manager.js';
 import { appendFileSync } from 'node:fs';
-import { JobManager } from '../../../src/jobs/manager.js';
 import { fakeEngine } from '../../unit/jobs/fake-engine.js';
 
 const [dataDir, log, ms] = process.argv.slice(2) as [string, string, string | undefined];
 const inner = fakeEngine({ ms: Number(ms ?? 50) });
-const manager = await JobManager.open({
+const manager = await openJobManager({
   dataDir,
   concurrency: 4,
   pollMs: 10,

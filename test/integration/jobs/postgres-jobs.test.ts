@@ -7,9 +7,9 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../../src/core/types.js';
 import { JobManager, type JobManagerOptions } from '../../../src/jobs/manager.js';
-import { LocalService } from '../../../src/service/local.js';
-import { openBlobStore, type BlobStore } from '../../../src/storage/index.js';
-import { openRecordStore, type RecordStore } from '../../../src/store/index.js';
+import { LocalService } from '../../../src/service/local-service.js';
+import { openBlobStore, type BlobStore } from '../../../src/blobs/index.js';
+import { openRecordStore, type RecordStore } from '../../../src/records/index.js';
 import { startPostgres, startS3, type PostgresServer, type S3Server } from '../../helpers/services.js';
 import { fakeEngine, fakeRequest } from '../../unit/jobs/fake-engine.js';
 

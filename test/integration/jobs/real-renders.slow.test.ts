@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../../src/core/types.js';
 import type { RenderRequest } from '../../../src/core/requests.js';
-import { LocalService } from '../../../src/service/local.js';
+import { LocalService } from '../../../src/service/local-service.js';
 import { expectPlayable720p60, ffmpegChildren, probe } from './probe.js';
 import { LISTING_TEXT, makePhotos } from './photos.js';
 

@@ -2,10 +2,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newJobId } from '../../../src/jobs/ids.js';
-import { MAX_RUNNING_PER_TENANT } from '../../../src/jobs/limits.js';
-import type { JobRecords, JobRow, NewJob } from '../../../src/jobs/records.js';
-import { openRecordStore, type RecordStore } from '../../../src/store/index.js';
+import { newJobId } from '../../../src/core/job-ids.js';
+import { MAX_RUNNING_PER_TENANT } from '../../../src/core/job-limits.js';
+import type { JobRecords, JobRow, NewJob } from '../../../src/records/job-rows.js';
+import { openRecordStore, type RecordStore } from '../../../src/records/index.js';
 import { startPostgres, type PostgresServer } from '../../helpers/services.js';
 import { fakeRequest } from '../../unit/jobs/fake-engine.js';
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/core/errors.js';
 import { openFetch } from '../../../src/net/fetch.js';
 import { loadPhotos } from '../../../src/render/assets/photos.js';
-import { LocalService } from '../../../src/service/local.js';
+import { LocalService } from '../../../src/service/local-service.js';
 
 /**
  * Each photo left out says why; when every photo failed for the network the error says so, with

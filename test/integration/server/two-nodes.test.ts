@@ -8,17 +8,17 @@ import type { FastifyInstance } from 'fastify';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeListing } from '../../../src/analysis/analyze.js';
-import { sha256Hex } from '../../../src/jobs/hash.js';
-import { newJobId } from '../../../src/jobs/ids.js';
+import { sha256Hex } from '../../../src/core/hash.js';
+import { newJobId } from '../../../src/core/job-ids.js';
 import { guardedFetch } from '../../../src/net/fetch.js';
 import { validateRenderRequest } from '../../../src/render/validate.js';
 import { buildApp } from '../../../src/server/app.js';
-import { resolveAsset } from '../../../src/store/assets.js';
-import type { JobsPort } from '../../../src/server/context.js';
+import { resolveAsset } from '../../../src/records/assets.js';
+import type { JobsPort } from '../../../src/server/request-context.js';
 import { startJobEndDuties, type JobEndDuties } from '../../../src/server/job-end.js';
-import { S3BlobStore, videoKey, type BlobStore } from '../../../src/storage/index.js';
-import { openPostgresRecordStore } from '../../../src/store/postgres/index.js';
-import type { RecordStore } from '../../../src/store/types.js';
+import { S3BlobStore, videoKey, type BlobStore } from '../../../src/blobs/index.js';
+import { openPostgresRecordStore } from '../../../src/records/postgres/index.js';
+import type { RecordStore } from '../../../src/records/types.js';
 import { startPostgres, startS3, type PostgresServer, type S3Server } from '../../helpers/services.js';
 
 /**

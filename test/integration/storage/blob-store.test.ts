@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/core/errors.js';
-import { LocalBlobStore, openBlobStore, S3BlobStore, type BlobStore } from '../../../src/storage/index.js';
+import { LocalBlobStore, openBlobStore, S3BlobStore, type BlobStore } from '../../../src/blobs/index.js';
 import { startS3, type S3Server } from '../../helpers/services.js';
 
 const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');

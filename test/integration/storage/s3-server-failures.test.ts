@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/core/errors.js';
-import { openBlobStore } from '../../../src/storage/index.js';
+import { openBlobStore } from '../../../src/blobs/index.js';
 
 /**
  * An S3 endpoint that fails on its side (5xx), as S3 does when it asks to slow down or has an

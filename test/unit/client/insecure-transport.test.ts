@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/core/errors.js';
-import { openService } from '../../../src/service/open.js';
+import { openService } from '../../../src/service/open-service.js';
 
 /** Remote mode never sends the key in clear to another machine unless --insecure says so (docs/security.md). */
 

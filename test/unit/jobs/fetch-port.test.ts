@@ -1,3 +1,4 @@
+import { openJobManager } from '../../helpers/job-manager.js';
 import { mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -5,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../../src/core/types.js';
-import { JobManager, type JobManagerOptions } from '../../../src/jobs/manager.js';
+import { type JobManagerOptions } from '../../../src/jobs/manager.js';
 import { guardedFetch } from '../../../src/net/fetch.js';
 import { fakeProperty, fakeRequest } from './fake-engine.js';
 
@@ -33,7 +34,7 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 async function runOneJob(options: Partial<JobManagerOptions>): Promise<{ job: JobRecord; hits: number }> {
   const before = hits;
-  const manager = await JobManager.open({ dataDir: mkdtempSync(join(tmpdir(), 'immoreel-port-')), pollMs: 20, ...options });
+  const manager = await openJobManager({ dataDir: mkdtempSync(join(tmpdir(), 'immoreel-port-')), pollMs: 20, ...options });
   try {
     const submitted = await manager.submit(fakeRequest({ listing: fakeProperty(), photos: [photoUrl] }), { tenant: 't' });
     await manager.whenIdle();

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { JOB_STATES } from '../../../src/core/types.js';
 import { parseAge } from '../../../src/jobs/age.js';
-import { assertJobId, isJobId, newJobId } from '../../../src/jobs/ids.js';
-import { assertTransition, canTransition, IllegalTransitionError, isTerminal } from '../../../src/jobs/state.js';
+import { assertJobId, isJobId, newJobId } from '../../../src/core/job-ids.js';
+import { assertTransition, canTransition, IllegalTransitionError, isTerminal } from '../../../src/core/job-state.js';
 
 describe('job ids', () => {
   it('are job_ + 26 base32 characters and sort in creation order, even within one millisecond', () => {

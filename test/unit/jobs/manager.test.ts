@@ -1,3 +1,4 @@
+import { openJobManager } from '../../helpers/job-manager.js';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
@@ -7,9 +8,9 @@ import { AppError } from '../../../src/core/errors.js';
 import type { JobRecord } from '../../../src/core/types.js';
 import { JobManager, jobTimings, type JobManagerOptions } from '../../../src/jobs/manager.js';
 import { defaultConcurrency, threadBudget } from '../../../src/jobs/pool.js';
-import { IllegalTransitionError } from '../../../src/jobs/state.js';
-import { openDatabase } from '../../../src/jobs/db.js';
-import { LocalService } from '../../../src/service/local.js';
+import { IllegalTransitionError } from '../../../src/core/job-state.js';
+import { openDatabase } from '../../../src/records/sqlite/driver.js';
+import { LocalService } from '../../../src/service/local-service.js';
 import type { RenderContext } from '../../../src/render/types.js';
 import { fakeEngine, fakeRequest } from './fake-engine.js';
 
@@ -23,7 +24,7 @@ function tempDir(): string {
 }
 
 async function manager(options: Partial<JobManagerOptions> & { dataDir?: string } = {}): Promise<JobManager> {
-  const m = await JobManager.open({ dataDir: options.dataDir ?? tempDir(), pollMs: 20, engine: fakeEngine(), ...options });
+  const m = await openJobManager({ dataDir: options.dataDir ?? tempDir(), pollMs: 20, engine: fakeEngine(), ...options });
   opened.push(m);
   return m;
 }
@@ -310,7 +311,7 @@ describe('JobManager', () => {
 
   it('puts running renders back in the queue on shutdown, without counting the attempt', async () => {
     const dataDir = tempDir();
-    const m = await JobManager.open({ dataDir, pollMs: 20, engine: fakeEngine({ ms: 5000 }) });
+    const m = await openJobManager({ dataDir, pollMs: 20, engine: fakeEngine({ ms: 5000 }) });
     const id = (await m.submit(fakeRequest(), { tenant: 't' })).job_id;
     await until(
       async () => (await stateOf(m, id)).state,

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, openSqlite, SQLITE_DRIVER, sqliteDatabaseClass, sqliteDriverFor } from '../../../src/jobs/db.js';
+import { openDatabase, openSqlite, SQLITE_DRIVER, sqliteDatabaseClass, sqliteDriverFor } from '../../../src/records/sqlite/driver.js';
 
 // The SQLite driver per Node major (docs/dependencies.md "SQLite on Node 20, 22 and 24").
 const require = createRequire(import.meta.url);

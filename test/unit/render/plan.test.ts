@@ -5,7 +5,7 @@ import { loadTemplate, validateTemplate, type Template } from '../../../src/rend
 import { demoProperty, photos } from './fixtures.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { TEMPLATES_DIR } from '../../../src/render/paths.js';
+import { TEMPLATES_DIR } from '../../../src/render/package-files.js';
 
 function templateWith(change: (raw: Record<string, unknown>) => void): Template {
   const raw = JSON.parse(readFileSync(join(TEMPLATES_DIR, 'classic', 'template.json'), 'utf8')) as Record<string, unknown>;

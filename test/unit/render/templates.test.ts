@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isAppError } from '../../../src/core/errors.js';
-import { TEMPLATES_DIR } from '../../../src/render/paths.js';
+import { TEMPLATES_DIR } from '../../../src/render/package-files.js';
 import { listTemplates, loadTemplate } from '../../../src/render/templates.js';
 
 function brokenCopy(change: (raw: Record<string, unknown>) => void): string {

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
-import { purgeExpiredAssets, resolveAsset } from '../../../src/store/assets.js';
+import { purgeExpiredAssets, resolveAsset } from '../../../src/records/assets.js';
 import { makeHarness, type Harness } from './harness.js';
 
 let h: Harness;

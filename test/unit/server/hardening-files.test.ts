@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { resolveAsset } from '../../../src/store/assets.js';
-import { openServerStore } from '../../../src/store/sqlite/server.js';
+import { resolveAsset } from '../../../src/records/assets.js';
+import { openServerStore } from '../../../src/records/sqlite/server-records.js';
 import { makeHarness, type Harness } from './harness.js';
 
 /** Files of the data directory are private, and uploads are decoded in full (docs/security.md). */

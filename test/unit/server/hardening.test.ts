@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { stableStringify } from '../../../src/jobs/hash.js';
+import { stableStringify } from '../../../src/core/hash.js';
 import { LISTING_TEXT, makeHarness, type Harness } from './harness.js';
 
 /** Bodies an attacker can send that used to give a 500, a charge or a stored megabyte (docs/security.md). */

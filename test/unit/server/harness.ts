@@ -8,11 +8,11 @@ import type { RenderRequest } from '../../../src/core/requests.js';
 import { JobManager, type RenderEngine } from '../../../src/jobs/manager.js';
 import type { ValidRenderRequest } from '../../../src/render/types.js';
 import { buildApp, type ServerDeps } from '../../../src/server/app.js';
-import type { ServerLimits } from '../../../src/server/config.js';
-import { resolveAsset } from '../../../src/store/assets.js';
-import { LocalBlobStore } from '../../../src/storage/index.js';
-import { openSqliteRecordStore, type RecordStore } from '../../../src/store/index.js';
-import { openServerStore, type ServerStore } from '../../../src/store/sqlite/server.js';
+import type { ServerLimits } from '../../../src/server/api-limits.js';
+import { resolveAsset } from '../../../src/records/assets.js';
+import { LocalBlobStore } from '../../../src/blobs/index.js';
+import { openSqliteRecordStore, type RecordStore } from '../../../src/records/index.js';
+import { openServerStore, type ServerStore } from '../../../src/records/sqlite/server-records.js';
 
 export interface Harness {
   app: FastifyInstance;

@@ -1,6 +1,6 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TokenBucketLimiter } from '../../../src/server/rate-limit.js';
+import { TokenBucketLimiter } from '../../../src/records/rate-limit.js';
 import { seededRandom } from '../../../scripts/prng.js';
 import { LISTING_TEXT, makeHarness, type Harness } from './harness.js';
 

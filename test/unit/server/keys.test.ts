@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { resolveScopes } from '../../../src/server/keys.js';
-import { openServerStore, type ServerStore } from '../../../src/store/sqlite/server.js';
+import { resolveScopes } from '../../../src/records/api-keys.js';
+import { openServerStore, type ServerStore } from '../../../src/records/sqlite/server-records.js';
 import { runCli } from '../../helpers/cli.js';
 
 let dataDir: string;

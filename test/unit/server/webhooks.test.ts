@@ -6,12 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../../src/core/types.js';
-import { openSqliteRecordStore, type RecordStore } from '../../../src/store/index.js';
-import { openServerStore, type ServerStore } from '../../../src/store/sqlite/server.js';
+import { openSqliteRecordStore, type RecordStore } from '../../../src/records/index.js';
+import { openServerStore, type ServerStore } from '../../../src/records/sqlite/server-records.js';
 import { guardedFetch } from '../../../src/net/fetch.js';
 import { validateRenderRequest } from '../../../src/render/validate.js';
 import { startJobEndDuties } from '../../../src/server/job-end.js';
-import { webhookSender, WebhookDispatcher } from '../../../src/server/webhooks.js';
+import { webhookSender, WebhookDispatcher } from '../../../src/server/webhook-sender.js';
 
 interface Received {
   headers: IncomingMessage['headers'];

@@ -1,9 +1,9 @@
+import { openJobManager } from '../../helpers/job-manager.js';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { JobManager } from '../../../src/jobs/manager.js';
-import { LocalService } from '../../../src/service/local.js';
+import { LocalService } from '../../../src/service/local-service.js';
 import type { JobRecord } from '../../../src/core/types.js';
 import { fakeEngine, fakeRequest } from '../jobs/fake-engine.js';
 
@@ -48,7 +48,7 @@ describe('LocalService on the job manager', () => {
 
   it("does not show another tenant's job", async () => {
     const dataDir = tempDir();
-    const manager = await JobManager.open({ dataDir, engine: fakeEngine(), runWorkers: false });
+    const manager = await openJobManager({ dataDir, engine: fakeEngine(), runWorkers: false });
     open.push(manager);
     const foreign = await manager.submit(fakeRequest(), { tenant: 'acme' });
     const service = new LocalService({ dataDir, engine: fakeEngine() });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/core/errors.js';
-import { openBlobStore, parseStorageUrl, s3ClientConfig } from '../../../src/storage/index.js';
+import { openBlobStore, parseStorageUrl, s3ClientConfig } from '../../../src/blobs/index.js';
 
 function failure(url: string): AppError {
   try {
@@ -77,7 +77,7 @@ describe('S3 client configuration from the AWS environment', () => {
 
 describe('blob keys of jobs and assets', () => {
   it('puts videos under the job and assets under assets/, refusing ids that could escape', async () => {
-    const { videoKey, assetKey } = await import('../../../src/storage/index.js');
+    const { videoKey, assetKey } = await import('../../../src/blobs/index.js');
     expect(videoKey('job_01abc')).toBe('jobs/job_01abc/output.mp4');
     expect(videoKey('job_01abc', 2)).toBe('jobs/job_01abc/output-2.mp4');
     expect(assetKey('ast_x.jpg')).toBe('assets/ast_x.jpg');

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/core/errors.js';
-import { migrationProblem, planBackends, type BackendOptions } from '../../../src/store/backends.js';
-import { redactUrl } from '../../../src/store/postgres/pool.js';
+import { migrationProblem, planBackends, type BackendOptions } from '../../../src/records/backends.js';
+import { redactUrl } from '../../../src/records/postgres/connection.js';
 
 /** The configuration rules of docs/scaling.md "Configuration", decided without touching the network. */
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDatabaseUrl } from '../../../src/store/index.js';
+import { parseDatabaseUrl } from '../../../src/records/index.js';
 
 describe('database URL', () => {
   it('means SQLite when unset, PostgreSQL for postgres:// and postgresql://', () => {

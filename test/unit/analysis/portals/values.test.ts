@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cityName, districtName, splitLocation } from '../../../../src/analysis/portals/places.js';
+import { cityName, districtName, splitLocation } from '../../../../src/analysis/portals/portal-places.js';
 import { scrubPrivate } from '../../../../src/analysis/privacy.js';
 import {
   isPriceOnRequest,

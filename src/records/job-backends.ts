@@ -1,0 +1,53 @@
+import { LocalBlobStore } from '../blobs/local-store.js';
+import type { BlobStore } from '../blobs/types.js';
+import type { Backends } from './backends.js';
+import type { JobRecords } from './job-rows.js';
+import { JobStore, sqliteJobRecords } from './sqlite/jobs.js';
+
+/**
+ * What the job layer is given to work on (docs/architecture.md "Layers"): its records and the blob
+ * store of its videos. The job layer never opens a database; the entry points open these.
+ */
+export interface JobStores {
+  records: { readonly jobs: JobRecords };
+  blobs: BlobStore;
+  /** The configured database and storage (docs/scaling.md "Configuration"); null on the embedded default. */
+  shared: Backends | null;
+  close(): Promise<void>;
+}
+
+/** The embedded default: the data directory's SQLite job table and its video files. */
+export function openEmbeddedJobStores(dataDir: string): JobStores {
+  const store = JobStore.open(dataDir);
+  const blobs = new LocalBlobStore(dataDir);
+  return {
+    records: { jobs: sqliteJobRecords(store) },
+    blobs,
+    shared: null,
+    async close() {
+      await blobs.close();
+      store.close();
+    },
+  };
+}
+
+/**
+ * Where jobs are kept, as `--database-url` / `--storage-url` name it (docs/scaling.md
+ * "Configuration"): `openBackends` (checked, migrated, clear errors) when either is set; the
+ * embedded default (the data directory's SQLite file and files) when both are unset. Loaded
+ * lazily so that commands on the embedded default never load pg, pg-boss or the AWS SDK.
+ */
+export async function openJobStores(options: {
+  dataDir: string;
+  databaseUrl?: string;
+  storageUrl?: string;
+  /** Where notes on a working but risky configuration go (default: a process notice). */
+  warn?: (message: string) => void;
+}): Promise<JobStores> {
+  const databaseUrl = options.databaseUrl?.trim() || undefined;
+  const storageUrl = options.storageUrl?.trim() || undefined;
+  if (databaseUrl === undefined && storageUrl === undefined) return openEmbeddedJobStores(options.dataDir);
+  const { openBackends } = await import('./backends.js');
+  const shared = await openBackends({ dataDir: options.dataDir, databaseUrl, storageUrl, warn: options.warn });
+  return { records: shared.records, blobs: shared.blobs, shared, close: () => shared.close() };
+}

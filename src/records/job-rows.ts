@@ -1,0 +1,305 @@
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { badRequest } from '../core/errors.js';
+import {
+  JOB_STATES,
+  type JobRecord,
+  type JobStage,
+  type JobState,
+  type ListJobsOptions,
+  type VideoResult,
+  type Warning,
+} from '../core/types.js';
+import type { ValidRenderRequest } from '../render/types.js';
+import type { JobList, Property } from '../core/types.js';
+import { isJobId } from '../core/job-ids.js';
+import { isTerminal } from '../core/job-state.js';
+import { MAX_LIST_LIMIT } from '../core/job-limits.js';
+
+/**
+ * Job logic that does not depend on the database: the row, list-option checks and the record a row
+ * becomes. The SQLite JobStore (store.ts) and the PostgreSQL records (src/records/postgres/jobs.ts)
+ * both use these, so both backends answer with the same records and the same errors.
+ */
+
+export const DEFAULT_LIST_LIMIT = 20;
+
+/**
+ * One row of the `jobs` table, without the stored request: that can hold a saved page of several
+ * MB, so it is only read when a job runs (`requestOf`), never when jobs are listed.
+ */
+/** The columns of a `JobRow`, in table order: what every store selects (the stored request is read apart). */
+export const JOB_ROW_COLUMNS = [
+  'job_id',
+  'tenant',
+  'state',
+  'stage',
+  'progress',
+  'attempts',
+  'created_at',
+  'updated_at',
+  'started_at',
+  'finished_at',
+  'template',
+  'format',
+  'language',
+  'input_hash',
+  'allow_local_files',
+  'link_base',
+  'listing_json',
+  'result_json',
+  'error_code',
+  'error_message',
+  'warnings_json',
+  'metadata_json',
+  'owner',
+  'owner_host',
+  'owner_pid',
+  'lease_expires_at',
+  'expired_at',
+].join(', ');
+
+export interface JobRow {
+  job_id: string;
+  tenant: string;
+  state: JobState;
+  stage: JobStage | null;
+  progress: number;
+  attempts: number;
+  created_at: string;
+  updated_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  template: string;
+  format: string;
+  language: string;
+  input_hash: string;
+  allow_local_files: number;
+  link_base: string | null;
+  listing_json: string | null;
+  result_json: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  warnings_json: string;
+  metadata_json: string | null;
+  owner: string | null;
+  owner_host: string | null;
+  owner_pid: number | null;
+  lease_expires_at: number | null;
+  expired_at: string | null;
+}
+
+export type ListingSummary = NonNullable<JobRecord['listing']>;
+
+export interface CheckedListOptions {
+  limit: number;
+  state: JobState | undefined;
+  cursor: string | undefined;
+}
+
+export function checkListOptions(options: ListJobsOptions = {}): CheckedListOptions {
+  const limit = options.limit ?? DEFAULT_LIST_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) {
+    throw badRequest(`limit must be a whole number from 1 to ${MAX_LIST_LIMIT}, not ${String(options.limit)}.`, {
+      reason: 'invalid_field',
+      details: [{ field: 'limit', message: `must be an integer from 1 to ${MAX_LIST_LIMIT}` }],
+    });
+  }
+  if (options.state !== undefined && !(JOB_STATES as readonly string[]).includes(options.state)) {
+    throw badRequest(`Unknown state ${JSON.stringify(options.state)}: use one of ${JOB_STATES.join(', ')}.`, {
+      reason: 'invalid_field',
+      details: [{ field: 'state', message: `must be one of ${JOB_STATES.join(', ')}` }],
+    });
+  }
+  if (options.cursor !== undefined && !isJobId(options.cursor)) {
+    throw badRequest('Invalid cursor: pass the next_cursor value of the previous page unchanged.', {
+      reason: 'invalid_field',
+      details: [{ field: 'cursor', message: 'not a cursor returned by this API' }],
+    });
+  }
+  return { limit, state: options.state, cursor: options.cursor };
+}
+
+/** The job record (docs/jobs.md) as the API and the CLI print it; `jobsDir` makes local-mode file links. */
+export function toJobRecord(row: JobRow, jobsDir: string): JobRecord {
+  const dir = join(jobsDir, row.job_id);
+  const expired = row.expired_at !== null;
+  const stored = row.result_json === null ? null : (JSON.parse(row.result_json) as Omit<VideoResult, 'video_url'>);
+  let links: JobRecord['links'];
+  if (row.link_base === null) {
+    links = {
+      self: pathToFileURL(`${dir}/`).href,
+      video: stored === null ? null : pathToFileURL(join(dir, 'output.mp4')).href,
+      cancel: null,
+    };
+  } else {
+    const self = `${row.link_base}/jobs/${row.job_id}`;
+    links = { self, video: stored === null ? null : `${self}/video`, cancel: isTerminal(row.state) ? null : `${self}/cancel` };
+  }
+  const result: VideoResult | null =
+    stored === null ? null : { video_url: links.video as string, ...stored, ...(expired ? { expired_at: row.expired_at as string } : {}) };
+  if (expired) links = { ...links, video: null };
+  return {
+    job_id: row.job_id,
+    state: row.state,
+    stage: row.state === 'running' ? row.stage : null,
+    progress: row.progress,
+    attempts: row.attempts,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    started_at: row.started_at,
+    finished_at: row.finished_at,
+    template: row.template,
+    format: row.format as JobRecord['format'],
+    language: row.language as JobRecord['language'],
+    listing: row.listing_json === null ? null : (JSON.parse(row.listing_json) as ListingSummary),
+    result: row.state === 'succeeded' ? result : null,
+    error: row.state === 'failed' && row.error_code !== null ? { code: row.error_code, message: row.error_message ?? '' } : null,
+    warnings: JSON.parse(row.warnings_json) as Warning[],
+    metadata: row.metadata_json === null ? null : (JSON.parse(row.metadata_json) as Record<string, unknown>),
+    links,
+  };
+}
+
+/** Columns a state transition may set besides `state` and `updated_at`. */
+export type JobPatch = Partial<
+  Pick<
+    JobRow,
+    | 'stage'
+    | 'progress'
+    | 'attempts'
+    | 'started_at'
+    | 'finished_at'
+    | 'listing_json'
+    | 'result_json'
+    | 'error_code'
+    | 'error_message'
+    | 'warnings_json'
+    | 'owner'
+    | 'owner_host'
+    | 'owner_pid'
+    | 'lease_expires_at'
+  >
+>;
+
+/** Who holds a running job: one worker pool in one process. */
+export interface Owner {
+  id: string;
+  host: string;
+  pid: number;
+}
+
+export interface NewJob {
+  jobId: string;
+  tenant: string;
+  request: ValidRenderRequest;
+  inputHash: string;
+  allowLocalFiles: boolean;
+  linkBase: string | null;
+}
+
+/**
+ * Job records and their state machine (src/core/job-state.ts): every state change goes through
+ * `transition`. Two implementations: SQLite (src/records/sqlite/jobs.ts through src/records/sqlite) and
+ * PostgreSQL (src/records/postgres/jobs.ts); the job layer never knows which one runs.
+ */
+export interface JobRecords {
+  insert(job: NewJob): Promise<JobRow>;
+  row(jobId: string): Promise<JobRow | undefined>;
+  /** The validated request a job was submitted with (read only when it runs). */
+  requestOf(jobId: string): Promise<ValidRenderRequest>;
+  /** The record the API and the CLI print. */
+  toRecord(row: JobRow): JobRecord;
+  /** Newest first, cursor-paginated; bad options are a 400 that says which field. */
+  list(tenant: string, options?: ListJobsOptions): Promise<JobList>;
+  count(tenant: string | null, states: readonly JobState[]): Promise<number>;
+  /** Read, check the edge, write — atomically; null when the job is gone or `guard` refuses. */
+  transition(jobId: string, to: JobState, patch?: JobPatch, guard?: (row: JobRow) => boolean): Promise<JobRow | null>;
+  /**
+   * Takes the oldest queued job (optionally among `onlyIds`) for `owner`; never the same job
+   * twice, and never a job of a tenant that already has MAX_RUNNING_PER_TENANT running (src/core/job-limits.ts).
+   */
+  claimNext(owner: Owner, leaseMs: number, onlyIds?: readonly string[]): Promise<JobRow | null>;
+  renewLeases(owner: Owner, leaseMs: number): Promise<void>;
+  stillOwned(owner: Owner, jobIds: readonly string[]): Promise<Set<string>>;
+  setProgress(jobId: string, owner: Owner, stage: JobStage, progress: number): Promise<void>;
+  runningJobs(): Promise<JobRow[]>;
+  purgeable(cutoffIso: string): Promise<JobRow[]>;
+  markExpired(jobId: string): Promise<void>;
+  /**
+   * The render queue of a backend that dispatches jobs through one (PostgreSQL: pg-boss, see
+   * docs/scaling.md "Dispatch"); absent for SQLite, whose worker pools claim rows themselves.
+   */
+  openQueue?(settings: QueueSettings): Promise<JobQueue>;
+}
+
+/** Timings of a dispatching queue (docs/scaling.md "Failure modes"). */
+export interface QueueSettings {
+  /** The longest one attempt may hold its queue entry before the queue hands it to another worker. */
+  expireInSeconds: number;
+  /** Seconds before the first retry of a failed or abandoned attempt (doubling after). */
+  retryDelaySeconds: number;
+  /** Tries in all (first one included) before a job ends `failed`. */
+  attempts: number;
+}
+
+export interface QueueMessage {
+  jobId: string;
+}
+
+/**
+ * A queue that dispatches jobs to workers: the job row and its entry are written together, each
+ * entry is handed to one worker at a time, retried when its attempt fails, and dead-lettered when
+ * its attempts are used up.
+ */
+export interface JobQueue {
+  readonly settings: Readonly<QueueSettings>;
+  /** Inserts the row and its entry in one transaction (neither exists without the other). */
+  submit(job: NewJob): Promise<JobRow>;
+  /** Runs `handler` for delivered entries, `concurrency` at once: resolve = done, throw = retry. */
+  work(concurrency: number, handler: (message: QueueMessage) => Promise<void>): Promise<void>;
+  /** Runs `handler` for entries whose attempts are used up. */
+  workDeadLetters(handler: (message: QueueMessage) => Promise<void>): Promise<void>;
+  /** Fails the current attempt of a job's entry now (its worker is gone), so it is retried or dead-lettered at once. */
+  abandon(jobId: string, reason: string): Promise<void>;
+  /** Withdraws a job's entry (canceled). */
+  cancel(jobId: string): Promise<void>;
+  /** Stops taking entries (running handlers go on). */
+  stopWork(): Promise<void>;
+  /** Stops everything; waits up to `timeoutMs` for running handlers. */
+  stop(timeoutMs?: number): Promise<void>;
+}
+
+/** A render is tried at most this many times when its worker keeps dying (docs/jobs.md). */
+export const MAX_ATTEMPTS = 3;
+
+/** The listing summary a job row keeps (title, place, price) for lists. */
+export function listingSummary(property: Pick<Property, 'title' | 'city' | 'district' | 'price_mad'>): ListingSummary {
+  return { title: property.title, city: property.city, district: property.district, price_mad: property.price_mad };
+}
+
+/**
+ * The columns a new job row takes from its submission, in the order of both stores' INSERT
+ * (template, format, language, request_json, input_hash, allow_local_files, link_base,
+ * listing_json, metadata_json): SQLite here, PostgreSQL in src/records/postgres/jobs.ts.
+ */
+export function newJobValues(job: NewJob): (string | number | null)[] {
+  return [
+    job.request.template,
+    job.request.format,
+    job.request.language,
+    JSON.stringify(job.request),
+    job.inputHash,
+    job.allowLocalFiles ? 1 : 0,
+    job.linkBase,
+    job.request.listing === null ? null : JSON.stringify(listingSummary(job.request.listing)),
+    job.request.metadata === null ? null : JSON.stringify(job.request.metadata),
+  ];
+}
+
+const nowIso = (): string => new Date().toISOString();
+
+/** The patch that fails a job for good with `message` (a render tried too many times). */
+export function finalFailurePatch(message: string): JobPatch {
+  return { stage: null, finished_at: nowIso(), lease_expires_at: null, error_code: 'RENDER_FAILED', error_message: message };
+}

@@ -1,0 +1,77 @@
+import type { Client, Pool } from './connection.js';
+import { SCHEMA, type PgMigration } from './schema.js';
+
+/**
+ * The advisory lock all immoreel nodes take before migrating (an arbitrary constant, "imrl" in
+ * ASCII): several nodes starting at once apply each migration exactly once, the others wait and
+ * then find nothing left to do.
+ */
+export const MIGRATION_LOCK_KEY = 0x696d726c;
+
+export interface MigrationStatus {
+  component: string;
+  applied: number;
+  available: number;
+}
+
+/**
+ * Applies what the database lacks, component by component (`jobs`, `server`, as in SQLite), under
+ * a session-level advisory lock held on one connection for the whole run.
+ */
+export async function migrate(pool: Pool, schema: Record<string, PgMigration[]> = SCHEMA): Promise<MigrationStatus[]> {
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    try {
+      await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (component TEXT PRIMARY KEY, version INTEGER NOT NULL)');
+      for (const [component, migrations] of Object.entries(schema)) {
+        const current = await appliedVersion(client, component);
+        for (let version = current; version < migrations.length; version += 1) {
+          await client.query('BEGIN');
+          try {
+            await migrations[version]!(client);
+            await client.query(
+              `INSERT INTO schema_migrations (component, version) VALUES ($1, $2)
+               ON CONFLICT (component) DO UPDATE SET version = EXCLUDED.version`,
+              [component, version + 1],
+            );
+            await client.query('COMMIT');
+          } catch (error) {
+            await client.query('ROLLBACK').catch(() => undefined);
+            throw error;
+          }
+        }
+      }
+      return await readStatus(client, schema);
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+    }
+  } finally {
+    client.release();
+  }
+}
+
+/** What `immoreel db status` prints: applied and available versions per component. */
+export async function migrationStatus(pool: Pool, schema: Record<string, PgMigration[]> = SCHEMA): Promise<MigrationStatus[]> {
+  const client = await pool.connect();
+  try {
+    const exists = await client.query<{ t: string | null }>("SELECT to_regclass('schema_migrations')::text AS t");
+    if (exists.rows[0]?.t === null) return Object.entries(schema).map(([component, m]) => ({ component, applied: 0, available: m.length }));
+    return await readStatus(client, schema);
+  } finally {
+    client.release();
+  }
+}
+
+async function appliedVersion(client: Client, component: string): Promise<number> {
+  const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations WHERE component = $1', [component]);
+  return rows[0]?.version ?? 0;
+}
+
+async function readStatus(client: Client, schema: Record<string, PgMigration[]>): Promise<MigrationStatus[]> {
+  const status: MigrationStatus[] = [];
+  for (const [component, migrations] of Object.entries(schema)) {
+    status.push({ component, applied: await appliedVersion(client, component), available: migrations.length });
+  }
+  return status;
+}

@@ -1,0 +1,56 @@
+import { POSTGRES_DIALECT } from '../dialect.js';
+import { JOB_CHARGES_TABLE, jobsTableV1, serverTablesV1 } from '../tables.js';
+import type { Client } from './connection.js';
+
+/** One schema change, applied once, in order, in its own transaction. Append; never edit one that shipped. */
+export type PgMigration = (client: Client) => Promise<void>;
+
+/**
+ * The PostgreSQL schema: the tables of ../tables.ts, shared with SQLite, plus the rate-limit
+ * buckets that only PostgreSQL keeps (several API nodes share them).
+ */
+const JOBS: PgMigration[] = [
+  async (client) => {
+    await client.query(jobsTableV1(POSTGRES_DIALECT));
+  },
+];
+
+const SERVER: PgMigration[] = [
+  async (client) => {
+    await client.query(serverTablesV1(POSTGRES_DIALECT));
+    // PostgreSQL only: the SQLite backend keeps rate limits in the serving process's memory.
+    await client.query(`
+      -- Sliding-window rate limits shared by all API nodes: one row per admitted request.
+      CREATE TABLE server_rate_hits (
+        policy TEXT NOT NULL,
+        partition TEXT NOT NULL,
+        at_ms BIGINT NOT NULL
+      );
+      CREATE INDEX server_rate_hits_window ON server_rate_hits(policy, partition, at_ms);
+    `);
+  },
+  // Rate limits become token buckets (docs/api.md "Rate limits"): one row per (policy, key) with
+  // the tokens left and when they were counted. The sliding-window log goes: a bucket starts full.
+  async (client) => {
+    await client.query(`
+      CREATE TABLE server_rate_buckets (
+        policy TEXT NOT NULL,
+        partition TEXT NOT NULL,
+        tokens DOUBLE PRECISION NOT NULL,
+        -- The JS millisecond clock value the tokens were counted at, kept as the in-memory limiter keeps it.
+        counted_at DOUBLE PRECISION NOT NULL,
+        -- Whether the request that last wrote the row got a token (RETURNING sees only the new row).
+        last_taken BOOLEAN NOT NULL,
+        PRIMARY KEY (policy, partition)
+      );
+      DROP TABLE server_rate_hits;
+    `);
+  },
+  // The quota unit each render job took, until the job ends (docs/security.md: a job that fails
+  // on the caller's input is not charged), as in the SQLite schema.
+  async (client) => {
+    await client.query(JOB_CHARGES_TABLE);
+  },
+];
+
+export const SCHEMA: Record<string, PgMigration[]> = { jobs: JOBS, server: SERVER };

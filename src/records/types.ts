@@ -1,0 +1,124 @@
+import type { JobPatch, JobRow, NewJob, Owner } from './job-rows.js';
+import type { JobQueue, JobRecords, QueueMessage, QueueSettings } from './job-rows.js';
+import type { StoredAnswer } from './idempotency.js';
+import type { ApiKeyRecord, CreatedKey, CreateKeyOptions } from './api-keys.js';
+import type { BillableRoute, QuotaState, Reservation, UsageRow } from './quota.js';
+import type { RateDecision, RatePolicy } from './rate-limit.js';
+import type { DeliveryRow, DeliveryState } from './webhook-outbox.js';
+
+/**
+ * The record store: every piece of shared state (docs/scaling.md "Record store"), behind
+ * asynchronous interfaces with two implementations — SQLite (the embedded default, adapting the
+ * existing synchronous stores without changing their behaviour) and PostgreSQL (several machines).
+ * The rest of the code must not know which one runs.
+ */
+
+export type { JobPatch, JobRow, NewJob, Owner, JobQueue, JobRecords, QueueMessage, QueueSettings };
+export type { StoredAnswer, ApiKeyRecord, CreatedKey, CreateKeyOptions, BillableRoute, QuotaState, Reservation, UsageRow };
+export type { RateDecision, RatePolicy, DeliveryRow, DeliveryState };
+
+export interface KeyRecords {
+  create(options: CreateKeyOptions): Promise<CreatedKey>;
+  get(keyId: string): Promise<ApiKeyRecord | null>;
+  list(): Promise<ApiKeyRecord[]>;
+  listForTenant(tenant: string): Promise<ApiKeyRecord[]>;
+  revoke(keyId: string): Promise<ApiKeyRecord>;
+  authenticate(presented: string): Promise<ApiKeyRecord | null>;
+  touch(keyId: string): Promise<void>;
+  webhookSecret(tenant: string): Promise<string | null>;
+}
+
+/** Monthly quotas, per key across all nodes. */
+export interface UsageRecords {
+  used(keyId: string, period?: string): Promise<number>;
+  state(keyId: string, limit: number): Promise<QuotaState>;
+  reserve(keyId: string, limit: number, route: BillableRoute): Promise<Reservation | null>;
+  refund(reservation: Reservation): Promise<void>;
+  byKey(keyIds: string[], period: string): Promise<UsageRow[]>;
+  /** Remembers which unit a render job took, so that it can be given back when the job ends. */
+  chargeJob(jobId: string, reservation: Reservation): Promise<void>;
+  /**
+   * A render job ended: its charge is settled once (a second call finds nothing). With `refund`
+   * (it failed on the caller's input, docs/security.md) the unit is given back. True when refunded.
+   */
+  settleJob(jobId: string, refund: boolean): Promise<boolean>;
+}
+
+export interface IdempotencyRecords {
+  /** Runs `execute` once per (API key, Idempotency-Key) — across all nodes for PostgreSQL. */
+  run<T>(
+    keyId: string,
+    idempotencyKey: string,
+    route: string,
+    body: unknown,
+    execute: () => Promise<{ value: T; store: StoredAnswer }>,
+  ): Promise<{ replayed: false; value: T } | { replayed: true; stored: StoredAnswer }>;
+  /** True when a live answer is stored for this key: a retry of it will be a replay, never charged. */
+  hasStored(keyId: string, idempotencyKey: string): Promise<boolean>;
+  purgeExpired(): Promise<number>;
+}
+
+/** Metadata of an uploaded asset (docs/api.md "Assets"), the same row in both backends; its bytes live in the blob store. */
+export interface AssetRow {
+  asset_id: string;
+  tenant: string;
+  content_type: string;
+  format: string;
+  width: number;
+  height: number;
+  size_bytes: number;
+  sha256: string;
+  /** `<asset_id>.<ext>`: the blob key is `assetKey(file)` (`assets/<file>`), under the data directory or the bucket prefix. */
+  file: string;
+  created_at: number;
+  expires_at: number;
+}
+
+/** Metadata of uploaded assets (src/records/assets.ts); the bytes live in the blob store under `assetKey(file)`. */
+export interface AssetRecords {
+  insert(row: AssetRow): Promise<void>;
+  /** The asset if `tenant` owns it and it has not expired; null otherwise (no probing across tenants). */
+  find(tenant: string, assetId: string): Promise<AssetRow | null>;
+  /** Removes and returns the rows of expired assets, so their blobs can be deleted. */
+  takeExpired(): Promise<Pick<AssetRow, 'asset_id' | 'file'>[]>;
+}
+
+/** The webhook outbox: deliveries survive restarts and go out from whichever node sees them due. */
+export interface WebhookRecords {
+  register(jobId: string, tenant: string, url: string): Promise<void>;
+  enqueue(jobId: string, payload: string): Promise<boolean>;
+  get(jobId: string): Promise<DeliveryRow | null>;
+  waitingJobIds(): Promise<string[]>;
+  due(limit?: number): Promise<DeliveryRow[]>;
+  /**
+   * Due deliveries taken for one sender: their next attempt moves `leaseMs` ahead, so another
+   * node polling meanwhile does not send them too. The sender then `record`s the outcome; if it
+   * dies first, the delivery is due again when the lease ends (at least once, never lost).
+   * At most `perTenant` rows of one tenant are taken, so one tenant's backlog hides no other's.
+   */
+  claimDue(limit: number, leaseMs: number, perTenant?: number): Promise<DeliveryRow[]>;
+  record(
+    jobId: string,
+    outcome: { state: DeliveryState; status: number | null; error: string | null; nextAttemptAt: number | null },
+  ): Promise<void>;
+}
+
+/** Token-bucket rate limits, per key across all nodes (src/records/rate-limit.ts defines the semantics). */
+export interface RateLimitRecords {
+  take(policy: RatePolicy, partition: string): Promise<RateDecision>;
+}
+
+export interface RecordStore {
+  /** `sqlite` (embedded default) or `postgres`. */
+  readonly kind: 'sqlite' | 'postgres';
+  readonly jobs: JobRecords;
+  readonly keys: KeyRecords;
+  readonly usage: UsageRecords;
+  readonly idempotency: IdempotencyRecords;
+  readonly assets: AssetRecords;
+  readonly webhooks: WebhookRecords;
+  readonly rateLimits: RateLimitRecords;
+  /** Throws when the database does not answer (`GET /health`). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,72 @@
+import type { BodyFingerprint } from '../core/hash.js';
+import type { RawJsonBody } from '../core/json-body.js';
+import type { JobList, JobRecord, JobState, ListJobsOptions, Property } from '../core/types.js';
+import type { AnalyzeRequest, RenderRequest } from '../core/requests.js';
+import type { ValidRenderRequest } from '../render/types.js';
+import type { ServerLimits } from './api-limits.js';
+import type { RouteRegistry } from './route-spec.js';
+import type { BlobStore } from '../blobs/types.js';
+import type { RecordStore } from '../records/types.js';
+import type { StudioLogin } from './studio/session.js';
+
+/**
+ * What routes are given: the app's parts and settings. Routes import this file, never app.ts
+ * (which imports the routes), so the server has no import cycle.
+ */
+
+/** What the HTTP layer needs from the job layer (JobManager satisfies it), on either backend. */
+export interface JobsPort {
+  submit(request: ValidRenderRequest, options: { tenant: string }): Promise<JobRecord>;
+  get(jobId: string): Promise<{ job: JobRecord; tenant: string } | null>;
+  list(tenant: string, options?: ListJobsOptions): Promise<JobList>;
+  cancel(jobId: string): Promise<JobRecord>;
+  /** The blob key of the verified video of a succeeded, unpurged job; null otherwise. */
+  videoKey(jobId: string): Promise<string | null>;
+  countJobs(tenant: string, states: JobState[]): Promise<number>;
+}
+
+export interface LogOptions {
+  stream: NodeJS.WritableStream;
+  level?: string;
+}
+
+/** What the analysis worker pool does with a large JSON body it is given unparsed (AnalysisPool satisfies it). */
+export interface JsonBodyAnalysis {
+  analyze(body: RawJsonBody, signal: AbortSignal): Promise<Property>;
+  /** Checks the body (its 400 first) and fingerprints it for `Idempotency-Key`; gives the body back. */
+  fingerprint(body: RawJsonBody, route: string, signal: AbortSignal): Promise<{ fingerprint: BodyFingerprint; body: RawJsonBody }>;
+}
+
+/** Everything the app is built from: real parts in production, the same parts on a temp dir in tests. */
+export interface ServerDeps {
+  /** Keys, quotas, idempotency, rate limits, assets, webhooks: SQLite or PostgreSQL (docs/scaling.md). */
+  records: RecordStore;
+  /** Uploaded assets and finished videos: the data directory or a bucket. */
+  blobs: BlobStore;
+  jobs: JobsPort;
+  analyze(request: AnalyzeRequest, signal: AbortSignal): Promise<Property>;
+  /**
+   * Large analysis bodies parsed, checked and analysed off the event loop (docs/security.md
+   * "Measured"); without it, every body is parsed and checked here.
+   */
+  analyzeJson?: JsonBodyAnalysis;
+  validateRender(request: RenderRequest): ValidRenderRequest | Promise<ValidRenderRequest>;
+  limits?: Partial<ServerLimits>;
+  now?: () => number;
+  /** JSON lines; false = silent. */
+  log?: LogOptions | false;
+  /** Fetches to loopback addresses are allowed (tests only): webhook URLs on 127.0.0.1 are accepted. */
+  allowLoopbackFetch?: boolean;
+  /** Browser origins allowed by CORS (`--cors-origin`); none (the default) = no CORS headers. */
+  corsOrigins?: readonly string[];
+  /** The Studio page at `/` (docs/studio.md); `login` is the one-time link of `immoreel studio`. */
+  studio?: { login?: StudioLogin; root?: string };
+}
+
+export interface ServerContext {
+  deps: ServerDeps;
+  limits: ServerLimits;
+  registry: RouteRegistry;
+  now: () => number;
+  startedAt: number;
+}
