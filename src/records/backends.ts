@@ -198,7 +198,7 @@ export function connectError(error: unknown, url: string): unknown {
   if (e.code === '42501') {
     return new AppError(
       'UNAUTHORIZED',
-      `The PostgreSQL role of ${where} may not create or change immoreel's tables (${e.message ?? 'permission denied'}): run \`immoreel db migrate\` as the database owner, or grant CREATE on the database.`,
+      `The PostgreSQL role of ${where} may not create or change immoreel's tables (${e.message ?? 'permission denied'}): run \`immoreel db migrate\` as the database owner, or as a superuser give this role the schema: \`GRANT CREATE ON SCHEMA public TO <role>\` (PostgreSQL 15 and later no longer grant it to every role) or \`ALTER SCHEMA public OWNER TO <role>\`.`,
       { reason: 'database_credentials', cause: error },
     );
   }

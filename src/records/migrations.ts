@@ -102,7 +102,16 @@ export async function databaseStatus(options: DatabaseOptions): Promise<Database
  * under the advisory lock (several at once are safe: the others wait, then find nothing to do),
  * then pg-boss's schema under its own lock — its queues are created by the processes that use them.
  */
-export async function migrateDatabase(options: DatabaseOptions): Promise<{ before: DatabaseStatus; after: DatabaseStatus }> {
+export interface AppliedMigrations {
+  component: string;
+  /** The version before this run and after it. */
+  from: number;
+  to: number;
+}
+
+export async function migrateDatabase(
+  options: DatabaseOptions,
+): Promise<{ before: DatabaseStatus; after: DatabaseStatus; applied: AppliedMigrations[] }> {
   const before = await databaseStatus(options);
   // A schema written by a newer immoreel is never touched by an older one.
   const newer = migrationProblem(before.components, true);
@@ -112,20 +121,44 @@ export async function migrateDatabase(options: DatabaseOptions): Promise<{ befor
     // The stores migrate when they open, inside an IMMEDIATE transaction (src/records/sqlite/driver.ts).
     const records = openSqliteRecordStore(options.dataDir);
     await records.close();
-  } else {
-    await withPool(location.url, async (pool) => {
-      await migrate(pool);
-      const boss = new PgBoss({
-        connectionString: location.url,
-        max: 1,
-        supervise: false,
-        schedule: false,
-        application_name: 'immoreel-migrate',
-      });
-      boss.on('error', () => undefined);
-      await boss.start();
-      await boss.stop({ graceful: false, wait: true, close: true });
-    });
+    const after = await databaseStatus(options);
+    const applied = after.components
+      .map((c) => ({
+        component: c.component,
+        from: before.components.find((b) => b.component === c.component)?.applied ?? 0,
+        to: c.applied,
+      }))
+      .filter((change) => change.to > change.from);
+    return { before, after, applied };
   }
-  return { before, after: await databaseStatus(options) };
+  // What this run applied is counted under the lock: two `db migrate` at once on a fresh database
+  // must not both say they applied everything (the second waits, then finds nothing to do).
+  const applied = new Map<string, AppliedMigrations>();
+  const note = (component: string, from: number, to: number): void => {
+    const earlier = applied.get(component);
+    applied.set(component, { component, from: earlier?.from ?? from, to });
+  };
+  await withPool(location.url, async (pool) => {
+    await migrate(pool, undefined, {
+      onApplied: (component, version) => note(component, version - 1, version),
+      // pg-boss's schema under the same lock, so its report is exact too.
+      whileLocked: async () => {
+        const bossBefore = (await pgbossStatus(pool)).applied;
+        const boss = new PgBoss({
+          connectionString: location.url,
+          max: 1,
+          supervise: false,
+          schedule: false,
+          application_name: 'immoreel-migrate',
+        });
+        // pg-boss reports connection trouble here too; start() rejects with it, which is what we report.
+        boss.on('error', () => undefined);
+        await boss.start();
+        await boss.stop({ graceful: false, wait: true, close: true });
+        const bossAfter = (await pgbossStatus(pool)).applied;
+        if (bossAfter > bossBefore) note('pgboss', bossBefore, bossAfter);
+      },
+    });
+  });
+  return { before, after: await databaseStatus(options), applied: [...applied.values()] };
 }

@@ -69,10 +69,7 @@ export async function dbStatus(_flags: unknown, command: Command): Promise<void>
 /** `db migrate`: applies what is pending (a second run does nothing); refuses a schema a newer immoreel wrote. */
 export async function dbMigrate(_flags: unknown, command: Command): Promise<void> {
   const ctx = contextFor(command);
-  const { before, after } = await migrateDatabase(databaseOptions(ctx));
-  const applied = after.components
-    .map((c) => ({ component: c.component, from: before.components.find((b) => b.component === c.component)?.applied ?? 0, to: c.applied }))
-    .filter((change) => change.to > change.from);
+  const { after, applied } = await migrateDatabase(databaseOptions(ctx));
   if (ctx.output.json) {
     ctx.output.data({
       ok: true,

@@ -18,7 +18,14 @@ export interface MigrationStatus {
  * Applies what the database lacks, component by component (`jobs`, `server`, as in SQLite), under
  * a session-level advisory lock held on one connection for the whole run.
  */
-export async function migrate(pool: Pool, schema: Record<string, PgMigration[]> = SCHEMA): Promise<MigrationStatus[]> {
+export interface MigrateHooks {
+  /** Called for each version this call applied (not those another node applied meanwhile). */
+  onApplied?: (component: string, version: number) => void;
+  /** Runs while the lock is still held, after our components: more schema work that must not race. */
+  whileLocked?: () => Promise<void>;
+}
+
+export async function migrate(pool: Pool, schema: Record<string, PgMigration[]> = SCHEMA, hooks: MigrateHooks = {}): Promise<MigrationStatus[]> {
   const client = await pool.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
@@ -36,12 +43,14 @@ export async function migrate(pool: Pool, schema: Record<string, PgMigration[]> 
               [component, version + 1],
             );
             await client.query('COMMIT');
+            hooks.onApplied?.(component, version + 1);
           } catch (error) {
             await client.query('ROLLBACK').catch(() => undefined);
             throw error;
           }
         }
       }
+      await hooks.whileLocked?.();
       return await readStatus(client, schema);
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);

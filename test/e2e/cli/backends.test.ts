@@ -2,7 +2,10 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pgDriver from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const PgClient = pgDriver.Client;
 import { REPO_ROOT, assertBuiltCliIsFresh, runCli, type CliResult } from '../../helpers/cli.js';
 import { freePort, startPostgres, startS3, type PostgresServer, type S3Server } from '../../helpers/services.js';
 
@@ -180,8 +183,31 @@ describe('db migrate and db status', () => {
     const env = { IMMOREEL_DATABASE_URL: urlOf(await newDatabase()) };
     const runs = await Promise.all([1, 2, 3, 4].map(() => cli(['db', 'migrate', '--json'], env)));
     for (const run of runs) expect(run.code, run.stderr).toBe(0);
+    // Each version is reported applied by exactly one of them; the others found nothing to do.
+    const reports = runs.map((run) => JSON.parse(run.stdout) as { applied: { component: string; from: number; to: number }[] });
+    for (const component of ['jobs', 'server', 'pgboss']) {
+      const claims = reports.flatMap((report) => report.applied.filter((change) => change.component === component));
+      expect(claims, component).toHaveLength(1);
+      expect(claims[0]!.from, component).toBe(0);
+    }
+    expect(reports.filter((report) => report.applied.length === 0).length).toBeGreaterThanOrEqual(1);
     const status = JSON.parse((await cli(['db', 'status', '--json'], env)).stdout) as { up_to_date: boolean };
     expect(status.up_to_date).toBe(true);
+  });
+
+  it('a role without CREATE on schema public is told the grant that works on PostgreSQL 15', async () => {
+    const database = await newDatabase();
+    const admin = new PgClient({ connectionString: urlOf(database) });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE ROLE weak LOGIN PASSWORD '${PASSWORD}'`);
+      await admin.query(`REVOKE CREATE ON SCHEMA public FROM PUBLIC`);
+    } finally {
+      await admin.end();
+    }
+    const result = await cli(['db', 'migrate', '--database-url', `postgres://weak:${PASSWORD}@127.0.0.1:${pg.port}/${database}`]);
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain('GRANT CREATE ON SCHEMA public TO');
   });
 
   it('works on the embedded SQLite file too, and status never creates it', async () => {
