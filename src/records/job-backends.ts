@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { LocalBlobStore } from '../blobs/local-store.js';
 import type { BlobStore } from '../blobs/types.js';
 import type { Backends } from './backends.js';
@@ -13,6 +14,8 @@ export interface JobStores {
   blobs: BlobStore;
   /** The configured database and storage (docs/scaling.md "Configuration"); null on the embedded default. */
   shared: Backends | null;
+  /** Where they are, for the messages of commands that change data: no secrets. */
+  describe(): string;
   close(): Promise<void>;
 }
 
@@ -24,6 +27,7 @@ export function openEmbeddedJobStores(dataDir: string): JobStores {
     records: { jobs: sqliteJobRecords(store) },
     blobs,
     shared: null,
+    describe: () => `records: SQLite ${join(dataDir, 'immoreel.db')}; blobs: ${dataDir}`,
     async close() {
       await blobs.close();
       store.close();
@@ -49,5 +53,5 @@ export async function openJobStores(options: {
   if (databaseUrl === undefined && storageUrl === undefined) return openEmbeddedJobStores(options.dataDir);
   const { openBackends } = await import('./backends.js');
   const shared = await openBackends({ dataDir: options.dataDir, databaseUrl, storageUrl, warn: options.warn });
-  return { records: shared.records, blobs: shared.blobs, shared, close: () => shared.close() };
+  return { records: shared.records, blobs: shared.blobs, shared, describe: () => shared.describe(), close: () => shared.close() };
 }

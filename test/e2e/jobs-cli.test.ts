@@ -144,6 +144,10 @@ describe('immoreel jobs', () => {
     const result = await cli('jobs', 'purge', '--older-than', '0s', '--json');
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ ok: true, status: 'success', purged_jobs: 3 });
+    // It names the store it emptied, so a shell pointed at the wrong one is noticed.
+    expect((JSON.parse(result.stdout) as { store: string }).store).toBe(
+      `records: SQLite ${join(dataDir, 'immoreel.db')}; blobs: ${dataDir}`,
+    );
     const job = JSON.parse((await cli('jobs', 'show', succeeded, '--json')).stdout).job;
     expect(job.state).toBe('succeeded');
     expect(job.result.expired_at).toMatch(/^\d{4}-\d\d-\d\dT/);

@@ -215,11 +215,13 @@ export async function downloadJob(input: string, flags: { out: string; force?: b
   });
 }
 
-/** `jobs purge` (local data directory only). */
+/** `jobs purge`: on the data directory, or the configured database and bucket; says which first. */
 export async function purgeJobs(flags: { olderThan: string; dryRun?: boolean; yes?: boolean }, command: Command): Promise<void> {
   const ctx = contextFor(command);
   if (ctx.mode === 'remote') {
-    throw badRequest('jobs purge works on a local data directory; run it where the jobs are stored (the server keeps its own retention).');
+    throw badRequest(
+      "jobs purge works on this machine's store (the data directory, or --database-url/--storage-url); run it where the jobs are stored, without --profile/--base-url (the server keeps its own retention).",
+    );
   }
   const olderThanMs = parseAge(flags.olderThan);
   const dataDir = resolveDataDir(ctx.globals.dataDir);
@@ -231,28 +233,33 @@ export async function purgeJobs(flags: { olderThan: string; dryRun?: boolean; ye
     },
   );
   try {
+    const store = stores.describe();
     const planned = await manager.purge(olderThanMs, { dryRun: true });
     const what = `${planned.jobs} finished job${planned.jobs === 1 ? '' : 's'} (${(planned.bytes / 1e6).toFixed(1)} MB)`;
     if (flags.dryRun === true) {
       if (ctx.output.json)
-        ctx.output.data({ ok: true, status: 'success', dry_run: true, purged_jobs: planned.jobs, freed_bytes: planned.bytes });
-      else ctx.output.text(`Would purge ${what}; nothing was deleted.`);
+        ctx.output.data({ ok: true, status: 'success', dry_run: true, store, purged_jobs: planned.jobs, freed_bytes: planned.bytes });
+      else ctx.output.text(`Would purge ${what} from ${store}; nothing was deleted.`);
       return;
     }
     // At a terminal, deleting videos is confirmed first (--yes for scripts; pipes and cron never ask).
     if (planned.jobs > 0 && flags.yes !== true && !ctx.output.json && process.stdin.isTTY === true && process.stderr.isTTY === true) {
       const { createInterface } = await import('node:readline/promises');
       const prompt = createInterface({ input: process.stdin, output: process.stderr });
-      const answer = await prompt.question(`Delete the videos and work files of ${what}? [y/N] `).finally(() => prompt.close());
+      const answer = await prompt
+        .question(`Delete the videos and work files of ${what} from ${store}? [y/N] `)
+        .finally(() => prompt.close());
       if (!/^y(es)?$/i.test(answer.trim())) {
         ctx.output.info('Nothing was deleted.');
         return;
       }
     }
     const summary = await manager.purge(olderThanMs);
-    if (ctx.output.json) ctx.output.data({ ok: true, status: 'success', purged_jobs: summary.jobs, freed_bytes: summary.bytes });
+    if (ctx.output.json) ctx.output.data({ ok: true, status: 'success', store, purged_jobs: summary.jobs, freed_bytes: summary.bytes });
     else
-      ctx.output.text(`Purged ${summary.jobs} finished job${summary.jobs === 1 ? '' : 's'}, freed ${(summary.bytes / 1e6).toFixed(1)} MB.`);
+      ctx.output.text(
+        `Purged ${summary.jobs} finished job${summary.jobs === 1 ? '' : 's'} from ${store}, freed ${(summary.bytes / 1e6).toFixed(1)} MB.`,
+      );
   } finally {
     await manager.close();
   }

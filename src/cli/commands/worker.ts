@@ -24,7 +24,9 @@ export async function worker(
   const ctx = contextFor(command);
   const { output, globals } = ctx;
   if (ctx.mode === 'remote') {
-    throw badRequest('immoreel worker renders the jobs of a local data directory; it does not run against a remote server.');
+    throw badRequest(
+      "immoreel worker renders the jobs of this machine's store (the data directory, or --database-url); it does not run against a remote server: drop --profile/--base-url.",
+    );
   }
   const dataDir = resolveDataDir(globals.dataDir);
   const configured = await ctx.openConfiguredBackends();

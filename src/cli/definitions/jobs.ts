@@ -51,7 +51,9 @@ export function jobsCommand(): Command {
 
   jobs
     .command('purge')
-    .description('Delete the videos and work files of finished jobs (records stay, marked expired). Local data directory only.')
+    .description(
+      'Delete the videos and work files of finished jobs (records stay, marked expired), in the store this machine is configured with: the data directory, or the database and bucket of --database-url/--storage-url (of every tenant). Prints the store first.',
+    )
     .option('--older-than <age>', 'jobs finished more than this long ago (e.g. 30d, 12h, 0s for all)', '30d')
     .option('--dry-run', 'say what would be deleted, delete nothing')
     .option('-y, --yes', 'do not ask for confirmation on a terminal')
