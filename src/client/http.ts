@@ -250,6 +250,7 @@ export class HttpClient {
         return { status, headers: answerHeaders, requestId, attempt: failures + 1, body: response.body };
       }
       if (status >= 300 && status < 400) {
+        // Draining frees the connection; a body that breaks while drained changes nothing for the answer.
         await response.body.dump().catch(() => undefined);
         const location = answerHeaders.location ?? '(no Location)';
         throw new AppError(

@@ -101,6 +101,8 @@ export async function renderListing(
   // The soundtrack only depends on the duration: it is prepared while photos download.
   const musicChoice = resolveMusic(request.music, template.music.mood);
   const soundtrack = prepareSoundtrack(musicChoice, durationS, ctx.workDir, { signal, redact, watchdogMs: ctx.watchdogMs });
+  // Awaited (and its failure seen) where the soundtrack is used or in `finally`; this only keeps a
+  // rejection while photos download from counting as unhandled.
   soundtrack.catch(() => undefined);
   try {
     const refs = (request.photos.length > 0 ? request.photos : listing.photos).slice(0, MAX_PHOTOS);

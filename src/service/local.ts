@@ -89,6 +89,7 @@ export class LocalService implements Service {
         pollMs: options.pollMs,
       });
     } catch (error) {
+      // The opening error is the one to report; a close failing after it adds nothing.
       await this.backends?.close().catch(() => undefined);
       this.backends = null;
       this.manager = null;
@@ -139,7 +140,9 @@ export class LocalService implements Service {
         { reason: 'local_music_file', details: [{ field: 'music', message: 'local files are not shared with workers' }] },
       );
     }
-    const photos = await Promise.all(valid.photos.map((photo, index) => (isRemoteRef(photo) ? photo : share(photo, `photos[${index}]`))));
+    const photos = await Promise.all(
+      valid.photos.map(async (photo, index) => (isRemoteRef(photo) ? photo : share(photo, `photos[${index}]`))),
+    );
     const logo = valid.branding.logo_url;
     const branding =
       logo === undefined || isRemoteRef(logo) ? valid.branding : { ...valid.branding, logo_url: await share(logo, 'branding.logo_url') };

@@ -37,6 +37,7 @@ export async function migrate(pool: Pool, schema: Record<string, PgMigration[]> 
             );
             await client.query('COMMIT');
           } catch (error) {
+            // The migration's error is rethrown; a failed ROLLBACK means a broken connection, whose transaction PostgreSQL aborts.
             await client.query('ROLLBACK').catch(() => undefined);
             throw error;
           }
@@ -44,6 +45,7 @@ export async function migrate(pool: Pool, schema: Record<string, PgMigration[]> 
       }
       return await readStatus(client, schema);
     } finally {
+      // A session lock: released anyway when this connection goes back broken or closes.
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
     }
   } finally {

@@ -101,6 +101,7 @@ export async function withTransaction<T>(pool: Pool, work: (client: Client) => P
     await client.query('COMMIT');
     return result;
   } catch (error) {
+    // The transaction's own error is rethrown; a failed ROLLBACK means a broken connection, whose transaction PostgreSQL aborts.
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   } finally {
