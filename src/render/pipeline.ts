@@ -19,7 +19,7 @@ import { FORMAT_SIZES } from './formats.js';
 
 /**
  * renderListing: an analysed listing and a validated request to a verified MP4 (docs/architecture.md,
- * "a render from the CLI or the API down to ffmpeg"). The listing is analysed before, by the job
+ * "A render, from the shell or the route down to ffmpeg"). The listing is analysed before, by the job
  * layer: nothing here knows about portals. Stages as the job record shows them: fetching_assets
  * (photos, logo), preparing (photos, stills, cards, soundtrack), rendering (one ffmpeg run),
  * verifying (ffprobe). `progress` is overall and never goes back: each stage owns a slice of

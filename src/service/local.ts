@@ -119,8 +119,8 @@ export class LocalService implements Service {
   /**
    * With PostgreSQL, any worker on any machine may render the job, and it cannot read this
    * machine's files: local photo and logo files go into the shared storage as assets first (kept
-   * 24 h, read by whichever worker renders), as remote mode uploads them (docs/scaling.md "Local
-   * files on several machines"). A file used by several jobs of this process is stored once.
+   * 24 h, read by whichever worker renders), as remote mode uploads them (docs/scaling.md "The
+   * job layer on both backends"). A file used by several jobs of this process is stored once.
    */
   private async shareLocalFiles(valid: ValidRenderRequest, parts: AssetParts): Promise<ValidRenderRequest> {
     const { saveAsset } = await import('../store/assets.js');

@@ -9,7 +9,7 @@ import { migrate, migrationStatus, type MigrationStatus } from './postgres/migra
 import { checkConnection, createPool, redactUrl, type Pool } from './postgres/pool.js';
 
 /**
- * `immoreel db status` and `immoreel db migrate` on either backend (docs/cli.md "Database"):
+ * `immoreel db status` and `immoreel db migrate` on either backend (docs/cli.md "Database and storage"):
  * each component's schema version — applied, and what this version of immoreel knows.
  */
 

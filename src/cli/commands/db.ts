@@ -5,7 +5,7 @@ import { SERVER_MIGRATION_COUNT } from '../../store/sqlite/server.js';
 import { databaseStatus, migrateDatabase, pendingVersions, type DatabaseOptions, type DatabaseStatus } from '../../store/migrations.js';
 import { contextFor, type CommandContext } from '../context.js';
 
-/** `immoreel db status|migrate` (docs/cli.md "Database"). */
+/** `immoreel db status|migrate` (docs/cli.md "Database and storage"). */
 
 function databaseOptions(ctx: CommandContext): DatabaseOptions {
   if (ctx.mode === 'remote') {

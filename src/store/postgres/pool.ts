@@ -15,7 +15,7 @@ const types = {
 };
 
 export interface PoolOptions {
-  /** Connections per process (default 10): see docs/scaling.md "Capacity" for the arithmetic. */
+  /** Connections per process (default 10): see docs/scaling.md "Capacity model" for the arithmetic. */
   max?: number;
   /**
    * Told when an idle connection breaks (the server restarted, a network cut). The pool replaces

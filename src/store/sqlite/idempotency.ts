@@ -1,7 +1,7 @@
 import type { Db } from '../../jobs/db.js';
 import { fingerprint, IDEMPOTENCY_TTL_MS, reusedError, type StoredAnswer } from '../idempotency.js';
 
-/** Idempotency records in the SQLite file (docs/api.md "Idempotency"); src/store/idempotency.ts holds what both backends share. */
+/** Idempotency records in the SQLite file (docs/api.md "Idempotency-Key"); src/store/idempotency.ts holds what both backends share. */
 
 interface Row {
   route: string;
