@@ -82,9 +82,12 @@ const FOREIGN = [
 ];
 
 const problems = [];
-for (const file of SCANNED.flatMap(listFiles)) {
+const files = SCANNED.flatMap(listFiles);
+let checked = 0;
+for (const file of files) {
   const text = readFileSync(path.join(root, file), 'utf8');
   for (const match of text.matchAll(REFERENCE)) {
+    checked += 1;
     const target = `docs/${match[1]}`;
     const where = `${file}:${lineOf(text, match.index)}`;
     if (!existsSync(path.join(root, target))) {
@@ -116,3 +119,4 @@ if (problems.length > 0) {
   console.error(`Docs references that are not true (docs/contributing.md "Docs references"):\n${problems.map((p) => `  ${p}`).join('\n')}`);
   process.exit(1);
 }
+console.log(`docs references: ${checked} in ${files.length} files, every file and heading they name exists`);
