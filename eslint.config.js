@@ -25,6 +25,17 @@ export default tseslint.config(
     },
   },
   {
+    // A promise nobody awaits is a failure nobody sees: a job left half-cancelled, a rejection that
+    // kills the process. These rules need the type checker, so they run on src/ only.
+    files: ['src/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+    },
+  },
+  {
     // Scripts and tests are allowed to print; the CLI prints through src/cli/output.ts only.
     files: ['scripts/**', 'test/**', 'src/cli/output.ts', 'bin/**'],
     rules: { 'no-console': 'off' },

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:scale` — videos per minute of the several-machine mode (docs/scaling.md
- * "Capacity"): the same jobs through the HTTP API of the built CLI,
+ * "Capacity model"): the same jobs through the HTTP API of the built CLI,
  *
  *  - embedded default: one `immoreel serve` on SQLite + local files that renders itself
  *    (`--concurrency C`);
@@ -192,7 +192,7 @@ What it means:
   - On more cores, or more machines, throughput grows with the cores that render: a worker with
     N cores at two renders per core gives ≈ N × 60 / ${cpuSecondsPerVideo.toFixed(0)} videos/min (${((8 * 60) / cpuSecondsPerVideo).toFixed(0)} for 8 cores,
     ${((32 * 60) / cpuSecondsPerVideo).toFixed(0)} for 32), while PostgreSQL and the bucket see a handful of small queries and
-    two object transfers per video (docs/scaling.md "Capacity").`);
+    two object transfers per video (docs/scaling.md "Capacity model").`);
 }
 
 await main();

@@ -200,7 +200,7 @@ function headline(w: Writer): string | null {
   return `${sentence}.`;
 }
 
-/** Where the price per m² stands against the reference: the docs/analysis.md "good deal" angle and its neutral siblings. */
+/** Where the price per m² stands against the reference: the "good deal" angle of docs/analysis.md "Marketing angles" and its neutral siblings. */
 function marketSentence(w: Writer): string | null {
   const { market, reference, perM2, uplifted, warnings, facts } = w.input;
   if (market === null || reference === null || perM2 === null || market.delta_pct === null) return null;

@@ -190,6 +190,7 @@ export class S3BlobStore implements BlobStore {
         await upload.done();
         const sha256 = hasher.digest();
         if (known !== undefined && known !== sha256) {
+          // The checksum error thrown next is what matters: its caller records nothing that names this key.
           await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: objectKey })).catch(() => undefined);
           throw storageError('checksum_mismatch', `The bytes written to ${key} have SHA-256 ${sha256}, not the expected ${known}.`);
         }

@@ -17,7 +17,7 @@ export interface InputFlags {
 /** Bundled sample listing, shipped with the package for offline demos. */
 export const DEMO_DIR = new URL('../../assets/demo/', import.meta.url);
 
-/** A text file as the user's editor saved it: UTF-8, UTF-16 or Windows-1252 (docs/cli.md, "Files"). */
+/** A text file as the user's editor saved it: UTF-8, UTF-16 or Windows-1252 (docs/cli.md, "Files and paths"). */
 async function readText(file: string, what: string): Promise<string> {
   let buffer: Buffer;
   try {

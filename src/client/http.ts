@@ -7,7 +7,7 @@ import { backoffMs, parseRetryAfter, withRetries } from '../net/retry.js';
 import { RatePacer } from './pacing.js';
 
 /**
- * The HTTP layer of remote mode (docs/architecture.md "remote one (HTTP client)"), over undici.
+ * The HTTP layer of remote mode (docs/architecture.md "Layers"), over undici.
  *
  * - Timeouts: connect 10 s; an answer must start within 60 s (120 s for analyze and render,
  *   where the server may fetch a portal page first); a body may not stall for more than 60 s.
@@ -250,6 +250,7 @@ export class HttpClient {
         return { status, headers: answerHeaders, requestId, attempt: failures + 1, body: response.body };
       }
       if (status >= 300 && status < 400) {
+        // Draining frees the connection; a body that breaks while drained changes nothing for the answer.
         await response.body.dump().catch(() => undefined);
         const location = answerHeaders.location ?? '(no Location)';
         throw new AppError(

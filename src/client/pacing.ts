@@ -1,5 +1,5 @@
 /**
- * Client-side pacing under the rate limits a server advertises (docs/api.md "Limits",
+ * Client-side pacing under the rate limits a server advertises (docs/api.md "Rate limits",
  * docs/remote.md). The server sends, on every limited route, the IETF draft fields
  *
  *   RateLimit-Policy: "analyze";q=60;w=60      (quota q per window of w seconds)

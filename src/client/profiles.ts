@@ -225,7 +225,7 @@ export interface RemoteSelection {
 }
 
 /**
- * Precedence (docs/cli.md "Env vars override profiles"; docs/remote.md):
+ * Precedence (docs/remote.md "Which server and which key"):
  * base URL: --base-url > IMMOREEL_BASE_URL > the profile's; API key: IMMOREEL_API_KEY > the
  * profile's. The profile is --profile (IMMOREEL_PROFILE); without one, the profile saved for the
  * chosen base URL (`default` first), so `--base-url URL` works after `auth login --base-url URL`.

@@ -140,7 +140,9 @@ export class AssetUploader {
     const prepared: RenderRequest = { ...request };
     if (request.photos !== undefined) {
       prepared.photos = await Promise.all(
-        request.photos.map((photo, index) => (isRemoteRef(photo) ? photo : this.upload(localPath(photo), `photos[${index}]`, options))),
+        request.photos.map(async (photo, index) =>
+          isRemoteRef(photo) ? photo : this.upload(localPath(photo), `photos[${index}]`, options),
+        ),
       );
     }
     const logo = request.branding?.logo_url;

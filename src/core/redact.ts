@@ -1,5 +1,5 @@
 /**
- * Secrets out of text that leaves the process (trace files, logs; docs/security.md "Secrets"):
+ * Secrets out of text that leaves the process (trace files, logs; docs/security.md "Local data"):
  * the password of any `scheme://user:password@host` URL, `password=`/`sslpassword=` query
  * parameters, the value given to `--api-key`, and anything shaped like an immoreel API key.
  */

@@ -17,7 +17,7 @@ import { AUDIENCE_CHOICES, LANGUAGES, VIDEO_FORMATS } from './types.js';
 export { MAX_DESCRIPTION_CHARS, MAX_HTML_BYTES, MAX_METADATA_BYTES };
 export const MAX_URL_CHARS = 2048;
 export const MAX_PHOTOS = 40;
-/** Video length bounds (docs/video.md): shorter cannot show a listing, longer loses viewers. */
+/** Video length bounds (docs/rendering.md "Decisions where the design is silent"): shorter cannot show a listing, longer loses viewers. */
 export const MIN_DURATION_S = 10;
 export const MAX_DURATION_S = 90;
 /** Branding texts are drawn on a 1280-pixel end card: longer names do not fit. */

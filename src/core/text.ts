@@ -1,5 +1,5 @@
 /**
- * Text files as users' tools save them (docs/cli.md, "Files"): UTF-8 with or without BOM, UTF-16
+ * Text files as users' tools save them (docs/cli.md, "Files and paths"): UTF-8 with or without BOM, UTF-16
  * with BOM (Excel's "Unicode text"), and Windows-1252 (French Excel's and Notepad's "ANSI"), which
  * is what bytes that are not valid UTF-8 almost always are in a Moroccan or French office.
  */

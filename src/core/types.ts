@@ -167,7 +167,7 @@ export interface MarketComparison {
   area: string;
   /**
    * Which figures were used: the listing's district, its city (commune), or — for a commune
-   * without figures of its own — its metro area's (docs/analysis.md "Market comparison").
+   * without figures of its own — its metro area's (docs/analysis.md "Price per m², position, delta, confidence").
    */
   area_level: 'district' | 'city' | 'metro_area';
   median_price_per_m2_mad: number;

@@ -10,7 +10,7 @@ import { claimDelivered, failExhausted } from './delivery.js';
 import { defaultEngine, type RenderEngine } from './engine.js';
 import { hashInputs } from '../core/hash.js';
 import { assertJobId, newJobId } from '../core/job-ids.js';
-import { defaultConcurrency, JobFiles, MAX_CONCURRENCY, recoverAbandoned, WorkerPool } from './pool.js';
+import { defaultConcurrency, JobFiles, MAX_CONCURRENCY, recoverAbandoned, warnOnStderr, WorkerPool, type ProblemReporter } from './pool.js';
 import type { JobQueue, JobRecords, QueueSettings } from '../records/job-rows.js';
 import { isTerminal } from '../core/job-state.js';
 import { MAX_ATTEMPTS, type JobRow, type NewJob } from '../records/job-rows.js';
@@ -52,6 +52,11 @@ export interface JobManagerOptions {
   leaseMs?: number;
   /** How often the pool looks for work, cancels and dead workers (default 250 ms). */
   pollMs?: number;
+  /**
+   * Where failures the job layer survives are reported (docs/jobs.md "Failures the job layer
+   * survives"): the server's log, the worker's stderr. Default: a process warning on stderr.
+   */
+  report?: ProblemReporter;
 }
 
 export const DEFAULT_WATCHDOG_MS = 30 * 60_000;
@@ -170,14 +175,16 @@ export class JobManager {
         guardedFetch: options.guardedFetch ?? guardedFetch(),
         analyze: options.analyze,
         onTerminal: (row) => manager?.emitTerminal(row),
+        report: options.report,
       });
       manager = new JobManager(records, files, pool, queue, options, closeOwned);
       // Jobs left `running` by a crashed process go back to the queue before anything else happens.
-      for (const row of await recoverAbandoned(records, files, queue)) manager.emitTerminal(row);
+      for (const row of await recoverAbandoned(records, files, queue, options.report)) manager.emitTerminal(row);
       pool.start();
       if (queue !== null && options.runWorkers !== false) await manager.workQueue(queue, concurrency, leaseMs, pollMs);
       return manager;
     } catch (error) {
+      // The error that stopped the opening is the one to report; a close failing after it adds nothing.
       await closeOwned().catch(() => undefined);
       throw error;
     }
@@ -291,8 +298,15 @@ export class JobManager {
       (row) => !isTerminal(row.state),
     );
     if (canceled === null) return this.records.toRecord((await this.records.row(id)) as JobRow);
-    // A queued job's entry is withdrawn; a delivered one finds the job canceled and completes.
-    await this.queue?.cancel(id).catch(() => undefined);
+    // A queued job's entry is withdrawn; a delivered one finds the job canceled and completes. An entry
+    // the queue refuses to withdraw is that second case, later: the row already says canceled, so the
+    // failure is reported, not undone.
+    await this.queue?.cancel(id).catch((error: unknown) =>
+      (this.options.report ?? warnOnStderr)('the queue kept the entry of a canceled job; it completes unrendered when delivered', {
+        job_id: id,
+        error: String(error),
+      }),
+    );
     this.pool.abort(id);
     this.emitTerminal(canceled);
     return this.records.toRecord(canceled);
@@ -364,6 +378,7 @@ export class JobManager {
   async close(options: { drainMs?: number } = {}): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // Closing goes on regardless: the pool and the stores below must still be released.
     await this.queue?.stopWork().catch(() => undefined);
     await this.pool.close(options.drainMs ?? 0);
     await this.closeOwned();

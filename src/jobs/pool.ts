@@ -30,6 +30,17 @@ export function threadBudget(concurrency: number, cores: number = availableParal
   return Math.max(1, Math.floor((cores * 1.5) / Math.max(1, concurrency)));
 }
 
+/**
+ * Where the job layer reports a failure it survives but someone must see: the server's log, the
+ * worker's stderr (docs/jobs.md "Failures the job layer survives").
+ */
+export type ProblemReporter = (message: string, fields: Record<string, string | number>) => void;
+
+/** The default reporter: a process warning on stderr, so a failure is never silent even with no log wired. */
+export const warnOnStderr: ProblemReporter = (message, fields) => {
+  process.emitWarning(`${message} ${JSON.stringify(fields)}`, { code: 'IMMOREEL_JOBS' });
+};
+
 /** Owners alive in this process: a running job owned by this pid but by none of these is abandoned. */
 const liveOwners = new Set<string>();
 const HOST = hostname();
@@ -87,6 +98,7 @@ export class JobFiles {
   /** Removes whatever video attempt `attempt` left (a job that did not end `succeeded` has none). */
   async discardOutput(jobId: string, attempt: number): Promise<void> {
     await rm(this.outputPath(jobId), { force: true });
+    // A leftover attempt key is never read (the succeeded row names its own attempt) and purge removes it.
     if (!this.inPlace && attempt > 0) await this.blobs.delete(this.videoKey(jobId, attempt)).catch(() => undefined);
   }
 }
@@ -96,9 +108,16 @@ export class JobFiles {
  * gone) or whose lease expired goes back to `queued`, or to `failed` once it has been tried
  * MAX_ATTEMPTS times. With a dispatching queue (PostgreSQL), the one process whose transition
  * won also fails the job's queue entry, so the queue hands it to a worker now instead of after
- * its expiry. Returns the jobs that became `failed`.
+ * its expiry. Returns the jobs that became `failed`. A queue that refuses the abandon is reported:
+ * the row is already right, and its entry is handed out again when it expires (claimDelivered
+ * then finds the job queued, or finished, and acts on the row).
  */
-export async function recoverAbandoned(records: JobRecords, files: JobFiles, queue: JobQueue | null = null): Promise<JobRow[]> {
+export async function recoverAbandoned(
+  records: JobRecords,
+  files: JobFiles,
+  queue: JobQueue | null = null,
+  report: ProblemReporter = warnOnStderr,
+): Promise<JobRow[]> {
   const failed: JobRow[] = [];
   const now = Date.now();
   for (const row of await records.runningJobs()) {
@@ -128,7 +147,13 @@ export async function recoverAbandoned(records: JobRecords, files: JobFiles, que
     if (moved === null) continue;
     // A video put in place just before the kill was never recorded: it must not linger.
     await files.discardOutput(row.job_id, row.attempts);
-    await queue?.abandon(row.job_id, `the worker ${row.owner ?? ''} stopped renewing its lease`).catch(() => undefined);
+    await queue?.abandon(row.job_id, `the worker ${row.owner ?? ''} stopped renewing its lease`).catch((error: unknown) =>
+      report('the queue kept the entry of an abandoned job; it is retried when the entry expires', {
+        job_id: row.job_id,
+        state: moved.state,
+        error: String(error),
+      }),
+    );
   }
   return failed;
 }
@@ -151,6 +176,8 @@ export interface PoolOptions {
   guardedFetch: FetchPort;
   analyze?: RenderContext['analyze'];
   onTerminal: (row: JobRow) => void;
+  /** Failures the pool survives (a queue refusing an abandon, a render that threw past its own handling). */
+  report?: ProblemReporter;
 }
 
 interface ActiveRender {
@@ -202,6 +229,10 @@ export class WorkerPool {
   constructor(private readonly options: PoolOptions) {
     this.owner = { id: `${HOST}/${process.pid}/${randomBytes(4).toString('hex')}`, host: HOST, pid: process.pid };
     this.limit = pLimit(options.concurrency);
+  }
+
+  private get report(): ProblemReporter {
+    return this.options.report ?? warnOnStderr;
   }
 
   get concurrency(): number {
@@ -268,6 +299,7 @@ export class WorkerPool {
       return;
     }
     this.ticking = true;
+    // Settled below: a failed tick is retried by the next one, and `finally` lets it run.
     void this.tickOnce()
       .catch(() => {
         // SQLITE_BUSY past the busy timeout, a lost database connection, or the store closed under
@@ -298,7 +330,7 @@ export class WorkerPool {
     }
     if (now - this.lastRecovery >= Math.min(5000, leaseMs)) {
       this.lastRecovery = now;
-      for (const row of await recoverAbandoned(records, this.options.files, this.options.queue)) this.options.onTerminal(row);
+      for (const row of await recoverAbandoned(records, this.options.files, this.options.queue, this.report)) this.options.onTerminal(row);
     }
     // With a dispatching queue, jobs arrive through `runDelivered`; this pool claims nothing itself.
     while (this.options.queue === null && this.accepting && this.limit.activeCount + this.limit.pendingCount < this.limit.concurrency) {
@@ -306,7 +338,10 @@ export class WorkerPool {
       const row = await records.claimNext(this.owner, leaseMs, scope);
       if (row === null) break;
       this.wanted.delete(row.job_id);
-      this.launch(row);
+      // Claimed by the pool, not by a caller: nobody else would see the render's promise reject.
+      this.launch(row).catch((error: unknown) =>
+        this.report('a render ended with an unexpected error', { job_id: row.job_id, error: String(error) }),
+      );
     }
     if (this.idleWaiters.length > 0 && this.active.size === 0) {
       let queued = 0;
@@ -434,6 +469,7 @@ export class WorkerPool {
     } catch (error) {
       const failure = jobError(error, watchdogMs, timedOut);
       // Gone before the job is recorded failed, so no reader ever sees a failed job with a video.
+      // A failed discard must not hide the render's own failure, recorded next; purge removes what is left.
       await files.discardOutput(jobId, row.attempts).catch(() => undefined);
       uploaded = null;
       try {
@@ -459,11 +495,12 @@ export class WorkerPool {
     }
     if (finished === null || finished.state !== 'succeeded') {
       // Canceled, re-queued, failed or lost to another attempt: no video may stay where a result is expected.
+      // The outcome is already recorded; a file that resists removal is purge's (`jobs purge`) to remove.
       await files.discardOutput(jobId, row.attempts).catch(() => undefined);
-      // Canceled or stopped: its half-made files (render-*.tmp.mp4, soundtrack.wav) go too.
+      // Canceled or stopped: its half-made files (render-*.tmp.mp4, soundtrack.wav) go too (best effort, as above).
       if (controller.signal.aborted) await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
     } else if (!files.inPlace && uploaded !== null) {
-      // The video is in the blob store: the scratch directory has served its purpose.
+      // The video is in the blob store: the scratch directory has served its purpose (what resists is purge's).
       await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
     }
     if (finished !== null) this.options.onTerminal(finished);

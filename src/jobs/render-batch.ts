@@ -234,6 +234,7 @@ export async function runRenderBatch(service: Service, options: RenderBatchOptio
   const interrupted = (): boolean => hooks.signal?.aborted === true;
   // Ctrl-C: cancel the jobs of the rows that are running; the rows waiting are never started.
   const cancelRunning = (): void => {
+    // Best effort while the user is quitting: a job whose cancel fails renders on and `jobs list` shows it.
     for (const jobId of jobOf.values()) void service.cancelJob(jobId).catch(() => undefined);
   };
   hooks.signal?.addEventListener('abort', cancelRunning, { once: true });
@@ -248,6 +249,7 @@ export async function runRenderBatch(service: Service, options: RenderBatchOptio
         idempotencyKey: batchRowIdempotencyKey(batchIdOf(options.csv, outDir), row.id, prep.hash),
       });
       jobOf.set(row.id, queued.job_id);
+      // As in cancelRunning: best effort while quitting; `jobs list` shows a job that rendered on.
       if (interrupted()) await service.cancelJob(queued.job_id).catch(() => undefined);
       const job = await service
         .waitForJob(queued.job_id, {

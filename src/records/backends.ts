@@ -219,6 +219,7 @@ export async function openRecords(options: Omit<BackendOptions, 'storageUrl'>): 
     try {
       await assertMigrationsCurrent(records, database.url);
     } catch (error) {
+      // The migration error rethrown next is the one to report; closing is clean-up.
       await records.close().catch(() => undefined);
       throw error;
     }
@@ -290,6 +291,7 @@ export async function openBackends(options: BackendOptions): Promise<Backends> {
     });
     await checkBlobs(blobs, plan.storageLabel);
   } catch (error) {
+    // The check's error rethrown next is the one to report; closing is clean-up.
     await blobs?.close().catch(() => undefined);
     await records.close().catch(() => undefined);
     throw error;

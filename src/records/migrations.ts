@@ -9,7 +9,7 @@ import { migrate, migrationStatus, type MigrationStatus } from './postgres/migra
 import { checkConnection, createPool, redactUrl, type Pool } from './postgres/connection.js';
 
 /**
- * `immoreel db status` and `immoreel db migrate` on either backend (docs/cli.md "Database"):
+ * `immoreel db status` and `immoreel db migrate` on either backend (docs/cli.md "Database and storage"):
  * each component's schema version — applied, and what this version of immoreel knows.
  */
 
@@ -79,6 +79,7 @@ async function withPool<T>(url: string, work: (pool: Pool) => Promise<T>): Promi
   } catch (error) {
     throw connectError(error, url);
   } finally {
+    // Clean-up after the answer (or the connection error thrown above) is decided.
     await pool.end().catch(() => undefined);
   }
 }

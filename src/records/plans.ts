@@ -1,5 +1,5 @@
 /**
- * Scopes and plans of API keys (docs/api.md "Authentication"): part of the key records, so both
+ * Scopes and plans of API keys (docs/api.md "Keys, scopes, plans"): part of the key records, so both
  * backends and the server (src/server/api-limits.ts re-exports them) agree on them.
  */
 

@@ -19,7 +19,7 @@ import { FORMAT_SIZES } from './formats.js';
 
 /**
  * renderListing: an analysed listing and a validated request to a verified MP4 (docs/architecture.md,
- * "a render from the CLI or the API down to ffmpeg"). The listing is analysed before, by the job
+ * "A render, from the shell or the route down to ffmpeg"). The listing is analysed before, by the job
  * layer: nothing here knows about portals. Stages as the job record shows them: fetching_assets
  * (photos, logo), preparing (photos, stills, cards, soundtrack), rendering (one ffmpeg run),
  * verifying (ffprobe). `progress` is overall and never goes back: each stage owns a slice of
@@ -101,6 +101,8 @@ export async function renderListing(
   // The soundtrack only depends on the duration: it is prepared while photos download.
   const musicChoice = resolveMusic(request.music, template.music.mood);
   const soundtrack = prepareSoundtrack(musicChoice, durationS, ctx.workDir, { signal, redact, watchdogMs: ctx.watchdogMs });
+  // Awaited (and its failure seen) where the soundtrack is used or in `finally`; this only keeps a
+  // rejection while photos download from counting as unhandled.
   soundtrack.catch(() => undefined);
   try {
     const refs = (request.photos.length > 0 ? request.photos : listing.photos).slice(0, MAX_PHOTOS);

@@ -17,8 +17,8 @@ export interface ServerLimits {
   /** Length of every rate-limit window; 60 000 in production, shorter in tests. */
   windowMs: number;
   /**
-   * Analyze requests per key and window. The contract states both 100/min and 60/min; 60
-   * satisfies both statements, so a client that obeys either is never refused wrongly.
+   * Analyze requests per key and window: 60 a minute by default, the lower of the two figures
+   * clients may have been given (docs/api.md "Rate limits").
    */
   analyzePerWindow: number;
   renderPerWindow: number;

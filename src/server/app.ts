@@ -109,6 +109,7 @@ const EXPOSED_HEADERS = [
  */
 function registerCors(app: FastifyInstance, origins: readonly string[] | undefined): void {
   if (origins === undefined || origins.length === 0) return;
+  // register's promise is fastify's own loading chain: a plugin that fails rejects ready()/listen().
   void app.register(cors, {
     origin: origins.includes('*') ? '*' : [...origins],
     credentials: false,
@@ -138,7 +139,9 @@ function registerJsonParser(app: FastifyInstance): void {
       done(null, undefined);
       return;
     }
-    parseJson(request, text, done);
+    // The default parser answers through `done`, synchronously; the promise in its type belongs to
+    // the other parser form (one without `done`).
+    void parseJson(request, text, done);
   });
 }
 
@@ -185,12 +188,14 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
     clientErrorHandler,
     frameworkErrors: (error, request, reply) => {
       stampHeaders(request.id, reply);
-      return sendError(request, reply, new AppError('BAD_REQUEST', `Malformed request URL: ${error.message}`, { reason: 'bad_url' }));
+      // A reply is thenable (it settles once sent); this hook's caller expects nothing back.
+      void sendError(request, reply, new AppError('BAD_REQUEST', `Malformed request URL: ${error.message}`, { reason: 'bad_url' }));
     },
   });
   app.setValidatorCompiler(validatorCompiler);
   registerCors(app, deps.corsOrigins);
   // Compressed answers when asked (Accept-Encoding); videos and images are already compressed.
+  // (A plugin that fails to load rejects ready()/listen(), which start awaits.)
   void app.register(compress, { global: true, encodings: ['br', 'gzip', 'deflate'], threshold: 1024 });
   registerJsonParser(app);
   // Bodies are JSON (or raw images on /assets); a text/plain body is refused, not half-parsed.
@@ -244,6 +249,7 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
   });
 
   // Routes are added once the plugins above (CORS, compression) have loaded, so their hooks apply.
+  // A failure while adding them rejects ready()/listen().
   void app.register(async (routes) => {
     // TypeBox schemas give the routes their request types (RouteRegistry.add infers them).
     const typed = routes.withTypeProvider<TypeBoxTypeProvider>();

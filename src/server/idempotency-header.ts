@@ -1,2 +1,2 @@
-/** The header's syntax (docs/api.md "Idempotency"); the records live in src/records/idempotency.ts. */
+/** The header's syntax (docs/api.md "Idempotency-Key"); the records live in src/records/idempotency.ts. */
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;

@@ -4,6 +4,7 @@ import { fetchListingPage, type FetchPageOptions } from '../analysis/portals/ind
 import { AnalysisPool, type AnalysisPoolOptions } from '../analysis/worker-pool.js';
 import { badRequest } from '../core/errors.js';
 import { JobManager, type RenderEngine } from '../jobs/manager.js';
+import { warnOnStderr, type ProblemReporter } from '../jobs/pool.js';
 import { guardedFetch } from '../net/fetch.js';
 import { validateRenderRequest } from '../render/index.js';
 import type { BlobStore } from '../blobs/index.js';
@@ -120,6 +121,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // stall every other request (docs/security.md).
   const analysis = new AnalysisPool(options.analysis);
   let jobs: JobManager;
+  // Failures the job layer survives go to the server's log once it exists (stderr until then).
+  let report: ProblemReporter = warnOnStderr;
   try {
     jobs = await JobManager.open({
       dataDir: options.dataDir,
@@ -136,6 +139,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       linkBase: API_PREFIX,
       watchdogMs: options.watchdogMs,
       analyze: (input, signal) => analysis.analyze(input, { fetchPage, signal }),
+      report: (message, fields) => report(message, fields),
     });
   } catch (error) {
     await analysis.close();
@@ -159,6 +163,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     corsOrigins: options.corsOrigins,
     studio: { login: options.studioLogin },
   });
+  report = (message, fields) => app.log.warn(fields, message);
 
   // Also sends deliveries owed by jobs that ended elsewhere (a worker) or while no server ran.
   const duties = startJobEndDuties({
@@ -168,6 +173,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     pollMs: options.webhookPollMs,
     log: (message, fields) => app.log.warn(fields, message),
   });
+  // onTerminal catches and logs its own failures (the sweep retries them): the job layer does not wait on it.
   jobs.onTerminal((job, tenant) => void duties.onTerminal(job, tenant));
 
   try {

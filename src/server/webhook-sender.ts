@@ -104,11 +104,14 @@ export class WebhookDispatcher {
 
   /** A job ended: queue its delivery (if it asked for one) and send it at once. */
   async onTerminal(job: JobRecord): Promise<void> {
+    // Not awaited: the job layer must not wait on a delivery. tick never rejects (claim and each
+    // delivery report their own failures through onError).
     if (await this.options.store.enqueue(job.job_id, webhookPayload(job, this.now()))) void this.tick();
   }
 
   start(): void {
     if (this.timer !== null) return;
+    // tick never rejects: claim and each delivery report their own failures through onError.
     this.timer = setInterval(() => void this.tick(), this.options.pollMs ?? 1000);
     this.timer.unref();
   }
@@ -178,6 +181,7 @@ export class WebhookDispatcher {
           if (left === 0) this.perTenant.delete(row.tenant);
           else this.perTenant.set(row.tenant, left);
           this.startWaiting();
+          // claim never rejects (a store failure goes to onError); stop() awaits the one in progress.
           void this.claim();
         });
       this.inFlight.set(row.job_id, delivery);

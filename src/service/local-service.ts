@@ -91,7 +91,8 @@ export class LocalService implements Service {
         pollMs: options.pollMs,
       });
     } catch (error) {
-      await this.closeStores();
+      // The opening error is the one to report; a close failing after it adds nothing.
+      await this.closeStores().catch(() => undefined);
       this.manager = null;
       throw error;
     }
@@ -125,8 +126,8 @@ export class LocalService implements Service {
   /**
    * With PostgreSQL, any worker on any machine may render the job, and it cannot read this
    * machine's files: local photo and logo files go into the shared storage as assets first (kept
-   * 24 h, read by whichever worker renders), as remote mode uploads them (docs/scaling.md "Local
-   * files on several machines"). A file used by several jobs of this process is stored once.
+   * 24 h, read by whichever worker renders), as remote mode uploads them (docs/scaling.md "The
+   * job layer on both backends"). A file used by several jobs of this process is stored once.
    */
   private async shareLocalFiles(valid: ValidRenderRequest, parts: AssetParts): Promise<ValidRenderRequest> {
     const { saveAsset } = await import('../records/assets.js');
@@ -146,7 +147,9 @@ export class LocalService implements Service {
         { reason: 'local_music_file', details: [{ field: 'music', message: 'local files are not shared with workers' }] },
       );
     }
-    const photos = await Promise.all(valid.photos.map((photo, index) => (isRemoteRef(photo) ? photo : share(photo, `photos[${index}]`))));
+    const photos = await Promise.all(
+      valid.photos.map(async (photo, index) => (isRemoteRef(photo) ? photo : share(photo, `photos[${index}]`))),
+    );
     const logo = valid.branding.logo_url;
     const branding =
       logo === undefined || isRemoteRef(logo) ? valid.branding : { ...valid.branding, logo_url: await share(logo, 'branding.logo_url') };

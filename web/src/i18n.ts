@@ -1,4 +1,4 @@
-/** The page's words in French, English and Arabic (docs/studio.md, "Languages"). */
+/** The page's words in French, English and Arabic (docs/studio.md, "What the page does, and decisions where the issue was silent"). */
 
 export const PAGE_LANGUAGES = ['fr', 'en', 'ar'] as const;
 export type PageLanguage = (typeof PAGE_LANGUAGES)[number];

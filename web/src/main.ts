@@ -749,7 +749,7 @@ interface BatchRowState {
 let batch: { columns: string[]; rows: BatchRowState[] } | null = null;
 let batchRun = 0;
 
-/** One row → the render request, the same function as `immoreel render --csv` (docs/cli.md, "Batch"). */
+/** One row → the render request, the same function as `immoreel render --csv` (docs/cli.md, "Batch CSV"). */
 function rowRequest(row: BatchRowState): RenderRequest {
   try {
     return batchRowRequest(row.values, row.id);

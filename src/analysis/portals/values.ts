@@ -4,7 +4,7 @@ import { DEFAULT_EUR_TO_MAD, eurToMadRate } from '../text/extract.js';
 /**
  * Readers for the values portals print: amounts with every kind of thousands separator,
  * surfaces, counts, floors, currencies, and the words that say sale/rent or the property type.
- * Pure functions; the conventions they follow are in docs/portals.md ("Common conventions").
+ * Pure functions; the conventions they follow are in docs/analysis-text.md ("Price").
  */
 
 const ARABIC_DIGITS = /[\u0660-\u0669\u06f0-\u06f9]/g;

@@ -1,7 +1,7 @@
 /**
  * Numbers as listings write them, read from normalised text (see normalize.ts).
  *
- * Thousands separators vary by portal and language (docs/portals.md "Common conventions"):
+ * Thousands separators vary by portal and language (docs/analysis-text.md "Price"):
  * spaces (U+00A0 and U+202F are already plain spaces here), dots ("1.950.000"), commas
  * ("350,000"), apostrophes. A comma or dot followed by other than three digits is a decimal
  * ("1,8 MDH", "7900,00 Dhs", "350000.0"). One separator followed by exactly three digits is

@@ -1,5 +1,5 @@
 /**
- * Prices in listing text (docs/analysis-text.md, docs/portals.md "Common conventions").
+ * Prices in listing text (docs/analysis-text.md, docs/analysis-text.md "Price").
  *
  * A price is a number with a unit (DH, Dhs, dirhams, MAD, درهم, MDH, million(s), مليون, k, mille,
  * ألف, EUR, €) or a number right after a price word (prix, loyer, price, rent, ثمن, السعر, taman).

@@ -1,5 +1,5 @@
 /**
- * Room counts (docs/analysis-text.md, docs/portals.md "Rooms vocabulary"):
+ * Room counts (docs/analysis-text.md "Rooms, bedrooms, bathrooms"):
  *
  * - rooms = pièces (total rooms, living rooms included): "4 pièces", "F4"/"T4", "Nombre de pièces 4";
  * - bedrooms = chambres, suites, bedrooms, غرف/بيوت (Moroccan listings name the salon apart, so
@@ -10,7 +10,7 @@
  *   Darija bathroom, while "un hammam", "hammam marocain" is a steam room (a feature). "Salle de
  *   bain dans chaque chambre" gives one per bedroom; a suite parentale has its own bathroom;
  * - toilets = WC, toilettes (guests' included), Arabic مرحاض, Darija "bit lma": counted apart, so
- *   that "salle de bain + WC" is 1 bathroom and 1 toilet (docs/analysis-text.md "Bathrooms and toilets").
+ *   that "salle de bain + WC" is 1 bathroom and 1 toilet (docs/analysis-text.md "Rooms, bedrooms, bathrooms").
  *
  * English "rooms" is the total, except in a text that also counts "pieces" (Mubawab's English
  * pages say "6 Pieces · 3 Rooms", where Rooms are bedrooms).

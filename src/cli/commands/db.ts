@@ -5,7 +5,7 @@ import { SERVER_MIGRATION_COUNT } from '../../records/sqlite/server-records.js';
 import { databaseStatus, migrateDatabase, pendingVersions, type DatabaseOptions, type DatabaseStatus } from '../../records/migrations.js';
 import { contextFor, type CommandContext } from '../command-context.js';
 
-/** `immoreel db status|migrate` (docs/cli.md "Database"). */
+/** `immoreel db status|migrate` (docs/cli.md "Database and storage"). */
 
 function databaseOptions(ctx: CommandContext): DatabaseOptions {
   if (ctx.mode === 'remote') {

@@ -98,7 +98,7 @@ function parseLimit(value: string): number {
 
 /**
  * A job id, or a unique prefix of one as `git` accepts for commits (`job_01m8`, `01m8`): the jobs
- * visible to this data directory or key are searched, newest first (docs/cli.md, "Job ids").
+ * visible to this data directory or key are searched, newest first (docs/cli.md, "Job ids, purge, JSON").
  */
 export async function resolveJobId(service: Service, input: string): Promise<string> {
   const typed: string = input;

@@ -287,6 +287,7 @@ async function renderOne(ctx: CommandContext, flags: RenderFlags, stdinArg: stri
         () => {
           progress.stop();
           output.info(`Canceling ${submitted.job_id} (Ctrl-C again to quit at once)…`);
+          // The wait below sees the job end: canceled, or (a cancel that failed) its real outcome.
           void service.cancelJob(submitted.job_id).catch(() => undefined);
         },
       );

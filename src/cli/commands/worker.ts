@@ -58,6 +58,7 @@ export async function worker(
       runWorkers: true,
       guardedFetch: fetch,
       resolveAsset: (tenant, assetId, scratchDir) => resolveAsset({ records, blobs }, tenant, assetId, scratchDir),
+      report: (message, fields) => output.warn(`${message} ${JSON.stringify(fields)}`),
     });
   } catch (error) {
     await duties.stop();
@@ -71,6 +72,7 @@ export async function worker(
       await duties.stop();
       await closeStores();
     })());
+  // onTerminal catches and logs its own failures (the sweep retries them): the job layer does not wait on it.
   manager.onTerminal((job, tenant) => void duties.onTerminal(job, tenant));
   manager.onTerminal((job) => {
     if (output.json) output.record({ ok: true, status: 'success', job });
@@ -81,14 +83,14 @@ export async function worker(
     `Worker on ${configured === null ? dataDir : `${records.kind} records, videos in ${blobs.location}`}: ${manager.concurrency} render(s) at once, up to ${manager.threadsPerRender} ffmpeg thread(s) each (shared among the renders running).`,
   );
   let stopping = false;
-  const stopped = new Promise<void>((resolve) => {
+  const stopped = new Promise<void>((resolve, reject) => {
     const stop = (signal: NodeJS.Signals): void => {
       // A second signal stops at once: the process ends, and its running jobs go back to the queue
       // when their lease runs out (at once for a worker on the same machine: its pid is gone).
       if (stopping) return resolve();
       output.info(`${signal}: finishing running renders (up to ${DRAIN_MS / 1000} s; again to stop now)…`);
       stopping = true;
-      void close(DRAIN_MS).then(resolve);
+      close(DRAIN_MS).then(resolve, reject);
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);

@@ -23,11 +23,7 @@ export function serveCommand(): Command {
       .option('--host <host>', 'address to listen on', '127.0.0.1')
       .option('--port <port>', 'port to listen on (0 = any free port)', '8080')
       .option('--concurrency <n>', `renders at once (1–30; default here: ${defaultConcurrency()}, two per CPU core as memory allows)`)
-      .option(
-        '--analyze-rate <n>',
-        'analyze requests per key per minute (the contract states 100 and 60; 60 satisfies both)',
-        String(DEFAULT_LIMITS.analyzePerWindow),
-      )
+      .option('--analyze-rate <n>', 'analyze requests per key per minute', String(DEFAULT_LIMITS.analyzePerWindow))
       .option('--render-rate <n>', 'render-video requests per key per minute', String(DEFAULT_LIMITS.renderPerWindow))
       .option('--job-read-rate <n>', 'job reads (status, list, video) per key per minute', String(DEFAULT_LIMITS.jobReadsPerWindow))
       .option(

@@ -12,7 +12,9 @@ Examples:
 
 export function workerCommand(): Command {
   return new Command('worker')
-    .description('Render queued jobs in the foreground (for cron or a service manager): those of the data directory, or of the shared database with --database-url.')
+    .description(
+      'Render queued jobs in the foreground (for cron or a service manager): those of the data directory, or of the shared database with --database-url.',
+    )
     .option('--until-idle', 'exit once nothing is queued and nothing runs here')
     .option('--concurrency <n>', `renders at once (1–30; default here: ${defaultConcurrency()}, two per CPU core as memory allows)`)
     .addOption(

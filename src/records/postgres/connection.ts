@@ -15,7 +15,7 @@ const types = {
 };
 
 export interface PoolOptions {
-  /** Connections per process (default 10): see docs/scaling.md "Capacity" for the arithmetic. */
+  /** Connections per process (default 10): see docs/scaling.md "Capacity model" for the arithmetic. */
   max?: number;
   /**
    * Told when an idle connection breaks (the server restarted, a network cut). The pool replaces
@@ -101,6 +101,7 @@ export async function withTransaction<T>(pool: Pool, work: (client: Client) => P
     await client.query('COMMIT');
     return result;
   } catch (error) {
+    // The transaction's own error is rethrown; a failed ROLLBACK means a broken connection, whose transaction PostgreSQL aborts.
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   } finally {

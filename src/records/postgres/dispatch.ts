@@ -121,9 +121,11 @@ export class RenderDispatch {
         });
       }
     } catch (error) {
+      // The set-up error rethrown next is the one to report; stopping is clean-up.
       await boss.stop({ graceful: false }).catch(() => undefined);
       throw error;
     } finally {
+      // A session lock: released anyway when this connection goes back broken or closes.
       await client.query('SELECT pg_advisory_unlock($1)', [QUEUE_SETUP_LOCK_KEY]).catch(() => undefined);
       client.release();
     }

@@ -25,7 +25,11 @@ export interface MigrateHooks {
   whileLocked?: () => Promise<void>;
 }
 
-export async function migrate(pool: Pool, schema: Record<string, PgMigration[]> = SCHEMA, hooks: MigrateHooks = {}): Promise<MigrationStatus[]> {
+export async function migrate(
+  pool: Pool,
+  schema: Record<string, PgMigration[]> = SCHEMA,
+  hooks: MigrateHooks = {},
+): Promise<MigrationStatus[]> {
   const client = await pool.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
@@ -45,6 +49,7 @@ export async function migrate(pool: Pool, schema: Record<string, PgMigration[]> 
             await client.query('COMMIT');
             hooks.onApplied?.(component, version + 1);
           } catch (error) {
+            // The migration's error is rethrown; a failed ROLLBACK means a broken connection, whose transaction PostgreSQL aborts.
             await client.query('ROLLBACK').catch(() => undefined);
             throw error;
           }
@@ -53,6 +58,7 @@ export async function migrate(pool: Pool, schema: Record<string, PgMigration[]> 
       await hooks.whileLocked?.();
       return await readStatus(client, schema);
     } finally {
+      // A session lock: released anyway when this connection goes back broken or closes.
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
     }
   } finally {

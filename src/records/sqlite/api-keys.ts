@@ -12,7 +12,7 @@ import {
   type KeyRow,
 } from '../api-keys.js';
 
-/** API keys in the SQLite file (docs/api.md "Authentication"); src/records/api-keys.ts holds what both backends share. */
+/** API keys in the SQLite file (docs/api.md "Keys, scopes, plans"); src/records/api-keys.ts holds what both backends share. */
 export class KeyStore {
   constructor(
     private readonly db: Db,

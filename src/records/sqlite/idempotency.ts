@@ -1,7 +1,7 @@
 import type { Db } from './driver.js';
 import { fingerprint, IDEMPOTENCY_TTL_MS, reusedError, type StoredAnswer } from '../idempotency.js';
 
-/** Idempotency records in the SQLite file (docs/api.md "Idempotency"); src/records/idempotency.ts holds what both backends share. */
+/** Idempotency records in the SQLite file (docs/api.md "Idempotency-Key"); src/records/idempotency.ts holds what both backends share. */
 
 interface Row {
   route: string;
@@ -54,6 +54,7 @@ export class IdempotencyStore {
     const slot = `${keyId}\u0000${idempotencyKey}`;
     // A concurrent duplicate waits for the first request; its outcome is then stored (or not).
     for (let pending = this.inFlight.get(slot); pending !== undefined; pending = this.inFlight.get(slot)) {
+      // The first request's failure is its own to report; this one only waits for the slot to free.
       await pending.catch(() => undefined);
     }
     const existing = this.find(keyId, idempotencyKey);

@@ -1,7 +1,7 @@
 import type { Db } from './driver.js';
 import { periodOf, periodResetAt, type BillableRoute, type QuotaState, type Reservation, type UsageRow } from '../quota.js';
 
-/** Monthly quotas in the SQLite file (docs/api.md "Quotas"); src/records/quota.ts holds what both backends share. */
+/** Monthly quotas in the SQLite file (docs/api.md "Monthly quota"); src/records/quota.ts holds what both backends share. */
 export class UsageStore {
   constructor(
     private readonly db: Db,

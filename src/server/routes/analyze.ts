@@ -17,7 +17,7 @@ export function analyzeRoutes(app: FastifyInstance, ctx: ServerContext): void {
       summary: 'Analyze a listing URL, saved page or raw text',
       description:
         'Returns features, price per m², market position, target buyer profile and marketing angles. ' +
-        'Rate limit: 60 requests per minute per key by default (the contract states 100 and 60; 60 satisfies both). ' +
+        'Rate limit: 60 requests per minute per key by default (the server sets it: `immoreel serve --analyze-rate`). ' +
         'Counted against the monthly quota. `Idempotency-Key` replays the first answer for 24 h.',
       tag: 'analysis',
       access: { scope: 'preview:dispatch', policy: 'analyze', billable: 'analyze' },

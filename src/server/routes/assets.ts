@@ -28,6 +28,7 @@ const AssetSchema = {
 
 export function assetRoutes(app: FastifyInstance, ctx: ServerContext): void {
   // Raw image bodies are accepted on this route only: the parser lives in this plugin's scope.
+  // (A failure while adding it rejects ready()/listen().)
   void app.register(async (scope) => {
     scope.addContentTypeParser(IMAGE_TYPE, { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
     ctx.registry.add(

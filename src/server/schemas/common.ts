@@ -84,7 +84,7 @@ export const VideoResultSchema: JsonSchema = {
 export const JobSchema: JsonSchema = {
   type: 'object',
   description:
-    'A render job (DESIGN §4). States: queued → running → succeeded | failed | canceled (queued → canceled too); terminal states never change.',
+    'A render job. States: queued → running → succeeded | failed | canceled (queued → canceled too); terminal states never change.',
   required: ['job_id', 'state', 'stage', 'progress', 'created_at', 'updated_at', 'links'],
   properties: {
     job_id: { type: 'string', pattern: '^job_[0-9a-hjkmnp-tv-z]{26}$' },

@@ -69,6 +69,7 @@ export function registerStudio(app: FastifyInstance, options: StudioOptions): vo
     );
     return;
   }
+  // A plugin that fails to load rejects ready()/listen(), which the server awaits.
   void app.register(fastifyStatic, {
     root,
     prefix: '/',
