@@ -120,5 +120,7 @@ export interface RecordStore {
   readonly rateLimits: RateLimitRecords;
   /** Throws when the database does not answer (`GET /health`). */
   ping(): Promise<void>;
+  /** Throws when the render queue does not answer (`GET /api/v1/ready`): pg-boss's schema on PostgreSQL; the job table itself on SQLite. */
+  pingQueue(): Promise<void>;
   close(): Promise<void>;
 }

@@ -85,6 +85,10 @@ export interface PostgresServer {
   port: number;
   /** A fresh, empty database on this server; returns its URL. */
   createDatabase(name?: string): Promise<string>;
+  /** Stops the server as an operator's restart does (fast shutdown: connections are cut); the data stays. */
+  halt(): Promise<void>;
+  /** Starts it again on the same port with the same data. */
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -123,10 +127,12 @@ export async function startPostgres(options: { password?: string } = {}): Promis
     await as('initdb', ['-D', dataDir, '-U', 'postgres', ...auth, '--encoding=UTF8', '--no-locale', '--no-sync']);
     const port = await freePort();
     const serverOptions = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
-    await as('pg_ctl', ['start', '-D', dataDir, '-l', logFile, '-w', '-t', '30', '-o', serverOptions]).catch(async (error: unknown) => {
-      const log = await readFile(logFile, 'utf8').catch(() => '');
-      throw new Error(`PostgreSQL did not start: ${(error as Error).message}\n${log.trim().split('\n').slice(-10).join('\n')}`);
-    });
+    const pgStart = (): Promise<string> =>
+      as('pg_ctl', ['start', '-D', dataDir, '-l', logFile, '-w', '-t', '30', '-o', serverOptions]).catch(async (error: unknown) => {
+        const log = await readFile(logFile, 'utf8').catch(() => '');
+        throw new Error(`PostgreSQL did not start: ${(error as Error).message}\n${log.trim().split('\n').slice(-10).join('\n')}`);
+      });
+    await pgStart();
     started = true;
     const user = options.password === undefined ? 'postgres' : `postgres:${encodeURIComponent(options.password)}`;
     const url = `postgres://${user}@127.0.0.1:${port}/postgres`;
@@ -145,6 +151,12 @@ export async function startPostgres(options: { password?: string } = {}): Promis
           await client.end();
         }
         return `postgres://${user}@127.0.0.1:${port}/${database}`;
+      },
+      async halt() {
+        await as('pg_ctl', ['stop', '-D', dataDir, '-m', 'fast', '-w']);
+      },
+      async resume() {
+        await pgStart();
       },
       async stop() {
         await as('pg_ctl', ['stop', '-D', dataDir, '-m', 'immediate', '-w']).catch(() => undefined);
@@ -173,6 +185,10 @@ export interface S3Server {
   secretAccessKey: string;
   /** The AWS_* variables that point the SDK (or a spawned CLI) at this server. */
   env: Record<string, string>;
+  /** Stops the server (connections refused from then on); the bucket's files stay. */
+  halt(): Promise<void>;
+  /** Starts it again on the same port with the same files. */
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -181,9 +197,8 @@ export interface S3Server {
  * process on a free loopback port, with `bucket` created; it speaks the same protocol the service
  * uses against AWS S3, MinIO or R2 in production.
  */
-export async function startS3(bucket = 'immoreel-test'): Promise<S3Server> {
-  if (!existsSync(S3RVER_BIN)) throw new Error('s3rver is not installed: run `npm ci` (it is a devDependency).');
-  const dir = await mkdtemp(join(tmpdir(), 'immoreel-s3-'));
+/** One s3rver process on `port` (0: any free port) serving `dir`; resolves with the process and its port. */
+async function spawnS3rver(dir: string, bucket: string, port: number): Promise<{ child: ChildProcess; port: number }> {
   // IMMOREEL_TEST_S3_LOG=FILE keeps s3rver's request log and errors there (docs/scaling.md "Tests").
   const log = process.env.IMMOREEL_TEST_S3_LOG || undefined;
   const child: ChildProcess = spawn(
@@ -193,7 +208,7 @@ export async function startS3(bucket = 'immoreel-test'): Promise<S3Server> {
       // without it every truncated listing (more keys than MaxKeys) answers 500.
       '--openssl-legacy-provider',
       S3RVER_BIN,
-      ...['-d', dir, '-a', '127.0.0.1', '-p', '0', '--no-vhost-buckets', '--configure-bucket', bucket],
+      ...['-d', dir, '-a', '127.0.0.1', '-p', String(port), '--no-vhost-buckets', '--configure-bucket', bucket],
       ...(log === undefined ? ['--silent'] : []),
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
@@ -204,7 +219,7 @@ export async function startS3(bucket = 'immoreel-test'): Promise<S3Server> {
     child.stderr!.on('data', append);
   }
   let output = '';
-  const port = await new Promise<number>((resolve, reject) => {
+  const listening = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`s3rver did not start within 15 s:\n${output}`)), 15_000);
     const onData = (d: Buffer): void => {
       output += d.toString();
@@ -224,11 +239,36 @@ export async function startS3(bucket = 'immoreel-test'): Promise<S3Server> {
       clearTimeout(timer);
       reject(new Error(`s3rver exited with ${String(code)} before listening:\n${output}`));
     });
-  }).catch(async (error: unknown) => {
+  }).catch((error: unknown) => {
     child.kill('SIGKILL');
-    await rm(dir, { recursive: true, force: true });
     throw error;
   });
+  return { child, port: listening };
+}
+
+async function endS3rver(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/**
+ * Starts `s3rver` (an S3-protocol server storing files on disk, from the npm registry) as a child
+ * process on a free loopback port, with `bucket` created; it speaks the same protocol the service
+ * uses against AWS S3, MinIO or R2 in production.
+ */
+export async function startS3(bucket = 'immoreel-test'): Promise<S3Server> {
+  if (!existsSync(S3RVER_BIN)) throw new Error('s3rver is not installed: run `npm ci` (it is a devDependency).');
+  const dir = await mkdtemp(join(tmpdir(), 'immoreel-s3-'));
+  let child: ChildProcess;
+  let port: number;
+  try {
+    ({ child, port } = await spawnS3rver(dir, bucket, 0));
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
   const endpoint = `http://127.0.0.1:${port}`;
   const credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
   return {
@@ -241,12 +281,14 @@ export async function startS3(bucket = 'immoreel-test'): Promise<S3Server> {
       AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
       AWS_REGION: 'us-east-1',
     },
+    async halt() {
+      await endS3rver(child);
+    },
+    async resume() {
+      ({ child } = await spawnS3rver(dir, bucket, port));
+    },
     async stop() {
-      if (child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        await exited;
-      }
+      await endS3rver(child);
       await rm(dir, { recursive: true, force: true });
     },
   };

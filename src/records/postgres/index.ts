@@ -54,6 +54,10 @@ export async function openPostgresRecordStore(url: string, options: OpenPostgres
     async ping() {
       await pool.query('SELECT 1');
     },
+    async pingQueue() {
+      // pg-boss keeps its queues in its own schema; a missing or unreadable one means nothing is dispatched.
+      await pool.query('SELECT version FROM pgboss.version');
+    },
     async close() {
       await jobs.closeQueue();
       await pool.end();

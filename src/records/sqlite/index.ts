@@ -78,6 +78,11 @@ export function openSqliteRecordStore(dataDir: string, options: { now?: () => nu
       later(() => {
         db.prepare('SELECT 1').get();
       }),
+    // The queue of the embedded default is the job table: a query on it is the check.
+    pingQueue: () =>
+      later(() => {
+        jobStore.db.prepare('SELECT 1 FROM jobs LIMIT 1').get();
+      }),
     async close() {
       server.close();
       jobStore.close();

@@ -49,7 +49,7 @@ export const ErrorEnvelopeSchema: JsonSchema = {
             'missing_key, malformed_header, invalid_key, billing_scope, other_tenant, route_not_permitted, monthly_quota, ' +
             'analyze_rate, render_rate, job_reads_rate, account_rate, concurrent_renders, queued_jobs, ' +
             'unknown_job, video_not_ready, no_video, unknown_route, method_not_allowed, endpoint_retired, ' +
-            'listing_removed, unrecognisable_text, forbidden_address, too_many_redirects, shutting_down, store_unavailable.',
+            'listing_removed, unrecognisable_text, forbidden_address, too_many_redirects, shutting_down, store_unavailable, database_unavailable, storage_unavailable, not_ready.',
         },
         details: { type: 'array', items: ErrorDetailSchema },
         request_id: { type: 'string' },
@@ -58,6 +58,15 @@ export const ErrorEnvelopeSchema: JsonSchema = {
           type: 'string',
           format: 'date-time',
           description: 'QUOTA_EXCEEDED (`monthly_quota`) only: when the monthly quota starts again.',
+        },
+        checks: {
+          type: 'object',
+          description: 'SERVICE_UNAVAILABLE (`not_ready`, GET /ready) only: each dependency, `ok` or `failing`.',
+          properties: {
+            database: { type: 'string', enum: ['ok', 'failing'] },
+            storage: { type: 'string', enum: ['ok', 'failing'] },
+            queue: { type: 'string', enum: ['ok', 'failing'] },
+          },
         },
       },
     },

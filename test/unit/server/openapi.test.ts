@@ -50,6 +50,7 @@ describe('GET /api/v1/openapi.json', () => {
         'GET /api/v1/me',
         'GET /api/v1/usage',
         'GET /api/v1/health',
+        'GET /api/v1/ready',
         'GET /api/v1/openapi.json',
         'POST /api/v1/campaigns/generate',
         'GET /api/v1/tasks/{id}',
@@ -58,6 +59,7 @@ describe('GET /api/v1/openapi.json', () => {
     expect(doc.paths['/api/v1/campaigns/generate']!.post!.deprecated).toBe(true);
     expect(doc.paths['/api/v1/usage']!.get!.security).toEqual([{ bearerAuth: ['billing:read'] }]);
     expect(doc.paths['/api/v1/health']!.get!.security).toEqual([]);
+    expect(doc.paths['/api/v1/ready']!.get!.security).toEqual([]);
   });
 
   it('declares what generated clients need: $ref listings, free-form metadata, binary uploads, real headers', async () => {

@@ -1,0 +1,69 @@
+import { AppError, isAppError } from '../core/errors.js';
+
+/**
+ * Which shared service an error says is down for now (docs/operations.md "Outages"): the database
+ * (PostgreSQL restarting, refusing or dropping connections) or the object storage (unreachable, or
+ * answering 5xx after the SDK's own retries). Null for everything else, including faults that
+ * waiting will not cure (bad credentials, a missing bucket or database). No driver is loaded here:
+ * the server classifies errors on the embedded default too.
+ */
+export type Outage = 'database' | 'storage';
+
+/** Node's socket errors: the peer is gone, refuses, or cannot be reached for now. */
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'ECONNABORTED',
+]);
+/**
+ * PostgreSQL SQLSTATEs of a server going away or not taking connections yet: class 08 (connection
+ * exception), 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now (starting up),
+ * 53300 too_many_connections.
+ */
+const POSTGRES_STATES = /^(08...|57P0[123]|53300)$/;
+/** node-postgres's own words for a connection that died or never came. */
+const POSTGRES_MESSAGES = /Connection terminated|connection timeout|Client has encountered a connection error|terminating connection/i;
+
+export function outageOf(error: unknown): Outage | null {
+  for (let current: unknown = error, depth = 0; current !== undefined && current !== null && depth < 5; depth += 1) {
+    if (isAppError(current)) {
+      if (current.reason === 'storage_unreachable' || current.reason === 'storage_unavailable') return 'storage';
+      if (current.reason === 'database_unreachable' || current.reason === 'database_unavailable') return 'database';
+      // Any other AppError already says what went wrong (a portal that refused is not our database),
+      // except an unexpected error, which may wrap one.
+      if (current.code !== 'INTERNAL_SERVER_ERROR') return null;
+      current = current.cause;
+      continue;
+    }
+    const e = current as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+    const code = typeof e.code === 'string' ? e.code : '';
+    const message = typeof e.message === 'string' ? e.message : '';
+    if (POSTGRES_STATES.test(code) || POSTGRES_MESSAGES.test(message)) return 'database';
+    if (SOCKET_CODES.has(code)) return 'database';
+    // AggregateError (several addresses refused at once, as Node's happy-eyeballs connect reports).
+    if (Array.isArray(e.errors) && e.errors.some((inner) => outageOf(inner) === 'database')) return 'database';
+    current = e.cause;
+  }
+  return null;
+}
+
+/** Seconds a client is asked to wait before retrying during an outage. */
+export const OUTAGE_RETRY_AFTER_S = 5;
+
+/**
+ * What a client is told during an outage: which service, that it is passing, when to retry. No
+ * endpoint, host, bucket or variable name (those are in the operator's log).
+ */
+export function outageError(outage: Outage, cause?: unknown): AppError {
+  const what = outage === 'database' ? 'database' : 'file storage';
+  return new AppError('SERVICE_UNAVAILABLE', `The service's ${what} is unavailable for a moment; retry in ${OUTAGE_RETRY_AFTER_S} s.`, {
+    reason: `${outage}_unavailable`,
+    retryAfterS: OUTAGE_RETRY_AFTER_S,
+    cause,
+  });
+}

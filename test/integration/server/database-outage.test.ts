@@ -1,0 +1,80 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type RunningServer } from '../../../src/server/start.js';
+import { fakeEngine } from '../../unit/jobs/fake-engine.js';
+import { startPostgres, type PostgresServer } from '../../helpers/services.js';
+
+/**
+ * An API node while its PostgreSQL restarts (docs/operations.md "Outages"): requests that need the
+ * database get 503 with Retry-After and no endpoint in the message, never a 500; liveness stays
+ * 200, readiness says which dependency fails; once the database is back, everything answers again
+ * without restarting the node.
+ */
+
+let postgres: PostgresServer;
+let server: RunningServer;
+let root: string;
+let apiKey: string;
+
+beforeAll(async () => {
+  postgres = await startPostgres();
+  root = mkdtempSync(join(tmpdir(), 'immoreel-outage-'));
+  server = await startServer({
+    dataDir: join(root, 'node'),
+    databaseUrl: await postgres.createDatabase(),
+    // A directory this one node sees: the outage under test is the database's.
+    storageUrl: `file://${join(root, 'blobs')}`,
+    host: '127.0.0.1',
+    port: 0,
+    engine: fakeEngine(),
+    log: false,
+  });
+  apiKey = (await server.records.keys.create({ tenant: 'acme' })).apiKey;
+}, 120_000);
+
+afterAll(async () => {
+  await server?.close();
+  await postgres?.stop();
+  if (root !== undefined) rmSync(root, { recursive: true, force: true });
+});
+
+const get = (path: string): Promise<Response> => fetch(`${server.url}${path}`, { headers: { Authorization: `Bearer ${apiKey}` } });
+
+describe('PostgreSQL restarting under an API node', () => {
+  it('answers 503 with Retry-After while it is down, and carries on when it is back', async () => {
+    expect((await get('/api/v1/jobs')).status).toBe(200);
+    expect((await get('/api/v1/ready')).status).toBe(200);
+
+    await postgres.halt();
+    try {
+      const jobs = await get('/api/v1/jobs');
+      expect(jobs.status).toBe(503);
+      expect(Number(jobs.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      const body = (await jobs.json()) as { error: { code: string; reason: string; message: string } };
+      expect(body.error).toMatchObject({ code: 'SERVICE_UNAVAILABLE', reason: 'database_unavailable' });
+      // Nothing of the deployment reaches the client: no port, host, URL or variable name.
+      expect(body.error.message).not.toMatch(new RegExp(`${postgres.port}|127\\.0\\.0\\.1|postgres://|IMMOREEL_`));
+
+      expect((await get('/api/v1/health')).status).toBe(200);
+      const ready = await get('/api/v1/ready');
+      expect(ready.status).toBe(503);
+      const readiness = (await ready.json()) as { error: { reason: string; checks: Record<string, string>; details: { field: string }[] } };
+      expect(readiness.error.reason).toBe('not_ready');
+      expect(readiness.error.checks).toMatchObject({ database: 'failing', storage: 'ok' });
+      expect(readiness.error.details.map((detail) => detail.field)).toContain('database');
+    } finally {
+      await postgres.resume();
+    }
+
+    // The pool reconnects by itself: no restart of the node.
+    let status = 0;
+    for (let i = 0; i < 40 && status !== 200; i += 1) {
+      status = (await get('/api/v1/jobs')).status;
+      if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(status).toBe(200);
+    expect((await get('/api/v1/ready')).status).toBe(200);
+  });
+});
