@@ -17,6 +17,13 @@ import { validateRequest } from '../src/jobs/engine.js';
 import { JobManager } from '../src/jobs/manager.js';
 import { threadBudget } from '../src/jobs/pool.js';
 import { LISTING_TEXT, makePhotos } from '../test/integration/jobs/photos.js';
+import { loadConfig } from '../src/config/index.js';
+import { shippedFontsConfig } from '../src/render/fonts.js';
+
+/** A script is an entry point: it reads its environment once, as the CLI does (docs/configuration.md). */
+const CONFIG = loadConfig({ env: process.env });
+// Renders in this process draw text with the shipped fonts, as in the CLI (src/cli/main.ts).
+process.env.FONTCONFIG_FILE = shippedFontsConfig();
 
 const { values: flags } = parseArgs({
   options: {
@@ -63,7 +70,14 @@ async function runJobs(
 ): Promise<{ wallMs: number; peakRss: number; succeeded: number; failures: string[] }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'immoreel-bench-'));
   const valid = await validateRequest(request, 'local');
-  const manager = await JobManager.open({ dataDir, concurrency, runWorkers: false, allowLocalFiles: true, pollMs: 100 });
+  const manager = await JobManager.open({
+    ffmpeg: CONFIG.ffmpeg,
+    dataDir,
+    concurrency,
+    runWorkers: false,
+    allowLocalFiles: true,
+    pollMs: 100,
+  });
   let peakRss = treeRss();
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, treeRss())), 250);
   const started = Date.now();

@@ -1,11 +1,11 @@
 import { LocalBlobStore } from './local.js';
-import { S3BlobStore } from './s3.js';
+import { S3BlobStore, type AwsEnvironment } from './s3.js';
 import type { BlobStore } from './types.js';
 import { parseStorageUrl } from './url.js';
 
 export type { BlobInfo, BlobListing, BlobRead, BlobStore, ByteRange, PutOptions } from './types.js';
 export { LocalBlobStore } from './local.js';
-export { S3BlobStore, s3ClientConfig } from './s3.js';
+export { S3BlobStore, s3ClientConfig, type AwsEnvironment } from './s3.js';
 export { parseStorageUrl, type StorageLocation } from './url.js';
 export { storageError, isStorageError, type StorageReason } from './errors.js';
 export { assertBlobKey, assetKey, videoKey } from './keys.js';
@@ -15,7 +15,7 @@ export interface OpenBlobStoreOptions {
   url?: string;
   /** The data directory of the embedded default. */
   dataDir: string;
-  env?: NodeJS.ProcessEnv;
+  env?: AwsEnvironment;
 }
 
 /**

@@ -13,6 +13,8 @@ export async function openJobBackends(options: {
   dataDir: string;
   databaseUrl?: string;
   storageUrl?: string;
+  /** The AWS_* variables of the configuration (an s3:// storage URL). */
+  aws?: Readonly<Record<string, string>>;
   /** Where notes on a working but risky configuration go (default: a process notice). */
   warn?: (message: string) => void;
 }): Promise<JobBackends | null> {
@@ -20,5 +22,5 @@ export async function openJobBackends(options: {
   const storageUrl = options.storageUrl?.trim() || undefined;
   if (databaseUrl === undefined && storageUrl === undefined) return null;
   const { openBackends } = await import('./backends.js');
-  return openBackends({ dataDir: options.dataDir, databaseUrl, storageUrl, warn: options.warn });
+  return openBackends({ dataDir: options.dataDir, databaseUrl, storageUrl, env: options.aws, warn: options.warn });
 }

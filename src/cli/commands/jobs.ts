@@ -4,7 +4,6 @@ import { stripVTControlCharacters } from 'node:util';
 import type { ChalkInstance } from 'chalk';
 import type { Command } from 'commander';
 import { AppError, badRequest } from '../../core/errors.js';
-import { resolveDataDir } from '../../core/paths.js';
 import type { JobRecord, JobState } from '../../core/types.js';
 import type { Service } from '../../core/service.js';
 import { assertJobId, isJobId } from '../../jobs/ids.js';
@@ -140,7 +139,7 @@ export async function listJobs(flags: { state?: JobState; limit: string; cursor?
         ...(flags.state === undefined ? [] : ['--state', flags.state]),
         ...(flags.limit === '20' ? [] : ['--limit', flags.limit]),
       ];
-      ctx.output.info(`More: ${followUp(ctx.globals, 'jobs', 'list', ...filters, '--cursor', page.next_cursor)}`);
+      ctx.output.info(`More: ${followUp(ctx.config, 'jobs', 'list', ...filters, '--cursor', page.next_cursor)}`);
     }
   });
 }
@@ -222,14 +221,19 @@ export async function purgeJobs(flags: { olderThan: string; dryRun?: boolean; ye
     throw badRequest('jobs purge works on a local data directory; run it where the jobs are stored (the server keeps its own retention).');
   }
   const olderThanMs = parseAge(flags.olderThan);
-  const dataDir = resolveDataDir(ctx.globals.dataDir);
+  const { dataDir } = ctx.config;
   const backends = await ctx.openConfiguredBackends();
-  const manager = await JobManager.open({ dataDir, records: backends?.records, blobs: backends?.blobs, runWorkers: false }).catch(
-    async (error: unknown) => {
-      await backends?.close();
-      throw error;
-    },
-  );
+  const manager = await JobManager.open({
+    dataDir,
+    records: backends?.records,
+    blobs: backends?.blobs,
+    runWorkers: false,
+    ffmpeg: ctx.config.ffmpeg,
+    timings: ctx.config.jobs,
+  }).catch(async (error: unknown) => {
+    await backends?.close();
+    throw error;
+  });
   try {
     const planned = await manager.purge(olderThanMs, { dryRun: true });
     const what = `${planned.jobs} finished job${planned.jobs === 1 ? '' : 's'} (${(planned.bytes / 1e6).toFixed(1)} MB)`;
