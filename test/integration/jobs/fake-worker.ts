@@ -6,12 +6,12 @@
 import { appendFileSync } from 'node:fs';
 import { JobManager } from '../../../src/jobs/manager.js';
 import { fakeEngine } from '../../unit/jobs/fake-engine.js';
-import { TEST_FFMPEG } from '../../helpers/config.js';
 
 const [dataDir, log, ms] = process.argv.slice(2) as [string, string, string | undefined];
 const inner = fakeEngine({ ms: Number(ms ?? 50) });
 const manager = await JobManager.open({
-  ffmpeg: TEST_FFMPEG,
+  // The fake engine never runs ffmpeg: no settings to look it up with.
+  ffmpeg: { searchPath: '' },
   dataDir,
   concurrency: 4,
   pollMs: 10,
