@@ -18,6 +18,13 @@ import { openEmbeddedJobStores } from '../src/records/job-backends.js';
 import { JobManager } from '../src/jobs/manager.js';
 import { threadBudget } from '../src/jobs/pool.js';
 import { LISTING_TEXT, makePhotos } from '../test/integration/jobs/photos.js';
+import { loadConfig } from '../src/config/index.js';
+import { shippedFontsConfig } from '../src/render/fonts.js';
+
+/** A script is an entry point: it reads its environment once, as the CLI does (docs/configuration.md). */
+const CONFIG = loadConfig({ env: process.env });
+// Renders in this process draw text with the shipped fonts, as in the CLI (src/cli/main.ts).
+process.env.FONTCONFIG_FILE = shippedFontsConfig();
 
 const { values: flags } = parseArgs({
   options: {
@@ -66,6 +73,7 @@ async function runJobs(
   const valid = await validateRequest(request, 'local');
   const stores = openEmbeddedJobStores(dataDir);
   const manager = await JobManager.open({
+    ffmpeg: CONFIG.ffmpeg,
     dataDir,
     ...stores,
     closeWith: () => stores.close(),

@@ -18,6 +18,12 @@ import { demoBranding, demoListingText, demoPhotos } from '../src/render/demo.js
 import { DEFAULT_ENCODER } from '../src/render/ffmpeg/plan.js';
 import { resolveBinaries } from '../src/render/ffmpeg/runner.js';
 import { renderListing, validateRenderRequest, type RenderDebug } from '../src/render/index.js';
+import { loadConfig } from '../src/config/index.js';
+import { shippedFontsConfig } from '../src/render/fonts.js';
+
+/** A script is an entry point: it reads its environment once, as the CLI does (docs/configuration.md). */
+const CONFIG = loadConfig({ env: process.env });
+process.env.FONTCONFIG_FILE = shippedFontsConfig();
 
 const { values } = parseArgs({
   options: {
@@ -124,6 +130,7 @@ async function renderOnce(cacheDir: string): Promise<{
       workDir,
       outputPath,
       signal: new AbortController().signal,
+      ffmpeg: CONFIG.ffmpeg,
       threads,
       onProgress: () => {},
       allowLocalFiles: true,
@@ -137,7 +144,7 @@ async function renderOnce(cacheDir: string): Promise<{
 }
 
 function plainEncode(frames: number, source: string[]): Promise<{ wallS: number; cpuS: number }> {
-  const { ffmpeg } = resolveBinaries();
+  const { ffmpeg } = resolveBinaries(CONFIG.ffmpeg);
   const args = [
     '-hide_banner',
     '-loglevel',

@@ -11,6 +11,13 @@ import { gzipSync } from 'node:zlib';
 import { startServer } from '../src/server/start.js';
 import { STUDIO_ROOT } from '../src/server/studio/index.js';
 import { launchChromium } from '../test/helpers/browser.js';
+import { loadConfig } from '../src/config/index.js';
+import { shippedFontsConfig } from '../src/render/fonts.js';
+
+/** A script is an entry point: it reads its environment once, as the CLI does (docs/configuration.md). */
+const CONFIG = loadConfig({ env: process.env });
+// Renders in this process draw text with the shipped fonts, as in the CLI (src/cli/main.ts).
+process.env.FONTCONFIG_FILE = shippedFontsConfig();
 
 const RUNS = 7;
 
@@ -33,7 +40,7 @@ for (const file of files) {
 console.log(`  ${'total'.padEnd(24)} ${(raw / 1024).toFixed(1).padStart(7)} KB  ${(gzipped / 1024).toFixed(1).padStart(6)} KB gzipped`);
 
 const dataDir = mkdtempSync(join(tmpdir(), 'immoreel-bench-studio-'));
-const server = await startServer({ dataDir, host: '127.0.0.1', port: 0, log: false });
+const server = await startServer({ ffmpeg: CONFIG.ffmpeg, dataDir, host: '127.0.0.1', port: 0, log: false });
 const { apiKey } = await server.records.keys.create({ tenant: 'bench' });
 const chrome = await launchChromium();
 try {

@@ -17,7 +17,17 @@ const src = path.join(root, 'src');
  * The layers of docs/architecture.md, bottom first: a folder of src/ imports only folders of the
  * layers below its own. Keep this table and the document's together.
  */
-const LAYERS = [['core'], ['net', 'blobs'], ['analysis'], ['render'], ['records'], ['jobs', 'client'], ['service', 'server'], ['cli']];
+const LAYERS = [
+  ['core'],
+  ['config'],
+  ['net', 'blobs'],
+  ['analysis'],
+  ['render'],
+  ['records'],
+  ['jobs', 'client'],
+  ['service', 'server'],
+  ['cli'],
+];
 
 function listFiles(dir) {
   return readdirSync(dir).flatMap((name) => {

@@ -1,7 +1,7 @@
 import { readlinkSync } from 'node:fs';
 import { constants, setPriority } from 'node:os';
 import { isMainThread } from 'node:worker_threads';
-import { Piscina } from 'piscina';
+import { Piscina, workerData } from 'piscina';
 import { isAppError } from '../core/errors.js';
 import { requestFingerprint } from '../core/hash.js';
 import { parseJsonBody } from '../core/json-body.js';
@@ -43,6 +43,11 @@ export type WorkerAnswer = { ok: true; property: Property } | ErrorAnswer;
 /** A body naming a URL and no page: the server fetches the page (network I/O), then analyses it here. */
 export type JsonBodyAnswer = WorkerAnswer | { ok: 'fetch'; request: ValidAnalyzeRequest };
 
+/** What every analysis thread is started with (Piscina's `workerData`): the configuration it needs. */
+export interface AnalysisWorkerData {
+  eurToMad?: number;
+}
+
 export type FingerprintAnswer = { ok: true; fingerprint: string; bytes: Uint8Array } | ErrorAnswer;
 
 /** What a worker is given to analyse: the checked request, its page included when it had a URL. */
@@ -64,8 +69,10 @@ function failure(error: unknown): ErrorAnswer {
 export default async function analyzeInWorker(request: AnalyzeRequest): Promise<WorkerAnswer> {
   try {
     // Nothing is fetched in here: the request carries its page (`html`) when it had a URL.
+    const { eurToMad } = (workerData ?? {}) as AnalysisWorkerData;
     const property = await analyzeListing(request, {
       fetch: () => Promise.reject(new Error('analysis workers never fetch')),
+      ...(eurToMad === undefined ? {} : { eurToMad }),
     });
     return { ok: true, property };
   } catch (error) {

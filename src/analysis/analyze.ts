@@ -13,6 +13,8 @@ export interface AnalyzeDeps {
   /** The network for listing pages; the server passes its guarded port (docs/architecture.md). */
   fetch?: FetchPort;
   signal?: AbortSignal;
+  /** MAD per EUR for prices stated in euros (IMMOREEL_EUR_TO_MAD at the entry points); default the extractor's. */
+  eurToMad?: number;
 }
 
 /** Facts worth analysing: a text where none of these is found is refused as unrecognisable. */
@@ -37,12 +39,12 @@ export async function analyzeListing(request: AnalyzeRequest, deps: AnalyzeDeps 
 
   if (valid.html !== null || valid.url !== null) {
     const html = valid.html ?? (await fetchListingPage(valid.url as string, { signal: deps.signal, fetch: deps.fetch }));
-    const page = parseListingPage(html, valid.url);
+    const page = parseListingPage(html, valid.url, { eurToMad: deps.eurToMad });
     facts = page.facts;
     source = { ...page.source, kind: valid.html !== null ? 'html' : 'url' };
   }
   if (valid.description !== null) {
-    const textFacts = extractFacts(valid.description);
+    const textFacts = extractFacts(valid.description, deps.eurToMad === undefined ? {} : { eurToMad: deps.eurToMad });
     if (facts === null && !statesSomething(textFacts)) {
       throw badRequest(
         'Nothing recognisable in the description: no price, surface, property type, city or rooms were found. ' +

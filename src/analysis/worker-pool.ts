@@ -7,7 +7,13 @@ import { RawJsonBody } from '../core/json-body.js';
 import type { AnalyzeRequest } from '../core/requests.js';
 import { validateAnalyzeRequest, type ValidAnalyzeRequest } from '../core/validate.js';
 import type { FetchPageOptions } from './portals/index.js';
-import { analysisTask, type FingerprintAnswer, type JsonBodyAnswer, type WorkerAnswer } from './analysis-thread.js';
+import {
+  analysisTask,
+  type AnalysisWorkerData,
+  type FingerprintAnswer,
+  type JsonBodyAnswer,
+  type WorkerAnswer,
+} from './analysis-thread.js';
 
 /**
  * Analysis off the server's event loop (docs/security.md): parsing a page and reading its text
@@ -21,6 +27,8 @@ export interface AnalysisPoolOptions {
   threads?: number;
   /** Longest one analysis may take, waiting for a thread included (default 15 s). */
   timeBudgetMs?: number;
+  /** MAD per EUR for prices stated in euros (the configuration's); default the extractor's. */
+  eurToMad?: number;
 }
 
 export interface PoolAnalyzeDeps {
@@ -57,6 +65,7 @@ export class AnalysisPool {
       // A full queue answers "busy" at once rather than letting requests pile up behind slow ones.
       maxQueue: this.threads * 16,
       idleTimeout: 60_000,
+      workerData: (options.eurToMad === undefined ? {} : { eurToMad: options.eurToMad }) satisfies AnalysisWorkerData,
     });
   }
 

@@ -1,11 +1,11 @@
 import { LocalBlobStore } from './local-store.js';
-import { S3BlobStore } from './s3-store.js';
+import { S3BlobStore, type AwsEnvironment } from './s3-store.js';
 import type { BlobStore } from './types.js';
 import { parseStorageUrl } from './storage-url.js';
 
 export type { BlobInfo, BlobListing, BlobRead, BlobStore, ByteRange, PutOptions } from './types.js';
 export { LocalBlobStore } from './local-store.js';
-export { S3BlobStore, s3ClientConfig } from './s3-store.js';
+export { S3BlobStore, s3ClientConfig, type AwsEnvironment } from './s3-store.js';
 export { parseStorageUrl, type StorageLocation } from './storage-url.js';
 export { storageError, isStorageError, type StorageReason } from './errors.js';
 export { assertBlobKey, assetKey, videoKey } from './object-keys.js';
@@ -15,7 +15,7 @@ export interface OpenBlobStoreOptions {
   url?: string;
   /** The data directory of the embedded default. */
   dataDir: string;
-  env?: NodeJS.ProcessEnv;
+  env?: AwsEnvironment;
 }
 
 /**

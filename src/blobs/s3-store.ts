@@ -32,6 +32,9 @@ export interface S3BlobStoreOptions {
   endpoint: string | null;
 }
 
+/** The `AWS_*` variables a configuration carries (docs/configuration.md "S3"): given, never read from the process here. */
+export type AwsEnvironment = Readonly<Record<string, string | undefined>>;
+
 /**
  * The S3 client configuration from the standard AWS environment variables (docs/scaling.md
  * "Configuration"): `AWS_ENDPOINT_URL_S3` or `AWS_ENDPOINT_URL` for a non-AWS endpoint (MinIO, R2,
@@ -40,7 +43,7 @@ export interface S3BlobStoreOptions {
  * `AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`/`AWS_SESSION_TOKEN`. Without keys in the
  * environment the SDK's default chain (profiles, instance roles) applies.
  */
-export function s3ClientConfig(env: NodeJS.ProcessEnv = process.env): S3ClientConfig & { endpoint?: string } {
+export function s3ClientConfig(env: AwsEnvironment = {}): S3ClientConfig & { endpoint?: string } {
   const endpoint = nonEmpty(env.AWS_ENDPOINT_URL_S3) ?? nonEmpty(env.AWS_ENDPOINT_URL);
   const region = nonEmpty(env.AWS_REGION) ?? nonEmpty(env.AWS_DEFAULT_REGION) ?? (endpoint === undefined ? undefined : 'us-east-1');
   const accessKeyId = nonEmpty(env.AWS_ACCESS_KEY_ID);
@@ -88,7 +91,7 @@ export class S3BlobStore implements BlobStore {
     this.location = `s3://${this.bucket}${this.prefix === '' ? '' : `/${this.prefix}`}`;
   }
 
-  static fromEnvironment(bucket: string, prefix: string, env: NodeJS.ProcessEnv = process.env): S3BlobStore {
+  static fromEnvironment(bucket: string, prefix: string, env: AwsEnvironment = {}): S3BlobStore {
     const config = s3ClientConfig(env);
     return new S3BlobStore({ bucket, prefix, client: new S3Client(config), endpoint: config.endpoint ?? null });
   }

@@ -1,13 +1,19 @@
 import type { Command } from 'commander';
-import { badRequest } from '../core/errors.js';
-import { resolveDataDir } from '../core/paths.js';
+import type { Environment } from '../config/environment.js';
+import { loadConfig } from '../config/load.js';
+import type { Config } from '../config/config-schema.js';
+import { AppError, badRequest } from '../core/errors.js';
 import type { Service } from '../core/service.js';
 import type { Backends } from '../records/backends.js';
 import type { JobStores } from '../records/job-backends.js';
 import { serviceMode, type ServiceMode } from '../service/mode.js';
+import { environmentOf } from './program-environment.js';
 import { Output } from './output.js';
 
-/** Options every command accepts (docs/cli.md), read with commander's optsWithGlobals(). */
+/**
+ * Options every command accepts (docs/cli.md), read with commander's optsWithGlobals(): only what
+ * was typed. The environment's values come in through `CommandContext.config`.
+ */
 export interface GlobalOptions {
   json?: boolean;
   quiet?: boolean;
@@ -15,9 +21,9 @@ export interface GlobalOptions {
   profile?: string;
   baseUrl?: string;
   dataDir?: string;
-  /** `--database-url` / `IMMOREEL_DATABASE_URL` (docs/scaling.md "Configuration"). */
+  /** `--database-url` (docs/scaling.md "Configuration"). */
   databaseUrl?: string;
-  /** `--storage-url` / `IMMOREEL_STORAGE_URL`. */
+  /** `--storage-url`. */
   storageUrl?: string;
   /** Remote mode over plain http:// to a non-loopback host, accepted knowingly. */
   insecure?: boolean;
@@ -25,10 +31,15 @@ export interface GlobalOptions {
 
 export interface CommandContext {
   output: Output;
+  /** The flags typed; `config` has what they select, the environment's values included. */
   globals: GlobalOptions;
-  /** Local or remote, as the globals select (the one decision: src/service/mode.ts). */
+  /** The run's configuration: flags and environment, read once and checked (docs/configuration.md). */
+  config: Config;
+  /** The environment the CLI was started with, for the processes it starts. */
+  environment: Environment;
+  /** Local or remote, as the configuration selects (the one decision: src/service/mode.ts). */
   mode: ServiceMode;
-  /** Opens the local or remote Service as the globals select; the caller closes it. */
+  /** Opens the local or remote Service as the configuration selects; the caller closes it. */
   openService(options?: { concurrency?: number }): Promise<Service>;
   /**
    * Where records and blobs are (`--data-dir`, `--database-url`, `--storage-url`, each flag then
@@ -50,16 +61,18 @@ export interface BackendSelection {
   dataDir: string;
   databaseUrl?: string;
   storageUrl?: string;
+  /** The AWS_* variables of the configuration, for an s3:// storage URL. */
+  env: Readonly<Record<string, string>>;
   warn: (message: string) => void;
 }
 
 /** `--database-url`/`--storage-url` typed with `--profile`/`--base-url` would be ignored: refused (docs/cli.md "Conflicting flags"). */
-function refuseBackendFlagsInRemoteMode(command: Command): void {
+function refuseBackendFlagsInRemoteMode(config: Config): void {
   for (const [key, flag] of [
     ['databaseUrl', '--database-url'],
     ['storageUrl', '--storage-url'],
   ] as const) {
-    if (command.getOptionValueSourceWithGlobals(key) === 'cli') {
+    if (config.sources[key] === 'flag') {
       throw badRequest(
         `${flag} configures this machine's own records and files; with --profile or --base-url the remote server uses its own. Drop ${flag}, or drop --profile/--base-url to work locally.`,
         { reason: 'conflicting_flags' },
@@ -69,33 +82,38 @@ function refuseBackendFlagsInRemoteMode(command: Command): void {
 }
 
 export function contextFor(command: Command): CommandContext {
-  const globals = command.optsWithGlobals<GlobalOptions>();
+  const globals = command.optsWithGlobals<GlobalOptions & { allowLoopbackFetch?: boolean }>();
+  const environment = environmentOf(command);
+  if (environment === null) throw new AppError('INTERNAL_SERVER_ERROR', 'The command was run without its environment (see ./run.ts main).');
+  const config = loadConfig({ env: environment, flags: globals });
   const output = new Output({
     json: Boolean(globals.json),
     quiet: Boolean(globals.quiet),
     // `render --color #RRGGBB` is the agency colour: only the global --no-color (false) turns colours off.
-    color: globals.color !== false,
+    color: config.color,
   });
+  const mode = serviceMode(config);
   const backendOptions = (): BackendSelection => {
-    if (serviceMode(globals) === 'remote') refuseBackendFlagsInRemoteMode(command);
-    const given = (value: string | undefined): string | undefined =>
-      value === undefined || value.trim() === '' ? undefined : value.trim();
+    if (mode === 'remote') refuseBackendFlagsInRemoteMode(config);
     return {
-      dataDir: resolveDataDir(globals.dataDir),
-      databaseUrl: given(globals.databaseUrl),
-      storageUrl: given(globals.storageUrl),
+      dataDir: config.dataDir,
+      databaseUrl: config.databaseUrl,
+      storageUrl: config.storageUrl,
+      env: config.aws,
       warn: (message) => output.warn(message),
     };
   };
   return {
     output,
     globals,
-    mode: serviceMode(globals),
+    config,
+    environment,
+    mode,
     async openService(options = {}) {
-      if (serviceMode(globals) === 'remote') refuseBackendFlagsInRemoteMode(command);
+      if (mode === 'remote') refuseBackendFlagsInRemoteMode(config);
       // Lazy: the remote client and the job store are only loaded by the commands that need them.
       const { openService } = await import('../service/open-service.js');
-      return openService({ ...globals, ...options, warn: (message) => output.warn(message) });
+      return openService(config, { ...options, warn: (message) => output.warn(message) });
     },
     backendOptions,
     async openConfiguredBackends() {

@@ -1,4 +1,4 @@
-import type { GlobalOptions } from './command-context.js';
+import type { Config } from '../config/config-schema.js';
 
 /** Quotes a shell word only when it needs it. */
 function shellWord(word: string): string {
@@ -23,21 +23,21 @@ function printableDatabaseUrl(url: string): string | null {
 /**
  * A follow-up command to print for the user (`immoreel jobs wait ID`), keeping the global flags
  * that select where the jobs are: --data-dir, --database-url (without its password), --storage-url,
- * --profile and --base-url (docs/cli.md, "Hints").
+ * --profile and --base-url (docs/cli.md, "Hints"). Only values typed as flags are repeated: what
+ * came from the environment, the next command sees too.
  */
-export function followUp(globals: GlobalOptions, ...args: string[]): string {
+export function followUp(
+  config: Pick<Config, 'sources' | 'dataDir' | 'databaseUrl' | 'storageUrl' | 'profile' | 'baseUrl'>,
+  ...args: string[]
+): string {
   const words = ['immoreel'];
-  if (globals.dataDir !== undefined && globals.dataDir !== '' && globals.dataDir !== process.env.IMMOREEL_DATA_DIR)
-    words.push('--data-dir', globals.dataDir);
-  const database =
-    globals.databaseUrl === undefined || globals.databaseUrl === process.env.IMMOREEL_DATABASE_URL
-      ? null
-      : printableDatabaseUrl(globals.databaseUrl);
+  const typed = (key: keyof Config['sources'], value: string | undefined): value is string =>
+    config.sources[key] === 'flag' && value !== undefined;
+  if (typed('dataDir', config.dataDir)) words.push('--data-dir', config.dataDir);
+  const database = typed('databaseUrl', config.databaseUrl) ? printableDatabaseUrl(config.databaseUrl) : null;
   if (database !== null) words.push('--database-url', database);
-  if (globals.storageUrl !== undefined && globals.storageUrl !== '' && globals.storageUrl !== process.env.IMMOREEL_STORAGE_URL)
-    words.push('--storage-url', globals.storageUrl);
-  if (globals.profile !== undefined && globals.profile !== process.env.IMMOREEL_PROFILE) words.push('--profile', globals.profile);
-  if (globals.baseUrl !== undefined && globals.baseUrl !== '' && globals.baseUrl !== process.env.IMMOREEL_BASE_URL)
-    words.push('--base-url', globals.baseUrl);
+  if (typed('storageUrl', config.storageUrl)) words.push('--storage-url', config.storageUrl);
+  if (typed('profile', config.profile)) words.push('--profile', config.profile);
+  if (typed('baseUrl', config.baseUrl)) words.push('--base-url', config.baseUrl);
   return [...words, ...args].map(shellWord).join(' ');
 }

@@ -1,6 +1,11 @@
+import { shippedFontsConfig } from '../render/fonts.js';
 import { endQuietlyOnClosedPipe, main } from './run.js';
 
-/* The `immoreel` executable (bin/immoreel.js): runs the CLI and sets the exit code (./run.ts). */
+/*
+ * The `immoreel` executable (bin/immoreel.js): runs the CLI and sets the exit code (./run.ts).
+ * The one place that reads and writes the process environment (docs/configuration.md): it hands
+ * `process.env` to main, which reads it once into the configuration.
+ */
 endQuietlyOnClosedPipe(process.stdout);
 endQuietlyOnClosedPipe(process.stderr);
 showOwnNoticesPlainly();
@@ -8,7 +13,11 @@ showOwnNoticesPlainly();
 // `immoreel doctor` says it once instead (docs/scaling.md "Configuration of S3"), so that --quiet
 // keeps stderr for errors (a nightly cron job would mail that warning every night).
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-const code = await main(process.argv);
+// Text on videos is drawn by sharp's fontconfig, which reads FONTCONFIG_FILE from this process's
+// environment once, at the first text: pointed at the shipped fonts before any command runs
+// (docs/configuration.md "Fonts").
+process.env.FONTCONFIG_FILE = shippedFontsConfig();
+const code = await main(process.argv, process.env);
 // Let stdout drain before exiting so piped JSON is never cut off.
 process.exitCode = code;
 

@@ -37,7 +37,8 @@ export class Output {
     this.json = options.json;
     this.quiet = options.quiet;
     this.stderrIsTty = Boolean((stderr as NodeJS.WriteStream).isTTY);
-    const colorWanted = options.color && !('NO_COLOR' in process.env && process.env.NO_COLOR !== '');
+    // NO_COLOR is part of `options.color`: the configuration read it (docs/configuration.md).
+    const colorWanted = options.color;
     // Each stream is coloured only when it is a terminal: `jobs list > file` gets plain text.
     const stdoutIsTty = Boolean((stdout as NodeJS.WriteStream).isTTY);
     this.style = new Chalk({ level: colorWanted && stdoutIsTty ? 1 : 0 });

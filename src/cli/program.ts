@@ -1,4 +1,4 @@
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { packageVersion } from '../core/files.js';
 import { analyzeCommand } from './definitions/analyze.js';
 import { doctorCommand } from './definitions/doctor.js';
@@ -35,18 +35,18 @@ export function buildProgram(): Command {
     .option('--json', 'machine output on stdout: one JSON document (NDJSON for batches)')
     .option('-q, --quiet', 'no messages or progress on stderr (errors still shown)')
     .option('--no-color', 'no colours (NO_COLOR is honoured too)')
-    .addOption(new Option('--profile <name>', 'use a saved remote server profile').env('IMMOREEL_PROFILE'))
-    .addOption(new Option('--base-url <url>', 'run against an immoreel server (remote mode)').env('IMMOREEL_BASE_URL'))
-    .addOption(new Option('--data-dir <dir>', 'local data directory (jobs, cache)').env('IMMOREEL_DATA_DIR'))
-    .addOption(
-      new Option('--database-url <url>', 'records in PostgreSQL (postgres://USER:PASSWORD@HOST/DB) instead of the data directory').env(
-        'IMMOREEL_DATABASE_URL',
-      ),
+    // Each flag's variable is read with the rest of the environment, once, by loadConfig
+    // (docs/configuration.md): commander sees only what was typed, so a flag wins over its variable.
+    .option('--profile <name>', 'use a saved remote server profile (env: IMMOREEL_PROFILE)')
+    .option('--base-url <url>', 'run against an immoreel server (remote mode) (env: IMMOREEL_BASE_URL)')
+    .option('--data-dir <dir>', 'local data directory (jobs, cache) (env: IMMOREEL_DATA_DIR)')
+    .option(
+      '--database-url <url>',
+      'records in PostgreSQL (postgres://USER:PASSWORD@HOST/DB) instead of the data directory (env: IMMOREEL_DATABASE_URL)',
     )
-    .addOption(
-      new Option('--storage-url <url>', 'photos and videos in s3://BUCKET/PREFIX (or file:///DIR) instead of the data directory').env(
-        'IMMOREEL_STORAGE_URL',
-      ),
+    .option(
+      '--storage-url <url>',
+      'photos and videos in s3://BUCKET/PREFIX (or file:///DIR) instead of the data directory (env: IMMOREEL_STORAGE_URL)',
     )
     .option('--insecure', 'allow remote mode over plain http:// to another machine (the API key travels unencrypted)')
     .showHelpAfterError('(run with --help for usage)')

@@ -1,5 +1,7 @@
 import { CommanderError } from 'commander';
+import { wantsColor, type Environment } from '../config/environment.js';
 import type { AppError } from '../core/errors.js';
+import { bindEnvironment } from './program-environment.js';
 import { EXIT_INTERRUPTED, wasInterrupted } from './interrupt.js';
 import { buildProgram } from './program.js';
 
@@ -18,9 +20,10 @@ function wantsJson(argv: string[]): boolean {
   return argv.includes('--json');
 }
 
-async function report(error: AppError, argv: string[]): Promise<void> {
+async function report(error: AppError, argv: string[], env: Environment): Promise<void> {
   const { Output } = await import('./output.js');
-  const output = new Output({ json: wantsJson(argv), quiet: false, color: !argv.includes('--no-color') });
+  // Not the configuration: the error may be that it could not be read.
+  const output = new Output({ json: wantsJson(argv), quiet: false, color: wantsColor(env, !argv.includes('--no-color')) });
   // One line: after a batch's NDJSON rows the error envelope must be one more NDJSON record.
   if (output.json) output.record({ ok: false, status: 'error', error: error.toJSON() });
   output.error(error.message);
@@ -37,9 +40,14 @@ export function endQuietlyOnClosedPipe(stream: NodeJS.WriteStream): void {
   });
 }
 
-/** Runs the CLI on `argv` (process.argv form) and returns the exit code; never exits itself. */
-export async function main(argv: string[]): Promise<number> {
+/**
+ * Runs the CLI on `argv` (process.argv form) in the environment `env` (the process's, from
+ * ./main.ts) and returns the exit code; never exits itself. Every command reads its flags and
+ * this environment once, into one checked configuration (./context.ts, docs/configuration.md).
+ */
+export async function main(argv: string[], env: Environment): Promise<number> {
   const program = buildProgram();
+  bindEnvironment(program, env);
   try {
     await program.parseAsync(argv);
     return wasInterrupted() ? EXIT_INTERRUPTED : 0;
@@ -51,7 +59,7 @@ export async function main(argv: string[]): Promise<number> {
     const { cliError } = await import('./errors.js');
     const appError = await cliError(error);
     if (wasInterrupted()) return EXIT_INTERRUPTED;
-    await report(appError, argv);
+    await report(appError, argv, env);
     return appError.exitCode;
   }
 }

@@ -3,6 +3,8 @@ import { assertKeyTransport, ProfileStore, resolveRemoteTarget, sendsKeyInClear,
 import { RemoteService } from './remote-service.js';
 
 export interface RemoteOpenOptions extends RemoteSelection {
+  /** Where saved profiles are (`Config.configDir`). */
+  configDir: string;
   /** Where warnings go (the CLI passes its own output, so they follow --quiet and --no-color). */
   warn?: (message: string) => void;
 }
@@ -12,7 +14,7 @@ export interface RemoteOpenOptions extends RemoteSelection {
  * IMMOREEL_BASE_URL select it): resolves server and key from flags, env and saved profiles.
  */
 export async function openRemoteService(selection: RemoteOpenOptions): Promise<RemoteService> {
-  const store = new ProfileStore();
+  const store = new ProfileStore(selection.configDir);
   const target = resolveRemoteTarget(selection, store);
   const warn = selection.warn ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));
   assertKeyTransport(target.baseUrl, selection.insecure);

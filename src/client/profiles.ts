@@ -1,7 +1,6 @@
 import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Conf from 'conf';
-import envPaths from 'env-paths';
 import { AppError, badRequest } from '../core/errors.js';
 
 /**
@@ -11,7 +10,8 @@ import { AppError, badRequest } from '../core/errors.js';
  * so the file is chmod'ed after every write and whenever it is loaded (the Stripe CLI's approach,
  * docs/remote.md), which also repairs a file created by hand or by another tool.
  *
- * Config directory: IMMOREEL_CONFIG_DIR, else env-paths' config dir (~/.config/immoreel on Linux).
+ * Config directory: `Config.configDir` (IMMOREEL_CONFIG_DIR, else ~/.config/immoreel on Linux;
+ * docs/configuration.md), given by the entry point.
  */
 
 export interface ProfileRecord {
@@ -32,12 +32,6 @@ export const DEFAULT_PROFILE = 'default';
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
-
-export function configDir(env: NodeJS.ProcessEnv = process.env): string {
-  const fromEnv = env.IMMOREEL_CONFIG_DIR;
-  if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
-  return envPaths('immoreel', { suffix: '' }).config;
-}
 
 export function assertProfileName(name: string): string {
   if (!PROFILE_NAME.test(name)) {
@@ -131,7 +125,7 @@ export class ProfileStore {
   readonly path: string;
   private conf: Conf<ProfilesFile> | null = null;
 
-  constructor(dir: string = configDir()) {
+  constructor(dir: string) {
     this.dir = dir;
     this.path = join(dir, 'profiles.json');
   }
@@ -217,9 +211,13 @@ export interface RemoteTarget {
   keySource: 'environment' | 'profile';
 }
 
+/** What the configuration says of remote mode (a `Config` is one). */
 export interface RemoteSelection {
   profile?: string;
+  /** --base-url, else IMMOREEL_BASE_URL. */
   baseUrl?: string;
+  /** IMMOREEL_API_KEY: wins over a profile's key. */
+  apiKey?: string;
   /** Accept plain http:// to a non-loopback host (`--insecure`). */
   insecure?: boolean;
 }
@@ -230,10 +228,9 @@ export interface RemoteSelection {
  * profile's. The profile is --profile (IMMOREEL_PROFILE); without one, the profile saved for the
  * chosen base URL (`default` first), so `--base-url URL` works after `auth login --base-url URL`.
  */
-export function resolveRemoteTarget(selection: RemoteSelection, store: ProfileStore, env: NodeJS.ProcessEnv = process.env): RemoteTarget {
-  const envKey = env.IMMOREEL_API_KEY !== undefined && env.IMMOREEL_API_KEY.trim() !== '' ? env.IMMOREEL_API_KEY.trim() : undefined;
-  const envUrl = env.IMMOREEL_BASE_URL !== undefined && env.IMMOREEL_BASE_URL.trim() !== '' ? env.IMMOREEL_BASE_URL : undefined;
-  const explicitUrl = selection.baseUrl !== undefined && selection.baseUrl !== '' ? selection.baseUrl : envUrl;
+export function resolveRemoteTarget(selection: RemoteSelection, store: ProfileStore): RemoteTarget {
+  const envKey = selection.apiKey !== undefined && selection.apiKey.trim() !== '' ? selection.apiKey.trim() : undefined;
+  const explicitUrl = selection.baseUrl !== undefined && selection.baseUrl.trim() !== '' ? selection.baseUrl : undefined;
 
   let profileName: string | null = null;
   let profile: ProfileRecord | null = null;

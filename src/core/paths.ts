@@ -1,14 +1,8 @@
 import { chmodSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import envPaths from 'env-paths';
 
-/** The data directory (docs/jobs.md): --data-dir, then IMMOREEL_DATA_DIR, then ~/.local/share/immoreel. */
-export function resolveDataDir(flag?: string): string {
-  if (flag !== undefined && flag !== '') return flag;
-  const fromEnv = process.env.IMMOREEL_DATA_DIR;
-  if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
-  return envPaths('immoreel', { suffix: '' }).data;
-}
+// Which data directory is chosen (--data-dir, IMMOREEL_DATA_DIR, the platform's default) is the
+// configuration's to say: `Config.dataDir`, docs/configuration.md.
 
 /** Modes of everything immoreel keeps in its data directory: readable by its owner only. */
 export const PRIVATE_DIR_MODE = 0o700;

@@ -22,7 +22,11 @@ async function analyzeInput(request: ValidRenderRequest, ctx: RenderContext): Pr
   // The server analyses in its worker-thread pool (docs/security.md); elsewhere, in this thread.
   if (ctx.analyze !== undefined) return ctx.analyze(request.input, ctx.signal);
   const { analyzeListing } = await import('../analysis/analyze.js');
-  return analyzeListing(request.input, { signal: ctx.signal, fetch: ctx.fetch });
+  return analyzeListing(request.input, {
+    signal: ctx.signal,
+    fetch: ctx.fetch,
+    ...(ctx.eurToMad === undefined ? {} : { eurToMad: ctx.eurToMad }),
+  });
 }
 
 export async function validateRequest(request: RenderRequest, mode: 'local' | 'server'): Promise<ValidRenderRequest> {

@@ -1,8 +1,9 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { FfmpegSettings, JobTimingSettings } from '../config/config-schema.js';
 import { AppError, badRequest } from '../core/errors.js';
-import { guardedFetch, type FetchPort } from '../net/fetch.js';
+import { guardedFetch, openFetch, type FetchPort } from '../net/fetch.js';
 import type { JobList, JobRecord, JobState, ListJobsOptions } from '../core/types.js';
 import type { RenderContext, ValidRenderRequest } from '../render/types.js';
 import type { BlobStore } from '../blobs/types.js';
@@ -26,8 +27,14 @@ export interface JobManagerOptions {
   blobs: BlobStore;
   /** Runs after the manager has closed: the caller's way to close the stores it handed over with it. */
   closeWith?: () => Promise<void>;
-  /** The dispatching queue's timings (PostgreSQL); default from the environment (`jobTimings`). */
+  /** Where ffmpeg and ffprobe are (docs/configuration.md), for the renders of this process. */
+  ffmpeg: FfmpegSettings;
+  /** The lease and queue timings of the configuration (`jobTimings`); default 60 s, 900 s, 10 s. */
+  timings?: JobTimingSettings;
+  /** The dispatching queue's timings (PostgreSQL), over `timings`. */
   queue?: Partial<QueueSettings>;
+  /** MAD per EUR for the analyses of this process's renders (default: the analysis's own). */
+  eurToMad?: number;
   /** Renders at once in this process: 1–30, default min(30, logical cores). */
   concurrency?: number;
   engine?: RenderEngine;
@@ -42,6 +49,8 @@ export interface JobManagerOptions {
    * The server passes its own port, which tests open to loopback fixture servers.
    */
   guardedFetch?: FetchPort;
+  /** The network of local-mode jobs (they may read local files): default `openFetch`, without a proxy. */
+  openFetch?: FetchPort;
   /** How renders analyse their listing input (the server: its worker-thread pool); default in-process. */
   analyze?: RenderContext['analyze'];
   /** e.g. '/api/v1' → links.self '/api/v1/jobs/ID'; absent → local file links. */
@@ -69,30 +78,20 @@ export interface JobTimings {
   queue: QueueSettings;
 }
 
-function secondsFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const text = env[name]?.trim();
-  if (text === undefined || text === '') return fallback;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1 || value > 86_400) {
-    throw badRequest(`${name} must be a whole number of seconds from 1 to 86400, not ${JSON.stringify(text)}.`, {
-      reason: 'invalid_setting',
-      details: [{ field: name, message: 'whole seconds, 1–86400' }],
-    });
-  }
-  return value;
-}
+/** The timings of a configuration without IMMOREEL_*_SECONDS (docs/configuration.md "Jobs"). */
+export const DEFAULT_JOB_TIMINGS: JobTimingSettings = { leaseSeconds: 60, renderExpirySeconds: 900, retryDelaySeconds: 10 };
 
 /**
- * The lease and queue timings: `IMMOREEL_LEASE_SECONDS` (default 60),
- * `IMMOREEL_RENDER_EXPIRY_SECONDS` (pg-boss `expireInSeconds`, default 900) and
- * `IMMOREEL_RETRY_DELAY_SECONDS` (first retry delay, doubling; default 10).
+ * The lease and queue timings of a configuration (checked by `loadConfig`): `IMMOREEL_LEASE_SECONDS`,
+ * `IMMOREEL_RENDER_EXPIRY_SECONDS` (pg-boss `expireInSeconds`) and `IMMOREEL_RETRY_DELAY_SECONDS`
+ * (first retry delay, doubling).
  */
-export function jobTimings(env: NodeJS.ProcessEnv = process.env): JobTimings {
+export function jobTimings(settings: JobTimingSettings = DEFAULT_JOB_TIMINGS): JobTimings {
   return {
-    leaseMs: secondsFrom(env, 'IMMOREEL_LEASE_SECONDS', 60) * 1000,
+    leaseMs: settings.leaseSeconds * 1000,
     queue: {
-      expireInSeconds: secondsFrom(env, 'IMMOREEL_RENDER_EXPIRY_SECONDS', 900),
-      retryDelaySeconds: secondsFrom(env, 'IMMOREEL_RETRY_DELAY_SECONDS', 10),
+      expireInSeconds: settings.renderExpirySeconds,
+      retryDelaySeconds: settings.retryDelaySeconds,
       attempts: MAX_ATTEMPTS,
     },
   };
@@ -145,7 +144,7 @@ export class JobManager {
 
   static async open(options: JobManagerOptions): Promise<JobManager> {
     const concurrency = options.concurrency === undefined ? defaultConcurrency() : parseConcurrency(options.concurrency);
-    const timings = jobTimings();
+    const timings = jobTimings(options.timings);
     const leaseMs = options.leaseMs ?? timings.leaseMs;
     const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
     const owned: (() => Promise<void> | void)[] = [];
@@ -173,6 +172,9 @@ export class JobManager {
         watchdogMs: options.watchdogMs ?? DEFAULT_WATCHDOG_MS,
         resolveAsset: options.resolveAsset,
         guardedFetch: options.guardedFetch ?? guardedFetch(),
+        openFetch: options.openFetch ?? openFetch,
+        ffmpeg: options.ffmpeg,
+        ...(options.eurToMad === undefined ? {} : { eurToMad: options.eurToMad }),
         analyze: options.analyze,
         onTerminal: (row) => manager?.emitTerminal(row),
         report: options.report,

@@ -7,7 +7,7 @@ import pLimit, { type LimitFunction } from 'p-limit';
 import { isAppError } from '../core/errors.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../core/paths.js';
 import type { JobStage } from '../core/types.js';
-import { openFetch, type FetchPort } from '../net/fetch.js';
+import type { FetchPort } from '../net/fetch.js';
 import type { RenderContext } from '../render/types.js';
 import { videoKey } from '../blobs/object-keys.js';
 import type { BlobStore } from '../blobs/types.js';
@@ -174,6 +174,10 @@ export interface PoolOptions {
   resolveAsset?: (tenant: string, assetId: string, scratchDir: string) => Promise<string>;
   /** The network of jobs submitted by the server (no local files): refuses private addresses. */
   guardedFetch: FetchPort;
+  /** The network of local-mode jobs (the configured proxy, no address policy). */
+  openFetch: FetchPort;
+  ffmpeg: RenderContext['ffmpeg'];
+  eurToMad?: number;
   analyze?: RenderContext['analyze'];
   onTerminal: (row: JobRow) => void;
   /** Failures the pool survives (a queue refusing an abandon, a render that threw past its own handling). */
@@ -428,12 +432,14 @@ export class WorkerPool {
         workDir,
         outputPath,
         signal: controller.signal,
+        ffmpeg: this.options.ffmpeg,
         threads: this.threads,
         onProgress,
         watchdogMs,
         allowLocalFiles: row.allow_local_files === 1,
         // A job is trusted or not by where it came from (local mode or the server), not by who renders it.
-        fetch: row.allow_local_files === 1 ? openFetch : this.options.guardedFetch,
+        fetch: row.allow_local_files === 1 ? this.options.openFetch : this.options.guardedFetch,
+        ...(this.options.eurToMad === undefined ? {} : { eurToMad: this.options.eurToMad }),
         ...(this.options.analyze === undefined ? {} : { analyze: this.options.analyze }),
         ...(resolveAsset === undefined ? {} : { resolveAsset: (assetId: string) => resolveAsset(row.tenant, assetId, workDir) }),
       };

@@ -1,5 +1,6 @@
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { Agent, ProxyAgent, request, type Dispatcher } from 'undici';
+import type { ProxySettings } from '../config/config-schema.js';
 import { AppError, badRequest } from '../core/errors.js';
 import { sleep } from '../core/time.js';
 import { backoffMs, parseRetryAfter, withRetries } from './retry.js';
@@ -38,8 +39,10 @@ export interface FetchOptions {
   guardAddresses?: boolean;
   /** With guardAddresses: still allow 127.0.0.1/::1/localhost (tests only). */
   allowLoopback?: boolean;
-  /** Use this undici dispatcher (tests pass a MockAgent); default: proxy from env, or the global one. */
+  /** Use this undici dispatcher (tests pass a MockAgent); default: the proxy, or the global one. */
   dispatcher?: Dispatcher;
+  /** HTTP(S)_PROXY and NO_PROXY as the configuration read them (docs/configuration.md); never used when guarded. */
+  proxy?: ProxySettings;
   signal?: AbortSignal;
 }
 
@@ -93,14 +96,8 @@ function guardedAgent(allowLoopback: boolean, connectTimeoutMs: number): Agent {
   return agent;
 }
 
-function env(name: string): string | undefined {
-  const value = process.env[name] ?? process.env[name.toLowerCase()];
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
-}
-
 /** True when NO_PROXY lists the host (exact, dotted suffix, or `*`), as curl reads it. */
-function bypassesProxy(url: URL): boolean {
-  const noProxy = env('NO_PROXY');
+function bypassesProxy(url: URL, noProxy: string | undefined): boolean {
   if (noProxy === undefined) return false;
   const host = url.hostname.toLowerCase();
   return noProxy.split(',').some((entry) => {
@@ -114,9 +111,9 @@ function bypassesProxy(url: URL): boolean {
 
 const proxyAgents = new Map<string, ProxyAgent>();
 /** Users behind a corporate proxy set HTTPS_PROXY/HTTP_PROXY (and NO_PROXY): honour them. */
-function proxyDispatcher(url: URL, connectTimeoutMs: number): Dispatcher | undefined {
-  const proxy = url.protocol === 'https:' ? (env('HTTPS_PROXY') ?? env('HTTP_PROXY')) : env('HTTP_PROXY');
-  if (proxy === undefined || bypassesProxy(url)) return undefined;
+function proxyDispatcher(url: URL, settings: ProxySettings, connectTimeoutMs: number): Dispatcher | undefined {
+  const proxy = url.protocol === 'https:' ? (settings.httpsProxy ?? settings.httpProxy) : settings.httpProxy;
+  if (proxy === undefined || bypassesProxy(url, settings.noProxy)) return undefined;
   let agent = proxyAgents.get(proxy);
   if (agent === undefined) {
     agent = new ProxyAgent({ uri: proxy, connect: { timeout: connectTimeoutMs } });
@@ -130,7 +127,7 @@ function dispatcherFor(url: URL, options: FetchOptions, connectTimeoutMs: number
   // A guarded fetch connects directly: through a proxy, the address checked would be the proxy's.
   if (options.guardAddresses) return guardedAgent(options.allowLoopback === true, connectTimeoutMs);
   // undefined = undici's global dispatcher (its own connect timeout is 10 s; tests swap in a MockAgent).
-  return proxyDispatcher(url, connectTimeoutMs);
+  return proxyDispatcher(url, options.proxy ?? {}, connectTimeoutMs);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -429,8 +426,14 @@ export type PortFetchOptions = Omit<FetchOptions, 'guardAddresses' | 'allowLoopb
  */
 export type FetchPort = (url: string, options?: PortFetchOptions) => Promise<FetchResult>;
 
-/** No address policy: local mode, where the user may fetch any host their machine reaches. */
+/** No address policy and no proxy: local mode, where the user may fetch any host their machine reaches. */
 export const openFetch: FetchPort = (url, options = {}) => fetchBuffer(url, options);
+
+/** `openFetch` through the configured proxy (HTTPS_PROXY, HTTP_PROXY, NO_PROXY): what local mode uses. */
+export function openFetchVia(proxy: ProxySettings): FetchPort {
+  if (proxy.httpProxy === undefined && proxy.httpsProxy === undefined) return openFetch;
+  return (url, options = {}) => fetchBuffer(url, { ...options, proxy });
+}
 
 /**
  * Refuses loopback, private, link-local and metadata addresses (server side). `allowLoopback`

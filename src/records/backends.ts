@@ -1,7 +1,15 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppError, badRequest } from '../core/errors.js';
-import { openBlobStore, parseStorageUrl, s3ClientConfig, storageError, type BlobStore, type StorageLocation } from '../blobs/index.js';
+import {
+  openBlobStore,
+  parseStorageUrl,
+  s3ClientConfig,
+  storageError,
+  type AwsEnvironment,
+  type BlobStore,
+  type StorageLocation,
+} from '../blobs/index.js';
 import { openRecordStore, parseDatabaseUrl, type DatabaseLocation } from './index.js';
 import { migrationStatus, type MigrationStatus } from './postgres/migrate.js';
 import { databaseError, redactUrl } from './postgres/connection.js';
@@ -26,8 +34,8 @@ export interface BackendOptions {
    * version is refused (run `immoreel db migrate`). SQLite always migrates at open, as it always did.
    */
   migrate?: boolean;
-  /** The AWS_* variables (default `process.env`). */
-  env?: NodeJS.ProcessEnv;
+  /** The AWS_* variables of the configuration (default none: the SDK's own chain). */
+  env?: AwsEnvironment;
   /** Where warnings about a working but risky configuration go (default: `process.emitWarning`). */
   warn?: (message: string) => void;
   now?: () => number;
@@ -97,7 +105,7 @@ export function planDatabase(options: Pick<BackendOptions, 'databaseUrl'>): Data
 
 /** Both halves of the rules of docs/scaling.md "Configuration", without touching the network. */
 export function planBackends(options: BackendOptions): BackendPlan {
-  const env = options.env ?? process.env;
+  const env = options.env ?? {};
   const database = planDatabase(options);
   const warnings: string[] = [];
   const storageText = options.storageUrl?.trim() ?? '';
@@ -145,7 +153,7 @@ export function planBackends(options: BackendOptions): BackendPlan {
  * pair. No keys at all is allowed (the SDK's chain: profiles, instance and container roles); no
  * region for AWS itself is reported by `check()`.
  */
-function checkS3Environment(env: NodeJS.ProcessEnv): void {
+function checkS3Environment(env: AwsEnvironment): void {
   for (const name of ['AWS_ENDPOINT_URL_S3', 'AWS_ENDPOINT_URL']) {
     const value = env[name]?.trim();
     if (value === undefined || value === '') continue;

@@ -45,6 +45,8 @@ export async function openJobStores(options: {
   dataDir: string;
   databaseUrl?: string;
   storageUrl?: string;
+  /** The AWS_* variables of the configuration (an s3:// storage URL). */
+  aws?: Readonly<Record<string, string>>;
   /** Where notes on a working but risky configuration go (default: a process notice). */
   warn?: (message: string) => void;
 }): Promise<JobStores> {
@@ -52,6 +54,6 @@ export async function openJobStores(options: {
   const storageUrl = options.storageUrl?.trim() || undefined;
   if (databaseUrl === undefined && storageUrl === undefined) return openEmbeddedJobStores(options.dataDir);
   const { openBackends } = await import('./backends.js');
-  const shared = await openBackends({ dataDir: options.dataDir, databaseUrl, storageUrl, warn: options.warn });
+  const shared = await openBackends({ dataDir: options.dataDir, databaseUrl, storageUrl, env: options.aws, warn: options.warn });
   return { records: shared.records, blobs: shared.blobs, shared, describe: () => shared.describe(), close: () => shared.close() };
 }

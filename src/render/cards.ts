@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp, { type OverlayOptions } from 'sharp';
 import type { PlacedImage } from './ffmpeg/plan.js';
-import { EMOJI_FAMILY, useShippedFonts } from './fonts.js';
+import { EMOJI_FAMILY } from './fonts.js';
 import type { Card, CardContent, Direction, Timeline } from './storyboard.js';
 import type { Template } from './templates.js';
 
@@ -99,7 +99,6 @@ async function renderText(style: CardStyle, spec: TextSpec, text: string, size: 
 
 /** Draws one text block: shrinks the type, then shortens the text, until it fits its lines. */
 export async function drawText(style: CardStyle, spec: TextSpec): Promise<TextImage> {
-  useShippedFonts();
   const text = prepareText(spec.text);
   const maxLines = spec.maxLines ?? 1;
   const lineHeight = (size: number): number => size * 1.5;

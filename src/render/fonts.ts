@@ -56,15 +56,20 @@ const SCALE_BITMAP_FONTS = `  <match target="font">
   </match>
 `;
 
-let configured = false;
+/** The fonts.conf written by this process, by fonts directory. */
+const written = new Map<string, string>();
 
 /**
- * Points fontconfig (inside sharp's libvips) at assets/fonts and nothing else, so that every
- * glyph comes from a shipped font and a video looks the same on every machine. Must run before
- * the first text is drawn: fontconfig reads FONTCONFIG_FILE once, when it initialises.
+ * Writes a fontconfig file that points fontconfig (inside sharp's libvips) at assets/fonts and
+ * nothing else, so that every glyph comes from a shipped font and a video looks the same on every
+ * machine, and returns its path. fontconfig reads FONTCONFIG_FILE from the environment of the
+ * process once, when it initialises (at the first text drawn, in this process: sharp is a native
+ * module, so a child's environment cannot carry it). The entry points set it to this path before
+ * any command runs (docs/configuration.md "Fonts"); nothing in this layer touches the environment.
  */
-export function useShippedFonts(dir: string = FONTS_DIR): void {
-  if (configured) return;
+export function shippedFontsConfig(dir: string = FONTS_DIR): string {
+  const known = written.get(dir);
+  if (known !== undefined) return known;
   const configDir = join(tmpdir(), `immoreel-fontconfig-${process.getuid?.() ?? 'user'}`);
   mkdirSync(configDir, { recursive: true });
   const file = join(configDir, 'fonts.conf');
@@ -74,6 +79,6 @@ export function useShippedFonts(dir: string = FONTS_DIR): void {
     `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n` +
       `  <dir>${escapeXml(dir)}</dir>\n  <cachedir>${escapeXml(join(configDir, 'cache'))}</cachedir>\n${SCALE_BITMAP_FONTS}</fontconfig>\n`,
   );
-  process.env.FONTCONFIG_FILE = file;
-  configured = true;
+  written.set(dir, file);
+  return file;
 }

@@ -93,14 +93,14 @@ export async function prepareSoundtrack(
   choice: MusicChoice,
   durationS: number,
   workDir: string,
-  options: RunOptions = {},
+  options: RunOptions,
 ): Promise<string | null> {
   if (choice.kind === 'none') return null;
   let probed: string;
   try {
     probed = await runFfprobe(
       ['-v', 'error', '-select_streams', 'a:0', '-show_entries', 'stream=codec_type,duration:format=duration', '-of', 'json', choice.file],
-      { signal: options.signal },
+      { binaries: options.binaries, signal: options.signal },
     );
   } catch (error) {
     if (choice.kind === 'track') throw error;

@@ -88,7 +88,7 @@ export async function renderListing(
   };
   const report = progressReporter(ctx);
   // Missing ffmpeg or a broken template fail before anything is downloaded.
-  resolveBinaries();
+  const binaries = resolveBinaries(ctx.ffmpeg);
   const template = loadTemplate(request.template);
   const cacheDir = ctx.cacheDir ?? join(dirname(dirname(ctx.workDir)), 'cache', 'render');
   await mkdir(ctx.workDir, { recursive: true, mode: PRIVATE_DIR_MODE });
@@ -100,7 +100,7 @@ export async function renderListing(
   report('fetching_assets', 0);
   // The soundtrack only depends on the duration: it is prepared while photos download.
   const musicChoice = resolveMusic(request.music, template.music.mood);
-  const soundtrack = prepareSoundtrack(musicChoice, durationS, ctx.workDir, { signal, redact, watchdogMs: ctx.watchdogMs });
+  const soundtrack = prepareSoundtrack(musicChoice, durationS, ctx.workDir, { binaries, signal, redact, watchdogMs: ctx.watchdogMs });
   // Awaited (and its failure seen) where the soundtrack is used or in `finally`; this only keeps a
   // rejection while photos download from counting as unhandled.
   soundtrack.catch(() => undefined);
@@ -188,6 +188,7 @@ export async function renderListing(
     report('rendering', 0);
     try {
       await runFfmpeg(plan.command, {
+        binaries,
         signal,
         watchdogMs: ctx.watchdogMs,
         expectedDurationS: plan.durationS,
@@ -200,6 +201,7 @@ export async function renderListing(
       const result = await verifyVideo(
         temp,
         { width: timeline.width, height: timeline.height, durationS: plan.durationS, checkAudioBitrate: audioFile !== null },
+        binaries,
         signal,
       );
       lap('verify');

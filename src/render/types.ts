@@ -1,5 +1,6 @@
 import type { JobStage, Language, Property, VideoFormat, VideoResult, Warning } from '../core/types.js';
 import type { AnalyzeRequest, Branding, RenderRequest } from '../core/requests.js';
+import type { FfmpegSettings } from '../config/config-schema.js';
 import type { FetchPort } from '../net/fetch.js';
 
 /**
@@ -29,6 +30,8 @@ export interface RenderContext {
   /** Where the verified MP4 must end up; written under a temporary name, then renamed. */
   outputPath: string;
   signal: AbortSignal;
+  /** Where ffmpeg and ffprobe are (docs/configuration.md), as the entry point read them. */
+  ffmpeg: FfmpegSettings;
   /** ffmpeg thread budget for this render (the pool divides the machine's cores). */
   threads: number;
   onProgress: (stage: JobStage, progress: number) => void;
@@ -43,6 +46,8 @@ export interface RenderContext {
    * server, open in local mode. Chosen by the job layer, never here (docs/architecture.md).
    */
   fetch: FetchPort;
+  /** MAD per EUR for the analysis of the listing (the job engine's; default the analysis's own). */
+  eurToMad?: number;
   /**
    * The cache shared by all jobs (normalised photos, shot stills, logos), keyed by content hash.
    * Default: `<data dir>/cache/render`, derived from workDir = `<data dir>/jobs/<job id>`.

@@ -2,7 +2,7 @@ import { open, stat } from 'node:fs/promises';
 import { AppError } from '../core/errors.js';
 import { sha256File } from '../core/files.js';
 import type { VideoResult } from '../core/types.js';
-import { probe, runFfprobe, type ProbeData } from './ffmpeg/runner.js';
+import { probe, runFfprobe, type FfmpegBinaries, type ProbeData } from './ffmpeg/runner.js';
 import { AUDIO_BITRATE_KBPS, AUDIO_RATE, FPS, MAX_KEYFRAME_INTERVAL_S } from './formats.js';
 
 /**
@@ -118,10 +118,10 @@ export function checkContract(data: ProbeData, packets: PacketInfo[], boxes: str
   return failures;
 }
 
-async function videoPackets(file: string, signal?: AbortSignal): Promise<PacketInfo[]> {
+async function videoPackets(file: string, binaries: FfmpegBinaries, signal?: AbortSignal): Promise<PacketInfo[]> {
   const csv = await runFfprobe(
     ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'packet=pts_time,flags', '-of', 'csv=p=0', file],
-    { signal },
+    { binaries, signal },
   );
   return csv
     .split('\n')
@@ -131,8 +131,18 @@ async function videoPackets(file: string, signal?: AbortSignal): Promise<PacketI
 }
 
 /** Checks `file` against the contract; returns the job's `result` (without video_url). */
-export async function verifyVideo(file: string, expect: Expectations, signal?: AbortSignal): Promise<Omit<VideoResult, 'video_url'>> {
-  const [data, packets, boxes, info] = await Promise.all([probe(file), videoPackets(file, signal), topLevelBoxes(file), stat(file)]);
+export async function verifyVideo(
+  file: string,
+  expect: Expectations,
+  binaries: FfmpegBinaries,
+  signal?: AbortSignal,
+): Promise<Omit<VideoResult, 'video_url'>> {
+  const [data, packets, boxes, info] = await Promise.all([
+    probe(file, binaries),
+    videoPackets(file, binaries, signal),
+    topLevelBoxes(file),
+    stat(file),
+  ]);
   const failures = checkContract(data, packets, boxes, expect);
   if (failures.length > 0) {
     throw new AppError('RENDER_FAILED', `The rendered video failed verification: ${failures.join('; ')}.`, {

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { fetchListingPage, type FetchPageOptions } from '../analysis/portals/index.js';
 import { AnalysisPool, type AnalysisPoolOptions } from '../analysis/worker-pool.js';
+import type { FfmpegSettings, JobTimingSettings } from '../config/config-schema.js';
 import { badRequest } from '../core/errors.js';
 import { JobManager, type RenderEngine } from '../jobs/manager.js';
 import { warnOnStderr, type ProblemReporter } from '../jobs/pool.js';
@@ -23,8 +24,20 @@ import type { StudioLogin } from './studio/session.js';
  * node answers any request (docs/scaling.md).
  */
 
+/**
+ * What the server runs with. `serve` and `studio` fill it from the run's configuration
+ * (docs/configuration.md): the server reads no environment itself.
+ */
 export interface StartOptions {
   dataDir: string;
+  /** Where ffmpeg and ffprobe are (`Config.ffmpeg`). */
+  ffmpeg: FfmpegSettings;
+  /** Lease and queue timings (`Config.jobs`); default 60 s, 900 s, 10 s. */
+  timings?: JobTimingSettings;
+  /** The AWS_* variables for an s3:// storage URL (`Config.aws`). */
+  aws?: Readonly<Record<string, string>>;
+  /** IMMOREEL_EUR_TO_MAD (`Config.eurToMad`), for every analysis of this server. */
+  eurToMad?: number;
   /** The record store to serve from; the caller keeps it (and closes it). Default: opened from `databaseUrl`. */
   records?: RecordStore;
   /** The blob store to serve from; the caller keeps it. Default: opened from `storageUrl`. */
@@ -95,7 +108,12 @@ function listenError(error: unknown, options: StartOptions): unknown {
 async function backendsFor(options: StartOptions): Promise<{ records: RecordStore; blobs: BlobStore; close(): Promise<void> }> {
   if (options.records !== undefined && options.blobs !== undefined)
     return { records: options.records, blobs: options.blobs, close: async () => undefined };
-  const opened = await openBackends({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, storageUrl: options.storageUrl });
+  const opened = await openBackends({
+    dataDir: options.dataDir,
+    databaseUrl: options.databaseUrl,
+    storageUrl: options.storageUrl,
+    env: options.aws,
+  });
   if (options.records === undefined && options.blobs === undefined) return opened;
   // One given, one opened: only the opened one is ours to close.
   await (options.records === undefined ? opened.blobs : opened.records).close();
@@ -119,7 +137,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const fetchPage = (url: string, fetchOptions: FetchPageOptions): Promise<string> => fetchListingPage(url, { ...fetchOptions, fetch });
   // Analysis never runs on this event loop, for requests or renders: one crafted page must not
   // stall every other request (docs/security.md).
-  const analysis = new AnalysisPool(options.analysis);
+  const analysis = new AnalysisPool({
+    ...options.analysis,
+    ...(options.eurToMad === undefined ? {} : { eurToMad: options.eurToMad }),
+  });
   let jobs: JobManager;
   // Failures the job layer survives go to the server's log once it exists (stderr until then).
   let report: ProblemReporter = warnOnStderr;
@@ -128,6 +149,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       dataDir: options.dataDir,
       records,
       blobs,
+      ffmpeg: options.ffmpeg,
+      ...(options.timings === undefined ? {} : { timings: options.timings }),
       concurrency: options.concurrency,
       // With PostgreSQL, `immoreel worker` processes render; an API node renders too only when
       // given --concurrency (docs/scaling.md "Topology").

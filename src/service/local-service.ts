@@ -5,7 +5,7 @@ import { isAbsolute, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { analyzeListing } from '../analysis/analyze.js';
-import { resolveDataDir } from '../core/paths.js';
+import type { FfmpegSettings, JobTimingSettings, ProxySettings } from '../config/config-schema.js';
 import { sleep } from '../core/time.js';
 import { AppError, badRequest } from '../core/errors.js';
 import { readImageFile } from '../core/images.js';
@@ -16,6 +16,7 @@ import type { AnalyzeRequest, RenderRequest } from '../core/requests.js';
 import { validateRequest, type RenderEngine } from '../jobs/engine.js';
 import { assertJobId } from '../core/job-ids.js';
 import { JobManager } from '../jobs/manager.js';
+import { openFetchVia, type FetchPort } from '../net/fetch.js';
 import { isTerminal } from '../core/job-state.js';
 import type { ValidRenderRequest } from '../render/types.js';
 import type { BlobStore } from '../blobs/index.js';
@@ -23,8 +24,23 @@ import type { AssetParts } from '../records/assets.js';
 import type { RecordStore } from '../records/index.js';
 import { openJobStores, type JobStores } from '../records/job-backends.js';
 
+/**
+ * Everything comes from the run's configuration (docs/configuration.md), read by the entry point
+ * and handed down here: this layer reads no environment.
+ */
 export interface LocalServiceOptions {
-  dataDir?: string;
+  /** The data directory (`Config.dataDir`). */
+  dataDir: string;
+  /** Where ffmpeg and ffprobe are (`Config.ffmpeg`). */
+  ffmpeg: FfmpegSettings;
+  /** The proxy of listing pages and photos (`Config.proxy`); none by default. */
+  proxy?: ProxySettings;
+  /** IMMOREEL_EUR_TO_MAD (`Config.eurToMad`). */
+  eurToMad?: number;
+  /** Lease and queue timings (`Config.jobs`). */
+  timings?: JobTimingSettings;
+  /** The AWS_* variables for an s3:// storage URL (`Config.aws`). */
+  aws?: Readonly<Record<string, string>>;
   /** Renders at once in this process (1–30). */
   concurrency?: number;
   /** The render engine; default the real one (tests pass a fake). */
@@ -58,8 +74,12 @@ export class LocalService implements Service {
   /** Local files already put in the shared storage by this process: path → `asset:` reference. */
   private readonly sharedFiles = new Map<string, Promise<string>>();
 
-  constructor(readonly options: LocalServiceOptions = {}) {
-    this.dataDir = resolveDataDir(options.dataDir);
+  /** Local mode's network: any host, through the configured proxy. */
+  private readonly fetch: FetchPort;
+
+  constructor(readonly options: LocalServiceOptions) {
+    this.dataDir = options.dataDir;
+    this.fetch = openFetchVia(options.proxy ?? {});
   }
 
   /** The job manager, opened on first use so that `analyze` never touches the store. */
@@ -75,6 +95,7 @@ export class LocalService implements Service {
         dataDir: this.dataDir,
         databaseUrl: options.databaseUrl,
         storageUrl: options.storageUrl,
+        aws: options.aws,
         warn: options.warn,
       });
     }
@@ -89,6 +110,10 @@ export class LocalService implements Service {
         runWorkers: false,
         allowLocalFiles: true,
         pollMs: options.pollMs,
+        ffmpeg: options.ffmpeg,
+        openFetch: this.fetch,
+        ...(options.timings === undefined ? {} : { timings: options.timings }),
+        ...(options.eurToMad === undefined ? {} : { eurToMad: options.eurToMad }),
       });
     } catch (error) {
       // The opening error is the one to report; a close failing after it adds nothing.
@@ -110,7 +135,10 @@ export class LocalService implements Service {
   }
 
   async analyze(request: AnalyzeRequest): Promise<AnalyzeResponse> {
-    const property = await analyzeListing(request);
+    const property = await analyzeListing(request, {
+      fetch: this.fetch,
+      ...(this.options.eurToMad === undefined ? {} : { eurToMad: this.options.eurToMad }),
+    });
     return { ok: true, status: 'success', property };
   }
 

@@ -1,8 +1,8 @@
 /**
  * "Remote or local?" — decided here and nowhere else (docs/cli.md, "Local and remote mode").
- * A saved profile or a base URL (--base-url, or IMMOREEL_BASE_URL which the CLI reads as that
- * flag's default) selects a remote immoreel server; otherwise everything runs in this process
- * on the local data directory.
+ * A saved profile or a base URL (--profile/--base-url, or IMMOREEL_PROFILE/IMMOREEL_BASE_URL, as
+ * the configuration read them: docs/configuration.md) selects a remote immoreel server; otherwise
+ * everything runs in this process on the local data directory.
  */
 export interface ServiceSelection {
   profile?: string;

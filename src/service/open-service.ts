@@ -1,26 +1,44 @@
+import type { Config } from '../config/config-schema.js';
 import type { Service } from '../core/service.js';
-import { serviceMode, type ServiceSelection } from './mode.js';
+import { serviceMode } from './mode.js';
 
 export type { ServiceSelection } from './mode.js';
 
-export interface OpenServiceOptions extends ServiceSelection {
+export interface OpenServiceOptions {
   /** Local mode: renders at once in this process (batches set it from --concurrency). */
   concurrency?: number;
-  /** Local mode: PostgreSQL and object storage instead of the data directory (docs/scaling.md). */
-  databaseUrl?: string;
-  storageUrl?: string;
   /** Where warnings about the connection go (remote mode: a plain-http server, for instance). */
   warn?: (message: string) => void;
 }
 
-/** Local mode unless a profile or base URL selects a remote server (./mode.ts). */
-export async function openService(options: OpenServiceOptions): Promise<Service> {
-  if (serviceMode(options) === 'remote') {
+/**
+ * Local mode unless the configuration's profile or base URL selects a remote server (./mode.ts).
+ * The configuration was read by the entry point (docs/configuration.md); each mode takes what it needs.
+ */
+export async function openService(config: Config, options: OpenServiceOptions = {}): Promise<Service> {
+  if (serviceMode(config) === 'remote') {
     const { openRemoteService } = await import('../client/open-remote.js');
-    return openRemoteService(options);
+    return openRemoteService({
+      configDir: config.configDir,
+      ...(config.profile === undefined ? {} : { profile: config.profile }),
+      ...(config.baseUrl === undefined ? {} : { baseUrl: config.baseUrl }),
+      ...(config.apiKey === undefined ? {} : { apiKey: config.apiKey }),
+      insecure: config.insecure,
+      ...(options.warn === undefined ? {} : { warn: options.warn }),
+    });
   }
   const { LocalService } = await import('./local-service.js');
-  // databaseUrl/storageUrl: LocalService opens them with openBackends (src/records/backends.ts).
-  const backends = { databaseUrl: options.databaseUrl, storageUrl: options.storageUrl };
-  return new LocalService({ dataDir: options.dataDir, concurrency: options.concurrency, warn: options.warn, ...backends });
+  // databaseUrl/storageUrl: LocalService opens them with openJobStores (src/records/job-backends.ts).
+  return new LocalService({
+    dataDir: config.dataDir,
+    ffmpeg: config.ffmpeg,
+    proxy: config.proxy,
+    timings: config.jobs,
+    aws: config.aws,
+    ...(config.eurToMad === undefined ? {} : { eurToMad: config.eurToMad }),
+    ...(config.databaseUrl === undefined ? {} : { databaseUrl: config.databaseUrl }),
+    ...(config.storageUrl === undefined ? {} : { storageUrl: config.storageUrl }),
+    concurrency: options.concurrency,
+    warn: options.warn,
+  });
 }

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/server/start.js';
 import { REPO_ROOT } from '../helpers/cli.js';
 import { fakeRenderEngine } from '../unit/server/harness.js';
+import { TEST_FFMPEG } from '../helpers/config.js';
 
 /**
  * The contract as a third party sees it: a client generated from the served OpenAPI document
@@ -90,6 +91,7 @@ describe('API v1 contract, as a generated client sees it', () => {
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     server = await startServer({
+      ffmpeg: TEST_FFMPEG,
       dataDir: dir,
       host: '127.0.0.1',
       port: 0,

@@ -8,6 +8,7 @@ import { LocalService } from '../../src/service/local-service.js';
 import { runCli } from '../helpers/cli.js';
 import { expectPlayable720p60, probe } from '../integration/jobs/probe.js';
 import { LISTING_TEXT, makePhotos } from '../integration/jobs/photos.js';
+import { TEST_FFMPEG } from '../helpers/config.js';
 
 /*
  * Must show: a CSV of 50 rows, 5 of them bad, renders 45 videos, writes 5 clear per-row
@@ -114,7 +115,7 @@ describe('render --csv batch', () => {
       expect(first.stderr).toMatch(/50 rows: 45 rendered, 0 already done, 5 failed/);
 
       const mtimes = new Map(videos.map((v) => [v, statSync(join(outDir, v)).mtimeMs]));
-      const succeededBefore = new LocalService({ dataDir });
+      const succeededBefore = new LocalService({ ffmpeg: TEST_FFMPEG, dataDir });
       const before = (await succeededBefore.listJobs({ state: 'succeeded', limit: 100 })).jobs.length;
       await succeededBefore.close();
 
@@ -124,7 +125,7 @@ describe('render --csv batch', () => {
       expect(again.lines.filter((l) => l.ok === true && l.skipped === false)).toHaveLength(0);
       expect(again.stderr).toMatch(/50 rows: 0 rendered, 45 already done, 5 failed/);
       for (const [video, mtime] of mtimes) expect(statSync(join(outDir, video)).mtimeMs).toBe(mtime);
-      const check = new LocalService({ dataDir });
+      const check = new LocalService({ ffmpeg: TEST_FFMPEG, dataDir });
       expect((await check.listJobs({ state: 'succeeded', limit: 100 })).jobs.length).toBe(before);
       await check.close();
     },

@@ -6,6 +6,7 @@ import { AppError } from '../../src/core/errors.js';
 import { LocalService } from '../../src/service/local-service.js';
 import { runCli } from '../helpers/cli.js';
 import { fakeEngine, fakeRequest } from '../unit/jobs/fake-engine.js';
+import { TEST_FFMPEG } from '../helpers/config.js';
 
 /*
  * The `jobs` commands as a user runs them (built CLI, real store). The jobs themselves are made
@@ -23,11 +24,12 @@ const cli = (...args: string[]) => runCli(['--data-dir', dataDir, ...args]);
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'immoreel-jobs-cli-'));
-  const ok = new LocalService({ dataDir, engine: fakeEngine({ ms: 10 }), pollMs: 10 });
+  const ok = new LocalService({ ffmpeg: TEST_FFMPEG, dataDir, engine: fakeEngine({ ms: 10 }), pollMs: 10 });
   succeeded = (await (await ok.jobs()).submit(fakeRequest({ metadata: { crm: 7 } }), { tenant: 'local' })).job_id;
   await ok.waitForJob(succeeded);
   await ok.close();
   const bad = new LocalService({
+    ffmpeg: TEST_FFMPEG,
     dataDir,
     engine: fakeEngine({ ms: 10, fail: new AppError('BAD_REQUEST', 'None of the 2 photos could be read: photo-1.jpg is not an image.') }),
     pollMs: 10,
@@ -35,7 +37,7 @@ beforeAll(async () => {
   failed = (await (await bad.jobs()).submit(fakeRequest(), { tenant: 'local' })).job_id;
   await bad.waitForJob(failed);
   await bad.close();
-  service = new LocalService({ dataDir, engine: fakeEngine() });
+  service = new LocalService({ ffmpeg: TEST_FFMPEG, dataDir, engine: fakeEngine() });
   queued = (await (await service.jobs()).submit(fakeRequest(), { tenant: 'local' })).job_id;
 });
 

@@ -10,6 +10,8 @@ import { LocalService } from '../../src/service/local-service.js';
 import { runCli } from '../helpers/cli.js';
 import { expectPlayable720p60, probe } from '../integration/jobs/probe.js';
 import { LISTING_TEXT, makePhotos } from '../integration/jobs/photos.js';
+import { TEST_FFMPEG } from '../helpers/config.js';
+import { loadConfig } from '../../src/config/index.js';
 
 /*
  * Must show: `immoreel worker` killed with SIGKILL in the middle of a real render; the
@@ -27,7 +29,7 @@ beforeAll(async () => {
 });
 
 async function queueJob(dataDir: string): Promise<string> {
-  const service = new LocalService({ dataDir });
+  const service = new LocalService({ ffmpeg: TEST_FFMPEG, dataDir });
   try {
     return (await service.renderVideo({ description: LISTING_TEXT, photos, music: 'none', duration_s: 10 })).job_id;
   } finally {
@@ -36,7 +38,7 @@ async function queueJob(dataDir: string): Promise<string> {
 }
 
 async function readJob(dataDir: string, jobId: string): Promise<JobRecord> {
-  const service = new LocalService({ dataDir });
+  const service = new LocalService({ ffmpeg: TEST_FFMPEG, dataDir });
   try {
     return await service.getJob(jobId);
   } finally {
@@ -84,7 +86,7 @@ describe('immoreel worker', () => {
   it('started detached (render --no-wait), drains the queue and exits', { timeout: 15 * 60_000 }, async () => {
     const dataDir = join(work, 'detached');
     const jobId = await queueJob(dataDir);
-    startDetachedWorker({ dataDir });
+    startDetachedWorker({ config: loadConfig({ env: process.env, flags: { dataDir } }), environment: process.env });
     const job = await until(dataDir, jobId, (j) => j.state === 'succeeded' || j.state === 'failed', 10 * 60_000);
     expect(job.state).toBe('succeeded');
     expect(expectPlayable720p60(await probe(join(dataDir, 'jobs', jobId, 'output.mp4')))).toEqual([]);

@@ -7,6 +7,7 @@ import { closedPort } from '../unit/client/fake-server.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { createKey, freshDataDir, startServe, type CreatedKey, type ServeProcess } from './server-process.js';
 import { fakeRequest } from '../unit/jobs/fake-engine.js';
+import { TEST_FFMPEG } from '../helpers/config.js';
 
 /*
  * the real CLI against a real `immoreel serve` on loopback. Login and profiles, analyze
@@ -182,7 +183,7 @@ describe('every error class of the contract, mapped to its exit code', () => {
   });
 
   it('403 INSUFFICIENT_SCOPE on another tenant’s job → exit 4', async () => {
-    const manager = await openJobManager({ dataDir: server.dataDir, runWorkers: false, linkBase: '/api/v1' });
+    const manager = await openJobManager({ ffmpeg: TEST_FFMPEG, dataDir: server.dataDir, runWorkers: false, linkBase: '/api/v1' });
     let jobId: string;
     try {
       jobId = (await manager.submit(fakeRequest({ input: { description: DESCRIPTION } }), { tenant: 'acme' })).job_id;

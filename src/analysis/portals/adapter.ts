@@ -31,7 +31,13 @@ export interface PortalAdapter {
   isRemovedPage?(page: Page): boolean;
   /** True when the content alone shows the page comes from this portal (saved page, no URL). */
   sniff(page: Page): boolean;
-  parse(page: Page, listing: Extract<UrlVerdict, { kind: 'listing' }> | null): PageParse;
+  parse(page: Page, listing: Extract<UrlVerdict, { kind: 'listing' }> | null, options: ParseOptions): PageParse;
+}
+
+/** What a page's reading depends on besides the page. */
+export interface ParseOptions {
+  /** MAD per EUR for prices stated in euros (docs/portals.md). */
+  eurToMad: number;
 }
 
 export interface FetchStep {

@@ -1,7 +1,18 @@
 import { badRequest } from '../../core/errors.js';
 import type { FeatureKey, ListingFacts, PropertyType, Transaction } from '../../core/types.js';
 import { emptyFacts } from '../facts.js';
-import { addPrivate, list, pathSegments, photoList, record, str, type PageParse, type PortalAdapter, type UrlVerdict } from './adapter.js';
+import {
+  addPrivate,
+  list,
+  pathSegments,
+  photoList,
+  record,
+  str,
+  type PageParse,
+  type ParseOptions,
+  type PortalAdapter,
+  type UrlVerdict,
+} from './adapter.js';
 import { addFeatures, featureFromLabel } from './amenity-labels.js';
 import { findInTree, isTextLeaf, labelledValues, vocabulary, type Page } from './html.js';
 import { cityName, districtName, splitAtWord } from './portal-places.js';
@@ -123,7 +134,7 @@ function paramsOf(ad: Record<string, unknown>): Record<string, unknown>[] {
   return [...list(params.primary), ...list(params.secondary), ...list(params.extra)].map(record);
 }
 
-function fromNextData(ad: Record<string, unknown>, facts: ListingFacts, privateStrings: string[]): string | null {
+function fromNextData(ad: Record<string, unknown>, facts: ListingFacts, privateStrings: string[], eurToMad: number): string | null {
   const category = record(ad.category);
   if (!isRealEstate(ad, category)) {
     throw badRequest(
@@ -139,7 +150,7 @@ function fromNextData(ad: Record<string, unknown>, facts: ListingFacts, privateS
   facts.property_type = typeFromCategory(category, facts.title);
 
   const price = record(ad.price);
-  Object.assign(facts, priceInMad(parseAmount(price.value), parseCurrency(str(price.currency)) ?? 'MAD'));
+  Object.assign(facts, priceInMad(parseAmount(price.value), parseCurrency(str(price.currency)) ?? 'MAD', eurToMad));
 
   let living: number | null = null;
   let total: number | null = null;
@@ -193,7 +204,7 @@ const DOM_LABELS = vocabulary({
 });
 
 /** Fallback for a page without `__NEXT_DATA__`: stable hooks only (og: tags, h1, label/value pairs). */
-function fromDom(page: Page, facts: ListingFacts, privateStrings: string[]): string | null {
+function fromDom(page: Page, facts: ListingFacts, privateStrings: string[], eurToMad: number): string | null {
   const $ = page.dom();
   // og:title = "{title} | {Category} à {City} | Avito.ma"
   const ogParts = (page.meta('og:title') ?? '').split(' | ').map(tidy);
@@ -225,7 +236,7 @@ function fromDom(page: Page, facts: ListingFacts, privateStrings: string[]): str
       const text = tidy($(element).text());
       if (text.length > 40) return;
       if (isPriceOnRequest(text)) return false;
-      if (/^\d[\d\s.,]*(dh|dhs|mad|€|eur)$/i.test(text)) Object.assign(facts, priceInMad(parseAmount(text), parseCurrency(text)));
+      if (/^\d[\d\s.,]*(dh|dhs|mad|€|eur)$/i.test(text)) Object.assign(facts, priceInMad(parseAmount(text), parseCurrency(text), eurToMad));
       return;
     });
 
@@ -264,11 +275,12 @@ function findAd(page: Page): Record<string, unknown> | null {
   );
 }
 
-function parse(page: Page, listing: Extract<UrlVerdict, { kind: 'listing' }> | null): PageParse {
+function parse(page: Page, listing: Extract<UrlVerdict, { kind: 'listing' }> | null, options: ParseOptions): PageParse {
   const facts = emptyFacts();
   const privateStrings: string[] = [];
   const ad = findAd(page);
-  const description = ad !== null ? fromNextData(ad, facts, privateStrings) : fromDom(page, facts, privateStrings);
+  const description =
+    ad !== null ? fromNextData(ad, facts, privateStrings, options.eurToMad) : fromDom(page, facts, privateStrings, options.eurToMad);
   facts.transaction ??= listing?.transactionHint ?? null;
   const canonicalUrl = str(record(ad?.friendlyUrl).url) ?? page.link('canonical');
   const idFromPage = str(ad?.listId) ?? (canonicalUrl ? (/[_-](\d{5,12})\.htm/.exec(canonicalUrl)?.[1] ?? null) : null);

@@ -3,7 +3,7 @@ import type { ListingFacts, ListingSource, PortalName, Provenance } from '../../
 import { PROVENANCE_FIELDS } from '../../core/types.js';
 import { openFetch, type FetchPort, type FetchResult, type PortFetchOptions } from '../../net/fetch.js';
 import { mergeFacts } from '../merge.js';
-import { extractFacts } from '../text/extract.js';
+import { DEFAULT_EUR_TO_MAD, extractFacts } from '../text/extract.js';
 import type { FetchStep, PageParse, PortalAdapter, UrlVerdict } from './adapter.js';
 import { avito } from './avito.js';
 import { Page } from './html.js';
@@ -227,7 +227,8 @@ function scrubbed(parse: PageParse): { title: string | null; description: string
  * description then go through the text extractor: page fields win, the text fills gaps and adds
  * features, contradictions become warnings (mergeFacts).
  */
-export function parseListingPage(html: string, url: string | null): PageAnalysis {
+export function parseListingPage(html: string, url: string | null, options: { eurToMad?: number } = {}): PageAnalysis {
+  const eurToMad = options.eurToMad ?? DEFAULT_EUR_TO_MAD;
   const page = new Page(html);
   const given = url === null ? null : requireListingUrl(url);
   const own = ownUrlVerdict(page);
@@ -260,7 +261,7 @@ export function parseListingPage(html: string, url: string | null): PageAnalysis
     );
   }
 
-  const parse = adapter.parse(page, listing);
+  const parse = adapter.parse(page, listing, { eurToMad });
   if (given !== null && parse.listingId !== null && parse.listingId.toUpperCase() !== given.listingId.toUpperCase()) {
     throw badRequest(
       `The page is ${adapter.label} listing ${parse.listingId} but the URL is listing ${given.listingId}: give the page and the URL of the same listing.`,
@@ -281,7 +282,7 @@ export function parseListingPage(html: string, url: string | null): PageAnalysis
   const { title, description } = scrubbed(parse);
   const pageFacts: ListingFacts = { ...parse.facts, title, provenance: structuredProvenance(parse.facts) };
   const ownText = [title, description].filter((t): t is string => t !== null).join('\n\n');
-  const facts = ownText === '' ? pageFacts : mergeFacts(pageFacts, extractFacts(ownText, { source: 'page_text' }));
+  const facts = ownText === '' ? pageFacts : mergeFacts(pageFacts, extractFacts(ownText, { source: 'page_text', eurToMad }));
   facts.description = ownText === '' ? null : ownText;
   // Descriptions name nearby places ("à 3 min de Maarif"): when the page states its city, its
   // district field (even empty) is the one to trust.

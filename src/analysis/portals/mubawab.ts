@@ -2,7 +2,18 @@ import type { CheerioAPI } from 'cheerio';
 import { badRequest } from '../../core/errors.js';
 import type { FeatureKey } from '../../core/types.js';
 import { emptyFacts } from '../facts.js';
-import { addPrivate, list, pathSegments, photoList, record, str, type PageParse, type PortalAdapter, type UrlVerdict } from './adapter.js';
+import {
+  addPrivate,
+  list,
+  pathSegments,
+  photoList,
+  record,
+  str,
+  type PageParse,
+  type ParseOptions,
+  type PortalAdapter,
+  type UrlVerdict,
+} from './adapter.js';
 import { addFeatures, featureFromLabel } from './amenity-labels.js';
 import { htmlToText, isRecord, type Page } from './html.js';
 import { districtName, samePlace, splitLocation } from './portal-places.js';
@@ -120,7 +131,7 @@ function jsonLdListing(page: Page): Record<string, unknown> | null {
   );
 }
 
-function parse(page: Page, listing: Extract<UrlVerdict, { kind: 'listing' }> | null): PageParse {
+function parse(page: Page, listing: Extract<UrlVerdict, { kind: 'listing' }> | null, options: ParseOptions): PageParse {
   const facts = emptyFacts();
   const privateStrings: string[] = [];
   const ld = jsonLdListing(page);
@@ -152,9 +163,9 @@ function parse(page: Page, listing: Extract<UrlVerdict, { kind: 'listing' }> | n
   const dom = domPrice($);
   const ldAmount = parseAmount(offer.price);
   if (ldAmount !== null && ldAmount > 0) {
-    Object.assign(facts, priceInMad(ldAmount, parseCurrency(str(offer.priceCurrency)) ?? 'MAD'));
+    Object.assign(facts, priceInMad(ldAmount, parseCurrency(str(offer.priceCurrency)) ?? 'MAD', options.eurToMad));
   } else if (dom !== null && !dom.onRequest) {
-    Object.assign(facts, priceInMad(dom.amount, dom.currency));
+    Object.assign(facts, priceInMad(dom.amount, dom.currency, options.eurToMad));
   }
 
   // Key figures: JSON-LD, then the icon blocks.

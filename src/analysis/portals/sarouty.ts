@@ -1,6 +1,17 @@
 import type { ListingFacts, PropertyType, Warning } from '../../core/types.js';
 import { emptyFacts } from '../facts.js';
-import { addPrivate, list, pathSegments, photoList, record, str, type PageParse, type PortalAdapter, type UrlVerdict } from './adapter.js';
+import {
+  addPrivate,
+  list,
+  pathSegments,
+  photoList,
+  record,
+  str,
+  type PageParse,
+  type ParseOptions,
+  type PortalAdapter,
+  type UrlVerdict,
+} from './adapter.js';
 import { addFeatures, featureFromLabel } from './amenity-labels.js';
 import { findInTree, htmlToText, isRecord, labelledValues, parseLooseJson, vocabulary, type Page } from './html.js';
 import { cityName, districtName, splitLocation } from './portal-places.js';
@@ -89,7 +100,7 @@ export function apiProperty(json: unknown): Record<string, unknown> | null {
   return findInTree(json, isApiProperty, 4);
 }
 
-function fromApi(data: Record<string, unknown>, facts: ListingFacts, privateStrings: string[]): string | null {
+function fromApi(data: Record<string, unknown>, facts: ListingFacts, privateStrings: string[], eurToMad: number): string | null {
   facts.title = localized(data, 'property_title');
   const priceBlock = record(data.price);
   const period = fold(str(priceBlock.price_type) ?? str(data.property_price_type) ?? '');
@@ -102,7 +113,7 @@ function fromApi(data: Record<string, unknown>, facts: ListingFacts, privateStri
         : transactionFromWords(str(data.property_type_sale_name_en) ?? facts.title);
 
   const amount = parseAmount(data.property_price ?? priceBlock.price ?? (typeof data.price === 'number' ? data.price : null));
-  Object.assign(facts, priceInMad(amount, parseCurrency(str(data.property_currency) ?? str(priceBlock.currency)) ?? 'MAD'));
+  Object.assign(facts, priceInMad(amount, parseCurrency(str(data.property_currency) ?? str(priceBlock.currency)) ?? 'MAD', eurToMad));
   if (facts.price_mad !== null && /year|annuel/.test(period)) {
     // Facts hold a monthly rent.
     facts.price_mad = Math.round(facts.price_mad / 12);
@@ -175,7 +186,7 @@ const DOM_LABELS = vocabulary({
 });
 
 /** A page saved from the browser: JSON-LD, og: tags and label/value pairs. */
-function fromHtml(page: Page, facts: ListingFacts, privateStrings: string[]): string | null {
+function fromHtml(page: Page, facts: ListingFacts, privateStrings: string[], eurToMad: number): string | null {
   const ld = page
     .jsonLd()
     .find((o) =>
@@ -186,12 +197,12 @@ function fromHtml(page: Page, facts: ListingFacts, privateStrings: string[]): st
   const values = labelledValues($, DOM_LABELS);
 
   facts.title = str(ld?.name) ?? (tidy($('h1').first().text()) || null) ?? page.meta('og:title');
-  Object.assign(facts, priceInMad(parseAmount(offer.price ?? null), parseCurrency(str(offer.priceCurrency)) ?? 'MAD'));
+  Object.assign(facts, priceInMad(parseAmount(offer.price ?? null), parseCurrency(str(offer.priceCurrency)) ?? 'MAD', eurToMad));
   if (facts.price_mad === null && facts.price_original === null) {
     $('[data-testid*="price" i], [class*="price" i]').each((_, element) => {
       const text = tidy($(element).text());
       if (text.length > 0 && text.length < 40 && /\d/.test(text)) {
-        Object.assign(facts, priceInMad(parseAmount(text), parseCurrency(text) ?? 'MAD'));
+        Object.assign(facts, priceInMad(parseAmount(text), parseCurrency(text) ?? 'MAD', eurToMad));
         if (/mois|month|monthly|\/\s*m/i.test(text)) facts.transaction = 'rent';
         return false;
       }
@@ -236,12 +247,13 @@ function embeddedApiProperty(page: Page): Record<string, unknown> | null {
   return null;
 }
 
-function parse(page: Page, listing: Extract<UrlVerdict, { kind: 'listing' }> | null): PageParse {
+function parse(page: Page, listing: Extract<UrlVerdict, { kind: 'listing' }> | null, options: ParseOptions): PageParse {
   const facts = emptyFacts();
   const privateStrings: string[] = [];
   const trimmed = page.html.trimStart();
   const api = trimmed.startsWith('{') || trimmed.startsWith('[') ? apiProperty(parseLooseJson(trimmed)) : embeddedApiProperty(page);
-  const description = api !== null ? fromApi(api, facts, privateStrings) : fromHtml(page, facts, privateStrings);
+  const description =
+    api !== null ? fromApi(api, facts, privateStrings, options.eurToMad) : fromHtml(page, facts, privateStrings, options.eurToMad);
   facts.transaction ??= listing?.transactionHint ?? null;
   const id = str(api?.property_id);
   const canonicalUrl = api !== null ? null : page.link('canonical');

@@ -1,5 +1,5 @@
 import type { PriceOriginal, PropertyType, Transaction } from '../../core/types.js';
-import { DEFAULT_EUR_TO_MAD, eurToMadRate } from '../text/extract.js';
+import { DEFAULT_EUR_TO_MAD } from '../text/extract.js';
 
 /**
  * Readers for the values portals print: amounts with every kind of thousands separator,
@@ -95,19 +95,19 @@ export function parseCurrency(value: unknown): CurrencyCode | null {
   return null;
 }
 
-export { DEFAULT_EUR_TO_MAD, eurToMadRate };
+export { DEFAULT_EUR_TO_MAD };
 
 export interface Price {
   price_mad: number | null;
   price_original: PriceOriginal | null;
 }
 
-/** A stated amount in MAD terms: EUR is converted (original kept); other currencies stay unconverted. */
-export function priceInMad(amount: number | null, currency: CurrencyCode | null): Price {
+/** A stated amount in MAD terms: EUR is converted at `eurToMad` (original kept); other currencies stay unconverted. */
+export function priceInMad(amount: number | null, currency: CurrencyCode | null, eurToMad: number): Price {
   if (amount === null || amount <= 0) return { price_mad: null, price_original: null };
   if (currency === null || currency === 'MAD') return { price_mad: Math.round(amount), price_original: null };
   if (currency === 'EUR') {
-    return { price_mad: Math.round(amount * eurToMadRate()), price_original: { amount, currency: 'EUR' } };
+    return { price_mad: Math.round(amount * eurToMad), price_original: { amount, currency: 'EUR' } };
   }
   return { price_mad: null, price_original: { amount, currency } };
 }

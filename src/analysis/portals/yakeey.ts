@@ -1,6 +1,17 @@
 import type { FeatureKey, PropertyType } from '../../core/types.js';
 import { emptyFacts } from '../facts.js';
-import { addPrivate, list, pathSegments, photoList, record, str, type PageParse, type PortalAdapter, type UrlVerdict } from './adapter.js';
+import {
+  addPrivate,
+  list,
+  pathSegments,
+  photoList,
+  record,
+  str,
+  type PageParse,
+  type ParseOptions,
+  type PortalAdapter,
+  type UrlVerdict,
+} from './adapter.js';
 import { addFeatures, featureFromLabel } from './amenity-labels.js';
 import { FlightData } from './flight.js';
 import { findInTree, labelledValues, vocabulary, type Page } from './html.js';
@@ -105,7 +116,7 @@ function findProperty(flight: FlightData | null): Record<string, unknown> | null
   return null;
 }
 
-function parse(page: Page, listing: Extract<UrlVerdict, { kind: 'listing' }> | null): PageParse {
+function parse(page: Page, listing: Extract<UrlVerdict, { kind: 'listing' }> | null, options: ParseOptions): PageParse {
   const facts = emptyFacts();
   const privateStrings: string[] = [];
   const property = findProperty(FlightData.fromPage(page));
@@ -130,10 +141,10 @@ function parse(page: Page, listing: Extract<UrlVerdict, { kind: 'listing' }> | n
   // Price: the property's own price, never the fee lines listed after it on the page.
   const hidden = p.isPricePrivate === true;
   const amount = hidden ? null : parseAmount(p.globalPrice ?? record(p.priceDetails).salePrice ?? null);
-  if (amount !== null) Object.assign(facts, priceInMad(amount, parseCurrency(str(p.currency)) ?? 'MAD'));
+  if (amount !== null) Object.assign(facts, priceInMad(amount, parseCurrency(str(p.currency)) ?? 'MAD', options.eurToMad));
   else if (property === null) {
     const fromTitle = /-([\d\s\u00a0\u202f.,]*[\d.,])\s*(DH|MAD|€)\s*$/i.exec(documentTitle);
-    if (fromTitle) Object.assign(facts, priceInMad(parseAmount(fromTitle[1]), parseCurrency(fromTitle[2])));
+    if (fromTitle) Object.assign(facts, priceInMad(parseAmount(fromTitle[1]), parseCurrency(fromTitle[2]), options.eurToMad));
   }
 
   // Surfaces: "de 127 m² dont 109 m² habitables" — the DOM labels tell living from total.

@@ -22,14 +22,11 @@ import { contradictionWarnings, keyMoneyWarnings } from './warnings.js';
  */
 export const DEFAULT_EUR_TO_MAD = 10.8;
 
-/** MAD per EUR in force: IMMOREEL_EUR_TO_MAD (so a user can apply the day's rate), else the default. */
-export function eurToMadRate(): number {
-  const configured = Number(process.env.IMMOREEL_EUR_TO_MAD);
-  return Number.isFinite(configured) && configured > 0 ? configured : DEFAULT_EUR_TO_MAD;
-}
-
 export interface ExtractOptions {
-  /** MAD per EUR used to convert prices stated in euros (default: eurToMadRate()). */
+  /**
+   * MAD per EUR used to convert prices stated in euros (default `DEFAULT_EUR_TO_MAD`); the entry
+   * points pass IMMOREEL_EUR_TO_MAD, so a user can apply the day's rate (docs/configuration.md).
+   */
   eurToMad?: number;
   /** What the text is, for provenance: the description passed in (default) or a portal page's own text. */
   source?: Extract<ProvenanceSource, 'page_text' | 'description'>;
@@ -88,7 +85,7 @@ export function extractFacts(text: string, options: ExtractOptions = {}): Listin
     note('transaction', words, Math.abs(deal.rent - deal.sale) <= 1 && (words?.start ?? 0) >= titleEnd ? CONFIDENCE.inferred : undefined);
   }
 
-  const eurToMad = options.eurToMad ?? eurToMadRate();
+  const eurToMad = options.eurToMad ?? DEFAULT_EUR_TO_MAD;
   const prices = findPriceMentions(normalized, numbers, titleEnd, { eurToMad });
   const price = statesNoPrice(normalized) && !prices.some((p) => p.labelled) ? null : choosePrice(prices, facts.transaction, normalized);
   if (price !== null) {

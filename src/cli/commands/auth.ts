@@ -154,18 +154,17 @@ export async function login(flags: { apiKeyStdin?: boolean; apiKey?: string }, c
       },
     );
   }
-  const rawUrl = ctx.globals.baseUrl;
+  const rawUrl = ctx.config.baseUrl;
   if (rawUrl === undefined || rawUrl === '') {
     throw badRequest('auth login needs the server address: --base-url URL (or IMMOREEL_BASE_URL).', {
       details: [{ field: 'base-url', message: 'is required' }],
     });
   }
   const baseUrl = normalizeBaseUrl(rawUrl);
-  const name = assertProfileName(ctx.globals.profile ?? DEFAULT_PROFILE);
+  const name = assertProfileName(ctx.config.profile ?? DEFAULT_PROFILE);
   let apiKey: string;
   if (flags.apiKeyStdin === true) apiKey = checkKeyShape(await readKeyFromStdin(), 'standard input');
-  else if (process.env.IMMOREEL_API_KEY !== undefined && process.env.IMMOREEL_API_KEY.trim() !== '')
-    apiKey = checkKeyShape(process.env.IMMOREEL_API_KEY.trim(), 'IMMOREEL_API_KEY');
+  else if (ctx.config.apiKey !== undefined) apiKey = checkKeyShape(ctx.config.apiKey, 'IMMOREEL_API_KEY');
   else {
     throw badRequest(
       'No API key given: pipe it with --api-key-stdin (`immoreel auth login --base-url URL --api-key-stdin < key.txt`) or set IMMOREEL_API_KEY.',
@@ -174,12 +173,12 @@ export async function login(flags: { apiKeyStdin?: boolean; apiKey?: string }, c
       },
     );
   }
-  assertKeyTransport(baseUrl, ctx.globals.insecure);
+  assertKeyTransport(baseUrl, ctx.config.insecure);
   if (sendsKeyInClear(baseUrl)) ctx.output.warn(`${baseUrl} is plain http: the API key travels unencrypted over the network; use https.`);
 
   const progress = ctx.output.progress(`Checking the key with ${baseUrl}…`);
   const me = await fetchMe(baseUrl, apiKey).finally(() => progress.stop());
-  const store = new ProfileStore();
+  const store = new ProfileStore(ctx.config.configDir);
   const profile: ProfileRecord = {
     base_url: baseUrl,
     api_key: apiKey,
@@ -202,14 +201,14 @@ export async function login(flags: { apiKeyStdin?: boolean; apiKey?: string }, c
 /** `auth status`. */
 export async function status(_flags: unknown, command: Command): Promise<void> {
   const ctx = contextFor(command);
-  const store = new ProfileStore();
-  const only = ctx.globals.profile;
+  const store = new ProfileStore(ctx.config.configDir);
+  const only = ctx.config.profile;
   const views: { view: ProfileView; apiKey: string }[] = [];
   for (const { name, profile } of store.list()) {
     if (only === undefined || only === name) views.push({ view: viewOf(name, profile, 'profile'), apiKey: profile.api_key });
   }
-  const envKey = process.env.IMMOREEL_API_KEY?.trim();
-  const envUrl = ctx.globals.baseUrl;
+  const envKey = ctx.config.apiKey;
+  const envUrl = ctx.config.baseUrl;
   if (envKey !== undefined && envKey !== '' && envUrl !== undefined && envUrl !== '' && only === undefined) {
     const baseUrl = normalizeBaseUrl(envUrl);
     views.unshift({
@@ -269,8 +268,8 @@ export async function status(_flags: unknown, command: Command): Promise<void> {
 /** `auth logout`. */
 export async function logout(flags: { all?: boolean }, command: Command): Promise<void> {
   const ctx = contextFor(command);
-  const store = new ProfileStore();
-  const names = flags.all === true ? store.list().map((p) => p.name) : [ctx.globals.profile ?? DEFAULT_PROFILE];
+  const store = new ProfileStore(ctx.config.configDir);
+  const names = flags.all === true ? store.list().map((p) => p.name) : [ctx.config.profile ?? DEFAULT_PROFILE];
   const removed: string[] = [];
   for (const name of names) {
     const profile = store.get(name);

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
+import type { FfmpegSettings } from '../../config/config-schema.js';
 import { AppError, isAppError } from '../../core/errors.js';
 import { missingFontFiles } from '../../render/fonts.js';
 import { MUSIC_TRACKS } from '../../render/music-tracks.js';
@@ -51,12 +52,12 @@ export function parseFfmpegVersion(firstLine: string): [number, number] | null {
   return match === null ? null : [Number(match[1]), Number(match[2])];
 }
 
-async function binaryChecks(): Promise<Check[]> {
+async function binaryChecks(ffmpeg: FfmpegSettings): Promise<Check[]> {
   // Loaded here: fluent-ffmpeg is only needed by the commands that run ffmpeg.
   const { ffmpegInfo, resolveBinaries } = await import('../../render/ffmpeg/runner.js');
   let binaries;
   try {
-    binaries = resolveBinaries();
+    binaries = resolveBinaries(ffmpeg);
   } catch (error) {
     if (!isAppError(error)) throw error;
     const which = error.reason === 'ffprobe_missing' ? 'ffprobe' : 'ffmpeg';
@@ -206,13 +207,13 @@ function failedCheck(name: string, error: unknown, hint: string): Check {
  * written, read back and deleted). The embedded default has nothing to check here.
  */
 async function backendChecks(ctx: CommandContext): Promise<Check[]> {
-  const { dataDir, databaseUrl, storageUrl } = ctx.backendOptions();
+  const { dataDir, databaseUrl, storageUrl, env } = ctx.backendOptions();
   if (databaseUrl === undefined && storageUrl === undefined) return [];
   const { planBackends, checkBlobs } = await import('../../records/backends.js');
   const checks: Check[] = [];
   let plan;
   try {
-    plan = planBackends({ dataDir, databaseUrl, storageUrl });
+    plan = planBackends({ dataDir, databaseUrl, storageUrl, env });
   } catch (error) {
     return [failedCheck('configuration', error, 'Fix --database-url / --storage-url (docs/scaling.md "Configuration").')];
   }
@@ -253,7 +254,7 @@ async function backendChecks(ctx: CommandContext): Promise<Check[]> {
   }
   if (storageUrl !== undefined) {
     const { openBlobStore } = await import('../../blobs/index.js');
-    const blobs = openBlobStore({ url: storageUrl, dataDir });
+    const blobs = openBlobStore({ url: storageUrl, dataDir, env });
     try {
       await checkBlobs(blobs, plan.storageLabel);
       checks.push({ name: 'storage', ok: true, detail: `${plan.storageLabel}: present and listable` });
@@ -284,7 +285,12 @@ async function backendChecks(ctx: CommandContext): Promise<Check[]> {
 export async function doctor(_flags: unknown, command: Command): Promise<void> {
   const ctx = contextFor(command);
   const usesS3 = /^s3:/i.test(ctx.backendOptions().storageUrl ?? '');
-  const checks = [nodeCheck(process.version, usesS3), ...(await binaryChecks()), ...(await assetChecks()), ...(await backendChecks(ctx))];
+  const checks = [
+    nodeCheck(process.version, usesS3),
+    ...(await binaryChecks(ctx.config.ffmpeg)),
+    ...(await assetChecks()),
+    ...(await backendChecks(ctx)),
+  ];
   const failed = checks.filter((c) => !c.ok);
   if (ctx.output.json) {
     // On failure the error envelope (printed by main) carries the failed checks; one JSON document either way.

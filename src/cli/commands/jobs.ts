@@ -4,7 +4,6 @@ import { stripVTControlCharacters } from 'node:util';
 import type { ChalkInstance } from 'chalk';
 import type { Command } from 'commander';
 import { AppError, badRequest } from '../../core/errors.js';
-import { resolveDataDir } from '../../core/paths.js';
 import type { JobRecord, JobState } from '../../core/types.js';
 import type { Service } from '../../core/service.js';
 import { assertJobId, isJobId } from '../../core/job-ids.js';
@@ -140,7 +139,7 @@ export async function listJobs(flags: { state?: JobState; limit: string; cursor?
         ...(flags.state === undefined ? [] : ['--state', flags.state]),
         ...(flags.limit === '20' ? [] : ['--limit', flags.limit]),
       ];
-      ctx.output.info(`More: ${followUp(ctx.globals, 'jobs', 'list', ...filters, '--cursor', page.next_cursor)}`);
+      ctx.output.info(`More: ${followUp(ctx.config, 'jobs', 'list', ...filters, '--cursor', page.next_cursor)}`);
     }
   });
 }
@@ -224,14 +223,19 @@ export async function purgeJobs(flags: { olderThan: string; dryRun?: boolean; ye
     );
   }
   const olderThanMs = parseAge(flags.olderThan);
-  const dataDir = resolveDataDir(ctx.globals.dataDir);
+  const { dataDir } = ctx.config;
   const stores = await ctx.openJobStores();
-  const manager = await JobManager.open({ dataDir, ...stores, closeWith: () => stores.close(), runWorkers: false }).catch(
-    async (error: unknown) => {
-      await stores.close();
-      throw error;
-    },
-  );
+  const manager = await JobManager.open({
+    dataDir,
+    ...stores,
+    closeWith: () => stores.close(),
+    runWorkers: false,
+    ffmpeg: ctx.config.ffmpeg,
+    timings: ctx.config.jobs,
+  }).catch(async (error: unknown) => {
+    await stores.close();
+    throw error;
+  });
   try {
     const store = stores.describe();
     const planned = await manager.purge(olderThanMs, { dryRun: true });

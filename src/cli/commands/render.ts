@@ -9,11 +9,10 @@ import { isRemoteRef } from '../../core/refs.js';
 import type { JobRecord, Property } from '../../core/types.js';
 import type { Branding, RenderRequest } from '../../core/requests.js';
 import { demoBranding, demoListingText, demoPhotos } from '../../render/demo.js';
-import { resolveDataDir } from '../../core/paths.js';
 import { jobFailure } from '../../jobs/failure.js';
 import { defaultConcurrency } from '../../core/job-limits.js';
 import { formatEta, runRenderBatch } from '../../jobs/render-batch.js';
-import { contextFor, type CommandContext, type GlobalOptions } from '../command-context.js';
+import { contextFor, type CommandContext } from '../command-context.js';
 import { followUp } from '../hints.js';
 import { readInputRequest, type InputFlags } from '../inputs.js';
 import { interruptible, wasInterrupted } from '../interrupt.js';
@@ -266,7 +265,7 @@ async function renderOne(ctx: CommandContext, flags: RenderFlags, stdinArg: stri
   if (ctx.mode === 'local') {
     // A missing ffmpeg is exit 1 with how to install it, before anything is queued.
     const { resolveBinaries } = await import('../../render/ffmpeg/runner.js');
-    resolveBinaries();
+    resolveBinaries(ctx.config.ffmpeg);
   }
   const service = await ctx.openService();
   try {
@@ -274,9 +273,9 @@ async function renderOne(ctx: CommandContext, flags: RenderFlags, stdinArg: stri
       throw withFlagNames(error);
     });
     if (target === null) {
-      if (ctx.mode === 'local') startDetachedWorker(ctx.globals);
+      if (ctx.mode === 'local') startDetachedWorker(ctx);
       if (output.json) output.data({ ok: true, status: 'success', job: submitted });
-      else output.text(`${submitted.job_id}  queued — follow it with: ${followUp(ctx.globals, 'jobs', 'wait', submitted.job_id)}`);
+      else output.text(`${submitted.job_id}  queued — follow it with: ${followUp(ctx.config, 'jobs', 'wait', submitted.job_id)}`);
       return;
     }
     const progress = output.progress(progressBar(submitted));
@@ -380,7 +379,7 @@ async function renderBatch(ctx: CommandContext, flags: RenderFlags & { csv: stri
     );
     if (wasInterrupted()) {
       output.info(
-        `Interrupted: run it again with --resume to render the rest (${followUp(ctx.globals, 'render', '--csv', flags.csv, '--out-dir', flags.outDir as string, '--resume')}).`,
+        `Interrupted: run it again with --resume to render the rest (${followUp(ctx.config, 'render', '--csv', flags.csv, '--out-dir', flags.outDir as string, '--resume')}).`,
       );
       return;
     }
@@ -413,18 +412,18 @@ export async function render(stdinArg: string | undefined, flags: RenderFlags, c
  * `render --no-wait`: starts `immoreel worker --until-idle` on the same data directory, detached
  * (own process group, no stdio), so it drains the queue after this command has exited.
  */
-export function startDetachedWorker(globals: GlobalOptions): void {
+export function startDetachedWorker(ctx: Pick<CommandContext, 'config' | 'environment'>): void {
+  const { config } = ctx;
   // With PostgreSQL the queue hands the job to the running `immoreel worker`s (docs/scaling.md).
-  if (globals.databaseUrl !== undefined && globals.databaseUrl.trim() !== '') return;
+  if (config.databaseUrl !== undefined) return;
   const bin = fileURLToPath(new URL('../../../bin/immoreel.js', import.meta.url));
-  const child = spawn(process.execPath, [bin, '--quiet', '--data-dir', resolveDataDir(globals.dataDir), 'worker', '--until-idle'], {
+  const child = spawn(process.execPath, [bin, '--quiet', '--data-dir', config.dataDir, 'worker', '--until-idle'], {
     detached: true,
     stdio: 'ignore',
-    // The same records and blobs, through the environment: a password on a command line shows in `ps`.
+    // This CLI's own environment, with the same blobs: a URL on a command line shows in `ps`.
     env: {
-      ...process.env,
-      ...(globals.databaseUrl === undefined ? {} : { IMMOREEL_DATABASE_URL: globals.databaseUrl }),
-      ...(globals.storageUrl === undefined ? {} : { IMMOREEL_STORAGE_URL: globals.storageUrl }),
+      ...ctx.environment,
+      ...(config.storageUrl === undefined ? {} : { IMMOREEL_STORAGE_URL: config.storageUrl }),
     },
   });
   child.unref();

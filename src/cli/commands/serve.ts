@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { badRequest } from '../../core/errors.js';
-import { resolveDataDir } from '../../core/paths.js';
+import type { Config } from '../../config/config-schema.js';
 import type { ServerLimits } from '../../server/api-limits.js';
+import type { StartOptions } from '../../server/start.js';
 import { contextFor } from '../command-context.js';
 
 export interface ServeFlags {
@@ -59,6 +60,16 @@ function corsOrigins(values: string[] | undefined): string[] | undefined {
     });
 }
 
+/** What `serve` and `studio` hand the server from the configuration (docs/configuration.md). */
+export function serverSettings(config: Config): Pick<StartOptions, 'ffmpeg' | 'timings' | 'aws' | 'eurToMad'> {
+  return {
+    ffmpeg: config.ffmpeg,
+    timings: config.jobs,
+    aws: config.aws,
+    ...(config.eurToMad === undefined ? {} : { eurToMad: config.eurToMad }),
+  };
+}
+
 /** `serve`: the HTTP API on this data directory, until SIGTERM/SIGINT. */
 export async function serve(flags: ServeFlags, command: Command): Promise<void> {
   const ctx = contextFor(command);
@@ -74,17 +85,19 @@ export async function serve(flags: ServeFlags, command: Command): Promise<void> 
   const drainMs = wholeNumber(flags.drainMs, '--drain-ms', 0);
   // Loaded here: fastify and the job layer are only needed by this command.
   const { startServer } = await import('../../server/start.js');
+  const { config } = ctx;
   const { databaseUrl, storageUrl } = ctx.backendOptions();
   const backends = await ctx.openConfiguredBackends();
   const opened = backends === null ? {} : { records: backends.records, blobs: backends.blobs };
   const server = await startServer({
     ...{ databaseUrl, storageUrl, ...opened },
-    dataDir: resolveDataDir(ctx.globals.dataDir),
+    ...serverSettings(config),
+    dataDir: config.dataDir,
     host: flags.host,
     port,
     concurrency: flags.concurrency === undefined ? undefined : wholeNumber(flags.concurrency, '--concurrency', 1, 30),
     limits,
-    allowLoopbackFetch: flags.allowLoopbackFetch === true,
+    allowLoopbackFetch: config.allowLoopbackFetch,
     corsOrigins: corsOrigins(flags.corsOrigin),
     log: { stream: process.stderr, level: flags.logLevel },
   }).catch(async (error: unknown) => {
@@ -95,7 +108,7 @@ export async function serve(flags: ServeFlags, command: Command): Promise<void> 
   const lifecycle = server.app.log.child({}, { level: 'info' });
   if (backends !== null) lifecycle.info({ event: 'backends' }, backends.describe());
   lifecycle.info({ event: 'listening', url: server.url, api: `${server.url}/api/v1` }, 'immoreel API v1 listening');
-  if (flags.allowLoopbackFetch)
+  if (config.allowLoopbackFetch)
     server.app.log.warn({ event: 'config' }, 'server-side fetches may reach loopback addresses (--allow-loopback-fetch): for tests only');
   await new Promise<void>((resolve, reject) => {
     const stop = (signal: NodeJS.Signals): void => {

@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
-import { resolveDataDir } from '../../core/paths.js';
 import type { RecordStore } from '../../records/types.js';
 import { contextFor } from '../command-context.js';
-import { wholeNumber } from './serve.js';
+import { serverSettings, wholeNumber } from './serve.js';
 
 export interface StudioFlags {
   port: string;
@@ -13,14 +12,14 @@ export interface StudioFlags {
   concurrency?: string;
 }
 
-/** Opens the link in the desktop's browser when there is one; silently does nothing otherwise. */
-function openBrowser(url: string): boolean {
+/** Opens the link in the desktop's browser when there is one (`display`: a graphical session); silently does nothing otherwise. */
+function openBrowser(url: string, display: boolean): boolean {
   const [command, args] =
     process.platform === 'darwin'
       ? ['open', [url]]
       : process.platform === 'win32'
         ? ['cmd', ['/c', 'start', '""', url]]
-        : process.env.DISPLAY || process.env.WAYLAND_DISPLAY
+        : display
           ? ['xdg-open', [url]]
           : [null, []];
   if (command === null) return false;
@@ -33,7 +32,7 @@ function openBrowser(url: string): boolean {
 /** `studio`: the service on 127.0.0.1 with the Studio page and a one-time sign-in link. */
 export async function studio(flags: StudioFlags, command: Command): Promise<void> {
   const ctx = contextFor(command);
-  const dataDir = resolveDataDir(ctx.globals.dataDir);
+  const { dataDir } = ctx.config;
   const concurrency = flags.concurrency === undefined ? undefined : wholeNumber(flags.concurrency, '--concurrency', 1, 30);
   const port = wholeNumber(flags.port, '--port', 0, 65535);
   // Loaded here: fastify and the job layer are only needed by the commands that serve.
@@ -41,7 +40,7 @@ export async function studio(flags: StudioFlags, command: Command): Promise<void
   const { startServer } = await import('../../server/start.js');
   const { databaseUrl, storageUrl } = ctx.backendOptions();
   const withKeys = async <T>(work: (keys: RecordStore['keys']) => Promise<T>): Promise<T> => {
-    const records = await openRecords({ dataDir, databaseUrl });
+    const records = await openRecords({ dataDir, databaseUrl, env: ctx.config.aws });
     try {
       return await work(records.keys);
     } finally {
@@ -52,6 +51,7 @@ export async function studio(flags: StudioFlags, command: Command): Promise<void
   const token = randomBytes(24).toString('base64url');
   const server = await startServer({
     ...{ databaseUrl, storageUrl },
+    ...serverSettings(ctx.config),
     dataDir,
     host: '127.0.0.1',
     port,
@@ -66,7 +66,7 @@ export async function studio(flags: StudioFlags, command: Command): Promise<void
   if (ctx.output.json) ctx.output.record({ event: 'listening', url: server.url, login_url: loginUrl, tenant: flags.tenant });
   else
     ctx.output.text(`immoreel Studio is running. Open this link to sign in (it works once):\n\n    ${loginUrl}\n\nPress Ctrl-C to stop.`);
-  if (flags.browser && openBrowser(loginUrl)) ctx.output.info('Opening the link in your browser…');
+  if (flags.browser && openBrowser(loginUrl, ctx.config.display)) ctx.output.info('Opening the link in your browser…');
   await new Promise<void>((resolve, reject) => {
     const stop = (): void => {
       ctx.output.info('Stopping the Studio…');

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { badRequest } from '../../core/errors.js';
-import { resolveDataDir } from '../../core/paths.js';
 import { JobManager, parseConcurrency } from '../../jobs/manager.js';
-import { guardedFetch } from '../../net/fetch.js';
+import { guardedFetch, openFetchVia } from '../../net/fetch.js';
 import { resolveAsset } from '../../records/assets.js';
 import { startJobEndDuties } from '../../server/job-end.js';
 import { LocalBlobStore } from '../../blobs/index.js';
@@ -22,13 +21,13 @@ export async function worker(
   command: Command,
 ): Promise<void> {
   const ctx = contextFor(command);
-  const { output, globals } = ctx;
+  const { output, config } = ctx;
   if (ctx.mode === 'remote') {
     throw badRequest(
       "immoreel worker renders the jobs of this machine's store (the data directory, or --database-url); it does not run against a remote server: drop --profile/--base-url.",
     );
   }
-  const dataDir = resolveDataDir(globals.dataDir);
+  const { dataDir } = config;
   const configured = await ctx.openConfiguredBackends();
   if (configured !== null) output.info(`Records and blobs: ${configured.describe()}`);
   // The embedded default: the data directory's own SQLite file and files, as `serve` uses them, so
@@ -41,7 +40,7 @@ export async function worker(
     await blobs.close();
   };
   // API jobs fetch through the guarded port, as on an API node (docs/security.md); loopback only in tests.
-  const fetch = guardedFetch({ allowLoopback: flags.allowLoopbackFetch === true });
+  const fetch = guardedFetch({ allowLoopback: config.allowLoopbackFetch });
   // Whichever process ends a job settles its charge and sends its webhook (docs/scaling.md "Webhooks").
   const duties = startJobEndDuties({
     records,
@@ -57,6 +56,10 @@ export async function worker(
       concurrency: flags.concurrency === undefined ? undefined : parseConcurrency(flags.concurrency),
       runWorkers: true,
       guardedFetch: fetch,
+      openFetch: openFetchVia(config.proxy),
+      ffmpeg: config.ffmpeg,
+      timings: config.jobs,
+      ...(config.eurToMad === undefined ? {} : { eurToMad: config.eurToMad }),
       resolveAsset: (tenant, assetId, scratchDir) => resolveAsset({ records, blobs }, tenant, assetId, scratchDir),
       report: (message, fields) => output.warn(`${message} ${JSON.stringify(fields)}`),
     });

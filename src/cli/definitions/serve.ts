@@ -45,9 +45,10 @@ export function serveCommand(): Command {
           .hideHelp(),
       )
       .addOption(
-        new Option('--allow-loopback-fetch', 'let server-side fetches reach 127.0.0.1/::1 (tests with local fixture servers only)')
-          .env('IMMOREEL_ALLOW_LOOPBACK_FETCH')
-          .hideHelp(),
+        new Option(
+          '--allow-loopback-fetch',
+          'let server-side fetches reach 127.0.0.1/::1 (tests with local fixture servers only)',
+        ).hideHelp(),
       )
       .addHelpText('after', EXAMPLES)
       .action(lazy(async () => (await import('../commands/serve.js')).serve))

@@ -18,9 +18,7 @@ export function workerCommand(): Command {
     .option('--until-idle', 'exit once nothing is queued and nothing runs here')
     .option('--concurrency <n>', `renders at once (1–30; default here: ${defaultConcurrency()}, two per CPU core as memory allows)`)
     .addOption(
-      new Option('--allow-loopback-fetch', 'let API jobs fetch from 127.0.0.1/::1 (tests with local fixture servers only)')
-        .env('IMMOREEL_ALLOW_LOOPBACK_FETCH')
-        .hideHelp(),
+      new Option('--allow-loopback-fetch', 'let API jobs fetch from 127.0.0.1/::1 (tests with local fixture servers only)').hideHelp(),
     )
     .addHelpText('after', EXAMPLES)
     .action(lazy(async () => (await import('../commands/worker.js')).worker));

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import ffmpeg from 'fluent-ffmpeg';
+import type { FfmpegSettings } from '../../config/config-schema.js';
 import { AppError } from '../../core/errors.js';
 import type { FfmpegCommandSpec } from './command.js';
 
@@ -33,8 +34,8 @@ function isExecutable(file: string): boolean {
   }
 }
 
-function findOnPath(name: string): string | null {
-  const dirs = (process.env.PATH ?? '').split(delimiter).filter((d) => d !== '');
+function findOnPath(name: string, searchPath: string): string | null {
+  const dirs = searchPath.split(delimiter).filter((d) => d !== '');
   const names = process.platform === 'win32' ? [`${name}.exe`, name] : [name];
   for (const dir of dirs) {
     for (const candidate of names) {
@@ -45,16 +46,20 @@ function findOnPath(name: string): string | null {
   return null;
 }
 
-function resolveBinary(name: 'ffmpeg' | 'ffprobe', envVar: 'FFMPEG_PATH' | 'FFPROBE_PATH'): string {
-  const override = process.env[envVar];
+function resolveBinary(
+  name: 'ffmpeg' | 'ffprobe',
+  envVar: 'FFMPEG_PATH' | 'FFPROBE_PATH',
+  override: string | undefined,
+  searchPath: string,
+): string {
   if (override !== undefined && override !== '') {
-    const file = isAbsolute(override) || override.includes('/') || override.includes('\\') ? override : findOnPath(override);
+    const file = isAbsolute(override) || override.includes('/') || override.includes('\\') ? override : findOnPath(override, searchPath);
     if (file !== null && isExecutable(file)) return file;
     throw new AppError('DEPENDENCY_MISSING', `${envVar} is set to ${override}, which is not an executable file. ${INSTALL_HINT}`, {
       reason: `${name}_missing`,
     });
   }
-  const found = findOnPath(name);
+  const found = findOnPath(name, searchPath);
   if (found === null) {
     throw new AppError('DEPENDENCY_MISSING', `${name} was not found on PATH. ${INSTALL_HINT}`, { reason: `${name}_missing` });
   }
@@ -65,13 +70,20 @@ function resolveBinary(name: 'ffmpeg' | 'ffprobe', envVar: 'FFMPEG_PATH' | 'FFPR
 let found: { key: string; binaries: FfmpegBinaries } | null = null;
 
 /**
- * ffmpeg and ffprobe, from FFMPEG_PATH / FFPROBE_PATH or PATH; DEPENDENCY_MISSING (exit 1) when
- * absent. Looked up once per process: again only if one of those three variables changes.
+ * ffmpeg and ffprobe, from the configured FFMPEG_PATH / FFPROBE_PATH or a search of PATH
+ * (docs/configuration.md); DEPENDENCY_MISSING (exit 1) when absent. Looked up once per process:
+ * again only when the settings change.
  */
-export function resolveBinaries(): FfmpegBinaries {
-  const key = [process.env.FFMPEG_PATH, process.env.FFPROBE_PATH, process.env.PATH].join('\0');
+export function resolveBinaries(settings: FfmpegSettings): FfmpegBinaries {
+  const key = [settings.ffmpegPath, settings.ffprobePath, settings.searchPath].join('\0');
   if (found?.key !== key) {
-    found = { key, binaries: { ffmpeg: resolveBinary('ffmpeg', 'FFMPEG_PATH'), ffprobe: resolveBinary('ffprobe', 'FFPROBE_PATH') } };
+    found = {
+      key,
+      binaries: {
+        ffmpeg: resolveBinary('ffmpeg', 'FFMPEG_PATH', settings.ffmpegPath, settings.searchPath),
+        ffprobe: resolveBinary('ffprobe', 'FFPROBE_PATH', settings.ffprobePath, settings.searchPath),
+      },
+    };
   }
   return found.binaries;
 }
@@ -89,6 +101,8 @@ function installExitHook(): void {
 }
 
 export interface RunOptions {
+  /** The binaries to run (`resolveBinaries`, from the run's configuration). */
+  binaries: FfmpegBinaries;
   signal?: AbortSignal;
   /** Wall-clock limit of this ffmpeg run; past it the process group is killed and the run fails. */
   watchdogMs?: number;
@@ -140,8 +154,8 @@ function buildCommand(spec: FfmpegCommandSpec, binary: string): ffmpeg.FfmpegCom
 }
 
 /** Runs one ffmpeg command (from the plan builders); resolves when it exits 0. */
-export function runFfmpeg(spec: FfmpegCommandSpec, options: RunOptions = {}): Promise<void> {
-  const binaries = resolveBinaries();
+export function runFfmpeg(spec: FfmpegCommandSpec, options: RunOptions): Promise<void> {
+  const { binaries } = options;
   const what = options.what ?? 'run ffmpeg';
   installExitHook();
   return new Promise<void>((resolve, reject) => {
@@ -240,8 +254,11 @@ export function runFfmpeg(spec: FfmpegCommandSpec, options: RunOptions = {}): Pr
 }
 
 /** Runs ffprobe and returns its stdout. */
-export function runFfprobe(args: string[], options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<string> {
-  const binaries = resolveBinaries();
+export function runFfprobe(
+  args: string[],
+  options: { binaries: FfmpegBinaries; signal?: AbortSignal; timeoutMs?: number },
+): Promise<string> {
+  const { binaries } = options;
   return new Promise((resolve, reject) => {
     execFile(
       binaries.ffprobe,
@@ -267,8 +284,7 @@ export type ProbeData = ffmpeg.FfprobeData;
 export type ProbeStream = ffmpeg.FfprobeStream;
 
 /** Streams and format of a media file, parsed by fluent-ffmpeg's ffprobe wrapper. */
-export function probe(file: string): Promise<ProbeData> {
-  const binaries = resolveBinaries();
+export function probe(file: string, binaries: FfmpegBinaries): Promise<ProbeData> {
   return new Promise((resolve, reject) => {
     ffmpeg(file)
       .setFfprobePath(binaries.ffprobe)

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoListingText, demoPhotos } from '../../../src/render/demo.js';
 import { LocalService } from '../../../src/service/local-service.js';
 import { REPO_ROOT, runCli } from '../../helpers/cli.js';
+import { TEST_FFMPEG } from '../../helpers/config.js';
 
 /*
  * Every row of the exit-code table in docs/cli.md, run as written: the table is the contract, this
@@ -96,7 +97,7 @@ describe('the exit codes documented in docs/cli.md', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     serverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     // A job canceled before anything rendered it: `jobs wait` on it is "render job failed".
-    const service = new LocalService({ dataDir: join(work, 'data') });
+    const service = new LocalService({ ffmpeg: TEST_FFMPEG, dataDir: join(work, 'data') });
     try {
       const job = await service.renderVideo({ description: demoListingText(), photos: demoPhotos(), music: 'none' });
       canceledJob = (await service.cancelJob(job.job_id)).job_id;

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoListingText, demoPhotos } from '../../../src/render/demo.js';
 import { LocalService } from '../../../src/service/local-service.js';
 import { runCli } from '../../helpers/cli.js';
+import { TEST_FFMPEG } from '../../helpers/config.js';
 
 /* The ordinary mistakes and habits of a new user, each answered by the CLI as docs/cli.md says. */
 
@@ -14,7 +15,7 @@ let dataDir: string;
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'immoreel-usability-'));
   dataDir = join(work, 'data');
-  const service = new LocalService({ dataDir });
+  const service = new LocalService({ ffmpeg: TEST_FFMPEG, dataDir });
   try {
     for (let i = 0; i < 2; i += 1) await service.renderVideo({ description: demoListingText(), photos: demoPhotos(), music: 'none' });
   } finally {

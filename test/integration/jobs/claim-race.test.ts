@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { fakeRequest } from '../../unit/jobs/fake-engine.js';
+import { TEST_FFMPEG } from '../../helpers/config.js';
 
 const WORKER = fileURLToPath(new URL('./fake-worker.ts', import.meta.url));
 
@@ -22,7 +23,7 @@ describe('several processes on one data directory', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'immoreel-race-'));
     const log = join(dataDir, 'renders.log');
     writeFileSync(log, '');
-    const setup = await openJobManager({ dataDir, runWorkers: false });
+    const setup = await openJobManager({ ffmpeg: TEST_FFMPEG, dataDir, runWorkers: false });
     const ids: string[] = [];
     for (let i = 0; i < 60; i += 1) ids.push((await setup.submit(fakeRequest(), { tenant: 'local' })).job_id);
     const codes = await Promise.all([runWorker(dataDir, log), runWorker(dataDir, log), runWorker(dataDir, log)]);

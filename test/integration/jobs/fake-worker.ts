@@ -10,6 +10,8 @@ import { fakeEngine } from '../../unit/jobs/fake-engine.js';
 const [dataDir, log, ms] = process.argv.slice(2) as [string, string, string | undefined];
 const inner = fakeEngine({ ms: Number(ms ?? 50) });
 const manager = await openJobManager({
+  // The fake engine never runs ffmpeg: no settings to look it up with.
+  ffmpeg: { searchPath: '' },
   dataDir,
   concurrency: 4,
   pollMs: 10,

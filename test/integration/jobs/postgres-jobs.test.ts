@@ -12,6 +12,7 @@ import { openBlobStore, type BlobStore } from '../../../src/blobs/index.js';
 import { openRecordStore, type RecordStore } from '../../../src/records/index.js';
 import { startPostgres, startS3, type PostgresServer, type S3Server } from '../../helpers/services.js';
 import { fakeEngine, fakeRequest } from '../../unit/jobs/fake-engine.js';
+import { TEST_FFMPEG } from '../../helpers/config.js';
 
 /**
  * The job layer on PostgreSQL + pg-boss + S3 (docs/scaling.md "Dispatch"): real PostgreSQL and
@@ -57,6 +58,7 @@ async function node(databaseUrl: string, storageUrl: string): Promise<Node> {
 
 async function manager(at: Node, options: Partial<JobManagerOptions> = {}): Promise<JobManager> {
   const m = await JobManager.open({
+    ffmpeg: TEST_FFMPEG,
     dataDir: at.dataDir,
     records: at.records,
     blobs: at.blobs,
@@ -123,7 +125,7 @@ describe('jobs on PostgreSQL + pg-boss + S3', () => {
       expect(await api.videoKey(job.job_id)).toBe(`jobs/${job.job_id}/output-1.mp4`);
     }
     // The CLI's download reads the bucket and checks the recorded checksum.
-    const service = new LocalService({ dataDir: reader.dataDir, records: reader.records, blobs: reader.blobs });
+    const service = new LocalService({ ffmpeg: TEST_FFMPEG, dataDir: reader.dataDir, records: reader.records, blobs: reader.blobs });
     cleanup.push(() => service.close());
     const local = await (await service.jobs()).submit(fakeRequest(), { tenant: 'local' });
     const done = await service.waitForJob(local.job_id);

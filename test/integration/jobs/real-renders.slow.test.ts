@@ -7,6 +7,7 @@ import type { RenderRequest } from '../../../src/core/requests.js';
 import { LocalService } from '../../../src/service/local-service.js';
 import { expectPlayable720p60, ffmpegChildren, probe } from './probe.js';
 import { LISTING_TEXT, makePhotos } from './photos.js';
+import { TEST_FFMPEG } from '../../helpers/config.js';
 
 /*
  * Must show: real renders through the job layer (real engine, real ffmpeg, real store).
@@ -31,7 +32,7 @@ afterAll(async () => {
 });
 
 function service(concurrency: number): LocalService {
-  const s = new LocalService({ dataDir: mkdtempSync(join(work, 'data-')), concurrency });
+  const s = new LocalService({ ffmpeg: TEST_FFMPEG, dataDir: mkdtempSync(join(work, 'data-')), concurrency });
   services.push(s);
   return s;
 }

@@ -7,6 +7,7 @@ import type { JobStage } from '../../../src/core/types.js';
 import { openFetch } from '../../../src/net/fetch.js';
 import type { RenderContext, ValidRenderRequest } from '../../../src/render/types.js';
 import { demoProperty } from '../../unit/render/fixtures.js';
+import { TEST_FFMPEG } from '../../helpers/config.js';
 
 /** A scene-like test photo: sky, ground, a building block, so crops and orientation show. */
 function scene(width: number, height: number, hue: number): Buffer {
@@ -107,6 +108,7 @@ export function renderContext(cacheDir: string, overrides: Partial<RenderContext
     workDir,
     outputPath: join(workDir, 'output.mp4'),
     signal: controller.signal,
+    ffmpeg: TEST_FFMPEG,
     threads: 2,
     onProgress: (stage, progress) => stages.push({ stage, progress }),
     allowLocalFiles: true,

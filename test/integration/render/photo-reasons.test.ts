@@ -8,6 +8,7 @@ import { AppError } from '../../../src/core/errors.js';
 import { openFetch } from '../../../src/net/fetch.js';
 import { loadPhotos } from '../../../src/render/assets/photos.js';
 import { LocalService } from '../../../src/service/local-service.js';
+import { TEST_FFMPEG } from '../../helpers/config.js';
 
 /**
  * Each photo left out says why; when every photo failed for the network the error says so, with
@@ -94,7 +95,7 @@ describe('photos left out', () => {
   }, 60_000);
 
   it("keeps every photo's reason in the failed job's warnings", async () => {
-    const service = new LocalService({ dataDir: join(dir, 'data'), pollMs: 50 });
+    const service = new LocalService({ ffmpeg: TEST_FFMPEG, dataDir: join(dir, 'data'), pollMs: 50 });
     try {
       const job = await service.renderVideo({
         description: 'Appartement à vendre à Maarif, Casablanca. 120 m², 3 chambres. Prix : 1 850 000 DH.',

@@ -3,13 +3,14 @@ import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { isAppError, type AppError } from '../../../src/core/errors.js';
 import { loadPhotos } from '../../../src/render/assets/photos.js';
 import { openFetch } from '../../../src/net/fetch.js';
 import { renderListing, type EngineOptions, type RenderContext, type ValidRenderRequest } from '../../../src/render/index.js';
 import { demoProperty } from '../../unit/render/fixtures.js';
 import { ffprobe, makePhotos, meanVolume, processesMentioning, renderContext, renderRequest, type PhotoSet } from './helpers.js';
+import { TEST_FFMPEG } from '../../helpers/config.js';
 
 let photos: PhotoSet;
 
@@ -21,12 +22,6 @@ const cacheDir = mkdtempSync(join(tmpdir(), 'immoreel-render-cache-'));
 
 beforeAll(async () => {
   photos = await makePhotos();
-});
-
-const savedFfmpeg = process.env.FFMPEG_PATH;
-afterEach(() => {
-  if (savedFfmpeg === undefined) delete process.env.FFMPEG_PATH;
-  else process.env.FFMPEG_PATH = savedFfmpeg;
 });
 
 async function rejection(promise: Promise<unknown>): Promise<AppError> {
@@ -239,8 +234,7 @@ describe('render engine (real ffmpeg)', { timeout: 180_000 }, () => {
   });
 
   it('reports a missing ffmpeg as DEPENDENCY_MISSING before fetching anything', async () => {
-    process.env.FFMPEG_PATH = '/nonexistent';
-    const ctx = renderContext(cacheDir);
+    const ctx = renderContext(cacheDir, { ffmpeg: { ...TEST_FFMPEG, ffmpegPath: '/nonexistent' } });
     const error = await rejection(render(renderRequest({ photos: [photos.good] }), ctx));
     expect(error.code).toBe('DEPENDENCY_MISSING');
     expect(error.exitCode).toBe(1);

@@ -1,3 +1,4 @@
+import { TEST_FFMPEG } from '../../helpers/config.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +30,7 @@ beforeAll(async () => {
     host: '127.0.0.1',
     port: 0,
     engine: fakeEngine(),
+    ffmpeg: TEST_FFMPEG,
     log: false,
   });
   apiKey = (await server.records.keys.create({ tenant: 'acme' })).apiKey;

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type RunningServer, type StartOptions } from '../../../src/server/start.js';
+import { TEST_FFMPEG } from '../../helpers/config.js';
 
 /** A real server on loopback over a fresh data directory, with one standard key. */
 export interface SecureServer {
@@ -25,7 +26,7 @@ export interface SecureServer {
 
 export async function startSecureServer(options: Partial<StartOptions> & { monthlyQuota?: number } = {}): Promise<SecureServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'immoreel-sec-'));
-  const server = await startServer({ host: '127.0.0.1', port: 0, log: false, ...options, dataDir });
+  const server = await startServer({ ffmpeg: TEST_FFMPEG, host: '127.0.0.1', port: 0, log: false, ...options, dataDir });
   const created = await server.records.keys.create({ tenant: 'acme', monthlyQuota: options.monthlyQuota });
   const auth = { authorization: `Bearer ${created.apiKey}` };
   const url = server.url;

@@ -1,13 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { followUp } from '../../../src/cli/hints.js';
+import { loadConfig } from '../../../src/config/index.js';
 
 describe('follow-up hints', () => {
   it('repeat --database-url without its password, and --storage-url', () => {
     const hint = followUp(
-      {
-        databaseUrl: 'postgres://immoreel:s3cret-pw@db.internal:5432/immoreel?sslmode=require&password=other-pw',
-        storageUrl: 's3://videos/prod',
-      },
+      loadConfig({
+        env: {},
+        flags: {
+          databaseUrl: 'postgres://immoreel:s3cret-pw@db.internal:5432/immoreel?sslmode=require&password=other-pw',
+          storageUrl: 's3://videos/prod',
+        },
+      }),
       'jobs',
       'wait',
       'job_x',
@@ -19,13 +23,12 @@ describe('follow-up hints', () => {
   });
 
   it('leave out what came from the environment (the next command sees it too)', () => {
-    const previous = process.env.IMMOREEL_DATABASE_URL;
-    process.env.IMMOREEL_DATABASE_URL = 'postgres://u:pw@h/db';
-    try {
-      expect(followUp({ databaseUrl: 'postgres://u:pw@h/db' }, 'jobs', 'list')).toBe('immoreel jobs list');
-    } finally {
-      if (previous === undefined) delete process.env.IMMOREEL_DATABASE_URL;
-      else process.env.IMMOREEL_DATABASE_URL = previous;
-    }
+    const config = loadConfig({ env: { IMMOREEL_DATABASE_URL: 'postgres://u:pw@h/db', IMMOREEL_DATA_DIR: '/srv/immoreel' } });
+    expect(config.databaseUrl).toBe('postgres://u:pw@h/db');
+    expect(followUp(config, 'jobs', 'list')).toBe('immoreel jobs list');
+    // The same value typed as a flag is repeated.
+    expect(followUp(loadConfig({ env: {}, flags: { dataDir: '/srv/immoreel' } }), 'jobs', 'list')).toBe(
+      'immoreel --data-dir /srv/immoreel jobs list',
+    );
   });
 });

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildProgram } from '../../../src/cli/program.js';
 import { main } from '../../../src/cli/run.js';
+import { loadConfig } from '../../../src/config/index.js';
 import { ERROR_CODES } from '../../../src/core/errors.js';
 
 /*
@@ -133,15 +134,22 @@ describe('the commander wiring', () => {
     }
   });
 
-  it('reads IMMOREEL_BASE_URL, IMMOREEL_PROFILE, IMMOREEL_DATA_DIR, IMMOREEL_DATABASE_URL and IMMOREEL_STORAGE_URL through commander', () => {
-    const envOf = Object.fromEntries(buildProgram().options.map((o) => [o.long, o.envVar]));
-    expect(envOf).toMatchObject({
-      '--base-url': 'IMMOREEL_BASE_URL',
-      '--profile': 'IMMOREEL_PROFILE',
-      '--data-dir': 'IMMOREEL_DATA_DIR',
-      '--database-url': 'IMMOREEL_DATABASE_URL',
-      '--storage-url': 'IMMOREEL_STORAGE_URL',
-    });
+  it('names IMMOREEL_BASE_URL, IMMOREEL_PROFILE, IMMOREEL_DATA_DIR, IMMOREEL_DATABASE_URL and IMMOREEL_STORAGE_URL beside their flags, and reads them under the flags', () => {
+    const variables = {
+      '--base-url': ['IMMOREEL_BASE_URL', 'baseUrl', 'https://api.example.com'],
+      '--profile': ['IMMOREEL_PROFILE', 'profile', 'prod'],
+      '--data-dir': ['IMMOREEL_DATA_DIR', 'dataDir', '/srv/immoreel'],
+      '--database-url': ['IMMOREEL_DATABASE_URL', 'databaseUrl', 'postgres://db/immoreel'],
+      '--storage-url': ['IMMOREEL_STORAGE_URL', 'storageUrl', 's3://videos'],
+    } as const;
+    const options = Object.fromEntries(buildProgram().options.map((o) => [o.long, o]));
+    for (const [flag, [name, key, value]] of Object.entries(variables)) {
+      expect(options[flag]?.description, flag).toContain(`(env: ${name})`);
+      // commander sees only what was typed; the configuration reads the variable, under the flag.
+      expect(options[flag]?.envVar, flag).toBeUndefined();
+      expect(loadConfig({ env: { [name]: value } })[key], name).toBe(value);
+      expect(loadConfig({ env: { [name]: value }, flags: { [key]: `${value}2` } })[key], name).toBe(`${value}2`);
+    }
   });
 
   const exits: [string, string[], number][] = [
@@ -159,7 +167,7 @@ describe('the commander wiring', () => {
   it.each(exits)('exits with the documented code on %s', async (_name, args, code) => {
     vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
     vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-    expect(await main(['node', 'immoreel', ...args])).toBe(code);
+    expect(await main(['node', 'immoreel', ...args], process.env)).toBe(code);
   });
 
   it('lists every exit code of the error codes in the help', () => {

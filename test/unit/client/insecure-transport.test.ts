@@ -2,27 +2,25 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config/index.js';
 import { AppError } from '../../../src/core/errors.js';
 import { openService } from '../../../src/service/open-service.js';
 
 /** Remote mode never sends the key in clear to another machine unless --insecure says so (docs/security.md). */
 
 let configDir: string;
-const saved = { ...process.env };
 beforeEach(() => {
   configDir = mkdtempSync(join(tmpdir(), 'immoreel-insecure-'));
-  process.env.IMMOREEL_CONFIG_DIR = configDir;
-  process.env.IMMOREEL_API_KEY = 'imr_test_0123456789abcdefghijklmnopqrstuv';
-  delete process.env.IMMOREEL_BASE_URL;
 });
 afterEach(() => {
-  process.env = { ...saved };
   rmSync(configDir, { recursive: true, force: true });
 });
 
-async function refusal(selection: Parameters<typeof openService>[0]): Promise<AppError | null> {
+/** Opens the service the way the CLI does: flags and environment read into one configuration. */
+async function refusal(flags: { baseUrl: string; insecure?: boolean }): Promise<AppError | null> {
+  const env = { IMMOREEL_CONFIG_DIR: configDir, IMMOREEL_API_KEY: 'imr_test_0123456789abcdefghijklmnopqrstuv' };
   try {
-    const service = await openService({ ...selection, quiet: true } as Parameters<typeof openService>[0]);
+    const service = await openService(loadConfig({ env, flags }));
     await service.close();
     return null;
   } catch (error) {

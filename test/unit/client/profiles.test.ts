@@ -11,6 +11,7 @@ import {
   sendsKeyInClear,
   type ProfileRecord,
 } from '../../../src/client/profiles.js';
+import { loadConfig } from '../../../src/config/index.js';
 
 const KEY = 'imk_zg5QRlb2LfXWJx_R343dTM9umP-eUksM-YSud4jmNHc';
 
@@ -103,7 +104,7 @@ describe('resolveRemoteTarget: flags, then env, then profiles', () => {
   store.save('prod', profile('https://api.example.com', 'imk_prod_key_bbbbbbbbbbbbbbb'));
 
   it('uses the named profile', () => {
-    expect(resolveRemoteTarget({ profile: 'prod' }, store, {})).toEqual({
+    expect(resolveRemoteTarget({ profile: 'prod' }, store)).toEqual({
       baseUrl: 'https://api.example.com',
       apiKey: 'imk_prod_key_bbbbbbbbbbbbbbb',
       profile: 'prod',
@@ -112,29 +113,32 @@ describe('resolveRemoteTarget: flags, then env, then profiles', () => {
   });
 
   it('finds the profile saved for a --base-url', () => {
-    expect(resolveRemoteTarget({ baseUrl: 'https://api.example.com/' }, store, {}).apiKey).toBe('imk_prod_key_bbbbbbbbbbbbbbb');
+    expect(resolveRemoteTarget({ baseUrl: 'https://api.example.com/' }, store).apiKey).toBe('imk_prod_key_bbbbbbbbbbbbbbb');
   });
 
   it('lets IMMOREEL_API_KEY and IMMOREEL_BASE_URL override profiles (cron)', () => {
     const env = { IMMOREEL_API_KEY: 'imk_env_key_cccccccccccccccc', IMMOREEL_BASE_URL: 'http://10.0.0.5:8080' };
-    expect(resolveRemoteTarget({}, store, env)).toEqual({
+    // What the entry point hands down: flags and environment read into the configuration.
+    const target = (flags: { profile?: string; baseUrl?: string }, vars: Record<string, string>): ReturnType<typeof resolveRemoteTarget> =>
+      resolveRemoteTarget(loadConfig({ env: vars, flags }), store);
+    expect(target({}, env)).toEqual({
       baseUrl: 'http://10.0.0.5:8080',
       apiKey: 'imk_env_key_cccccccccccccccc',
       profile: null,
       keySource: 'environment',
     });
-    expect(resolveRemoteTarget({ profile: 'prod' }, store, { IMMOREEL_API_KEY: 'imk_env_key_cccccccccccccccc' })).toMatchObject({
+    expect(target({ profile: 'prod' }, { IMMOREEL_API_KEY: 'imk_env_key_cccccccccccccccc' })).toMatchObject({
       baseUrl: 'https://api.example.com',
       apiKey: 'imk_env_key_cccccccccccccccc',
     });
     // A flag beats the environment.
-    expect(resolveRemoteTarget({ baseUrl: 'http://127.0.0.1:9999' }, store, env).baseUrl).toBe('http://127.0.0.1:9999');
+    expect(target({ baseUrl: 'http://127.0.0.1:9999' }, env).baseUrl).toBe('http://127.0.0.1:9999');
   });
 
   it('says how to log in when there is no key, exit 4', () => {
     const error = (() => {
       try {
-        resolveRemoteTarget({ baseUrl: 'http://127.0.0.1:7777' }, store, {});
+        resolveRemoteTarget({ baseUrl: 'http://127.0.0.1:7777' }, store);
       } catch (e) {
         return e as AppError;
       }
@@ -142,6 +146,6 @@ describe('resolveRemoteTarget: flags, then env, then profiles', () => {
     })();
     expect(error.exitCode).toBe(4);
     expect(error.message).toContain('immoreel auth login --base-url http://127.0.0.1:7777 --api-key-stdin');
-    expect(() => resolveRemoteTarget({ profile: 'nope' }, store, {})).toThrow(/No profile "nope".*profiles: default, prod/);
+    expect(() => resolveRemoteTarget({ profile: 'nope' }, store)).toThrow(/No profile "nope".*profiles: default, prod/);
   });
 });

@@ -9,6 +9,7 @@ import type { JobRecord } from '../../../src/core/types.js';
 import { type JobManagerOptions } from '../../../src/jobs/manager.js';
 import { guardedFetch } from '../../../src/net/fetch.js';
 import { fakeProperty, fakeRequest } from './fake-engine.js';
+import { TEST_FFMPEG } from '../../helpers/config.js';
 
 /*
  * The job layer, not the renderer, decides how a job may reach the network (docs/architecture.md,
@@ -34,7 +35,12 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 async function runOneJob(options: Partial<JobManagerOptions>): Promise<{ job: JobRecord; hits: number }> {
   const before = hits;
-  const manager = await openJobManager({ dataDir: mkdtempSync(join(tmpdir(), 'immoreel-port-')), pollMs: 20, ...options });
+  const manager = await openJobManager({
+    ffmpeg: TEST_FFMPEG,
+    dataDir: mkdtempSync(join(tmpdir(), 'immoreel-port-')),
+    pollMs: 20,
+    ...options,
+  });
   try {
     const submitted = await manager.submit(fakeRequest({ listing: fakeProperty(), photos: [photoUrl] }), { tenant: 't' });
     await manager.whenIdle();

@@ -13,6 +13,8 @@ import { openDatabase } from '../../../src/records/sqlite/driver.js';
 import { LocalService } from '../../../src/service/local-service.js';
 import type { RenderContext } from '../../../src/render/types.js';
 import { fakeEngine, fakeRequest } from './fake-engine.js';
+import { TEST_FFMPEG } from '../../helpers/config.js';
+import { loadConfig } from '../../../src/config/index.js';
 
 const opened: { close(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -24,7 +26,13 @@ function tempDir(): string {
 }
 
 async function manager(options: Partial<JobManagerOptions> & { dataDir?: string } = {}): Promise<JobManager> {
-  const m = await openJobManager({ dataDir: options.dataDir ?? tempDir(), pollMs: 20, engine: fakeEngine(), ...options });
+  const m = await openJobManager({
+    ffmpeg: TEST_FFMPEG,
+    dataDir: options.dataDir ?? tempDir(),
+    pollMs: 20,
+    engine: fakeEngine(),
+    ...options,
+  });
   opened.push(m);
   return m;
 }
@@ -311,7 +319,7 @@ describe('JobManager', () => {
 
   it('puts running renders back in the queue on shutdown, without counting the attempt', async () => {
     const dataDir = tempDir();
-    const m = await openJobManager({ dataDir, pollMs: 20, engine: fakeEngine({ ms: 5000 }) });
+    const m = await openJobManager({ ffmpeg: TEST_FFMPEG, dataDir, pollMs: 20, engine: fakeEngine({ ms: 5000 }) });
     const id = (await m.submit(fakeRequest(), { tenant: 't' })).job_id;
     await until(
       async () => (await stateOf(m, id)).state,
@@ -344,7 +352,7 @@ describe('JobManager', () => {
 
   it("purges finished jobs' files and keeps their records marked expired", async () => {
     const dataDir = tempDir();
-    const service = new LocalService({ dataDir, engine: fakeEngine({ ms: 20 }), pollMs: 20 });
+    const service = new LocalService({ ffmpeg: TEST_FFMPEG, dataDir, engine: fakeEngine({ ms: 20 }), pollMs: 20 });
     opened.push(service);
     const m = await service.jobs();
     const done = (await m.submit(fakeRequest(), { tenant: 'local' })).job_id;
@@ -366,15 +374,17 @@ describe('JobManager', () => {
   });
 
   it('reads the lease and queue timings from the environment, refusing nonsense with the variable named', () => {
-    expect(jobTimings({})).toEqual({ leaseMs: 60_000, queue: { expireInSeconds: 900, retryDelaySeconds: 10, attempts: 3 } });
-    expect(jobTimings({ IMMOREEL_LEASE_SECONDS: '2', IMMOREEL_RETRY_DELAY_SECONDS: '1', IMMOREEL_RENDER_EXPIRY_SECONDS: '30' })).toEqual({
+    const timingsOf = (env: Record<string, string>): ReturnType<typeof jobTimings> => jobTimings(loadConfig({ env }).jobs);
+    expect(timingsOf({})).toEqual({ leaseMs: 60_000, queue: { expireInSeconds: 900, retryDelaySeconds: 10, attempts: 3 } });
+    expect(jobTimings()).toEqual(timingsOf({}));
+    expect(timingsOf({ IMMOREEL_LEASE_SECONDS: '2', IMMOREEL_RETRY_DELAY_SECONDS: '1', IMMOREEL_RENDER_EXPIRY_SECONDS: '30' })).toEqual({
       leaseMs: 2000,
       queue: { expireInSeconds: 30, retryDelaySeconds: 1, attempts: 3 },
     });
-    expect(() => jobTimings({ IMMOREEL_LEASE_SECONDS: '2s' })).toThrow(
-      /IMMOREEL_LEASE_SECONDS must be a whole number of seconds from 1 to 86400, not "2s"/,
+    expect(() => timingsOf({ IMMOREEL_LEASE_SECONDS: '2s' })).toThrow(
+      /IMMOREEL_LEASE_SECONDS must be a whole number of seconds from 1 to 86400 \(got "2s"\)/,
     );
-    expect(() => jobTimings({ IMMOREEL_RETRY_DELAY_SECONDS: '0' })).toThrow(/IMMOREEL_RETRY_DELAY_SECONDS/);
+    expect(() => timingsOf({ IMMOREEL_RETRY_DELAY_SECONDS: '0' })).toThrow(/IMMOREEL_RETRY_DELAY_SECONDS/);
   });
 
   it('refuses a concurrency above 30', async () => {

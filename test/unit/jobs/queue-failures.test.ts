@@ -1,3 +1,4 @@
+import { TEST_FFMPEG } from '../../helpers/config.js';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
@@ -46,6 +47,7 @@ async function open(dataDir: string, reported?: Reported[]): Promise<JobManager>
   const sqlite = sqliteJobRecords(store);
   const records: JobRecords = { ...sqlite, openQueue: async () => refusingQueue(sqlite, new Error('connection terminated unexpectedly')) };
   const manager = await JobManager.open({
+    ffmpeg: TEST_FFMPEG,
     dataDir,
     records,
     blobs: new LocalBlobStore(dataDir),

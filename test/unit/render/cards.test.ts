@@ -2,6 +2,10 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { drawBrandBug, drawCard, drawText, prepareText, readableOn, textOn, type CardStyle } from '../../../src/render/cards.js';
 import { loadTemplate } from '../../../src/render/templates.js';
+import { shippedFontsConfig } from '../../../src/render/fonts.js';
+
+// As the CLI does at start-up (src/cli/main.ts): text is drawn with the shipped fonts only.
+process.env.FONTCONFIG_FILE = shippedFontsConfig();
 
 const template = loadTemplate('classic');
 const ltr: CardStyle = { template, accent: template.colors.accent, direction: 'ltr', width: 1280, height: 720 };

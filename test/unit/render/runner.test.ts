@@ -1,14 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config/index.js';
 import { isAppError } from '../../../src/core/errors.js';
 import { progressFraction, resolveBinaries, stderrTail, timemarkSeconds } from '../../../src/render/ffmpeg/runner.js';
 
-const saved = { ffmpeg: process.env.FFMPEG_PATH, ffprobe: process.env.FFPROBE_PATH };
-afterEach(() => {
-  if (saved.ffmpeg === undefined) delete process.env.FFMPEG_PATH;
-  else process.env.FFMPEG_PATH = saved.ffmpeg;
-  if (saved.ffprobe === undefined) delete process.env.FFPROBE_PATH;
-  else process.env.FFPROBE_PATH = saved.ffprobe;
-});
+/** The ffmpeg settings of an environment, read as the entry points read them (docs/configuration.md). */
+function settingsOf(env: Record<string, string | undefined>): ReturnType<typeof loadConfig>['ffmpeg'] {
+  return loadConfig({ env: { PATH: process.env.PATH, ...env } }).ffmpeg;
+}
 
 describe('ffmpeg runner', () => {
   it('reads fluent-ffmpeg progress timemarks as a fraction of the planned duration', () => {
@@ -32,9 +30,8 @@ describe('ffmpeg runner', () => {
   });
 
   it('reports a missing ffmpeg as DEPENDENCY_MISSING (exit 1) with how to install it', () => {
-    process.env.FFMPEG_PATH = '/nonexistent/ffmpeg';
     try {
-      resolveBinaries();
+      resolveBinaries(settingsOf({ FFMPEG_PATH: '/nonexistent/ffmpeg' }));
       throw new Error('expected DEPENDENCY_MISSING');
     } catch (error) {
       expect(isAppError(error) && error.code).toBe('DEPENDENCY_MISSING');
@@ -45,19 +42,16 @@ describe('ffmpeg runner', () => {
   });
 
   it('finds ffmpeg and ffprobe on PATH when no override is set', () => {
-    delete process.env.FFMPEG_PATH;
-    delete process.env.FFPROBE_PATH;
-    const binaries = resolveBinaries();
+    expect(() => resolveBinaries({ searchPath: '/nonexistent-dir' })).toThrow(/ffmpeg was not found on PATH/);
+    const binaries = resolveBinaries(settingsOf({}));
     expect(binaries.ffmpeg).toMatch(/ffmpeg$/);
     expect(binaries.ffprobe).toMatch(/ffprobe$/);
   });
 
   it('looks the binaries up once per process, and again only when FFMPEG_PATH, FFPROBE_PATH or PATH change', () => {
-    delete process.env.FFMPEG_PATH;
-    const first = resolveBinaries();
-    expect(resolveBinaries()).toBe(first);
-    process.env.FFMPEG_PATH = first.ffmpeg;
-    const overridden = resolveBinaries();
+    const first = resolveBinaries(settingsOf({}));
+    expect(resolveBinaries(settingsOf({}))).toBe(first);
+    const overridden = resolveBinaries(settingsOf({ FFMPEG_PATH: first.ffmpeg }));
     expect(overridden).not.toBe(first);
     expect(overridden.ffmpeg).toBe(first.ffmpeg);
   });

@@ -13,6 +13,7 @@ import { resolveAsset } from '../../../src/records/assets.js';
 import { LocalBlobStore } from '../../../src/blobs/index.js';
 import { openSqliteRecordStore, type RecordStore } from '../../../src/records/index.js';
 import { openServerStore, type ServerStore } from '../../../src/records/sqlite/server-records.js';
+import { TEST_FFMPEG } from '../../helpers/config.js';
 
 export interface Harness {
   app: FastifyInstance;
@@ -76,6 +77,7 @@ export async function makeHarness(options: HarnessOptions = {}): Promise<Harness
   const records = openSqliteRecordStore(dataDir, { now: options.now });
   const blobs = new LocalBlobStore(dataDir);
   const jobs = await JobManager.open({
+    ffmpeg: TEST_FFMPEG,
     dataDir,
     records,
     blobs,

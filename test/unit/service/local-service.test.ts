@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { LocalService } from '../../../src/service/local-service.js';
 import type { JobRecord } from '../../../src/core/types.js';
 import { fakeEngine, fakeRequest } from '../jobs/fake-engine.js';
+import { TEST_FFMPEG } from '../../helpers/config.js';
 
 const open: { close(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -19,7 +20,7 @@ function tempDir(): string {
 describe('LocalService on the job manager', () => {
   it('renders a submitted job when waited for, reports progress, and downloads the verified bytes', async () => {
     const dataDir = tempDir();
-    const service = new LocalService({ dataDir, engine: fakeEngine({ ms: 200 }), pollMs: 20 });
+    const service = new LocalService({ ffmpeg: TEST_FFMPEG, dataDir, engine: fakeEngine({ ms: 200 }), pollMs: 20 });
     open.push(service);
     const queued = await (await service.jobs()).submit(fakeRequest(), { tenant: 'local' });
     expect(queued.state).toBe('queued');
@@ -40,7 +41,7 @@ describe('LocalService on the job manager', () => {
   });
 
   it('rejects malformed ids before touching storage and unknown ids as NOT_FOUND', async () => {
-    const service = new LocalService({ dataDir: tempDir(), engine: fakeEngine() });
+    const service = new LocalService({ ffmpeg: TEST_FFMPEG, dataDir: tempDir(), engine: fakeEngine() });
     open.push(service);
     await expect(service.getJob('../../etc/passwd')).rejects.toMatchObject({ code: 'BAD_REQUEST' });
     await expect(service.getJob('job_00000000000000000000000000')).rejects.toMatchObject({ code: 'NOT_FOUND' });
@@ -48,10 +49,10 @@ describe('LocalService on the job manager', () => {
 
   it("does not show another tenant's job", async () => {
     const dataDir = tempDir();
-    const manager = await openJobManager({ dataDir, engine: fakeEngine(), runWorkers: false });
+    const manager = await openJobManager({ ffmpeg: TEST_FFMPEG, dataDir, engine: fakeEngine(), runWorkers: false });
     open.push(manager);
     const foreign = await manager.submit(fakeRequest(), { tenant: 'acme' });
-    const service = new LocalService({ dataDir, engine: fakeEngine() });
+    const service = new LocalService({ ffmpeg: TEST_FFMPEG, dataDir, engine: fakeEngine() });
     open.push(service);
     await expect(service.getJob(foreign.job_id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
     expect((await service.listJobs()).jobs).toEqual([]);

@@ -1,8 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isAppError } from '../../../../src/core/errors.js';
 import { parseListingPage } from '../../../../src/analysis/portals/index.js';
 import { DEFAULT_EUR_TO_MAD } from '../../../../src/analysis/portals/values.js';
 import { expectNothingPrivate, fixture } from './fixtures.js';
+import { loadConfig } from '../../../../src/config/index.js';
 
 const withoutJsonLd = (html: string): string => html.replace(/<script type="application\/ld\+json">[\s\S]*?<\/script>/, '');
 
@@ -43,10 +44,6 @@ describe('Mubawab JSON-LD page (FR)', () => {
 });
 
 describe('Mubawab EUR listing with a "decreased by" amount (EN)', () => {
-  afterEach(() => {
-    delete process.env.IMMOREEL_EUR_TO_MAD;
-  });
-
   it('converts EUR into price_mad and keeps the original', () => {
     const { facts } = parseListingPage(fixture('mubawab-eur-decreased.html'), null);
     expect(facts.price_original).toEqual({ amount: 85_000, currency: 'EUR' });
@@ -54,8 +51,8 @@ describe('Mubawab EUR listing with a "decreased by" amount (EN)', () => {
   });
 
   it('uses the configured EUR rate', () => {
-    process.env.IMMOREEL_EUR_TO_MAD = '11';
-    expect(parseListingPage(fixture('mubawab-eur-decreased.html'), null).facts.price_mad).toBe(935_000);
+    const { eurToMad } = loadConfig({ env: { IMMOREEL_EUR_TO_MAD: '11' } });
+    expect(parseListingPage(fixture('mubawab-eur-decreased.html'), null, { eurToMad }).facts.price_mad).toBe(935_000);
   });
 
   it('reads the English vocabulary: Pieces = rooms, Rooms = bedrooms', () => {

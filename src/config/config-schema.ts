@@ -1,0 +1,80 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+/**
+ * The one configuration of a run (docs/configuration.md): every flag that selects where things are
+ * and every environment variable immoreel reads, checked once by `loadConfig` at the entry points
+ * (the CLI, `serve`, `worker`, `studio`) and handed down as plain values. Nothing below the entry
+ * points reads the environment.
+ */
+
+const Text = Type.String({ minLength: 1 });
+
+/** Where a selecting value came from: a flag typed now, the environment, or the built-in default. */
+export const SourceSchema = Type.Union([Type.Literal('flag'), Type.Literal('env'), Type.Literal('default')]);
+export type Source = Static<typeof SourceSchema>;
+
+/** How ffmpeg and ffprobe are found (docs/rendering.md): an explicit path each, else a search of `searchPath`. */
+export const FfmpegSettingsSchema = Type.Object({
+  ffmpegPath: Type.Optional(Text),
+  ffprobePath: Type.Optional(Text),
+  /** The PATH to search, as the process was given it ('' when unset). */
+  searchPath: Type.String(),
+});
+export type FfmpegSettings = Static<typeof FfmpegSettingsSchema>;
+
+/** The proxy of local-mode fetches (docs/configuration.md "Network"); guarded fetches never use it. */
+export const ProxySettingsSchema = Type.Object({
+  httpProxy: Type.Optional(Text),
+  httpsProxy: Type.Optional(Text),
+  noProxy: Type.Optional(Text),
+});
+export type ProxySettings = Static<typeof ProxySettingsSchema>;
+
+/** The lease and queue timings of docs/jobs.md "Crash safety", in seconds. */
+export const JobTimingSettingsSchema = Type.Object({
+  leaseSeconds: Type.Integer({ minimum: 1, maximum: 86_400 }),
+  renderExpirySeconds: Type.Integer({ minimum: 1, maximum: 86_400 }),
+  retryDelaySeconds: Type.Integer({ minimum: 1, maximum: 86_400 }),
+});
+export type JobTimingSettings = Static<typeof JobTimingSettingsSchema>;
+
+export const ConfigSchema = Type.Object({
+  /** `--data-dir` / `IMMOREEL_DATA_DIR`, else the platform's data directory (docs/jobs.md). */
+  dataDir: Text,
+  /** `IMMOREEL_CONFIG_DIR`, else the platform's config directory: saved profiles (docs/remote.md). */
+  configDir: Text,
+  /** `--database-url` / `IMMOREEL_DATABASE_URL` (docs/scaling.md "Configuration"). */
+  databaseUrl: Type.Optional(Text),
+  /** `--storage-url` / `IMMOREEL_STORAGE_URL`. */
+  storageUrl: Type.Optional(Text),
+  /** `--profile` / `IMMOREEL_PROFILE`: a saved remote server profile. */
+  profile: Type.Optional(Text),
+  /** `--base-url` / `IMMOREEL_BASE_URL`: remote mode against that server. */
+  baseUrl: Type.Optional(Text),
+  /** `IMMOREEL_API_KEY`: the key of remote mode, over a saved profile's. Never printed. */
+  apiKey: Type.Optional(Text),
+  /** `--insecure`: remote mode over plain http:// to another machine, accepted knowingly. */
+  insecure: Type.Boolean(),
+  /** `--allow-loopback-fetch` / `IMMOREEL_ALLOW_LOOPBACK_FETCH` (serve, worker): tests with fixture servers only. */
+  allowLoopbackFetch: Type.Boolean(),
+  /** Colours on terminals: off with `--no-color` or a non-empty `NO_COLOR`. */
+  color: Type.Boolean(),
+  /** `IMMOREEL_EUR_TO_MAD`: MAD per EUR for prices stated in euros; unset = the analysis's own default. */
+  eurToMad: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1000 })),
+  ffmpeg: FfmpegSettingsSchema,
+  proxy: ProxySettingsSchema,
+  /** The `AWS_*` variables as given: the S3 blob store's settings (the SDK reads its credential chain itself). */
+  aws: Type.Record(Type.String(), Type.String()),
+  jobs: JobTimingSettingsSchema,
+  /** A graphical session (`DISPLAY` or `WAYLAND_DISPLAY`): `studio` may open the browser. */
+  display: Type.Boolean(),
+  /** Where each selecting value came from: follow-up hints repeat only the flags (docs/cli.md "Hints"). */
+  sources: Type.Object({
+    dataDir: SourceSchema,
+    databaseUrl: SourceSchema,
+    storageUrl: SourceSchema,
+    profile: SourceSchema,
+    baseUrl: SourceSchema,
+  }),
+});
+export type Config = Static<typeof ConfigSchema>;
