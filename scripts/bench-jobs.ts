@@ -16,7 +16,7 @@ import type { RenderRequest } from '../src/core/requests.js';
 import { validateRequest } from '../src/jobs/engine.js';
 import { JobManager } from '../src/jobs/manager.js';
 import { threadBudget } from '../src/jobs/pool.js';
-import { LISTING_TEXT, makePhotos } from '../test/integration/jobs/photos.js';
+import { LISTING_TEXT, makePhotos } from '../test/helpers/job-photos.js';
 
 const { values: flags } = parseArgs({
   options: {

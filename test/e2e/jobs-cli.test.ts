@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/core/errors.js';
 import { LocalService } from '../../src/service/local.js';
 import { runCli } from '../helpers/cli.js';
-import { fakeEngine, fakeRequest } from '../unit/jobs/fake-engine.js';
+import { fakeEngine, fakeRequest } from '../helpers/fake-engine.js';
 
 /*
  * The `jobs` commands as a user runs them (built CLI, real store). The jobs themselves are made

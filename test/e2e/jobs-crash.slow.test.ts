@@ -8,8 +8,8 @@ import { startDetachedWorker } from '../../src/cli/commands/render.js';
 import type { JobRecord } from '../../src/core/types.js';
 import { LocalService } from '../../src/service/local.js';
 import { runCli } from '../helpers/cli.js';
-import { expectPlayable720p60, probe } from '../integration/jobs/probe.js';
-import { LISTING_TEXT, makePhotos } from '../integration/jobs/photos.js';
+import { expectPlayable720p60, probe } from '../helpers/probe.js';
+import { LISTING_TEXT, makePhotos } from '../helpers/job-photos.js';
 
 /*
  * Must show: `immoreel worker` killed with SIGKILL in the middle of a real render; the

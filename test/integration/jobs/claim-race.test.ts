@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { JobManager } from '../../../src/jobs/manager.js';
-import { fakeRequest } from '../../unit/jobs/fake-engine.js';
+import { fakeRequest } from '../../helpers/fake-engine.js';
 
-const WORKER = fileURLToPath(new URL('./fake-worker.ts', import.meta.url));
+const WORKER = fileURLToPath(new URL('../../helpers/fake-worker.ts', import.meta.url));
 
 function runWorker(dataDir: string, log: string): Promise<number> {
   return new Promise((resolve, reject) => {

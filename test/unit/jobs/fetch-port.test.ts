@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../../src/core/types.js';
 import { JobManager, type JobManagerOptions } from '../../../src/jobs/manager.js';
 import { guardedFetch } from '../../../src/net/fetch.js';
-import { fakeProperty, fakeRequest } from './fake-engine.js';
+import { fakeProperty, fakeRequest } from '../../helpers/fake-engine.js';
 
 /*
  * The job layer, not the renderer, decides how a job may reach the network (docs/architecture.md,

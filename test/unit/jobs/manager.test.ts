@@ -11,7 +11,7 @@ import { IllegalTransitionError } from '../../../src/jobs/state.js';
 import { openDatabase } from '../../../src/jobs/db.js';
 import { LocalService } from '../../../src/service/local.js';
 import type { RenderContext } from '../../../src/render/types.js';
-import { fakeEngine, fakeRequest } from './fake-engine.js';
+import { fakeEngine, fakeRequest } from '../../helpers/fake-engine.js';
 
 const opened: { close(): Promise<void> }[] = [];
 afterEach(async () => {

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { JobManager } from '../../../src/jobs/manager.js';
 import { LocalService } from '../../../src/service/local.js';
 import type { JobRecord } from '../../../src/core/types.js';
-import { fakeEngine, fakeRequest } from '../jobs/fake-engine.js';
+import { fakeEngine, fakeRequest } from '../../helpers/fake-engine.js';
 
 const open: { close(): Promise<void> }[] = [];
 afterEach(async () => {

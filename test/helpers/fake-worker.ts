@@ -4,8 +4,8 @@
  * Usage: node --import tsx fake-worker.ts DATA_DIR LOG [RENDER_MS]
  */
 import { appendFileSync } from 'node:fs';
-import { JobManager } from '../../../src/jobs/manager.js';
-import { fakeEngine } from '../../unit/jobs/fake-engine.js';
+import { JobManager } from '../../src/jobs/manager.js';
+import { fakeEngine } from './fake-engine.js';
 
 const [dataDir, log, ms] = process.argv.slice(2) as [string, string, string | undefined];
 const inner = fakeEngine({ ms: Number(ms ?? 50) });

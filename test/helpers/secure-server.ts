@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer, type RunningServer, type StartOptions } from '../../../src/server/start.js';
+import { startServer, type RunningServer, type StartOptions } from '../../src/server/start.js';
 
 /** A real server on loopback over a fresh data directory, with one standard key. */
 export interface SecureServer {

@@ -3,16 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { analyzeListing } from '../../../src/analysis/analyze.js';
-import type { RenderRequest } from '../../../src/core/requests.js';
-import { JobManager, type RenderEngine } from '../../../src/jobs/manager.js';
-import type { ValidRenderRequest } from '../../../src/render/types.js';
-import { buildApp, type ServerDeps } from '../../../src/server/app.js';
-import type { ServerLimits } from '../../../src/server/config.js';
-import { resolveAsset } from '../../../src/store/assets.js';
-import { LocalBlobStore } from '../../../src/storage/index.js';
-import { openSqliteRecordStore, type RecordStore } from '../../../src/store/index.js';
-import { openServerStore, type ServerStore } from '../../../src/store/sqlite/server.js';
+import { analyzeListing } from '../../src/analysis/analyze.js';
+import type { RenderRequest } from '../../src/core/requests.js';
+import { JobManager, type RenderEngine } from '../../src/jobs/manager.js';
+import type { ValidRenderRequest } from '../../src/render/types.js';
+import { buildApp, type ServerDeps } from '../../src/server/app.js';
+import type { ServerLimits } from '../../src/server/config.js';
+import { resolveAsset } from '../../src/store/assets.js';
+import { LocalBlobStore } from '../../src/storage/index.js';
+import { openSqliteRecordStore, type RecordStore } from '../../src/store/index.js';
+import { openServerStore, type ServerStore } from '../../src/store/sqlite/server.js';
 
 export interface Harness {
   app: FastifyInstance;
@@ -106,7 +106,7 @@ export async function makeHarness(options: HarnessOptions = {}): Promise<Harness
     analyze: options.analyze ?? ((request, signal) => analyzeListing(request, { signal })),
     validateRender:
       options.validateRender ??
-      (async (request) => (await import('../../../src/render/index.js')).validateRenderRequest(request, 'server')),
+      (async (request) => (await import('../../src/render/index.js')).validateRenderRequest(request, 'server')),
     limits: options.limits,
     now: options.now,
     log: { stream: sink, level: 'info' },
