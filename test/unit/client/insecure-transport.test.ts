@@ -16,7 +16,10 @@ beforeEach(() => {
   delete process.env.IMMOREEL_BASE_URL;
 });
 afterEach(() => {
-  process.env = { ...saved };
+  // Restored in place: a plain object assigned to process.env would no longer reach native code
+  // (fontconfig reads FONTCONFIG_FILE, docs/rendering.md "Text (cards.ts)"), and unit files share processes.
+  for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
+  Object.assign(process.env, saved);
   rmSync(configDir, { recursive: true, force: true });
 });
 
