@@ -105,8 +105,7 @@ export async function makeHarness(options: HarnessOptions = {}): Promise<Harness
     jobs,
     analyze: options.analyze ?? ((request, signal) => analyzeListing(request, { signal })),
     validateRender:
-      options.validateRender ??
-      (async (request) => (await import('../../src/render/index.js')).validateRenderRequest(request, 'server')),
+      options.validateRender ?? (async (request) => (await import('../../src/render/index.js')).validateRenderRequest(request, 'server')),
     limits: options.limits,
     now: options.now,
     log: { stream: sink, level: 'info' },

@@ -9,7 +9,15 @@ import { loadPhotos } from '../../../src/render/assets/photos.js';
 import { openFetch } from '../../../src/net/fetch.js';
 import { renderListing, type EngineOptions, type RenderContext, type ValidRenderRequest } from '../../../src/render/index.js';
 import { demoProperty } from '../../helpers/plan-fixtures.js';
-import { ffprobe, makePhotos, meanVolume, processesMentioning, renderContext, renderRequest, type PhotoSet } from '../../helpers/render-fixtures.js';
+import {
+  ffprobe,
+  makePhotos,
+  meanVolume,
+  processesMentioning,
+  renderContext,
+  renderRequest,
+  type PhotoSet,
+} from '../../helpers/render-fixtures.js';
 
 let photos: PhotoSet;
 
