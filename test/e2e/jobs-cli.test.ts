@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/core/errors.js';
 import { LocalService } from '../../src/service/local-service.js';
 import { runCli } from '../helpers/cli.js';
-import { fakeEngine, fakeRequest } from '../unit/jobs/fake-engine.js';
+import { fakeEngine, fakeRequest } from '../helpers/fake-engine.js';
 import { TEST_FFMPEG } from '../helpers/config.js';
 
 /*

@@ -8,8 +8,8 @@ import { startDetachedWorker } from '../../src/cli/commands/render.js';
 import type { JobRecord } from '../../src/core/types.js';
 import { LocalService } from '../../src/service/local-service.js';
 import { runCli } from '../helpers/cli.js';
-import { expectPlayable720p60, probe } from '../integration/jobs/probe.js';
-import { LISTING_TEXT, makePhotos } from '../integration/jobs/photos.js';
+import { expectPlayable720p60, probe } from '../helpers/probe.js';
+import { LISTING_TEXT, makePhotos } from '../helpers/job-photos.js';
 import { TEST_FFMPEG } from '../helpers/config.js';
 import { loadConfig } from '../../src/config/index.js';
 

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openBlobStore } from '../../src/blobs/index.js';
 import { BIN, runCli } from '../helpers/cli.js';
 import { startPostgres, startS3, type PostgresServer, type S3Server } from '../helpers/services.js';
-import { LISTING_TEXT, makePhotos } from '../integration/jobs/photos.js';
-import { expectPlayable720p60, probe } from '../integration/jobs/probe.js';
+import { LISTING_TEXT, makePhotos } from '../helpers/job-photos.js';
+import { expectPlayable720p60, probe } from '../helpers/probe.js';
 
 /**
  * A real render end to end on the multi-machine backends: `immoreel worker` and `immoreel render`

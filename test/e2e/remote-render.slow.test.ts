@@ -9,10 +9,10 @@ import { runRenderBatch } from '../../src/jobs/render-batch.js';
 import { RemoteService } from '../../src/client/remote-service.js';
 import type { JobRecord } from '../../src/core/types.js';
 import { assertBuiltCliIsFresh, runCli, type CliResult } from '../helpers/cli.js';
-import { expectPlayable720p60, probe } from '../integration/jobs/probe.js';
-import { LISTING_TEXT, makePhotos } from '../integration/jobs/photos.js';
-import { closedPort } from '../unit/client/fake-server.js';
-import { createKey, freshDataDir, type CreatedKey } from './server-process.js';
+import { expectPlayable720p60, probe } from '../helpers/probe.js';
+import { LISTING_TEXT, makePhotos } from '../helpers/job-photos.js';
+import { closedPort } from '../helpers/fake-server.js';
+import { createKey, freshDataDir, type CreatedKey } from '../helpers/serve-process.js';
 
 /*
  * renders in remote mode against the real `immoreel serve` (real engine, real ffmpeg):

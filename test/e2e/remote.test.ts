@@ -3,10 +3,10 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closedPort } from '../unit/client/fake-server.js';
+import { closedPort } from '../helpers/fake-server.js';
 import { runCli, type CliResult } from '../helpers/cli.js';
-import { createKey, freshDataDir, startServe, type CreatedKey, type ServeProcess } from './server-process.js';
-import { fakeRequest } from '../unit/jobs/fake-engine.js';
+import { createKey, freshDataDir, startServe, type CreatedKey, type ServeProcess } from '../helpers/serve-process.js';
+import { fakeRequest } from '../helpers/fake-engine.js';
 import { TEST_FFMPEG } from '../helpers/config.js';
 
 /*

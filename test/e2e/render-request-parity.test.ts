@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { makeHarness, type Harness } from '../unit/server/harness.js';
+import { makeHarness, type Harness } from '../helpers/server-harness.js';
 
 /**
  * One invalid field, three front doors: `immoreel render` flags, a row of `render --csv`, and

@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { freshDataDir, startServe, type ServeProcess } from './server-process.js';
+import { freshDataDir, startServe, type ServeProcess } from '../helpers/serve-process.js';
 
 /** `immoreel serve --cors-origin`: what a browser front end of a portal meets. */
 describe('immoreel serve --cors-origin', () => {

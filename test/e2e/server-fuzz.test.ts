@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { Pool } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, createKey, freshDataDir, startServe, type CreatedKey, type ServeProcess } from './server-process.js';
+import { bearer, createKey, freshDataDir, startServe, type CreatedKey, type ServeProcess } from '../helpers/serve-process.js';
 import { seededRandom } from '../../scripts/prng.js';
 import { PATHOLOGICAL, pageWith } from '../../scripts/adversarial.js';
 

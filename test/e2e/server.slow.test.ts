@@ -10,7 +10,7 @@ import sharp from 'sharp';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { bearer, createKey, freshDataDir, startServe, type CreatedKey, type ServeProcess } from './server-process.js';
+import { bearer, createKey, freshDataDir, startServe, type CreatedKey, type ServeProcess } from '../helpers/serve-process.js';
 
 /**
  * `immoreel serve` end to end: the built CLI on a random loopback port with a fresh data

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../src/core/types.js';
 import { launchChromium, type StartedBrowser } from '../helpers/browser.js';
 import { REPO_ROOT, runCli } from '../helpers/cli.js';
-import { bearer, createKey, freshDataDir, startServe, type CreatedKey, type ServeProcess } from './server-process.js';
+import { bearer, createKey, freshDataDir, startServe, type CreatedKey, type ServeProcess } from '../helpers/serve-process.js';
 
 /*
  * The Studio in a real browser (docs/studio.md, "Tests"): Debian's Chromium driven by

@@ -114,7 +114,7 @@ describe('bad configuration: message and exit code before anything starts', () =
   it('wrong S3 credentials exit 4, and the secret is never printed', async () => {
     const result = await cli(['worker', '--until-idle', '--storage-url', `s3://${s3.bucket}`], {
       ...s3.env,
-      // s3rver checks the key id; a right id with a wrong secret is answered 500 there, unlike AWS (see test/integration/storage).
+      // s3rver checks the key id; a right id with a wrong secret is answered 500 there, unlike AWS (see test/integration/blobs).
       AWS_ACCESS_KEY_ID: 'WRONGKEYID',
       AWS_SECRET_ACCESS_KEY: WRONG_SECRET,
     });

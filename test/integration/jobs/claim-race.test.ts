@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { fakeRequest } from '../../unit/jobs/fake-engine.js';
+import { fakeRequest } from '../../helpers/fake-engine.js';
 import { TEST_FFMPEG } from '../../helpers/config.js';
 
-const WORKER = fileURLToPath(new URL('./fake-worker.ts', import.meta.url));
+const WORKER = fileURLToPath(new URL('../../helpers/fake-worker.ts', import.meta.url));
 
 function runWorker(dataDir: string, log: string): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -11,7 +11,7 @@ import { LocalService } from '../../../src/service/local-service.js';
 import { openBlobStore, type BlobStore } from '../../../src/blobs/index.js';
 import { openRecordStore, type RecordStore } from '../../../src/records/index.js';
 import { startPostgres, startS3, type PostgresServer, type S3Server } from '../../helpers/services.js';
-import { fakeEngine, fakeRequest } from '../../unit/jobs/fake-engine.js';
+import { fakeEngine, fakeRequest } from '../../helpers/fake-engine.js';
 import { TEST_FFMPEG } from '../../helpers/config.js';
 
 /**
@@ -169,7 +169,7 @@ describe('jobs on PostgreSQL + pg-boss + S3', () => {
   }, 60_000);
 
   describe('a worker killed mid-render (SIGKILL)', () => {
-    const FIXTURE = fileURLToPath(new URL('./fixtures/pg-worker.ts', import.meta.url));
+    const FIXTURE = fileURLToPath(new URL('../../helpers/pg-worker.ts', import.meta.url));
 
     /** Starts the doomed worker process and resolves once it has started rendering `jobId`. */
     async function doomedWorker(databaseUrl: string, storageUrl: string, jobId: string): Promise<ChildProcess> {

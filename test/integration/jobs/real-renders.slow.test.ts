@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../../src/core/types.js';
 import type { RenderRequest } from '../../../src/core/requests.js';
 import { LocalService } from '../../../src/service/local-service.js';
-import { expectPlayable720p60, ffmpegChildren, probe } from './probe.js';
-import { LISTING_TEXT, makePhotos } from './photos.js';
+import { expectPlayable720p60, ffmpegChildren, probe } from '../../helpers/probe.js';
+import { LISTING_TEXT, makePhotos } from '../../helpers/job-photos.js';
 import { TEST_FFMPEG } from '../../helpers/config.js';
 
 /*

@@ -1,13 +1,11 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newJobId } from '../../../src/core/job-ids.js';
-import { MAX_RUNNING_PER_TENANT } from '../../../src/core/job-limits.js';
-import type { JobRecords, JobRow, NewJob } from '../../../src/records/job-rows.js';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import type { JobRecords } from '../../../src/records/job-rows.js';
 import { openRecordStore, type RecordStore } from '../../../src/records/index.js';
 import { startPostgres, type PostgresServer } from '../../helpers/services.js';
-import { fakeRequest } from '../../unit/jobs/fake-engine.js';
+import { checkTenantLimit as check } from '../../helpers/tenant-limit.js';
 
 /**
  * At most 30 renders of one tenant run at once across every worker (docs/jobs.md "Worker pool"):
@@ -22,43 +20,7 @@ afterAll(async () => {
   await postgres?.stop();
 });
 
-function job(tenant: string): NewJob {
-  return { jobId: newJobId(), tenant, request: fakeRequest(), inputHash: 'h'.repeat(64), allowLocalFiles: false, linkBase: null };
-}
-
-const owners = Array.from({ length: 8 }, (_, i) => ({ id: `worker-${i}`, host: `machine-${i}`, pid: 1000 + i }));
-
-async function check(jobs: JobRecords): Promise<void> {
-  const greedy: string[] = [];
-  for (let i = 0; i < MAX_RUNNING_PER_TENANT + 10; i += 1) greedy.push((await jobs.insert(job('greedy'))).job_id);
-  const modest = (await jobs.insert(job('modest'))).job_id;
-  // Eight workers claim 50 times at once: the greedy tenant gets 30, the other tenant its one job.
-  const claims = await Promise.all(Array.from({ length: 50 }, (_, i) => jobs.claimNext(owners[i % owners.length]!, 60_000)));
-  const claimed = claims.filter((row): row is JobRow => row !== null);
-  expect(claimed.filter((row) => row.tenant === 'greedy')).toHaveLength(MAX_RUNNING_PER_TENANT);
-  expect(claimed.filter((row) => row.tenant === 'modest').map((row) => row.job_id)).toEqual([modest]);
-  expect(await jobs.count('greedy', ['running'])).toBe(MAX_RUNNING_PER_TENANT);
-  // Asked for by id, the 31st is refused too.
-  const waiting = greedy.find((id) => !claimed.some((row) => row.job_id === id))!;
-  expect(await jobs.claimNext(owners[0]!, 60_000, [waiting])).toBeNull();
-  // One ends: exactly one more may start.
-  const first = claimed.find((row) => row.tenant === 'greedy')!;
-  await jobs.transition(first.job_id, 'succeeded', { finished_at: new Date().toISOString() });
-  const next = await Promise.all(owners.map((owner) => jobs.claimNext(owner, 60_000)));
-  expect(next.filter((row) => row !== null)).toHaveLength(1);
-  expect(await jobs.count('greedy', ['running'])).toBe(MAX_RUNNING_PER_TENANT);
-}
-
 describe('the limit of running renders per tenant', () => {
-  it('holds on SQLite', async () => {
-    const store: RecordStore = await openRecordStore({ dataDir: mkdtempSync(join(tmpdir(), 'immoreel-limit-')) });
-    try {
-      await check(store.jobs);
-    } finally {
-      await store.close();
-    }
-  });
-
   it('holds on PostgreSQL across concurrent claimers', async () => {
     const databaseUrl = await postgres.createDatabase();
     const stores = await Promise.all(

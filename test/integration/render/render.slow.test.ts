@@ -8,8 +8,16 @@ import { isAppError, type AppError } from '../../../src/core/errors.js';
 import { loadPhotos } from '../../../src/render/assets/photos.js';
 import { openFetch } from '../../../src/net/fetch.js';
 import { renderListing, type EngineOptions, type RenderContext, type ValidRenderRequest } from '../../../src/render/index.js';
-import { demoProperty } from '../../unit/render/fixtures.js';
-import { ffprobe, makePhotos, meanVolume, processesMentioning, renderContext, renderRequest, type PhotoSet } from './helpers.js';
+import { demoProperty } from '../../helpers/plan-fixtures.js';
+import {
+  ffprobe,
+  makePhotos,
+  meanVolume,
+  processesMentioning,
+  renderContext,
+  renderRequest,
+  type PhotoSet,
+} from '../../helpers/render-fixtures.js';
 import { TEST_FFMPEG } from '../../helpers/config.js';
 
 let photos: PhotoSet;

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../../src/core/types.js';
 import { assertBuiltCliIsFresh, runCli } from '../../helpers/cli.js';
 import { startPostgres, startS3, type PostgresServer, type S3Server } from '../../helpers/services.js';
-import { expectPlayable720p60, probe } from '../jobs/probe.js';
-import { LISTING_TEXT, makePhotos } from '../jobs/photos.js';
+import { expectPlayable720p60, probe } from '../../helpers/probe.js';
+import { LISTING_TEXT, makePhotos } from '../../helpers/job-photos.js';
 import {
   groupCommands,
   listBucket,
@@ -18,7 +18,7 @@ import {
   waitFor,
   type ClusterProcess,
   type WebhookReceiver,
-} from './cluster.js';
+} from '../../helpers/cluster.js';
 
 /*
  * The several-machine mode on loopback (docs/scaling.md "Tests"): one PostgreSQL, one bucket

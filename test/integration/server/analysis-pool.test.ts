@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { AnalysisPool } from '../../../src/analysis/worker-pool.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_HTML_BYTES } from '../../../src/core/validate.js';
-import { startSecureServer, type SecureServer } from './helpers.js';
+import { startSecureServer, type SecureServer } from '../../helpers/secure-server.js';
 
 /**
  * Analysis runs in worker threads with a time budget (docs/security.md): a heavy request never

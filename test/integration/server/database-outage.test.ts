@@ -1,10 +1,10 @@
+import { fakeEngine } from '../../helpers/fake-engine.js';
 import { TEST_FFMPEG } from '../../helpers/config.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../../src/server/start.js';
-import { fakeEngine } from '../../unit/jobs/fake-engine.js';
 import { startPostgres, type PostgresServer } from '../../helpers/services.js';
 
 /**

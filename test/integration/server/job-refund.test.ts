@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { badRequest } from '../../../src/core/errors.js';
 import type { RenderEngine } from '../../../src/jobs/engine.js';
-import { startSecureServer, type SecureServer } from './helpers.js';
+import { startSecureServer, type SecureServer } from '../../helpers/secure-server.js';
 
 /** A render job that fails on the caller's input is not charged (docs/security.md). */
 

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_HTML_BYTES } from '../../../src/core/limits.js';
-import { makeHarness, type Harness } from '../../unit/server/harness.js';
-import { startSecureServer, type SecureServer } from './helpers.js';
+import { makeHarness, type Harness } from '../../helpers/server-harness.js';
+import { startSecureServer, type SecureServer } from '../../helpers/secure-server.js';
 
 /**
  * A large analysis body is parsed and checked in an analysis worker, never on the server's event

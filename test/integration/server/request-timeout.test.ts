@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSecureServer, type SecureServer } from './helpers.js';
+import { startSecureServer, type SecureServer } from '../../helpers/secure-server.js';
 
 /** A peer that stalls mid-body is answered 408 and cut off (docs/security.md). */
 

@@ -12,7 +12,7 @@ import {
   type ListingFacts,
   type Property,
 } from '../../../src/core/types.js';
-import { demoFacts, listing, TEXT_SOURCE } from './property-fixtures.js';
+import { demoFacts, listing, TEXT_SOURCE } from '../../helpers/property-fixtures.js';
 
 const analyse = (facts: ListingFacts, language: Language = 'fr', audience: AudienceRequest = 'auto'): Property =>
   buildProperty(facts, TEXT_SOURCE, { language, audience });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { budgetAround, buildTargetBuyer } from '../../../src/analysis/audience.js';
 import { compareWithMarket, impliedGrossYield } from '../../../src/analysis/market/compare.js';
 import { AUDIENCES, type AudienceRequest, type Language, type ListingFacts } from '../../../src/core/types.js';
-import { demoFacts, listing } from './property-fixtures.js';
+import { demoFacts, listing } from '../../helpers/property-fixtures.js';
 
 function buyer(facts: ListingFacts, language: Language = 'fr', audience: AudienceRequest = 'auto') {
   const { price_per_m2_mad: perM2, market } = compareWithMarket(facts);

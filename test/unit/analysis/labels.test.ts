@@ -13,7 +13,7 @@ import {
   TRANSACTION_LABELS,
 } from '../../../src/analysis/labels.js';
 import { AUDIENCES, FEATURE_KEYS, LANGUAGES, PROPERTY_TYPES, TRANSACTIONS } from '../../../src/core/types.js';
-import { listing } from './property-fixtures.js';
+import { listing } from '../../helpers/property-fixtures.js';
 
 const ARABIC = /[\u0600-\u06ff]/;
 const LATIN = /[A-Za-z]/;

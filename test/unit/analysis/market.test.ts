@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { compareWithMarket, impliedGrossYield, SMALL_UNIT_UPLIFT } from '../../../src/analysis/market/compare.js';
 import { findReference, MARKET_REFERENCES } from '../../../src/analysis/market/reference.js';
-import { demoFacts, listing } from './property-fixtures.js';
+import { demoFacts, listing } from '../../helpers/property-fixtures.js';
 
 const SOURCES_DOC = readFileSync(new URL('../../../docs/sources.md', import.meta.url), 'utf8');
 

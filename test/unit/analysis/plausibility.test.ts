@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { plausibilityWarnings } from '../../../src/analysis/plausibility.js';
 import { buildProperty } from '../../../src/analysis/property.js';
 import type { ListingFacts } from '../../../src/core/types.js';
-import { demoFacts, listing, TEXT_SOURCE } from './property-fixtures.js';
+import { demoFacts, listing, TEXT_SOURCE } from '../../helpers/property-fixtures.js';
 
 const codes = (facts: ListingFacts): string[] => plausibilityWarnings(facts).map((w) => w.code);
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildProperty } from '../../../src/analysis/property.js';
 import type { ListingSource } from '../../../src/core/types.js';
-import { demoFacts, listing, PROPERTY_FIELDS, TEXT_SOURCE } from './property-fixtures.js';
+import { demoFacts, listing, PROPERTY_FIELDS, TEXT_SOURCE } from '../../helpers/property-fixtures.js';
 
 describe('buildProperty', () => {
   it('builds the analysis property of docs/analysis.md from the demo facts', () => {

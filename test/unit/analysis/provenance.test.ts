@@ -3,7 +3,7 @@ import { analyzeListing } from '../../../src/analysis/analyze.js';
 import { mergeFacts } from '../../../src/analysis/merge.js';
 import { extractFacts } from '../../../src/analysis/text/extract.js';
 import type { FieldProvenance } from '../../../src/core/types.js';
-import { fixture } from './portals/fixtures.js';
+import { fixture } from '../../helpers/portal-fixtures.js';
 
 function expectWellFormed(entry: FieldProvenance | undefined): FieldProvenance {
   expect(entry).toBeDefined();

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/core/errors.js';
 import { RemoteError } from '../../../src/client/errors.js';
 import { deprecationWarning, HttpClient, type CallSpec } from '../../../src/client/http.js';
-import { closedPort, envelope, sendJson, startFake, type FakeServer } from './fake-server.js';
+import { closedPort, envelope, sendJson, startFake, type FakeServer } from '../../helpers/fake-server.js';
 
 let fake: FakeServer | null = null;
 let client: HttpClient | null = null;

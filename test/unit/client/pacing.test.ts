@@ -3,7 +3,7 @@ import pLimit from 'p-limit';
 import { HttpClient } from '../../../src/client/http.js';
 import { parseRateLimit, parseRateLimitPolicy } from '../../../src/client/pacing.js';
 import { parseRetryAfter } from '../../../src/net/retry.js';
-import { envelope, sendJson, startFake, type FakeServer } from './fake-server.js';
+import { envelope, sendJson, startFake, type FakeServer } from '../../helpers/fake-server.js';
 
 describe('RateLimit header parsing (IETF draft, structured-field lists)', () => {
   it('reads named policies with quota and window', () => {

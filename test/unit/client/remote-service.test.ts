@@ -9,7 +9,7 @@ import type { JobRecord } from '../../../src/core/types.js';
 import type { RenderRequest } from '../../../src/core/requests.js';
 import { RemoteService } from '../../../src/client/remote-service.js';
 import { sniffImageType } from '../../../src/core/images.js';
-import { envelope, sendJson, startFake, type FakeServer, type SeenRequest } from './fake-server.js';
+import { envelope, sendJson, startFake, type FakeServer, type SeenRequest } from '../../helpers/fake-server.js';
 
 let work: string;
 let photoA: string;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../../src/core/types.js';
 import { type JobManagerOptions } from '../../../src/jobs/manager.js';
 import { guardedFetch } from '../../../src/net/fetch.js';
-import { fakeProperty, fakeRequest } from './fake-engine.js';
+import { fakeProperty, fakeRequest } from '../../helpers/fake-engine.js';
 import { TEST_FFMPEG } from '../../helpers/config.js';
 
 /*

@@ -12,7 +12,7 @@ import { IllegalTransitionError } from '../../../src/core/job-state.js';
 import { openDatabase } from '../../../src/records/sqlite/driver.js';
 import { LocalService } from '../../../src/service/local-service.js';
 import type { RenderContext } from '../../../src/render/types.js';
-import { fakeEngine, fakeRequest } from './fake-engine.js';
+import { fakeEngine, fakeRequest } from '../../helpers/fake-engine.js';
 import { TEST_FFMPEG } from '../../helpers/config.js';
 import { loadConfig } from '../../../src/config/index.js';
 

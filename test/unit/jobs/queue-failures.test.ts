@@ -1,3 +1,4 @@
+import { fakeEngine, fakeRequest } from '../../helpers/fake-engine.js';
 import { TEST_FFMPEG } from '../../helpers/config.js';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -11,7 +12,6 @@ import type { JobQueue, JobRecords } from '../../../src/records/job-rows.js';
 import { MAX_ATTEMPTS } from '../../../src/records/job-rows.js';
 import { JobStore, sqliteJobRecords } from '../../../src/records/sqlite/jobs.js';
 import { LocalBlobStore } from '../../../src/blobs/local-store.js';
-import { fakeEngine, fakeRequest } from './fake-engine.js';
 
 /**
  * A dispatching queue whose database refuses to withdraw or fail an entry (a connection lost between

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildRenderPlan, type PlacedImage } from '../../../src/render/ffmpeg/plan.js';
 import { buildStoryboard, type Timeline } from '../../../src/render/storyboard.js';
 import { loadTemplate, validateTemplate, type Template } from '../../../src/render/templates.js';
-import { demoProperty, photos } from './fixtures.js';
+import { demoProperty, photos } from '../../helpers/plan-fixtures.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TEMPLATES_DIR } from '../../../src/render/package-files.js';

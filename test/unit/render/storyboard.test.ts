@@ -8,7 +8,7 @@ import {
   type Timeline,
 } from '../../../src/render/storyboard.js';
 import { loadTemplate } from '../../../src/render/templates.js';
-import { demoProperty, LANDSCAPE_PHOTO, photos, PORTRAIT_PHOTO } from './fixtures.js';
+import { demoProperty, LANDSCAPE_PHOTO, photos, PORTRAIT_PHOTO } from '../../helpers/plan-fixtures.js';
 
 const classic = loadTemplate('classic');
 const branding = {

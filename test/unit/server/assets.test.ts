@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
 import { purgeExpiredAssets, resolveAsset } from '../../../src/records/assets.js';
-import { makeHarness, type Harness } from './harness.js';
+import { makeHarness, type Harness } from '../../helpers/server-harness.js';
 
 let h: Harness;
 afterEach(async () => h?.close());

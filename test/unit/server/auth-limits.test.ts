@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { LISTING_TEXT, makeHarness, type Harness } from './harness.js';
+import { LISTING_TEXT, makeHarness, type Harness } from '../../helpers/server-harness.js';
 
 let h: Harness;
 afterEach(async () => h?.close());

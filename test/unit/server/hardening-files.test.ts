@@ -5,7 +5,7 @@ import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resolveAsset } from '../../../src/records/assets.js';
 import { openServerStore } from '../../../src/records/sqlite/server-records.js';
-import { makeHarness, type Harness } from './harness.js';
+import { makeHarness, type Harness } from '../../helpers/server-harness.js';
 
 /** Files of the data directory are private, and uploads are decoded in full (docs/security.md). */
 

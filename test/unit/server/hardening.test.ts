@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { LISTING_TEXT, makeHarness, type Harness } from '../../helpers/server-harness.js';
 import { stableStringify } from '../../../src/core/hash.js';
-import { LISTING_TEXT, makeHarness, type Harness } from './harness.js';
 
 /** Bodies an attacker can send that used to give a 500, a charge or a stored megabyte (docs/security.md). */
 

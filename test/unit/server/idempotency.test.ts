@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { analyzeListing } from '../../../src/analysis/analyze.js';
-import { LISTING_TEXT, makeHarness, type Harness } from './harness.js';
+import { LISTING_TEXT, makeHarness, type Harness } from '../../helpers/server-harness.js';
 
 let h: Harness;
 afterEach(async () => h?.close());

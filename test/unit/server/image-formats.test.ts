@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { collectPhotos } from '../../../src/cli/commands/render.js';
 import { AppError } from '../../../src/core/errors.js';
 import { IMAGE_FORMAT_NAMES, IMAGE_FORMATS } from '../../../src/core/images.js';
-import { makeHarness, type Harness } from './harness.js';
+import { makeHarness, type Harness } from '../../helpers/server-harness.js';
 
 /*
  * One list of accepted image formats (src/core/images.ts) for the --photos-dir scan, the upload

@@ -2,7 +2,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TokenBucketLimiter } from '../../../src/records/rate-limit.js';
 import { seededRandom } from '../../../scripts/prng.js';
-import { LISTING_TEXT, makeHarness, type Harness } from './harness.js';
+import { LISTING_TEXT, makeHarness, type Harness } from '../../helpers/server-harness.js';
 
 let h: Harness;
 afterEach(async () => h?.close());

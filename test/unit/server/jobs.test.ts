@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { LISTING_TEXT, makeHarness, type Harness } from './harness.js';
+import { LISTING_TEXT, makeHarness, type Harness } from '../../helpers/server-harness.js';
 
 /** Every render needs photos; the file engine of these tests never downloads them. */
 const PHOTOS = ['https://cdn.example.com/photo-1.jpg'];

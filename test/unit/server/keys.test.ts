@@ -2,9 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { resolveScopes } from '../../../src/records/api-keys.js';
 import { openServerStore, type ServerStore } from '../../../src/records/sqlite/server-records.js';
-import { runCli } from '../../helpers/cli.js';
+import { resolveScopes } from '../../../src/records/api-keys.js';
 
 let dataDir: string;
 let store: ServerStore;
@@ -41,17 +40,5 @@ describe('API keys', () => {
     expect(b.record.masked_key).toBe(`imk_${b.apiKey.slice(4, 8)}…${b.apiKey.slice(-4)}`);
     expect(() => store.keys.create({ tenant: '../etc' })).toThrow(/Invalid tenant/);
     expect(() => store.keys.revoke('key_nope')).toThrow(/No API key/);
-  });
-
-  it('refuses bad `keys create` flags as usage errors (exit 2)', async () => {
-    const badScope = await runCli(['--data-dir', dataDir, 'keys', 'create', '--tenant', 'acme', '--scopes', 'root']);
-    expect(badScope.code).toBe(2);
-    expect(badScope.stderr).toMatch(/Unknown scope root/);
-    const badQuota = await runCli(['--data-dir', dataDir, 'keys', 'create', '--tenant', 'acme', '--monthly-quota', '-5']);
-    expect(badQuota.code).toBe(2);
-    expect(badQuota.stderr).toMatch(/--monthly-quota/);
-    const missing = await runCli(['--data-dir', dataDir, 'keys', 'revoke', 'key_unknown']);
-    expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/keys list/);
   });
 });

@@ -2,7 +2,7 @@ import { compileErrors, dereference, validate } from '@readme/openapi-parser';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeHarness, type Harness } from './harness.js';
+import { makeHarness, type Harness } from '../../helpers/server-harness.js';
 
 let h: Harness;
 afterEach(async () => h?.close());

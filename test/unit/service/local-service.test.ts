@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LocalService } from '../../../src/service/local-service.js';
 import type { JobRecord } from '../../../src/core/types.js';
-import { fakeEngine, fakeRequest } from '../jobs/fake-engine.js';
+import { fakeEngine, fakeRequest } from '../../helpers/fake-engine.js';
 import { TEST_FFMPEG } from '../../helpers/config.js';
 
 const open: { close(): Promise<void> }[] = [];

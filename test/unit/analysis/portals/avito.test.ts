@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseListingPage } from '../../../../src/analysis/portals/index.js';
-import { expectNothingPrivate, fixture } from './fixtures.js';
+import { expectNothingPrivate, fixture } from '../../../helpers/portal-fixtures.js';
 
 const SALE_URL = 'https://www.avito.ma/fr/maarif/appartements/Appartement_3_chambres_à_vendre_à_Maarif_51234567.htm';
 

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { analyzeListing } from '../../../../src/analysis/analyze.js';
 import { fetchListingPage, parseListingPage } from '../../../../src/analysis/portals/index.js';
 import { AppError } from '../../../../src/core/errors.js';
-import { expectNothingPrivate, fixture } from './fixtures.js';
+import { expectNothingPrivate, fixture } from '../../../helpers/portal-fixtures.js';
 
 // The portals' servers are mocked with undici's MockAgent: no test touches the internet.
 

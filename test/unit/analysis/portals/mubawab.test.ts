@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isAppError } from '../../../../src/core/errors.js';
 import { parseListingPage } from '../../../../src/analysis/portals/index.js';
 import { DEFAULT_EUR_TO_MAD } from '../../../../src/analysis/portals/values.js';
-import { expectNothingPrivate, fixture } from './fixtures.js';
+import { expectNothingPrivate, fixture } from '../../../helpers/portal-fixtures.js';
 import { loadConfig } from '../../../../src/config/index.js';
 
 const withoutJsonLd = (html: string): string => html.replace(/<script type="application\/ld\+json">[\s\S]*?<\/script>/, '');

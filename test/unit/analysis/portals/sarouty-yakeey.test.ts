@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isAppError } from '../../../../src/core/errors.js';
 import { parseListingPage } from '../../../../src/analysis/portals/index.js';
-import { expectNothingPrivate, fixture } from './fixtures.js';
+import { expectNothingPrivate, fixture } from '../../../helpers/portal-fixtures.js';
 
 describe('Sarouty API JSON', () => {
   const url = 'https://www.sarouty.ma/fr/acheter/casablanca/appartement-vue-mer-903380/';

@@ -3,11 +3,11 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import type { JobStage } from '../../../src/core/types.js';
-import { openFetch } from '../../../src/net/fetch.js';
-import type { RenderContext, ValidRenderRequest } from '../../../src/render/types.js';
-import { demoProperty } from '../../unit/render/fixtures.js';
-import { TEST_FFMPEG } from '../../helpers/config.js';
+import type { JobStage } from '../../src/core/types.js';
+import { openFetch } from '../../src/net/fetch.js';
+import type { RenderContext, ValidRenderRequest } from '../../src/render/types.js';
+import { demoProperty } from './plan-fixtures.js';
+import { TEST_FFMPEG } from './config.js';
 
 /** A scene-like test photo: sky, ground, a building block, so crops and orientation show. */
 function scene(width: number, height: number, hue: number): Buffer {

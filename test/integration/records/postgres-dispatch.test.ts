@@ -287,7 +287,7 @@ describe('a worker killed mid-render', () => {
     });
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', fileURLToPath(new URL('./fixtures/dispatch-worker.ts', import.meta.url)), url],
+      ['--import', 'tsx', fileURLToPath(new URL('../../helpers/dispatch-worker.ts', import.meta.url)), url],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     try {

@@ -3,17 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { analyzeListing } from '../../../src/analysis/analyze.js';
-import type { RenderRequest } from '../../../src/core/requests.js';
-import { JobManager, type RenderEngine } from '../../../src/jobs/manager.js';
-import type { ValidRenderRequest } from '../../../src/render/types.js';
-import { buildApp, type ServerDeps } from '../../../src/server/app.js';
-import type { ServerLimits } from '../../../src/server/api-limits.js';
-import { resolveAsset } from '../../../src/records/assets.js';
-import { LocalBlobStore } from '../../../src/blobs/index.js';
-import { openSqliteRecordStore, type RecordStore } from '../../../src/records/index.js';
-import { openServerStore, type ServerStore } from '../../../src/records/sqlite/server-records.js';
-import { TEST_FFMPEG } from '../../helpers/config.js';
+import { analyzeListing } from '../../src/analysis/analyze.js';
+import type { RenderRequest } from '../../src/core/requests.js';
+import { JobManager, type RenderEngine } from '../../src/jobs/manager.js';
+import type { ValidRenderRequest } from '../../src/render/types.js';
+import { buildApp, type ServerDeps } from '../../src/server/app.js';
+import type { ServerLimits } from '../../src/server/api-limits.js';
+import { resolveAsset } from '../../src/records/assets.js';
+import { LocalBlobStore } from '../../src/blobs/index.js';
+import { openSqliteRecordStore, type RecordStore } from '../../src/records/index.js';
+import { openServerStore, type ServerStore } from '../../src/records/sqlite/server-records.js';
+import { TEST_FFMPEG } from './config.js';
 
 export interface Harness {
   app: FastifyInstance;
@@ -107,8 +107,7 @@ export async function makeHarness(options: HarnessOptions = {}): Promise<Harness
     jobs,
     analyze: options.analyze ?? ((request, signal) => analyzeListing(request, { signal })),
     validateRender:
-      options.validateRender ??
-      (async (request) => (await import('../../../src/render/index.js')).validateRenderRequest(request, 'server')),
+      options.validateRender ?? (async (request) => (await import('../../src/render/index.js')).validateRenderRequest(request, 'server')),
     limits: options.limits,
     now: options.now,
     log: { stream: sink, level: 'info' },

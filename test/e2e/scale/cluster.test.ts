@@ -6,7 +6,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuiltCliIsFresh } from '../../helpers/cli.js';
 import { startS3, type S3Server } from '../../helpers/services.js';
-import { groupCommands, listBucket, ProcessSet, startWebhookReceiver, videosByJob, waitFor } from './cluster.js';
+import { groupCommands, listBucket, ProcessSet, startWebhookReceiver, videosByJob, waitFor } from '../../helpers/cluster.js';
 
 /*
  * The harness of the multi-process test and `npm run bench:scale`, on its own: a test that proves

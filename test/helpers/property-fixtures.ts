@@ -1,5 +1,5 @@
-import { emptyFacts } from '../../../src/analysis/facts.js';
-import type { ListingFacts, ListingSource } from '../../../src/core/types.js';
+import { emptyFacts } from '../../src/analysis/facts.js';
+import type { ListingFacts, ListingSource } from '../../src/core/types.js';
 
 /** A listing with only the given facts known. */
 export function listing(overrides: Partial<ListingFacts> = {}): ListingFacts {

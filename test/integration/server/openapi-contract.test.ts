@@ -12,10 +12,10 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import sharp from 'sharp';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer } from '../../src/server/start.js';
-import { REPO_ROOT } from '../helpers/cli.js';
-import { fakeRenderEngine } from '../unit/server/harness.js';
-import { TEST_FFMPEG } from '../helpers/config.js';
+import { startServer, type RunningServer } from '../../../src/server/start.js';
+import { REPO_ROOT } from '../../helpers/cli.js';
+import { fakeRenderEngine } from '../../helpers/server-harness.js';
+import { TEST_FFMPEG } from '../../helpers/config.js';
 
 /**
  * The contract as a third party sees it: a client generated from the served OpenAPI document
@@ -115,12 +115,12 @@ describe('API v1 contract, as a generated client sees it', () => {
   it('generates a client that type-checks the integration, runs it, and every answer matches the document', async () => {
     const document = JSON.parse(documentText) as Json;
     // 1. Generate the client types from the served document, then type-check the integration.
-    const generatedDir = join(REPO_ROOT, 'test/contract/generated');
+    const generatedDir = join(REPO_ROOT, 'test/helpers/openapi-integration/generated');
     mkdirSync(generatedDir, { recursive: true });
     writeFileSync(join(generatedDir, 'api.d.ts'), astToString(await openapiTS(structuredClone(document) as never)));
     const tsc = spawnSync(
       process.execPath,
-      [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(REPO_ROOT, 'test/contract/tsconfig.json')],
+      [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(REPO_ROOT, 'test/helpers/openapi-integration/tsconfig.json')],
       { encoding: 'utf8' },
     );
     expect(tsc.status, `${tsc.stdout}${tsc.stderr}`).toBe(0);
@@ -147,7 +147,7 @@ describe('API v1 contract, as a generated client sees it', () => {
       .png()
       .toBuffer();
     const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/immoreel`;
-    const modulePath = pathToFileURL(join(REPO_ROOT, 'test/contract/integration.ts')).href;
+    const modulePath = pathToFileURL(join(REPO_ROOT, 'test/helpers/openapi-integration/integration.ts')).href;
     // Loaded by path: the project's type check does not see it (its types exist only once generated).
     const { runIntegration } = (await import(/* @vite-ignore */ modulePath)) as { runIntegration: RunIntegration };
     const result = await runIntegration(server.url, created.apiKey, new Uint8Array(photo), recordingFetch, receiverUrl);

@@ -5,6 +5,7 @@
  */
 import createClient from 'openapi-fetch';
 import type { paths } from './generated/api.js';
+import type { paths } from '../../contract/generated/api.js';
 
 export interface IntegrationResult {
   analyzedTitle: string;

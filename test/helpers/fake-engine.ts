@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { rename, writeFile } from 'node:fs/promises';
-import type { Property } from '../../../src/core/types.js';
-import type { RenderEngine } from '../../../src/jobs/engine.js';
-import type { RenderContext, ValidRenderRequest } from '../../../src/render/types.js';
+import type { Property } from '../../src/core/types.js';
+import type { RenderEngine } from '../../src/jobs/engine.js';
+import type { RenderContext, ValidRenderRequest } from '../../src/render/types.js';
 
 /**
  * A stand-in for the render engine, for state-machine edge cases only (the issue's must-show

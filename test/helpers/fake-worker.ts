@@ -3,9 +3,9 @@
  * that logs every job it renders to LOG (one id per line). Runs until the queue is drained.
  * Usage: node --import tsx fake-worker.ts DATA_DIR LOG [RENDER_MS]
  */
-import { openJobManager } from '../../helpers/job-manager.js';
 import { appendFileSync } from 'node:fs';
-import { fakeEngine } from '../../unit/jobs/fake-engine.js';
+import { fakeEngine } from './fake-engine.js';
+import { openJobManager } from './job-manager.js';
 
 const [dataDir, log, ms] = process.argv.slice(2) as [string, string, string | undefined];
 const inner = fakeEngine({ ms: Number(ms ?? 50) });

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { Webhook } from 'standardwebhooks';
-import type { S3Server } from '../../helpers/services.js';
+import type { S3Server } from './services.js';
 
 /**
  * A several-machine immoreel on one machine, for the multi-process test and `npm run bench:scale`
@@ -14,7 +14,7 @@ import type { S3Server } from '../../helpers/services.js';
  * that does not go through the project's own BlobStore.
  */
 
-export const BIN = fileURLToPath(new URL('../../../bin/immoreel.js', import.meta.url));
+export const BIN = fileURLToPath(new URL('../../bin/immoreel.js', import.meta.url));
 const run = promisify(execFile);
 
 export interface ClusterProcess {

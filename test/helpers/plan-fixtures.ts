@@ -1,4 +1,4 @@
-import type { Property } from '../../../src/core/types.js';
+import type { Property } from '../../src/core/types.js';
 
 /** An analysed listing like the demo's (what `analyze --json` prints), with overrides. */
 export function demoProperty(overrides: Partial<Property> = {}): Property {

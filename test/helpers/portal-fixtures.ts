@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 
 /** A page of test/fixtures/portals (written for the project, reproducing docs/portals.md structures). */
 export function fixture(name: string): string {
-  return readFileSync(new URL(`../../../fixtures/portals/${name}`, import.meta.url), 'utf8');
+  return readFileSync(new URL(`../fixtures/portals/${name}`, import.meta.url), 'utf8');
 }
 
 /** Asserts that none of the strings (names, phones in any spacing) appears anywhere in `value`. */

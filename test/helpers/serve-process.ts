@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runCli } from '../helpers/cli.js';
+import { runCli } from './cli.js';
 
 /** Helpers for the end-to-end server tests: the real `immoreel serve` process on loopback. */
 

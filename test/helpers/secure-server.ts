@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer, type RunningServer, type StartOptions } from '../../../src/server/start.js';
-import { TEST_FFMPEG } from '../../helpers/config.js';
+import { startServer, type RunningServer, type StartOptions } from '../../src/server/start.js';
+import { TEST_FFMPEG } from './config.js';
 
 /** A real server on loopback over a fresh data directory, with one standard key. */
 export interface SecureServer {
