@@ -372,7 +372,7 @@ export function checkRequest<S extends TSchema, C>(
     Object.fromEntries(Object.entries(part).map(([key, member]) => [key, Array.isArray(member) ? member.filter(() => true) : member]));
   const readable = accepted !== null && inputProblems(schema, compact(accepted)).length === 0 ? (accepted as Static<S>) : null;
   const flagged = (field: string): boolean => schemaProblems.some((p) => isPartOf(field, p.field) || isPartOf(p.field, field));
-  const refused = new Set(Object.keys(value as object).filter((key) => !(key in (accepted ?? {}))));
+  const refused = new Set(accepted === null ? [] : Object.keys(value as object).filter((key) => !(key in accepted)));
   const ruled = readable === null ? [] : ruleProblems(rules, readable, context, refused).filter((d) => !flagged(d.field));
   throw invalidInput(typeof schema.title === 'string' ? schema.title : 'request', [...schemaProblems, ...ruled]);
 }

@@ -79,6 +79,15 @@ describe('schema and rules answer together, at every front door', () => {
     expect(http.error.message).toMatch(/^Invalid render request: metadata is nested more than 16 levels deep\.$/);
   });
 
+  it('a body that is not an object is named as the body, on both routes', async () => {
+    for (const url of ['/api/v1/render-video', '/api/v1/analyze'])
+      for (const body of [null, 'villa', [1]]) {
+        const http = await post(url, body);
+        expect(http.status, `${url} ${JSON.stringify(body)}`).toBe(400);
+        expect(http.error.details).toEqual([{ field: 'body', message: 'must be an object' }]);
+      }
+  });
+
   it('analyze: a bad language (schema) and a blank description (rule) in one answer', async () => {
     const body = { description: '   ', language: 'de' };
     const http = await post('/api/v1/analyze', body);
