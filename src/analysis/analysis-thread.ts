@@ -83,7 +83,7 @@ export default async function analyzeInWorker(request: AnalyzeRequest): Promise<
 /** Parses and checks an analysis body: the same 400 answers as the server's schema check. */
 function checkedBody(bytes: Uint8Array): { body: unknown; valid: ValidAnalyzeRequest } {
   const body = parseJsonBody(bytes);
-  return { body, valid: validateAnalyzeRequest(body as AnalyzeRequest) };
+  return { body, valid: validateAnalyzeRequest(body) };
 }
 
 /** Parses, checks and analyses a large JSON body. */

@@ -1,4 +1,4 @@
-import { badRequest, type ErrorDetail } from './errors.js';
+import type { ErrorDetail } from './errors.js';
 
 /**
  * Every size limit on what a caller sends, in one place (docs/security.md lists them). The HTTP
@@ -91,11 +91,4 @@ export function requestShapeProblems(body: unknown): ErrorDetail[] {
     listing == null ? null : checkJsonShape(listing, 'listing', { maxDepth: MAX_JSON_DEPTH, maxBytes: MAX_LISTING_BYTES });
   if (listingProblem !== null) problems.push(listingProblem);
   return problems;
-}
-
-/** Throws the 400 of `requestShapeProblems`, if any. */
-export function assertRequestShape(body: unknown): void {
-  const details = requestShapeProblems(body);
-  if (details.length === 0) return;
-  throw badRequest(`Invalid request: ${details.map((d) => `${d.field} ${d.message}`).join('; ')}.`, { reason: 'invalid_request', details });
 }

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { MAX_LISTING_ITEM_CHARS, MAX_LISTING_LIST_ITEMS, MAX_LISTING_TITLE_CHARS } from './limits.js';
 import { AUDIENCES, FEATURE_KEYS, LANGUAGES, PROPERTY_TYPES, PROVENANCE_FIELDS, TRANSACTIONS, type Property } from './types.js';
 
 /**
@@ -8,6 +9,8 @@ import { AUDIENCES, FEATURE_KEYS, LANGUAGES, PROPERTY_TYPES, PROVENANCE_FIELDS, 
 
 const nullable = (type: string) => ({ type: [type, 'null'] });
 const stringArray = { type: 'array', items: { type: 'string' } };
+/** Prices, surfaces and counts are never negative. */
+const count = (type: string) => ({ type: [type, 'null'], minimum: 0 });
 
 const PROVENANCE_SOURCES = ['structured_data', 'page_text', 'description'];
 
@@ -59,7 +62,22 @@ export const MarketSchema = {
   },
 };
 
-export const PropertySchema = Type.Unsafe<Property>({
+/** The fields the schema requires: the contract's seven. */
+type ContractField = 'title' | 'city' | 'district' | 'price_mad' | 'currency' | 'features' | 'marketing_angles';
+
+/**
+ * What a value that passes `PropertySchema` is known to hold: the contract's fields, and any other
+ * field with its type. Nested objects that the schema does not require whole (market, target
+ * buyer, source) may be partial; a reader checks the fields it needs.
+ */
+export type PropertyInput = Pick<Property, ContractField> &
+  Partial<Omit<Property, ContractField | 'market' | 'target_buyer' | 'source'>> & {
+    market?: Partial<NonNullable<Property['market']>> | null;
+    target_buyer?: Partial<Property['target_buyer']>;
+    source?: Partial<Property['source']>;
+  };
+
+export const PropertySchema = Type.Unsafe<PropertyInput>({
   type: 'object',
   description: "The analysed listing (docs/api.md). The first seven fields are the contract's; unknown facts are null, never guessed.",
   required: ['title', 'city', 'district', 'price_mad', 'currency', 'features', 'marketing_angles'],
@@ -67,19 +85,19 @@ export const PropertySchema = Type.Unsafe<Property>({
     title: { type: 'string' },
     city: nullable('string'),
     district: nullable('string'),
-    price_mad: { type: ['integer', 'null'], description: 'Always MAD; a rent is per month.' },
+    price_mad: { type: ['integer', 'null'], minimum: 0, description: 'Always MAD; a rent is per month.' },
     currency: { const: 'MAD' },
     features: { ...stringArray, description: 'Feature labels in `language`.' },
     marketing_angles: { ...stringArray, description: '3–6 sentences in `language`.' },
     transaction: { type: ['string', 'null'], enum: [...TRANSACTIONS, null] },
     property_type: { type: ['string', 'null'], enum: [...PROPERTY_TYPES, null] },
-    surface_m2: nullable('number'),
-    surface_total_m2: nullable('number'),
-    rooms: nullable('integer'),
-    bedrooms: nullable('integer'),
-    bathrooms: { type: ['integer', 'null'], description: 'Rooms with a shower or a bath.' },
-    toilets: { type: ['integer', 'null'], description: 'WC counted apart from bathrooms.' },
-    floor: nullable('integer'),
+    surface_m2: count('number'),
+    surface_total_m2: count('number'),
+    rooms: count('integer'),
+    bedrooms: count('integer'),
+    bathrooms: { ...count('integer'), description: 'Rooms with a shower or a bath.' },
+    toilets: { ...count('integer'), description: 'WC counted apart from bathrooms.' },
+    floor: { type: ['integer', 'null'], minimum: -10, description: 'Negative below ground.' },
     metro_area: { type: ['string', 'null'], description: 'The metropolitan area of the city (commune), e.g. Grand Casablanca.' },
     offers: {
       type: 'array',
@@ -95,7 +113,7 @@ export const PropertySchema = Type.Unsafe<Property>({
       },
     },
     feature_keys: { type: 'array', items: { type: 'string', enum: [...FEATURE_KEYS] } },
-    price_per_m2_mad: nullable('number'),
+    price_per_m2_mad: count('number'),
     price_original: { type: ['object', 'null'], properties: { amount: { type: 'number' }, currency: { type: 'string' } } },
     market: MarketSchema,
     target_buyer: {
@@ -142,5 +160,23 @@ export const PropertySchema = Type.Unsafe<Property>({
       description: 'Where each extracted field came from, keyed by field name.',
       properties: Object.fromEntries(PROVENANCE_FIELDS.map((field) => [field, FieldProvenanceSchema])),
     },
+  },
+});
+
+const listedTexts = { maxItems: MAX_LISTING_LIST_ITEMS, items: { maxLength: MAX_LISTING_ITEM_CHARS } };
+
+/**
+ * The sizes a `listing` given to a render may have, on top of its types (`PropertySchema`): what
+ * an analysis answers is not bounded by these (a portal title may be longer), but a listing sent
+ * in is drawn on the video and echoed in the job (docs/api.md "One schema per input"). Types
+ * are stated once, in `PropertySchema`: here only sizes, which apply to values of that type.
+ */
+export const ListingLimitsSchema = Type.Unsafe<PropertyInput>({
+  properties: {
+    title: { maxLength: MAX_LISTING_TITLE_CHARS },
+    features: listedTexts,
+    marketing_angles: listedTexts,
+    feature_keys: { maxItems: MAX_LISTING_LIST_ITEMS },
+    photos: listedTexts,
   },
 });

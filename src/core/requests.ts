@@ -30,7 +30,11 @@ export { AUDIENCE_CHOICES };
 
 const listingInputs = {
   url: Type.String({ minLength: 1, maxLength: MAX_URL_CHARS, description: 'A listing page on Mubawab, Avito, Sarouty or Yakeey.' }),
-  html: Type.String({ maxLength: MAX_HTML_BYTES, description: 'The listing page as saved by a browser; then nothing is fetched.' }),
+  html: Type.String({
+    maxLength: MAX_HTML_BYTES,
+    'x-size': `${MAX_HTML_BYTES / 1024 / 1024} MB`,
+    description: 'The listing page as saved by a browser; then nothing is fetched.',
+  }),
   description: Type.String({ maxLength: MAX_DESCRIPTION_CHARS, description: 'Raw listing text (French, English, Arabic, Darija).' }),
   language: Type.Optional(
     Type.Union(
@@ -160,6 +164,17 @@ function fieldOf(context: string | undefined, error: AjvLikeError): string {
   return field === '' ? (context === 'body' || context === undefined ? 'body' : context) : field;
 }
 
+/** JSON Schema's type names as a reader says them: `must be a number or null`. */
+const TYPE_NAMES: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  integer: 'a whole number',
+  boolean: 'true or false',
+  array: 'a list',
+  object: 'an object',
+  null: 'null',
+};
+
 function messageOf(error: AjvLikeError): string {
   const schema = error.parentSchema ?? {};
   switch (error.keyword) {
@@ -172,8 +187,13 @@ function messageOf(error: AjvLikeError): string {
     case 'const':
       return `must be ${String(error.params.allowedValue)}`;
     case 'type':
-      return `must be ${String(error.params.type).replace(/,/g, ' or ')}`;
+      return `must be ${String(error.params.type)
+        .split(',')
+        .map((type) => TYPE_NAMES[type] ?? type)
+        .join(' or ')}`;
     case 'maxLength':
+      // A page's limit reads better as a size than as millions of characters.
+      if (typeof schema['x-size'] === 'string') return `is larger than ${schema['x-size']}`;
       return `is longer than ${String(error.params.limit)} characters`;
     case 'minLength':
       return error.params.limit === 1 ? 'must not be empty' : `is shorter than ${String(error.params.limit)} characters`;
@@ -249,10 +269,19 @@ export function invalidInput(subject: string, details: ErrorDetail[]) {
   return badRequest(`Invalid ${subject}: ${summary}.`, { reason: 'invalid_request', details });
 }
 
-/** Every field of `value` that breaks `schema` (empty when it conforms). Undefined members are absent. */
-export function inputProblems(schema: TSchema, value: unknown): ErrorDetail[] {
+/**
+ * Every field of `value` that breaks `schema` (empty when it conforms). Undefined members are absent.
+ * `within` names the part of a request `value` is (`listing`): its fields are then `listing.title`.
+ */
+export function inputProblems(schema: TSchema, value: unknown, within?: string): ErrorDetail[] {
   const validate = compileInputSchema(schema, 'body');
-  return validate(value) ? [] : validationDetails((validate.errors ?? []) as ErrorObject[] as AjvLikeError[], 'body');
+  if (validate(value)) return [];
+  const details = validationDetails((validate.errors ?? []) as ErrorObject[] as AjvLikeError[], within ?? 'body');
+  if (within === undefined) return details;
+  return details.map((d) => ({
+    ...d,
+    field: d.field === within ? within : d.field.startsWith('[') ? `${within}${d.field}` : `${within}.${d.field}`,
+  }));
 }
 
 /** Throws BAD_REQUEST naming every field of `value` that breaks `schema`. */
@@ -260,4 +289,90 @@ export function checkInput<S extends TSchema>(schema: S, value: unknown): Static
   const details = inputProblems(schema, value);
   if (details.length > 0) throw invalidInput(typeof schema.title === 'string' ? schema.title : 'request', details);
   return value as Static<S>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// What a schema cannot say: rules between fields, and facts known only at run time (templates and
+// tracks installed, local paths in local mode). Each rule is one named function beside its input's
+// schema; a validator runs its schema first and its rules, in order, on what the schema accepted.
+
+/**
+ * One rule of an input (docs/api.md "One schema per input"): the problems it finds, or nothing.
+ * `refused` names the top-level members the caller gave but the schema refused, left out of
+ * `input`: a rule on what was given counts them as given.
+ */
+export type InputRule<T, C = undefined> = (input: T, context: C, refused: ReadonlySet<string>) => ErrorDetail | ErrorDetail[] | undefined;
+
+const NONE_REFUSED: ReadonlySet<string> = new Set();
+
+/** Every problem `rules` find in `input`, in the rules' order. */
+export function ruleProblems<T, C>(rules: readonly InputRule<T, C>[], input: T, context: C, refused = NONE_REFUSED): ErrorDetail[] {
+  return rules.flatMap((rule) => rule(input, context, refused) ?? []);
+}
+
+/**
+ * The part of an object `value` its schema accepted: every member with a schema problem left out,
+ * so that the rules can read the rest with its types. A problem inside an optional-only object
+ * (`branding.phone`) leaves out that member only; inside a list (`photos[1]`), that entry only,
+ * as a hole that iteration skips, so the other entries keep their index; anywhere else, the whole
+ * top-level member. Null when `value` is not an object at all.
+ */
+function acceptedPart(schema: TSchema, value: unknown, problems: readonly ErrorDetail[]): Record<string, unknown> | null {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
+  const accepted: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  const members = (schema.properties ?? {}) as Record<string, TSchema>;
+  for (const { field } of problems) {
+    const [, key, index, inner] = /^([^.[]+)(?:\[(\d+)\]$|\.([^.[]+)$)?/.exec(field) ?? [];
+    if (key === undefined || !(key in accepted)) continue;
+    const current = accepted[key];
+    const required = members[key]?.required;
+    if (index !== undefined && Array.isArray(current)) {
+      const copy = [...(current as unknown[])];
+      delete copy[Number(index)];
+      accepted[key] = copy;
+    } else if (
+      inner !== undefined &&
+      current !== null &&
+      typeof current === 'object' &&
+      !Array.isArray(current) &&
+      !Array.isArray(required)
+    ) {
+      const { [inner]: _refused, ...rest } = current as Record<string, unknown>;
+      accepted[key] = rest;
+    } else delete accepted[key];
+  }
+  return accepted;
+}
+
+/** `inner` is `outer` or a part of it (`branding.phone` of `branding`, `photos[1]` of `photos`). */
+const isPartOf = (inner: string, outer: string): boolean =>
+  inner === outer || inner.startsWith(`${outer}.`) || inner.startsWith(`${outer}[`);
+
+/**
+ * The check every front door runs on an input: its schema, then its rules, in order, on the part
+ * the schema accepted; a rule's problem about a field the schema already refused is not said
+ * twice. Throws one BAD_REQUEST naming every problem at once; returns the input, typed.
+ */
+export function checkRequest<S extends TSchema, C>(
+  schema: S,
+  rules: readonly InputRule<Static<S>, C>[],
+  value: unknown,
+  context: C,
+): Static<S> {
+  const schemaProblems = inputProblems(schema, value);
+  if (schemaProblems.length === 0) {
+    const problems = ruleProblems(rules, value as Static<S>, context);
+    if (problems.length > 0) throw invalidInput(typeof schema.title === 'string' ? schema.title : 'request', problems);
+    return value as Static<S>;
+  }
+  const accepted = acceptedPart(schema, value, schemaProblems);
+  // What the schema accepted passes it: checked again (lists without their holes) rather than
+  // assumed, so that a rule never reads a wrong type.
+  const compact = (part: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(part).map(([key, member]) => [key, Array.isArray(member) ? member.filter(() => true) : member]));
+  const readable = accepted !== null && inputProblems(schema, compact(accepted)).length === 0 ? (accepted as Static<S>) : null;
+  const flagged = (field: string): boolean => schemaProblems.some((p) => isPartOf(field, p.field) || isPartOf(p.field, field));
+  const refused = new Set(accepted === null ? [] : Object.keys(value as object).filter((key) => !(key in accepted)));
+  const ruled = readable === null ? [] : ruleProblems(rules, readable, context, refused).filter((d) => !flagged(d.field));
+  throw invalidInput(typeof schema.title === 'string' ? schema.title : 'request', [...schemaProblems, ...ruled]);
 }

@@ -135,7 +135,8 @@ function registerJsonParser(app: FastifyInstance): void {
       return;
     }
     const text = typeof body === 'string' ? body : body.toString('utf8');
-    if (text.trim() === '' && request.routeOptions.schema?.body === undefined) {
+    const takesBody = request.routeOptions.schema?.body !== undefined || request.routeOptions.config.bodyCheckedByHandler === true;
+    if (text.trim() === '' && !takesBody) {
       done(null, undefined);
       return;
     }

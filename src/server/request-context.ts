@@ -1,7 +1,7 @@
 import type { BodyFingerprint } from '../core/hash.js';
 import type { RawJsonBody } from '../core/json-body.js';
 import type { JobList, JobRecord, JobState, ListJobsOptions, Property } from '../core/types.js';
-import type { AnalyzeRequest, RenderRequest } from '../core/requests.js';
+import type { AnalyzeRequest } from '../core/requests.js';
 import type { ValidRenderRequest } from '../render/types.js';
 import type { ServerLimits } from './api-limits.js';
 import type { RouteRegistry } from './route-spec.js';
@@ -50,7 +50,8 @@ export interface ServerDeps {
    * "Measured"); without it, every body is parsed and checked here.
    */
   analyzeJson?: JsonBodyAnalysis;
-  validateRender(request: RenderRequest): ValidRenderRequest | Promise<ValidRenderRequest>;
+  /** The body as received: the schema and the rules are checked here (docs/api.md "One schema per input"). */
+  validateRender(request: unknown): ValidRenderRequest | Promise<ValidRenderRequest>;
   limits?: Partial<ServerLimits>;
   now?: () => number;
   /** JSON lines; false = silent. */

@@ -43,6 +43,12 @@ export interface RouteSpec {
    * analysis worker to parse and check against `body` (docs/security.md "Measured").
    */
   largeBodyOffThread?: boolean;
+  /**
+   * The handler checks the body against `body` and the input's rules in one call, so that one bad
+   * request gets the very answer the CLI gives (docs/api.md "One schema per input"); fastify
+   * then only parses it. `body` still documents it.
+   */
+  bodyCheckedByHandler?: boolean;
   bodyLimit?: number;
   params?: JsonSchema;
   querystring?: JsonSchema;
@@ -57,6 +63,7 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     access?: RouteAccess;
     largeBodyOffThread?: boolean;
+    bodyCheckedByHandler?: boolean;
   }
 }
 
@@ -84,13 +91,17 @@ export class RouteRegistry {
       url: spec.url,
       bodyLimit: spec.bodyLimit,
       schema: {
-        ...(spec.body ? { body: spec.body } : {}),
+        ...(spec.body && spec.bodyCheckedByHandler !== true ? { body: spec.body } : {}),
         ...(spec.params ? { params: spec.params } : {}),
         ...(spec.querystring ? { querystring: spec.querystring } : {}),
         ...(spec.headers ? { headers: spec.headers } : {}),
         ...(Object.keys(response).length > 0 ? { response } : {}),
       },
-      config: { access: spec.access, largeBodyOffThread: spec.largeBodyOffThread === true },
+      config: {
+        access: spec.access,
+        largeBodyOffThread: spec.largeBodyOffThread === true,
+        bodyCheckedByHandler: spec.bodyCheckedByHandler === true,
+      },
       handler,
     });
   }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { RawJsonBody } from '../../core/json-body.js';
+import { validateAnalyzeRequest } from '../../core/validate.js';
 import type { AnalyzeResponse } from '../../core/types.js';
 import { API_PREFIX } from '../api-limits.js';
 import type { ServerContext } from '../request-context.js';
@@ -22,6 +23,7 @@ export function analyzeRoutes(app: FastifyInstance, ctx: ServerContext): void {
       tag: 'analysis',
       access: { scope: 'preview:dispatch', policy: 'analyze', billable: 'analyze' },
       body: AnalyzeBodySchema,
+      bodyCheckedByHandler: true,
       bodyLimit: ctx.limits.jsonBodyLimitBytes,
       // A 5 MB page is parsed and checked in an analysis worker, not here (docs/security.md "Measured").
       largeBodyOffThread: ctx.deps.analyzeJson !== undefined,
@@ -40,6 +42,9 @@ export function analyzeRoutes(app: FastifyInstance, ctx: ServerContext): void {
       const offThread = received instanceof RawJsonBody ? ctx.deps.analyzeJson : undefined;
       let raw = received instanceof RawJsonBody ? received : null;
       const body = request.body;
+      // Checked here, schema and rules together, before the idempotency hash reads it (bodyCheckedByHandler);
+      // a large body, by the worker that parses it.
+      if (raw === null) validateAnalyzeRequest(body);
       const compute = async () => {
         const signal = abortOnDisconnect(reply);
         const property =

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError, badRequest, type ErrorDetail } from '../../core/errors.js';
-import { assertRequestShape } from '../../core/limits.js';
 import type { JobRecord } from '../../core/types.js';
 import { assertPublicHost, ForbiddenAddressError } from '../../net/address-guard.js';
 import { isTerminal } from '../../core/job-state.js';
@@ -107,6 +106,7 @@ export function renderRoutes(app: FastifyInstance, ctx: ServerContext): void {
       tag: 'render',
       access: { scope: 'preview:dispatch', policy: 'render', billable: 'render_video' },
       body: RenderBodySchema,
+      bodyCheckedByHandler: true,
       bodyLimit: ctx.limits.jsonBodyLimitBytes,
       headers: IdempotencyHeadersSchema,
       responses: {
@@ -126,11 +126,12 @@ export function renderRoutes(app: FastifyInstance, ctx: ServerContext): void {
     async (request, reply) => {
       const auth = caller(request);
       const tenant = auth.key.tenant;
-      const body = request.body;
-      // Depth and size of the free-form parts first: nothing below may walk an unbounded body.
-      assertRequestShape(body);
+      // Unchecked until validateRender: the schema and the rules answer together (bodyCheckedByHandler).
+      const body: unknown = request.body;
+      // The request's rules before anything else reads the body (the idempotency hash included):
+      // the free-form parts' depth and size are among them, and the answer is the CLI's.
+      const valid = await ctx.deps.validateRender(body);
       const submit = async () => {
-        const valid = await ctx.deps.validateRender(body);
         await checkAssets(ctx, tenant, valid);
         checkWebhookUrl(ctx, valid.webhook_url);
         await checkJobLimits(ctx, auth);

@@ -136,6 +136,81 @@ describe('validateRenderRequest', () => {
     ]);
   });
 
+  it('checks a listing against the Property schema, each problem naming its path', () => {
+    const contract = { title: 'Villa', city: null, district: null, currency: 'MAD', price_mad: null, features: [], marketing_angles: [] };
+    const error = refusal({
+      listing: {
+        ...contract,
+        surface_m2: 'big',
+        rooms: 2.5,
+        floor: -11,
+        market: { median_price_per_m2_mad: 'high' },
+        target_buyer: { primary: 'aliens' },
+      },
+      photos: ['https://cdn.example.com/villa.jpg'],
+    });
+    expect(error.details).toEqual([
+      { field: 'listing.surface_m2', message: 'must be a number or null' },
+      { field: 'listing.rooms', message: 'must be a whole number or null' },
+      { field: 'listing.floor', message: 'must be ≥ -10' },
+      { field: 'listing.market.median_price_per_m2_mad', message: 'must be a number' },
+      { field: 'listing.target_buyer.primary', message: expect.stringMatching(/^must be one of family, /) },
+    ]);
+    expect(error.message).toMatch(/^Invalid render request: listing\.surface_m2 must be a number or null; /);
+    // A listing refused for its form was still given: no "url is missing" beside it.
+    expect(refusal({ listing: 'villa' }).details).toEqual([{ field: 'listing', message: 'must be an object' }]);
+  });
+
+  it('holds a listing sent in to the sizes it is drawn at', () => {
+    const contract = { city: null, district: null, currency: 'MAD', price_mad: null, marketing_angles: ['x'.repeat(401)] };
+    const error = refusal({
+      listing: { ...contract, title: 'T'.repeat(201), features: Array.from({ length: 61 }, () => 'Piscine'), photos: ['ftp://cdn/a.jpg'] },
+    });
+    expect(error.details).toEqual([
+      { field: 'listing.title', message: 'is longer than 200 characters' },
+      { field: 'listing.features', message: 'has more than 60 entries' },
+      { field: 'listing.marketing_angles[0]', message: 'is longer than 400 characters' },
+      { field: 'listing.photos', message: 'has "ftp://cdn/a.jpg", which is not an http(s) URL' },
+    ]);
+  });
+
+  it('keeps the parts of a listing the renderer reads only when they carry their key field', () => {
+    const listing = {
+      title: '  Villa   avec piscine ',
+      city: ' Marrakech ',
+      district: '',
+      currency: 'MAD',
+      price_mad: 4_500_000,
+      features: ['Piscine'],
+      marketing_angles: [],
+      photos: ['https://cdn.example.com/villa.jpg'],
+      market: { area: 'Marrakech' },
+      target_buyer: { segments: [] },
+      language: 'en',
+    };
+    const valid = validateRenderRequest({ listing } as unknown as RenderRequest, 'server');
+    expect(valid.listing).toMatchObject({
+      title: 'Villa avec piscine',
+      city: 'Marrakech',
+      district: null,
+      market: null,
+      target_buyer: { primary: 'family' },
+      source: { kind: 'text' },
+      language: 'en',
+    });
+  });
+
+  it('refuses a blank description, and names an empty request by its first input', () => {
+    expect(refusal({ description: '   ', photos: ['https://cdn.example.com/a.jpg'] }).details).toEqual([
+      { field: 'description', message: 'is empty: paste the listing text (title and description)' },
+    ]);
+    expect(refusal({}).details).toEqual([
+      { field: 'url', message: expect.stringMatching(/^is missing: give a listing url, .* or listing \(an analysis property\)$/) },
+    ]);
+    // A description refused for its type was given: the schema's problem alone.
+    expect(refusal({ description: 42 }).details).toEqual([{ field: 'description', message: 'must be a string' }]);
+  });
+
   it('lets local mode use file paths, made absolute, and refuses them on the server', () => {
     const local = validateRenderRequest(
       {

@@ -60,12 +60,12 @@ describe('API v1 basics', () => {
       h.app.inject({ method: 'POST', url: '/api/v1/analyze', headers: { ...auth, 'content-type': contentType }, payload });
     const cases: [string, string, string][] = [
       ['{"description":"x","colour":"red"}', 'colour', 'is not an accepted field'],
-      ['{"description":42}', 'description', 'must be string'],
+      ['{"description":42}', 'description', 'must be a string'],
       ['{"description":"Villa","language":"de"}', 'language', 'must be one of fr, en, ar'],
       ['{"description":"Villa","target_audience":"aliens"}', 'target_audience', 'must be one of auto, family'],
       ['{}', 'url', 'give a listing url'],
       ['{"description":"   "}', 'description', 'is empty'],
-      ['[1,2]', 'body', 'must be object'],
+      ['[1,2]', 'body', 'must be an object'],
       ['{"description": "Villa",', 'body', 'is not valid JSON'],
     ];
     for (const [payload, field, message] of cases) {
