@@ -7,7 +7,7 @@ import { requestFingerprint } from '../core/hash.js';
 import { parseJsonBody } from '../core/json-body.js';
 import type { Property } from '../core/types.js';
 import type { AnalyzeRequest } from '../core/requests.js';
-import { validateAnalyzeRequest, type ValidAnalyzeRequest } from '../core/validate.js';
+import { validateAnalyzeRequest, type ValidAnalyzeRequest } from '../core/analyze-rules.js';
 import { analyzeListing } from './analyze.js';
 
 /**

@@ -2,7 +2,7 @@ import { badRequest } from '../core/errors.js';
 import type { ListingFacts, ListingSource, Property } from '../core/types.js';
 import type { AnalyzeRequest } from '../core/requests.js';
 import { safeStrings } from '../core/safe-text.js';
-import { validateAnalyzeRequest } from '../core/validate.js';
+import { validateAnalyzeRequest } from '../core/analyze-rules.js';
 import { mergeFacts } from './merge.js';
 import type { FetchPort } from '../net/fetch.js';
 import { fetchListingPage, parseListingPage } from './portals/index.js';

@@ -5,7 +5,7 @@ import type { Property } from '../core/types.js';
 import { BodyFingerprint } from '../core/hash.js';
 import { RawJsonBody } from '../core/json-body.js';
 import type { AnalyzeRequest } from '../core/requests.js';
-import { validateAnalyzeRequest, type ValidAnalyzeRequest } from '../core/validate.js';
+import { validateAnalyzeRequest, type ValidAnalyzeRequest } from '../core/analyze-rules.js';
 import type { FetchPageOptions } from './portals/index.js';
 import {
   analysisTask,

@@ -13,7 +13,7 @@ import { prepareSoundtrack, resolveMusic } from './music.js';
 import { buildStoryboard, type Timeline } from './storyboard.js';
 import { loadTemplate } from './templates.js';
 import type { RenderContext, RenderedVideo, RenderSpec } from './types.js';
-import { MAX_PHOTOS } from './validate.js';
+import { MAX_PHOTOS } from './render-rules.js';
 import { verifyVideo } from './verify.js';
 import { FORMAT_SIZES } from './formats.js';
 

@@ -3,7 +3,7 @@ import { AppError } from '../../src/core/errors.js';
 import { newJobId } from '../../src/core/job-ids.js';
 import { IllegalTransitionError } from '../../src/core/job-state.js';
 import type { NewJob, Owner } from '../../src/records/job-rows.js';
-import { validateRenderRequest } from '../../src/render/validate.js';
+import { validateRenderRequest } from '../../src/render/render-rules.js';
 import type { RecordStore } from '../../src/records/types.js';
 
 /**

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from '../request-context.js';
 import { API_PREFIX, PLANS, SCOPES } from '../api-limits.js';
 import { periodOf, periodResetAt } from '../../records/quota.js';
-import { UsageQuerySchema } from '../schemas/requests.js';
+import { UsageQuerySchema } from '../schemas/api-bodies.js';
 import { AUTH_ERRORS, caller } from './common.js';
 
 const QuotaSchema = {

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { RawJsonBody } from '../../core/json-body.js';
-import { validateAnalyzeRequest } from '../../core/validate.js';
+import { validateAnalyzeRequest } from '../../core/analyze-rules.js';
 import type { AnalyzeResponse } from '../../core/types.js';
 import { API_PREFIX } from '../api-limits.js';
 import type { ServerContext } from '../request-context.js';
 import { IdempotencyHeadersSchema, ErrorEnvelopeSchema } from '../schemas/common.js';
-import { AnalyzeBodySchema, AnalyzeResponseSchema } from '../schemas/requests.js';
+import { AnalyzeBodySchema, AnalyzeResponseSchema } from '../schemas/api-bodies.js';
 import { abortOnDisconnect, AUTH_ERRORS, caller, idempotencyKeyOf, RATE_HEADERS, REPLAYED_HEADER } from './common.js';
 
 export function analyzeRoutes(app: FastifyInstance, ctx: ServerContext): void {

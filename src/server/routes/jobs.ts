@@ -8,7 +8,7 @@ import { envelope, withHeaders } from '../errors.js';
 import { notModified, parseRange, rangeStillValid } from '../http-range.js';
 import { createHash } from 'node:crypto';
 import { ErrorEnvelopeSchema, JobEnvelopeSchema, JobIdParamsSchema, JobSchema } from '../schemas/common.js';
-import { JobListQuerySchema } from '../schemas/requests.js';
+import { JobListQuerySchema } from '../schemas/api-bodies.js';
 import { AUTH_ERRORS, caller, RATE_HEADERS } from './common.js';
 
 const ETAG_HEADER = {

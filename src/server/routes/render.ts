@@ -10,7 +10,7 @@ import type { AuthContext } from '../auth.js';
 import { settleJobCharge } from '../job-end.js';
 import { API_PREFIX } from '../api-limits.js';
 import { ErrorEnvelopeSchema, IdempotencyHeadersSchema, JobEnvelopeSchema } from '../schemas/common.js';
-import { RenderBodySchema } from '../schemas/requests.js';
+import { RenderBodySchema } from '../schemas/api-bodies.js';
 import { AUTH_ERRORS, caller, idempotencyKeyOf, RATE_HEADERS, REPLAYED_HEADER } from './common.js';
 
 /** When a tenant is at its job limit, a slot usually frees within a render's length. */

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newJobId } from '../../../src/core/job-ids.js';
 import type { NewJob } from '../../../src/records/job-rows.js';
-import { validateRenderRequest } from '../../../src/render/validate.js';
+import { validateRenderRequest } from '../../../src/render/render-rules.js';
 import { claimDispatched, failExhausted } from '../../../src/jobs/delivery.js';
 import { RenderDispatch, type RenderMessage } from '../../../src/records/postgres/dispatch.js';
 import { openPostgresRecordStore, type PostgresRecordStore } from '../../../src/records/postgres/index.js';

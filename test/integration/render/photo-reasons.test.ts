@@ -117,7 +117,7 @@ describe('photos left out', () => {
 
 describe('one URL rule for validators and readers', () => {
   it('reads http:/host/x as the URL the validator accepted, never as a local path', async () => {
-    const { validateRenderRequest } = await import('../../../src/render/validate.js');
+    const { validateRenderRequest } = await import('../../../src/render/render-rules.js');
     const valid = validateRenderRequest(
       { description: 'Villa à Marrakech, 300 m²', photos: [`http:/127.0.0.1:${new URL(base).port}/text.jpg`] },
       'local',

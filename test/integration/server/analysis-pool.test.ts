@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { AnalysisPool } from '../../../src/analysis/worker-pool.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAX_HTML_BYTES } from '../../../src/core/validate.js';
+import { MAX_HTML_BYTES } from '../../../src/core/analyze-rules.js';
 import { startSecureServer, type SecureServer } from '../../helpers/secure-server.js';
 
 /**

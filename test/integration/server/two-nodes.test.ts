@@ -11,7 +11,7 @@ import { analyzeListing } from '../../../src/analysis/analyze.js';
 import { sha256Hex } from '../../../src/core/hash.js';
 import { newJobId } from '../../../src/core/job-ids.js';
 import { guardedFetch } from '../../../src/net/fetch.js';
-import { validateRenderRequest } from '../../../src/render/validate.js';
+import { validateRenderRequest } from '../../../src/render/render-rules.js';
 import { buildApp } from '../../../src/server/app.js';
 import { resolveAsset } from '../../../src/records/assets.js';
 import type { JobsPort } from '../../../src/server/request-context.js';

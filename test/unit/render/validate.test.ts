@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isAppError, type AppError } from '../../../src/core/errors.js';
 import type { RenderRequest } from '../../../src/core/requests.js';
-import { validateRenderRequest } from '../../../src/render/validate.js';
+import { validateRenderRequest } from '../../../src/render/render-rules.js';
 import { demoProperty } from '../../helpers/plan-fixtures.js';
 
 function refusal(request: unknown, mode: 'local' | 'server' = 'local'): AppError {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAppError, type AppError } from '../../../src/core/errors.js';
-import { validateAnalyzeRequest } from '../../../src/core/validate.js';
-import { validateRenderRequest } from '../../../src/render/validate.js';
-import { makeHarness, type Harness } from './harness.js';
+import { validateAnalyzeRequest } from '../../../src/core/analyze-rules.js';
+import { validateRenderRequest } from '../../../src/render/render-rules.js';
+import { makeHarness, type Harness } from '../../helpers/server-harness.js';
 
 /**
  * A request with problems of both kinds (the schema's and the rules'): HTTP answers what the

@@ -9,7 +9,7 @@ import type { JobRecord } from '../../../src/core/types.js';
 import { openSqliteRecordStore, type RecordStore } from '../../../src/records/index.js';
 import { openServerStore, type ServerStore } from '../../../src/records/sqlite/server-records.js';
 import { guardedFetch } from '../../../src/net/fetch.js';
-import { validateRenderRequest } from '../../../src/render/validate.js';
+import { validateRenderRequest } from '../../../src/render/render-rules.js';
 import { startJobEndDuties } from '../../../src/server/job-end.js';
 import { webhookSender, WebhookDispatcher } from '../../../src/server/webhook-sender.js';
 

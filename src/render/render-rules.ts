@@ -17,7 +17,7 @@ import {
 } from '../core/requests.js';
 import { safeStrings, safeText } from '../core/safe-text.js';
 import type { Language, Property } from '../core/types.js';
-import { descriptionIsNotBlank, MISSING_LISTING } from '../core/validate.js';
+import { descriptionIsNotBlank, MISSING_LISTING } from '../core/analyze-rules.js';
 import { MUSIC_TRACKS, trackByName } from './music-tracks.js';
 import { listTemplates, templateExists } from './templates.js';
 import type { ValidRenderRequest } from './types.js';
