@@ -12,7 +12,7 @@ import { WORD_START } from './normalize.js';
 
 const TYPE_WORDS = new RegExp(
   String.raw`${WORD_START}(?:` +
-    String.raw`(?<studio>studios?|استوديو|ستوديو|سطوديو)` +
+    String.raw`(?<studio>studios?|استوديو|ستوديو|سطوديو|garconnieres?|garsonieres?|garsonnieres?|garconiere|كارصونيه|كارسونيه|كارصونيات|قرصونيه|garsouniya|garsonia|karsonia|karssonia)` +
     String.raw`|(?<duplex>duplexe?s?|triplex|دوبلكس)` +
     String.raw`|(?<penthouse>penthouses?|بنتهاوس)` +
     String.raw`|(?<villa>villas?|vila|filla|فيلا|فيلات|الفيلا)` +
