@@ -64,7 +64,7 @@ const PER_MONTH_AFTER =
 const EXCLUDED_BEFORE =
   /(?:syndic|frais|charges?|caution|avance|honoraires?|commission|depot|acompte|apport|aide|subvention|remise|reduction|economi[sz]\w*|au lieu de|ancien prix|avec seulement|credit|mensualites?|reservation|taxe|impots?|دعم|الدعم|تسبيق|التسبيق|بدل|deposit|fee|fees|service charge|down ?payment|da3m)[^.;\n\d]{0,22}$/;
 const EXCLUDED_AFTER =
-  /^\s?(?:ht\s?|ttc\s?)?(?:de |d'|du |of )?(?:syndic|frais|charges|caution|avance|d'avance|depot|de caution|dhs? de syndic|subvention|aide|reduction|remise|apport|دعم|الدعم|تسبيق|deposit|fees?|da3m)(?![^.;\n]{0,24}(?:compris|inclus|inclut|incluse?s?|inclu|included|includes))(?!\s*:|\s+\d|\s+(?:d'un|d'une|de \d|un|une|deux|trois)\s)/;
+  /^\s?(?:ht\s?|ttc\s?)?(?:de |d'|du |of )?(?:syndic|frais(?! de notaire| d'enregistrement| d'immatriculation| notari| en sus| a la charge)|charges|caution|avance|d'avance|depot|de caution|dhs? de syndic|subvention|aide|reduction|remise|apport|دعم|الدعم|تسبيق|deposit|fees?|da3m)(?![^.;\n]{0,24}(?:compris|inclus|inclut|incluse?s?|inclu|included|includes))(?!\s*:|\s+\d|\s+(?:d'un|d'une|de \d|un|une|deux|trois)\s)/;
 /** Price words; "a partir de" marks a programme's starting price. */
 const PRICE_WORD_BEFORE =
   /(?:prix|price|loyer|rent|tarif|montant|cout|ثمن|الثمن|بثمن|السعر|بسعر|الكراء|taman|tman|thaman|thamane|taman dyal)(?:\s+(?:de vente|de location|de la vente|de cession|البيع|الكراء|demande|propose|fixe|net|total|global|mensuel|final|choc|sacrifie|promo|promotionnel|exceptionnel|interessant|imbattable|tres|est|de|du|d'|is|of|:|-|=|vente|location))*[\s:=\-–]*$/;

@@ -150,13 +150,16 @@ interface Classified {
   level?: boolean;
 }
 
+const GOVERNS_NEXT = /^\s?[:=]?\s?\d/;
 const LEVEL_AFTER = /^\s*(?:de |d'|en |of )?(?:mezzanine|sous[- ]sol|caves?)(?![a-z])/;
 
 function classify(text: string, start: number, end: number, weak: boolean, value: number): Classified {
   const before = clauseBefore(text, start);
   const after = text.slice(end, end + 40);
   if (weak && (DISTANCE_BEFORE.test(before) || DISTANCE_AFTER.test(after))) return { role: 'distance', score: 0 };
-  const afterRole = AFTER_ROLE.exec(after)?.groups;
+  const afterMatch = AFTER_ROLE.exec(after);
+  // "300 m² terrain 500 m²": a noun right before another number governs that number, not this one.
+  const afterRole = afterMatch !== null && !GOVERNS_NEXT.test(after.slice(afterMatch[0].length)) ? afterMatch.groups : undefined;
   if (afterRole?.plot) return { role: 'plot', score: 4 };
   if (afterRole?.part) return { role: 'part', score: 0 };
   if (LEVEL_AFTER.test(after)) return { role: 'part', score: 0, level: true };
