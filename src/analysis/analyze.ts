@@ -38,7 +38,7 @@ function statesSomething(facts: ListingFacts, description: string): boolean {
 const STREET_ADDRESS =
   /(?:^|[^a-z\u0600-\u06ff])(?:rue|avenue|av|bd|boulevard|zankat|zenqat|residence|شارع|زنقه|اقامه)\s+[a-z\u00df-\u024f\u0600-\u06ff\d]{2,}/;
 
-/** The facts without which an analysis says little (docs/analysis.md "Short texts"). */
+/** The facts without which an analysis says little (docs/analysis-text.md "Short texts"). */
 const CORE_FACTS: ReadonlyArray<[keyof ListingFacts, string]> = [
   ['property_type', 'property type'],
   ['transaction', 'sale or rent'],

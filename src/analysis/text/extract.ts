@@ -45,7 +45,7 @@ const CONFIDENCE = { title: 0.9, body: 0.8, inferred: 0.6 } as const;
 /** The text's words leave open which figure is the surface (docs/analysis-text.md "Surfaces: total and parts"). */
 export const SURFACE_UNCERTAIN = 'SURFACE_UNCERTAIN';
 
-/** A district name several cities have, with no city in the text (docs/analysis-text.md "Places"). */
+/** A district name several cities have, with no city in the text (docs/analysis-text.md "City and district"). */
 export const PLACE_AMBIGUOUS = 'PLACE_AMBIGUOUS';
 
 /** The DUAL_OFFER warning: the text offers the property for sale and for rent. */

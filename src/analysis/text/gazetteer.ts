@@ -613,9 +613,16 @@ function addAlias(key: string, entry: PlaceEntry, lookupOnly: boolean, needsCont
   for (let length = 1; length <= words.length; length += 1) TEXT_PREFIXES.add(words.slice(0, length).join(' '));
 }
 
+/** Arabic-script spellings of each city (nameKey form). */
+const ARABIC_NAMES = new Map<string, string[]>();
+
 for (const spec of CITIES) {
   const city = parseNames(spec.names);
   CITY_NAMES.push(city.display);
+  ARABIC_NAMES.set(
+    city.display,
+    city.aliases.filter((alias) => /[\u0600-\u06ff]/.test(alias.key)).map((alias) => alias.key),
+  );
   const entry: PlaceEntry = { kind: 'city', city: city.display };
   for (const alias of city.aliases) {
     addAlias(alias.key, entry, alias.lookupOnly, alias.needsContext);
@@ -685,6 +692,11 @@ export function fuzzyCity(word: string): string | null {
     if (withinOneEdit(key, word)) return city;
   }
   return null;
+}
+
+/** The Arabic-script spellings the gazetteer knows for a city (docs/analysis-text.md "City and district"). */
+export function arabicNamesOf(city: string): readonly string[] {
+  return ARABIC_NAMES.get(city) ?? [];
 }
 
 /** Canonical names of every city in the gazetteer. */

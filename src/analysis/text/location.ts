@@ -275,7 +275,7 @@ function matchAt(text: string, tokens: readonly Token[], index: number, titleEnd
 /**
  * True when the name at `index` names a street or a building rather than a place: a street word a
  * few linking words before it ("rue parallèle à Tan Tan"), or a building word right before it
- * ("Résidence Nassim"). docs/analysis-text.md "Places".
+ * ("Résidence Nassim"). docs/analysis-text.md "City and district".
  */
 function namedAfterBy(tokens: readonly Token[], index: number): boolean {
   const previous = tokens[index - 1];
@@ -346,7 +346,7 @@ function citiesNaming(district: string): string[] {
 
 /**
  * A district name that several cities have ("Plateau": Casablanca and El Jadida; "Hay Salam"): it
- * settles nothing on its own (docs/analysis-text.md "Places").
+ * settles nothing on its own (docs/analysis-text.md "City and district").
  */
 function sharedDistrictName(mention: Mention): boolean {
   return mention.entries.some((entry) => entry.kind === 'district' && entry.city !== null) && citiesNaming(mention.name).length > 1;
