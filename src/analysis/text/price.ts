@@ -55,6 +55,8 @@ const UNIT_AFTER = new RegExp(
 /** A currency written before the amount: "MAD 1 500 000", "€ 90 000". */
 const UNIT_BEFORE = new RegExp(String.raw`(?:^|[^a-z])(?:(?<mad>mad|dh)|(?<eur>€|eur))\s?$`);
 
+const SURFACE_AFTER = /^\s?(?:m2|mq|sqm|sq|square|met(?:re|er)s?|mitres?|متر|م2|ha\b|hectares?)/;
+
 /** Per-unit prices (per m², per hectare, per night…) are not the asking price. */
 const PER_UNIT_AFTER =
   /^\s?(?:ht\s?|ttc\s?)?(?:(?:\/|par|le|la|du|au|per|a|the)\s?(?:m2|m\b|metre|sqm|hectare|ha\b|nuit|night|jour|day|semaine|week|nuitee)|m2\b|للمتر|المتر|لل?هكتار|في الليله|لليله)/;
@@ -94,7 +96,8 @@ function readUnit(text: string, token: NumberToken): UnitReading | null {
   const before = text.slice(Math.max(0, token.start - 6), token.start);
   if (!match?.groups) {
     const prefix = UNIT_BEFORE.exec(before);
-    if (!prefix?.groups) return null;
+    // "7 930 000 DH 8850 m²": the DH is the previous amount's; a number with a surface unit is no amount.
+    if (!prefix?.groups || SURFACE_AFTER.test(text.slice(token.end, token.end + 16))) return null;
     return { amount: token.value, currency: prefix.groups.eur ? 'EUR' : 'MAD', end: token.end };
   }
   const groups = match.groups;

@@ -66,6 +66,8 @@ const TYPE_NOUN_AT_END =
 /** What may stand between a governing noun and its number: a few short words, no other number. */
 const GOVERNED_TAIL = /^[^\d.;!?\n]{0,30}$/;
 const WORDS_IN_TAIL = /[a-z\u00df-\u024f\u0600-\u06ff']+/g;
+/** "de 12 m²", "d'environ 12 m²", ": 12 m²": the words that make a noun measured by the number. */
+const MEASURED_TAIL = /^\s*(?:de\b|d'|du\b|of\b|fait|font|faisant|mesurant|environ|chacune?|each|مساحتها|ب)/;
 /** A conjunction or a list separator between the noun and the number: the noun governs something else. */
 const BROKEN_TAIL = /(?:^|\s)(?:et|and|dont|plus|ou|or|w|و)(?:\s|$)|[,+]/;
 
@@ -106,7 +108,11 @@ interface Governing {
 }
 
 /** "3 chambres 99 m2": a counted room noun lists the rooms; it does not govern the number after it. */
-const COUNTED_BEFORE = new RegExp(String.raw`(?:^|[^a-z\u00df-\u024f\u0600-\u06ff\d])(?:\d{1,2}|${COUNT_WORD_PATTERN})\s*$`);
+const COUNTED_BEFORE = new RegExp(
+  String.raw`(?:^|[^a-z\u00df-\u024f\u0600-\u06ff\d])(?:\d{1,2}|${COUNT_WORD_PATTERN.split('|')
+    .filter((word) => (COUNT_WORDS.get(word) ?? 0) > 1)
+    .join('|')})\s*$`,
+);
 /** "Villa avec piscine 120 m²": a type, then "with" and an amenity, then a number. */
 const TYPE_WITH_BEFORE =
   /(?:appartements?|apparts?|appt|studios?|duplex|villas?|maisons?|penthouse|riads?|bureaux?|locaux|local|magasins?|شقه|فيلا|منزل|apartment|flat|house|office|shop)(?:\s+[a-z\u00df-\u024f\u0600-\u06ff']+){0,2}\s*(?:avec|with|et|and|\+|,|مع|ب)\s*$/;
@@ -126,8 +132,10 @@ function governingNoun(before: string): Governing | null {
   if (groups.plot) return { role: 'plot' };
   if (groups.part) {
     const head = before.slice(0, last.index);
-    // "3 chambres 99 m2": a count of rooms, not the rooms' size; the number is read as if bare.
-    if (COUNTED_BEFORE.test(head)) return null;
+    // "3 chambres 99 m2", "2 chambres - à Casablanca 90 m2": a count of rooms, not the rooms'
+    // size; the number is read as if bare. "3 chambres de 12 m²" and "une terrasse de 15 m²" still
+    // measure the part.
+    if (!MEASURED_TAIL.test(tail) && COUNTED_BEFORE.test(head)) return null;
     // "Appartement terrasse 120m2": the terrace qualifies the flat, the number is the flat's.
     if (tail.trim() === '' && TYPE_NOUN_AT_END.test(head.trimEnd())) return { role: 'type' };
     // "Villa avec piscine 120 m²": the words do not say whose number it is (decided in classify).

@@ -270,6 +270,9 @@ describe('counterexamples found by the property-based suite', () => {
     ['ard lbi3, 300 000 DH, 250 m2, f Casablanca', { surface_total_m2: 250, city: 'Casablanca' }],
     ['بقعة أرضية للبيع, في أكادير, 1720 م² 662 مليون', { surface_total_m2: 1720, price_mad: 6_620_000 }],
     ['Appartement à vendre, 204 m2, 4 chambres / 36 millions de centimes, à Kénitra', { bedrooms: 4, price_mad: 360_000 }],
+    ['Appartement à louer, 2 chambres - à Casablanca 900 m2, 25 100 DH/mois', { bedrooms: 2, surface_m2: 900 }],
+    ['Appartement à vendre, 4 840 000 DH, à Tanger, 4 chambres :: 627 m2', { bedrooms: 4, surface_m2: 627 }],
+    ['Land plot for sale :: Mohammedia • 7 930 000 DH 8850 square meters', { price_mad: 7_930_000, surface_total_m2: 8850 }],
   ];
   it.each(cases)('%s', (text, expected) => {
     const facts = extractFacts(text);
