@@ -1,5 +1,5 @@
 import { badRequest } from '../core/errors.js';
-import type { ListingFacts, ListingSource, Property } from '../core/types.js';
+import type { ListingFacts, ListingSource, Property, Warning } from '../core/types.js';
 import type { AnalyzeRequest } from '../core/requests.js';
 import { safeStrings } from '../core/safe-text.js';
 import { validateAnalyzeRequest } from '../core/analyze-rules.js';
@@ -8,6 +8,7 @@ import type { FetchPort } from '../net/fetch.js';
 import { fetchListingPage, parseListingPage } from './portals/index.js';
 import { buildProperty } from './property.js';
 import { extractFacts } from './text/extract.js';
+import { normalizeText } from './text/normalize.js';
 
 export interface AnalyzeDeps {
   /** The network for listing pages; the server passes its guarded port (docs/architecture.md). */
@@ -17,18 +18,45 @@ export interface AnalyzeDeps {
   eurToMad?: number;
 }
 
-/** Facts worth analysing: a text where none of these is found is refused as unrecognisable. */
-function statesSomething(facts: ListingFacts): boolean {
+/** Facts worth analysing: a text where none of these is found states no property fact and is refused. */
+function statesSomething(facts: ListingFacts, description: string): boolean {
   return (
     facts.price_mad !== null ||
     facts.surface_m2 !== null ||
+    facts.surface_total_m2 !== null ||
     facts.property_type !== null ||
     facts.city !== null ||
+    facts.district !== null ||
     facts.bedrooms !== null ||
     facts.rooms !== null ||
+    facts.bathrooms !== null ||
     facts.transaction !== null ||
-    facts.feature_keys.length > 0
+    facts.feature_keys.length > 0 ||
+    STREET_ADDRESS.test(normalizeText(description))
   );
+}
+
+/** "Rue Ibn Tachfine", "شارع الحسن الثاني": an address is a fact about the property, if a thin one. */
+const STREET_ADDRESS =
+  /(?:^|[^a-z\u0600-\u06ff])(?:rue|avenue|av|bd|boulevard|zankat|zenqat|residence|شارع|زنقه|اقامه)\s+[a-z\u00df-\u024f\u0600-\u06ff\d]{2,}/;
+
+/** The facts without which an analysis says little (docs/analysis-text.md "Short texts"). */
+const CORE_FACTS: ReadonlyArray<[keyof ListingFacts, string]> = [
+  ['property_type', 'property type'],
+  ['transaction', 'sale or rent'],
+  ['price_mad', 'price'],
+  ['surface_m2', 'surface'],
+  ['city', 'city'],
+];
+
+/** FEW_FACTS: a short text is analysed for what it states, and told what it leaves out. */
+function fewFactsWarning(facts: ListingFacts): Warning | null {
+  const missing = CORE_FACTS.filter(([field]) => facts[field] === null).map(([, words]) => words);
+  if (missing.length < 3) return null;
+  return {
+    code: 'FEW_FACTS',
+    message: `The text states little about the property: no ${missing.join(', ')} found. The analysis shows only what it states; paste the full listing for more.`,
+  };
 }
 
 /** The analysis engine's one entry point: request in, `property` out (docs/analysis.md). */
@@ -45,14 +73,17 @@ export async function analyzeListing(request: AnalyzeRequest, deps: AnalyzeDeps 
   }
   if (valid.description !== null) {
     const textFacts = extractFacts(valid.description, deps.eurToMad === undefined ? {} : { eurToMad: deps.eurToMad });
-    if (facts === null && !statesSomething(textFacts)) {
+    if (facts === null && !statesSomething(textFacts, valid.description)) {
       throw badRequest(
-        'Nothing recognisable in the description: no price, surface, property type, city or rooms were found. ' +
-          'Paste the listing title and description as written on the portal.',
-        { reason: 'unrecognisable_text', details: [{ field: 'description', message: 'no listing facts found' }] },
+        'The description states no property fact: no property type, sale or rent, price, surface, rooms, place, address or ' +
+          'feature was found. Paste the listing title and description as written on the portal.',
+        { reason: 'unrecognisable_text', details: [{ field: 'description', message: 'no property fact found in the text' }] },
       );
     }
-    facts = facts === null ? textFacts : mergeFacts(facts, textFacts);
+    if (facts === null) {
+      const few = fewFactsWarning(textFacts);
+      facts = few === null ? textFacts : { ...textFacts, warnings: [...textFacts.warnings, few] };
+    } else facts = mergeFacts(facts, textFacts);
   }
   if (facts === null) throw badRequest('Nothing to analyze.');
   // The property is echoed to callers and drawn on videos: no controls or bidi overrides in it.

@@ -36,7 +36,7 @@ function mergeWarnings(...lists: readonly Warning[][]): Warning[] {
 export function buildProperty(facts: ListingFacts, source: ListingSource, options: EnrichOptions): Property {
   const { language } = options;
   const featureKeys = [...new Set(facts.feature_keys)];
-  const comparison = compareWithMarket(facts);
+  const comparison = compareWithMarket(facts, language);
   const perM2 = comparison.price_per_m2_mad;
   const warnings = mergeWarnings(facts.warnings, plausibilityWarnings(facts, perM2));
   const grossYield = impliedGrossYield(facts, perM2);

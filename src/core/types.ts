@@ -175,7 +175,10 @@ export interface MarketComparison {
   q3_price_per_m2_mad: number | null;
   sample_size: number | null;
   as_of: string;
+  /** The source's internal id and description, for machines and the docs ("[DS-EARTHY] …"). */
   source: string;
+  /** The source as a reader is told it, in the analysis language, with the figures' month (docs/api.md). */
+  source_label: string;
   position: MarketPosition | null;
   delta_pct: number | null;
   confidence: 'high' | 'medium' | 'low';

@@ -1,6 +1,6 @@
-import type { ListingFacts, MarketComparison, MarketPosition, PropertyType } from '../../core/types.js';
+import type { Language, ListingFacts, MarketComparison, MarketPosition, PropertyType } from '../../core/types.js';
 import { metroArea } from '../text/gazetteer.js';
-import { findReference, type MarketReference, type ReferenceKind, type ReferenceMatch } from './reference.js';
+import { describeSource, findReference, type MarketReference, type ReferenceKind, type ReferenceMatch } from './reference.js';
 
 /**
  * Price per m² and its place in the local market (docs/analysis.md). Rules, from docs/analysis.md:
@@ -110,8 +110,11 @@ export interface MarketResult {
   uplifted: boolean;
 }
 
-/** Price per m² and the market comparison of a listing; market null when nothing comparable exists. */
-export function compareWithMarket(facts: ListingFacts): MarketResult {
+/**
+ * Price per m² and the market comparison of a listing; market null when nothing comparable exists.
+ * `language` is the language of the readable source name (`source_label`, docs/api.md).
+ */
+export function compareWithMarket(facts: ListingFacts, language: Language = 'en'): MarketResult {
   const perM2 = pricePerM2(facts);
   const none: MarketResult = { price_per_m2_mad: perM2, market: null, reference: null, uplifted: false };
   const kind = referenceKind(facts.property_type);
@@ -125,6 +128,7 @@ export function compareWithMarket(facts: ListingFacts): MarketResult {
   const median = scale(row.median) as number;
   const q1 = scale(row.q1);
   const q3 = scale(row.q3);
+  const source = uplifted ? `${row.source}; studio/1-bedroom uplift +60 % (docs/sources.md)` : row.source;
   const position = perM2 === null ? null : positionOf(perM2, positionBand(median, q1, q3, row.sample_size));
   return {
     price_per_m2_mad: perM2,
@@ -143,7 +147,8 @@ export function compareWithMarket(facts: ListingFacts): MarketResult {
       q3_price_per_m2_mad: q3,
       sample_size: row.sample_size,
       as_of: row.as_of,
-      source: uplifted ? `${row.source}; studio/1-bedroom uplift +60 % (docs/sources.md)` : row.source,
+      source,
+      source_label: describeSource(source, language),
       position,
       delta_pct: perM2 === null ? null : deltaPct(perM2, median),
       confidence: confidenceOf(match, uplifted),

@@ -39,6 +39,12 @@ export interface ExtractOptions {
  */
 const CONFIDENCE = { title: 0.9, body: 0.8, inferred: 0.6 } as const;
 
+/** The text's words leave open which figure is the surface (docs/analysis-text.md "Surfaces: total and parts"). */
+export const SURFACE_UNCERTAIN = 'SURFACE_UNCERTAIN';
+
+/** A district name several cities have, with no city in the text (docs/analysis-text.md "City and district"). */
+export const PLACE_AMBIGUOUS = 'PLACE_AMBIGUOUS';
+
 /** The DUAL_OFFER warning: the text offers the property for sale and for rent. */
 export const DUAL_OFFER = 'DUAL_OFFER';
 
@@ -118,7 +124,9 @@ export function extractFacts(text: string, options: ExtractOptions = {}): Listin
 
   const isLand = facts.property_type === 'land' || facts.property_type === 'farm';
   const surfaceMentions = findSurfaceMentions(normalized, numbers, titleEnd);
-  const surfaces = chooseSurfaces(surfaceMentions, isLand, normalized);
+  const premises = facts.property_type === 'commercial' || facts.property_type === 'office';
+  const surfaces = chooseSurfaces(surfaceMentions, isLand, normalized, premises);
+  if (surfaces.doubt !== null && surfaces.surface_m2 !== null) facts.warnings.push({ code: SURFACE_UNCERTAIN, message: surfaces.doubt });
   facts.surface_m2 = surfaces.surface_m2;
   facts.surface_total_m2 = surfaces.surface_total_m2;
   note('surface_m2', surfaces.surface_m2 === null ? null : surfaceMentions.find((m) => m.value === surfaces.surface_m2));
@@ -142,6 +150,13 @@ export function extractFacts(text: string, options: ExtractOptions = {}): Listin
   facts.district = location.district;
   note('city', location.citySpan);
   note('district', location.districtSpan, CONFIDENCE.inferred + 0.1);
+  if (location.ambiguous) {
+    const { district, cities } = location.ambiguous;
+    facts.warnings.push({
+      code: PLACE_AMBIGUOUS,
+      message: `"${district}" is a district of several cities (${cities.join(', ')}) and the text names no city: the city is left unset. Add the city to the text.`,
+    });
+  }
   facts.feature_keys = extractFeatures(normalized);
 
   facts.warnings = [

@@ -435,7 +435,7 @@ const CITIES: CitySpec[] = [
   { names: 'Aït Melloul|ait melloul|ايت ملول', districts: [] },
   { names: 'Benslimane|ben slimane|بنسليمان', districts: [] },
   { names: 'El Mansouria|mansouria|المنصوريه', districts: [] },
-  { names: 'Had Soualem|soualem|حد السوالم', districts: [] },
+  { names: 'Had Soualem|soualem|حد السوالم|السوالم', districts: [] },
   { names: 'Deroua|الدروه', districts: [] },
   { names: 'Tit Mellil|tit melil|تيط مليل', districts: [] },
   { names: 'Médiouna|mediouna|مديونه', districts: [] },
@@ -457,11 +457,11 @@ const CITIES: CitySpec[] = [
   { names: 'Midelt|ميدلت', districts: [] },
   { names: 'El Kelâa des Sraghna|kelaa des sraghna|el kelaa|قلعه السراغنه', districts: [] },
   { names: 'Ben Guerir|benguerir|بن جرير', districts: [] },
-  { names: 'Youssoufia', districts: [] },
+  { names: 'Youssoufia|اليوسفية', districts: [] },
   { names: 'Fquih Ben Salah|fkih ben salah|الفقيه بن صالح', districts: [] },
   { names: 'Sidi Kacem|sidi kassem|سيدي قاسم', districts: ['Hay Saada|saada'] },
   { names: 'Sidi Slimane|سيدي سليمان', districts: [] },
-  { names: 'Sidi Yahya Zaer|sidi yahya zaer|sidi yahya des zaer', districts: [] },
+  { names: 'Sidi Yahya Zaer|sidi yahya zaer|sidi yahya des zaer|سيدي يحيى زعير', districts: [] },
   { names: 'Tiflet|tifelt|تيفلت', districts: [] },
   { names: 'Khemisset|الخميسات', districts: [] },
   { names: 'Oued Zem|وادي زم', districts: [] },
@@ -478,23 +478,23 @@ const CITIES: CitySpec[] = [
   { names: 'Tan-Tan|tantan|طانطان', districts: [] },
   { names: 'Zagora|زاكوره', districts: [] },
   { names: 'Tinghir|تنغير', districts: [] },
-  { names: 'Moulay Bouzarqtoune|moulay bouzerktoun|bouzerktoun', districts: [] },
+  { names: 'Moulay Bouzarqtoune|moulay bouzerktoun|bouzerktoun|مولاي بوزرقطون', districts: [] },
   { names: 'Mehdia|المهديه|mehdiya', districts: [] },
   { names: 'Moulay Bousselham|مولاي بوسلهام', districts: [] },
-  { names: 'Souk El Arbaa|souk larbaa', districts: [] },
-  { names: 'Bouknadel|sidi bouknadel', districts: [] },
-  { names: 'Aïn Aouda|ain aouda', districts: [] },
-  { names: 'Imouzzer|immouzer kandar|imouzzer kandar', districts: [] },
+  { names: 'Souk El Arbaa|souk larbaa|سوق الأربعاء|سوق أربعاء الغرب', districts: [] },
+  { names: 'Bouknadel|sidi bouknadel|بوقنادل', districts: [] },
+  { names: 'Aïn Aouda|ain aouda|عين عودة', districts: [] },
+  { names: 'Imouzzer|immouzer kandar|imouzzer kandar|إيموزار كندر|ايموزار', districts: [] },
   { names: 'Ourika|اوريكا', districts: [] },
   { names: 'Jerada|جراده', districts: [] },
-  { names: 'Tanger Med', districts: [] },
+  { names: 'Tanger Med|طنجة المتوسط', districts: [] },
   { names: 'Ben Ahmed|بن احمد', districts: [] },
   { names: 'Tahanaout|تحناوت', districts: [] },
   { names: 'Amizmiz|امزميز', districts: [] },
   { names: 'Chichaoua|شيشاوه', districts: [] },
   { names: 'Aït Ourir|ait ourir|ايت اورير', districts: [] },
   { names: 'El Hajeb|الحاجب', districts: [] },
-  { names: 'Aïn Taoujdate|ain taoujdate', districts: [] },
+  { names: 'Aïn Taoujdate|ain taoujdate|عين تاوجطات', districts: [] },
   { names: 'Zaio|زايو', districts: [] },
   { names: 'Driouch|الدريوش', districts: [] },
   { names: 'Selouane|سلوان', districts: [] },
@@ -502,49 +502,49 @@ const CITIES: CitySpec[] = [
   { names: 'Al Aaroui|el aaroui|العروي', districts: [] },
   { names: 'Imzouren|امزورن', districts: [] },
   { names: 'Targuist|تارجيست', districts: [] },
-  { names: 'Mechra Bel Ksiri|mechraa bel ksiri', districts: [] },
-  { names: 'Sidi Yahya El Gharb|sidi yahya du gharb', districts: [] },
-  { names: 'Sidi Allal Tazi', districts: [] },
-  { names: 'Skhour Rehamna', districts: [] },
+  { names: 'Mechra Bel Ksiri|mechraa bel ksiri|مشرع بلقصيري', districts: [] },
+  { names: 'Sidi Yahya El Gharb|sidi yahya du gharb|سيدي يحيى الغرب', districts: [] },
+  { names: 'Sidi Allal Tazi|سيدي علال التازي', districts: [] },
+  { names: 'Skhour Rehamna|صخور الرحامنة', districts: [] },
   { names: 'Bir Jdid|بئر الجديد|bir jdid', districts: [] },
-  { names: 'Sidi Smaïl|sidi smail', districts: [] },
+  { names: 'Sidi Smaïl|sidi smail|سيدي إسماعيل', districts: [] },
   { names: 'Zemamra|الزمامره', districts: [] },
-  { names: 'Chemaïa|chemaia', districts: [] },
-  { names: 'Tamanar', districts: [] },
+  { names: 'Chemaïa|chemaia|الشماعية', districts: [] },
+  { names: 'Tamanar|تمنار', districts: [] },
   { names: 'Demnate|دمنات', districts: [] },
   { names: 'Azilal|ازيلال', districts: [] },
   { names: 'Kasba Tadla|kasbat tadla|قصبه تادله', districts: [] },
   { names: 'Bejaad|bejaâd|ابي الجعد', districts: [] },
-  { names: 'Boujniba', districts: [] },
+  { names: 'Boujniba|بوجنيبة', districts: [] },
   { names: 'Mrirt|مريرت', districts: [] },
   { names: 'Missour|ميسور', districts: [] },
   { names: 'Rissani|الريصاني', districts: [] },
   { names: 'Erfoud|ارفود', districts: [] },
   { names: 'Goulmima|كلميمه', districts: [] },
-  { names: 'Tinejdad', districts: [] },
+  { names: 'Tinejdad|تنجداد', districts: [] },
   { names: "Kelaat M'Gouna|kelaat mgouna|قلعه مكونه", districts: [] },
-  { names: 'Boumalne Dadès|boumalne dades', districts: [] },
-  { names: 'Skoura', districts: [] },
+  { names: 'Boumalne Dadès|boumalne dades|بومالن دادس', districts: [] },
+  { names: 'Skoura|سكورة', districts: [] },
   { names: 'Taliouine|تاليوين', districts: [] },
   { names: 'Ouled Teima|oulad teima|اولاد تايمه', districts: [] },
-  { names: 'Aït Baha|ait baha', districts: [] },
+  { names: 'Aït Baha|ait baha|آيت باها', districts: [] },
   { names: 'Biougra|بيوكرى', districts: [] },
   { names: '?Tata|طاطا', districts: [] },
-  { names: '?Assa', districts: [] },
+  { names: '?Assa|?أسا', districts: [] },
   { names: 'Smara|es-semara|السماره', districts: [] },
   { names: 'Boujdour|بوجدور', districts: [] },
-  { names: 'Bouizakarne', districts: [] },
+  { names: 'Bouizakarne|بويزكارن', districts: [] },
   { names: 'Oued Laou|واد لاو', districts: [] },
   { names: 'Ksar Sghir|القصر الصغير', districts: [] },
   { names: 'Gueznaya|كزناية', districts: [] },
-  { names: 'Jorf El Melha', districts: [] },
+  { names: 'Jorf El Melha|جرف الملحة', districts: [] },
   { names: 'Ouislane|ويسلان', districts: [] },
-  { names: 'Ain Cheggag|ain chegag', districts: [] },
+  { names: 'Ain Cheggag|ain chegag|عين الشقف', districts: [] },
   { names: 'Bni Yakhlef|beni yakhlef|بني يخلف', districts: [] },
   { names: 'Sidi Taibi|سيدي الطيبي', districts: [] },
   { names: 'Taounate|تاونات', districts: [] },
-  { names: 'Ouled Frej', districts: [] },
-  { names: 'Sidi Harazem', districts: [] },
+  { names: 'Ouled Frej|أولاد فرج', districts: [] },
+  { names: 'Sidi Harazem|سيدي حرازم', districts: [] },
   { names: 'Moulay Yacoub|مولاي يعقوب', districts: [] },
   { names: 'Bouarfa|بوعرفه', districts: [] },
   { names: 'Figuig|فجيج', districts: [] },
@@ -613,9 +613,16 @@ function addAlias(key: string, entry: PlaceEntry, lookupOnly: boolean, needsCont
   for (let length = 1; length <= words.length; length += 1) TEXT_PREFIXES.add(words.slice(0, length).join(' '));
 }
 
+/** Arabic-script spellings of each city (nameKey form). */
+const ARABIC_NAMES = new Map<string, string[]>();
+
 for (const spec of CITIES) {
   const city = parseNames(spec.names);
   CITY_NAMES.push(city.display);
+  ARABIC_NAMES.set(
+    city.display,
+    city.aliases.filter((alias) => /[\u0600-\u06ff]/.test(alias.key)).map((alias) => alias.key),
+  );
   const entry: PlaceEntry = { kind: 'city', city: city.display };
   for (const alias of city.aliases) {
     addAlias(alias.key, entry, alias.lookupOnly, alias.needsContext);
@@ -685,6 +692,11 @@ export function fuzzyCity(word: string): string | null {
     if (withinOneEdit(key, word)) return city;
   }
   return null;
+}
+
+/** The Arabic-script spellings the gazetteer knows for a city (docs/analysis-text.md "City and district"). */
+export function arabicNamesOf(city: string): readonly string[] {
+  return ARABIC_NAMES.get(city) ?? [];
 }
 
 /** Canonical names of every city in the gazetteer. */

@@ -10,12 +10,14 @@
  * does not pick a city on its own: nothing is guessed.
  */
 import type { Span } from './rooms.js';
-import { fuzzyCity, isAliasPrefix, textAliases, type Alias, type PlaceEntry } from './gazetteer.js';
-import { tokenize, type Token } from './normalize.js';
+import { citiesOfDistrict, fuzzyCity, isAliasPrefix, textAliases, type Alias, type PlaceEntry } from './gazetteer.js';
+import { nameKey, tokenize, type Token } from './normalize.js';
 
 export interface Location {
   city: string | null;
   district: string | null;
+  /** A district name the text uses that several cities have, with no other place to settle it; else null. */
+  ambiguous?: { district: string; cities: string[] } | null;
   /** Where the city and the district were read (first mention), for provenance. */
   citySpan?: Span;
   districtSpan?: Span;
@@ -29,12 +31,21 @@ interface Mention {
   lastToken: number;
   inTitle: boolean;
   street: boolean;
+  /** The name as written (normalised text). */
+  name: string;
+  /** Named after by a building ("Résidence Nassim"): says nothing of where the home is. */
+  landmark: boolean;
   weak: boolean;
   placeWordBefore: boolean;
 }
 
 const MAX_WORDS = 6;
-const ARABIC_PREFIX = /^[وبلفك][\u0600-\u06ff]{3,}$/;
+
+/** Word sets compared with token keys, so in the same form (doubled letters collapsed: "allee" → "ale"). */
+function keyed(words: readonly string[]): ReadonlySet<string> {
+  return new Set(words.map(nameKey));
+}
+const ARABIC_PREFIX = /^[وبلفك][\u0600-\u06ff]{2,}$/;
 /** Words after which a common word ("oasis", "palmier", "sale") is a place. */
 const PLACE_WORDS = new Set([
   'a',
@@ -87,7 +98,7 @@ const PLACE_WORDS = new Set([
   'magasin',
   'local',
 ]);
-const STREET_WORDS = new Set([
+const STREET_WORDS = keyed([
   'rue',
   'avenue',
   'av',
@@ -129,6 +140,68 @@ const STREET_WORDS = new Set([
   'rond',
   'station',
 ]);
+/**
+ * Names of buildings and projects: "Résidence Nassim", "Complexe Al Andalous", "إقامة النور" name
+ * a building, wherever it stands; the place name in them is not where the home is.
+ */
+const LANDMARK_WORDS = keyed([
+  'residence',
+  'residences',
+  'res',
+  'resid',
+  'complexe',
+  'projet',
+  'programme',
+  'immeuble',
+  'imeuble',
+  'tour',
+  'tours',
+  'mall',
+  'cafe',
+  'restaurant',
+  'pharmacie',
+  'banque',
+  'marche',
+  'souk',
+  'اقامه',
+  'الاقامه',
+  'باقامه',
+  'مشروع',
+  'عماره',
+  'مقهي',
+]);
+/**
+ * Words that may stand between a street word and the name it carries: "rue parallèle à Tan Tan",
+ * "avenue n° 5 de Fès", "à l'angle de la rue de Safi".
+ */
+const STREET_LINK_WORDS = keyed([
+  'parallele',
+  'perpendiculaire',
+  'face',
+  'angle',
+  'a',
+  'de',
+  'd',
+  'du',
+  'des',
+  'la',
+  'l',
+  'el',
+  'al',
+  'n',
+  'no',
+  'num',
+  'numero',
+  'principale',
+  'principal',
+  'grande',
+  'grand',
+  'nouvelle',
+  'ancienne',
+  'old',
+  'new',
+]);
+const STREET_LOOKBACK = 4;
 /** Everyday words that collapse onto a place key ("salle" → "sale", the key of Salé). */
 const NEVER_A_PLACE = new Set(['salle', 'salles']);
 const ARTICLE_WORDS = new Set(['de', 'd', 'du', 'des', 'la', 'l']);
@@ -177,8 +250,11 @@ function matchAt(text: string, tokens: readonly Token[], index: number, titleEnd
     if (entries.length === 0) continue;
     const lastToken = tokens[best.last] as Token;
     const street =
-      previous !== undefined &&
-      (STREET_WORDS.has(previous) || (ARTICLE_WORDS.has(previous) && beforePrevious !== undefined && STREET_WORDS.has(beforePrevious)));
+      (previous !== undefined &&
+        (STREET_WORDS.has(previous) ||
+          (ARTICLE_WORDS.has(previous) && beforePrevious !== undefined && STREET_WORDS.has(beforePrevious)))) ||
+      namedAfterBy(tokens, index);
+    const landmark = previous !== undefined && LANDMARK_WORDS.has(previous);
     return {
       entries,
       start: first.start,
@@ -187,11 +263,30 @@ function matchAt(text: string, tokens: readonly Token[], index: number, titleEnd
       lastToken: best.last,
       inTitle: first.start < titleEnd,
       street,
+      name: text.slice(first.start, lastToken.end),
+      landmark,
       weak: DISTANCE_BEFORE.test(text.slice(Math.max(0, first.start - 24), first.start)),
       placeWordBefore,
     };
   }
   return fuzzyMention(first, index, titleEnd);
+}
+
+/**
+ * True when the name at `index` names a street or a building rather than a place: a street word a
+ * few linking words before it ("rue parallèle à Tan Tan"), or a building word right before it
+ * ("Résidence Nassim"). docs/analysis-text.md "City and district".
+ */
+function namedAfterBy(tokens: readonly Token[], index: number): boolean {
+  const previous = tokens[index - 1];
+  if (previous !== undefined && LANDMARK_WORDS.has(previous.key)) return true;
+  for (let back = index - 1; back >= 0 && back >= index - STREET_LOOKBACK; back -= 1) {
+    const key = (tokens[back] as Token).key;
+    // "Résidence à Casa Finance City" places the building; only a street carries a name over linking words.
+    if (STREET_WORDS.has(key)) return true;
+    if (!STREET_LINK_WORDS.has(key) && !/^\d+$/.test(key)) return false;
+  }
+  return false;
 }
 
 /** A long word one typo away from a city name ("Casablanta"). */
@@ -206,6 +301,8 @@ function fuzzyMention(token: Token, index: number, titleEnd: number): Mention | 
     lastToken: index,
     inTitle: token.start < titleEnd,
     street: false,
+    name: token.key,
+    landmark: false,
     weak: false,
     placeWordBefore: false,
   };
@@ -233,6 +330,26 @@ function findMentions(text: string, titleEnd: number): Mention[] {
     }
   }
   return mentions;
+}
+
+const SHARED_NAMES = new Map<string, string[]>();
+
+/** Every city that has a district of this name, free-text and portal-field names alike (cached). */
+function citiesNaming(district: string): string[] {
+  let cities = SHARED_NAMES.get(district);
+  if (cities === undefined) {
+    cities = citiesOfDistrict(district);
+    SHARED_NAMES.set(district, cities);
+  }
+  return cities;
+}
+
+/**
+ * A district name that several cities have ("Plateau": Casablanca and El Jadida; "Hay Salam"): it
+ * settles nothing on its own (docs/analysis-text.md "City and district").
+ */
+function sharedDistrictName(mention: Mention): boolean {
+  return mention.entries.some((entry) => entry.kind === 'district' && entry.city !== null) && citiesNaming(mention.name).length > 1;
 }
 
 function citiesOf(mention: Mention): string[] {
@@ -266,7 +383,7 @@ export function extractLocation(text: string, titleEnd: number): Location {
       continue;
     }
     const cities = citiesOf(mention);
-    if (cities.length === 1)
+    if (cities.length === 1 && !mention.landmark && !sharedDistrictName(mention))
       vote(cities[0] as string, mention.street ? 0.5 : (mention.inTitle ? 2 : 1) * distance, mention.start, mention.end);
   }
   // A district found in several cities only breaks ties between cities the text names otherwise.
@@ -301,5 +418,18 @@ export function extractLocation(text: string, titleEnd: number): Location {
       districtScore = score;
     }
   }
-  return { city, district, citySpan: city === null ? undefined : { start: best.first, end: best.end }, districtSpan };
+  let ambiguous: Location['ambiguous'] = null;
+  if (city === null) {
+    const shared = mentions.find(
+      (mention) => !mention.street && !mention.weak && (sharedDistrictName(mention) || citiesOf(mention).length > 1),
+    );
+    const entry = shared?.entries.find((candidate) => candidate.kind === 'district');
+    if (entry?.kind === 'district') {
+      ambiguous = {
+        district: entry.district,
+        cities: [...new Set([...citiesOf(shared as Mention), ...citiesNaming((shared as Mention).name)])],
+      };
+    }
+  }
+  return { city, district, ambiguous, citySpan: city === null ? undefined : { start: best.first, end: best.end }, districtSpan };
 }

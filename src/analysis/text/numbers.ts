@@ -22,8 +22,11 @@ export interface NumberToken {
   end: number;
 }
 
-/** Digits glued by separators; a Latin letter or digit just before means it is part of a word (9rib, ETG1); R+4 / R/3 is a building height. */
-const NUMBER_RUN = /(?<![a-z\d]|\br\s?[+/]\s?)\d+(?:[.,' ]\d+)*/g;
+/**
+ * Digits glued by separators; a Latin letter or digit just before means it is part of a word (9rib,
+ * ETG1); R+4 / R/3 is a building height; the "2" of a lone "م2" (m², from "م²") is the unit's.
+ */
+const NUMBER_RUN = /(?<![a-z\d]|\br\s?[+/]\s?|(?<![\u0600-\u06ff])م)\d+(?:[.,' ]\d+)*/g;
 const GROUP_WITH_SEPARATOR = /([.,' ]?)(\d+)/g;
 /** Moroccan mobile/landline numbers (06…, 07…, 05…, +212): never a quantity. */
 const PHONE_LIKE = /^0[5-7]\d{8}$/;

@@ -55,6 +55,8 @@ const UNIT_AFTER = new RegExp(
 /** A currency written before the amount: "MAD 1 500 000", "€ 90 000". */
 const UNIT_BEFORE = new RegExp(String.raw`(?:^|[^a-z])(?:(?<mad>mad|dh)|(?<eur>€|eur))\s?$`);
 
+const SURFACE_AFTER = /^\s?(?:m2|mq|sqm|sq|square|met(?:re|er)s?|mitres?|متر|م2|ha\b|hectares?)/;
+
 /** Per-unit prices (per m², per hectare, per night…) are not the asking price. */
 const PER_UNIT_AFTER =
   /^\s?(?:ht\s?|ttc\s?)?(?:(?:\/|par|le|la|du|au|per|a|the)\s?(?:m2|m\b|metre|sqm|hectare|ha\b|nuit|night|jour|day|semaine|week|nuitee)|m2\b|للمتر|المتر|لل?هكتار|في الليله|لليله)/;
@@ -64,7 +66,7 @@ const PER_MONTH_AFTER =
 const EXCLUDED_BEFORE =
   /(?:syndic|frais|charges?|caution|avance|honoraires?|commission|depot|acompte|apport|aide|subvention|remise|reduction|economi[sz]\w*|au lieu de|ancien prix|avec seulement|credit|mensualites?|reservation|taxe|impots?|دعم|الدعم|تسبيق|التسبيق|بدل|deposit|fee|fees|service charge|down ?payment|da3m)[^.;\n\d]{0,22}$/;
 const EXCLUDED_AFTER =
-  /^\s?(?:ht\s?|ttc\s?)?(?:de |d'|du |of )?(?:syndic|frais|charges|caution|avance|d'avance|depot|de caution|dhs? de syndic|subvention|aide|reduction|remise|apport|دعم|الدعم|تسبيق|deposit|fees?|da3m)(?![^.;\n]{0,24}(?:compris|inclus|included))(?!\s*:|\s+\d|\s+(?:d'un|d'une|de \d|un|une|deux|trois)\s)/;
+  /^\s?(?:ht\s?|ttc\s?)?(?:de |d'|du |of )?(?:syndic|frais(?! de notaire| d'enregistrement| d'immatriculation| notari| en sus| a la charge)|charges|caution|avance|d'avance|depot|de caution|dhs? de syndic|subvention|aide|reduction|remise|apport|دعم|الدعم|تسبيق|deposit|fees?|da3m)(?![^.;\n]{0,24}(?:compris|inclus|inclut|incluse?s?|inclu|included|includes))(?!\s*:|\s+\d|\s+(?:d'un|d'une|de \d|un|une|deux|trois)\s)/;
 /** Price words; "a partir de" marks a programme's starting price. */
 const PRICE_WORD_BEFORE =
   /(?:prix|price|loyer|rent|tarif|montant|cout|ثمن|الثمن|بثمن|السعر|بسعر|الكراء|taman|tman|thaman|thamane|taman dyal)(?:\s+(?:de vente|de location|de la vente|de cession|البيع|الكراء|demande|propose|fixe|net|total|global|mensuel|final|choc|sacrifie|promo|promotionnel|exceptionnel|interessant|imbattable|tres|est|de|du|d'|is|of|:|-|=|vente|location))*[\s:=\-–]*$/;
@@ -94,7 +96,8 @@ function readUnit(text: string, token: NumberToken): UnitReading | null {
   const before = text.slice(Math.max(0, token.start - 6), token.start);
   if (!match?.groups) {
     const prefix = UNIT_BEFORE.exec(before);
-    if (!prefix?.groups) return null;
+    // "7 930 000 DH 8850 m²": the DH is the previous amount's; a number with a surface unit is no amount.
+    if (!prefix?.groups || SURFACE_AFTER.test(text.slice(token.end, token.end + 16))) return null;
     return { amount: token.value, currency: prefix.groups.eur ? 'EUR' : 'MAD', end: token.end };
   }
   const groups = match.groups;

@@ -76,9 +76,24 @@ const LABELLED = [
     'g',
   ),
 ];
-const ARABIC_DUALS: ReadonlyArray<[RegExp, Kind]> = [
-  [/(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:غرفتين|غرفتان|بيتين|جوج بيوت|jouj byout|jouj bit)(?![a-z\u00df-\u024f\u0600-\u06ff])/g, 'bed'],
-  [/(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:حمامين|حمامان)(?![a-z\u00df-\u024f\u0600-\u06ff])/g, 'bath'],
+/**
+ * Counts Arabic writes in the noun itself or after it (docs/analysis-text.md "Arabic and Darija
+ * vocabulary"): the dual "غرفتان / غرفتين" (two rooms), "حمامان" (two bathrooms), and the singular
+ * followed by "one": "غرفة واحدة", "غرفة نوم واحدة", "بيت واحد".
+ */
+const ARABIC_DUALS: ReadonlyArray<[RegExp, Kind, number]> = [
+  [
+    /(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:غرفتين|غرفتان|غرفتي نوم|غرفتا نوم|بيتين|جوج بيوت|jouj byout|jouj bit)(?![a-z\u00df-\u024f\u0600-\u06ff])/g,
+    'bed',
+    2,
+  ],
+  [/(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:حمامين|حمامان)(?![a-z\u00df-\u024f\u0600-\u06ff])/g, 'bath', 2],
+  [
+    /(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:غرفه(?: نوم)? واحده|بيت واحد|bit wahda|bit wa7da)(?![a-z\u00df-\u024f\u0600-\u06ff])/g,
+    'bed',
+    1,
+  ],
+  [/(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:حمام واحد)(?![a-z\u00df-\u024f\u0600-\u06ff])/g, 'bath', 1],
 ];
 const FRENCH_TYPE_CODE = /(?<![a-z\u00df-\u024f\u0600-\u06ff\d])[ft]([1-9])(?![a-z\u00df-\u024f\u0600-\u06ff\d])/g;
 /** "une pièce de vie / à vivre / de réception" is a room's name, not a count of rooms. */
@@ -93,7 +108,9 @@ const ALTERNATIVE_BEFORE = [
   new RegExp(String.raw`(?<![a-z\u00df-\u024f\u0600-\u06ff\d])(?:\d{1,2}|${COUNT_WORD_PATTERN})\s*(?:et|ou|\/|a|-|to|or|and)\s*$`),
   /(?<![a-z\u00df-\u024f\u0600-\u06ff\d])\d{1,2}\s*(?:chambres?|ch|pieces?|bedrooms?)\s*(?:ou|\/|or)\s*$/,
 ];
-const ALTERNATIVE_AFTER = /^\s*(?:ou|\/|or)\s*(?:\d|un|une|deux|trois|quatre|cinq)/;
+/** "3 ch / 2 ch": another count; "3 chambres / 120 m2" lists a surface next, not an alternative. */
+const ALTERNATIVE_AFTER =
+  /^\s*(?:ou|\/|or)\s*(?:\d{1,2}(?![\d.,]|\s?\d{3}(?!\d)|\s?(?:m2|m|mq|sqm|metres?|mitres?|mtrs?|dhs?|mad|k|mdh|millions?|متر|م2|م|درهم|مليون)(?![a-z\u0600-\u06ff]))|(?:un|une|deux|trois|quatre|cinq)(?![a-z]))/;
 const INCLUDED_BEFORE = /(?:dont|including|incl\.?|y compris|parmi lesquelles|من بينها)\s*$/;
 const CHAIN_GAP = /^\s*(?:\+|et|and|w|و|,\s*(?:et|\+))\s*$/;
 const ORDINAL_MENTION = new RegExp(
@@ -168,7 +185,7 @@ function findCounted(text: string): CountMention[] {
     // "2 et 3 chambres", "3 chambres / 2 chambres": a programme's range, not one home.
     const before = text.slice(Math.max(0, start - 24), start);
     if (ALTERNATIVE_BEFORE.some((pattern) => pattern.test(before))) continue;
-    if (ALTERNATIVE_AFTER.test(text.slice(end, end + 12))) continue;
+    if (ALTERNATIVE_AFTER.test(text.slice(end, end + 24))) continue;
     mentions.push({ kind, count, start, end });
   }
   for (const pattern of LABELLED) {
@@ -180,9 +197,9 @@ function findCounted(text: string): CountMention[] {
       mentions.push({ kind, count, start: match.index, end: match.index + match[0].length });
     }
   }
-  for (const [pattern, kind] of ARABIC_DUALS) {
+  for (const [pattern, kind, count] of ARABIC_DUALS) {
     for (const match of text.matchAll(pattern)) {
-      mentions.push({ kind, count: 2, start: match.index, end: match.index + match[0].length });
+      mentions.push({ kind, count, start: match.index, end: match.index + match[0].length });
     }
   }
   return mentions.sort((a, b) => a.start - b.start);

@@ -7,7 +7,7 @@
  * ("terrasse de 12 m²", "25 m² pour 2 places de parking"), a distance ("à 20 m de la plage"),
  * or the main surface ("superficie 90 m²", "appartement de 120 m²", a bare "94m2" in a title).
  */
-import { COUNT_WORDS, type NumberToken } from './numbers.js';
+import { COUNT_WORD_PATTERN, COUNT_WORDS, type NumberToken } from './numbers.js';
 
 export type SurfaceRole = 'living' | 'total' | 'plot' | 'main' | 'part' | 'distance';
 
@@ -23,12 +23,18 @@ export interface SurfaceMention {
   inTitle: boolean;
   /** A terrace or balcony: outdoor floor area that the portals count in a flat's total surface. */
   outdoor: boolean;
+  /** Read by a rule that the words do not settle ("villa avec piscine 120 m²"): the analysis warns. */
+  doubtful?: boolean;
+  /** A level of commercial premises (mezzanine, sous-sol, étage): part of the premises' total. */
+  level?: boolean;
 }
 
 export interface SurfaceFacts {
   surface_m2: number | null;
   surface_total_m2: number | null;
   mentions: SurfaceMention[];
+  /** Why the surface read is uncertain (docs/analysis-text.md "Surfaces: total and parts"), or null. */
+  doubt: string | null;
 }
 
 const STRONG_UNIT = String.raw`m\s?2|mq|sqm|sq\s?m|sq\.\s?m|square\s+met(?:er|re)s?|met(?:re|er)s?\s+carres?|متر\s+مربع|مترا\s+مربعا|م\s?2`;
@@ -49,7 +55,7 @@ const GOVERNING_NOUN = new RegExp(
     String.raw`(?<plot>terrains?|parcelles?|plot|land|assiette|ارض|الارض|بقعه|البقعه|lots?)` +
     String.raw`|(?<part>terrasses?|balcons?|jardins?|garages?|parkings?|salons?|sejours?|chambres?|cuisines?|cour|piscines?|sous[- ]sol|caves?|box|patio|veranda|mezzanine|buanderie|hall|loggia|rooftop|solarium|suites?|dressing|douche|sdb|garden|terrace|balcony)` +
     String.raw`|(?<living>habitables?|hab|utiles?|couverte|construite?|batie?|living|interieure|مغطاه)` +
-    String.raw`|(?<total>totale?|globale?|total|brute|الاجماليه|الكليه)` +
+    String.raw`|(?<total>totale?|globale?|total|brute|totalise|totalisant|totalisent|الاجماليه|الكليه)` +
     String.raw`|(?<type>appartements?|apparts?|appt|apt|studios?|duplex|villas?|maisons?|bureaux?|plateaux?|locaux|local|magasins?|riads?|penthouse|entrepot|immeuble|شقه|فيلا|منزل|محل|apartment|flat|house|office|shop|warehouse)` +
     String.raw`|(?<keyword>surface|superficie|superfice|surf|area|size|taille|contenance|مساحه|مساحتها|المساحه|بمساحه|misaha|mesaha)` +
     String.raw`)(?![a-z\u00df-\u024f\u0600-\u06ff])`,
@@ -60,6 +66,8 @@ const TYPE_NOUN_AT_END =
 /** What may stand between a governing noun and its number: a few short words, no other number. */
 const GOVERNED_TAIL = /^[^\d.;!?\n]{0,30}$/;
 const WORDS_IN_TAIL = /[a-z\u00df-\u024f\u0600-\u06ff']+/g;
+/** "de 12 m²", "d'environ 12 m²", ": 12 m²": the words that make a noun measured by the number. */
+const MEASURED_TAIL = /^\s*(?:de\b|d'|du\b|of\b|fait|font|faisant|mesurant|environ|chacune?|each|مساحتها|ب)/;
 /** A conjunction or a list separator between the noun and the number: the noun governs something else. */
 const BROKEN_TAIL = /(?:^|\s)(?:et|and|dont|plus|ou|or|w|و)(?:\s|$)|[,+]/;
 
@@ -68,7 +76,7 @@ const AFTER_ROLE = new RegExp(
     String.raw`(?<plot>(?:de |d'|du |of )?(?:terrain|parcelle|plot|land)|(?:de |d')?ارض)` +
     String.raw`|(?<part>(?:de |d'|of |a la |a l'|pour la |pour le )?(?:terrasses?|balcons?|jardins?|garages?|parkings?|cour|piscine|patio|veranda|rooftop|sous-sol|terrace|garden|balcony)|pour\s+(?:[a-z\u00df-\u024f\u0600-\u06ff\d]+\s+)?(?:terrasses?|places?|parkings?|garages?))` +
     String.raw`|(?<living>(?:de |d')?(?:surface |superficie )?(?:habitables?|hab|utiles?|couverts?|construits?|batis?|baties?|int|interieurs?|living|built))` +
-    String.raw`|(?<total>au total|en tout|totale?s?|globale?|in total)` +
+    String.raw`|(?<total>au total|en tout|totale?s?|globale?|in total|en totalite)` +
     String.raw`)(?![a-z\u00df-\u024f\u0600-\u06ff])`,
 );
 const DISTANCE_BEFORE =
@@ -94,7 +102,24 @@ function clauseBefore(text: string, position: number): string {
 
 interface Governing {
   role: 'plot' | 'part' | 'living' | 'total' | 'type' | 'keyword';
+  /** The part noun stands right before the number after a type and "avec": the number may be the home's. */
+  doubtful?: boolean;
+  level?: boolean;
 }
+
+/** "3 chambres 99 m2": a counted room noun lists the rooms; it does not govern the number after it. */
+const COUNTED_BEFORE = new RegExp(
+  String.raw`(?:^|[^a-z\u00df-\u024f\u0600-\u06ff\d])(?:\d{1,2}|${COUNT_WORD_PATTERN.split('|')
+    .filter((word) => (COUNT_WORDS.get(word) ?? 0) > 1)
+    .join('|')})\s*$`,
+);
+/** "Villa avec piscine 120 m²": a type, then "with" and an amenity, then a number. */
+const TYPE_WITH_BEFORE =
+  /(?:appartements?|apparts?|appt|studios?|duplex|villas?|maisons?|penthouse|riads?|bureaux?|locaux|local|magasins?|شقه|فيلا|منزل|apartment|flat|house|office|shop)(?:\s+[a-z\u00df-\u024f\u0600-\u06ff']+){0,2}\s*(?:avec|with|et|and|\+|,|مع|ب)\s*$/;
+/** Levels of commercial premises: they add up to the premises' total (docs/analysis-text.md "Surfaces: total and parts"). */
+const LEVEL_NOUN = /^(?:mezzanine|sous[- ]sol|caves?)$/;
+/** Below this a number after "piscine", "terrasse"… is that part's size, not a home's. */
+const SMALLEST_HOME_AFTER_PART = 40;
 
 function governingNoun(before: string): Governing | null {
   let last: RegExpExecArray | null = null;
@@ -106,9 +131,16 @@ function governingNoun(before: string): Governing | null {
   const groups = last.groups;
   if (groups.plot) return { role: 'plot' };
   if (groups.part) {
+    const head = before.slice(0, last.index);
+    // "3 chambres 99 m2", "2 chambres - à Casablanca 90 m2": a count of rooms, not the rooms'
+    // size; the number is read as if bare. "3 chambres de 12 m²" and "une terrasse de 15 m²" still
+    // measure the part.
+    if (!MEASURED_TAIL.test(tail) && COUNTED_BEFORE.test(head)) return null;
     // "Appartement terrasse 120m2": the terrace qualifies the flat, the number is the flat's.
-    if (tail.trim() === '' && TYPE_NOUN_AT_END.test(before.slice(0, last.index).trimEnd())) return { role: 'type' };
-    return { role: 'part' };
+    if (tail.trim() === '' && TYPE_NOUN_AT_END.test(head.trimEnd())) return { role: 'type' };
+    // "Villa avec piscine 120 m²": the words do not say whose number it is (decided in classify).
+    if (tail.trim() === '' && TYPE_WITH_BEFORE.test(head)) return { role: 'part', doubtful: true };
+    return { role: 'part', level: LEVEL_NOUN.test(last[0]) };
   }
   if (groups.living) return { role: 'living' };
   if (groups.total) return { role: 'total' };
@@ -119,13 +151,26 @@ function governingNoun(before: string): Governing | null {
 const OUTDOOR_AFTER = /^\s*(?:de |d'|of |a la |a l'|pour (?:[a-z\d]+ )?)?(?:terrasses?|balcons?|terraces?|balcony|balconies)/;
 const OUTDOOR_BEFORE = /(?:terrasses?|balcons?|terraces?|balcony)\s*(?:(?:de|d'|:|of)\s*)?$/;
 
-function classify(text: string, start: number, end: number, weak: boolean): { role: SurfaceRole; score: number } {
+interface Classified {
+  role: SurfaceRole;
+  score: number;
+  doubtful?: boolean;
+  level?: boolean;
+}
+
+const GOVERNS_NEXT = /^\s?[:=]?\s?\d/;
+const LEVEL_AFTER = /^\s*(?:de |d'|en |of )?(?:mezzanine|sous[- ]sol|caves?)(?![a-z])/;
+
+function classify(text: string, start: number, end: number, weak: boolean, value: number): Classified {
   const before = clauseBefore(text, start);
   const after = text.slice(end, end + 40);
   if (weak && (DISTANCE_BEFORE.test(before) || DISTANCE_AFTER.test(after))) return { role: 'distance', score: 0 };
-  const afterRole = AFTER_ROLE.exec(after)?.groups;
+  const afterMatch = AFTER_ROLE.exec(after);
+  // "300 m² terrain 500 m²": a noun right before another number governs that number, not this one.
+  const afterRole = afterMatch !== null && !GOVERNS_NEXT.test(after.slice(afterMatch[0].length)) ? afterMatch.groups : undefined;
   if (afterRole?.plot) return { role: 'plot', score: 4 };
   if (afterRole?.part) return { role: 'part', score: 0 };
+  if (LEVEL_AFTER.test(after)) return { role: 'part', score: 0, level: true };
   if (afterRole?.living) return { role: 'living', score: 5 };
   if (afterRole?.total) return { role: 'total', score: 4 };
   const governing = governingNoun(before);
@@ -133,7 +178,8 @@ function classify(text: string, start: number, end: number, weak: boolean): { ro
     case 'plot':
       return { role: 'plot', score: 4 };
     case 'part':
-      return { role: 'part', score: 0 };
+      if (governing.doubtful === true && value >= SMALLEST_HOME_AFTER_PART) return { role: 'main', score: 1.5, doubtful: true };
+      return { role: 'part', score: 0, level: governing.level };
     case 'living':
       return { role: 'living', score: 5 };
     case 'total':
@@ -173,6 +219,8 @@ export function findSurfaceMentions(text: string, numbers: readonly NumberToken[
     let value = token.value;
     let role: SurfaceRole;
     let score: number;
+    let doubtful: boolean | undefined;
+    let level: boolean | undefined;
     if (unit?.groups) {
       end = SURFACE_UNIT.lastIndex;
       if (unit.groups.hectare !== undefined) {
@@ -183,7 +231,7 @@ export function findSurfaceMentions(text: string, numbers: readonly NumberToken[
         const weak = unit.groups.weak !== undefined;
         if (weak && (token.value < 12 || token.value > 50_000 || token.hasDecimal)) continue;
         if (!weak && token.value < 5) continue;
-        ({ role, score } = classify(text, token.start, end, weak));
+        ({ role, score, doubtful, level } = classify(text, token.start, end, weak, token.value));
       }
     } else {
       BARE_HABITABLE.lastIndex = token.end;
@@ -205,6 +253,8 @@ export function findSurfaceMentions(text: string, numbers: readonly NumberToken[
       end,
       inTitle: token.start < titleEnd,
       outdoor,
+      ...(doubtful === true ? { doubtful } : {}),
+      ...(level === true ? { level } : {}),
     });
   }
   for (const match of text.matchAll(HECTARE_WORDS)) {
@@ -262,10 +312,11 @@ function outdoorAddedTo(text: string, surface: SurfaceMention, mentions: readonl
  * terraces stated on top of the living surface make the total the sum (docs/analysis-text.md:
  * portals count terraces in a flat's surface).
  */
-export function chooseSurfaces(mentions: readonly SurfaceMention[], isLand: boolean, text = ''): SurfaceFacts {
+export function chooseSurfaces(mentions: readonly SurfaceMention[], isLand: boolean, text = '', premises = false): SurfaceFacts {
   const living = best(mentions.filter((m) => m.role === 'living'));
   const main = best(mentions.filter((m) => m.role === 'main'));
   const total = best(mentions.filter((m) => m.role === 'total' || m.role === 'plot'));
+  if (premises) return premisesSurfaces(mentions, living ?? main, best(mentions.filter((m) => m.role === 'total')));
   let surface: SurfaceMention | null = living ?? main;
   let totalValue = total?.value ?? null;
   if (isLand && living === null) {
@@ -281,5 +332,26 @@ export function chooseSurfaces(mentions: readonly SurfaceMention[], isLand: bool
   if (surface !== null && totalValue !== null && totalValue === surface.value && (total === null || total.role !== 'plot')) {
     totalValue = null;
   }
-  return { surface_m2: surface?.value ?? null, surface_total_m2: totalValue, mentions: [...mentions] };
+  const doubt = surface?.doubtful === true ? DOUBTFUL_PART : null;
+  return { surface_m2: surface?.value ?? null, surface_total_m2: totalValue, mentions: [...mentions], doubt };
+}
+
+const DOUBTFUL_PART =
+  'The surface follows the name of an amenity ("avec piscine 120 m²"): it was read as the property\'s surface, but it may be the amenity\'s.';
+const LEVELS_WITHOUT_TOTAL =
+  "The premises are described by levels (mezzanine, basement) without a total: the surface is the main level's, without the other levels.";
+
+/**
+ * Commercial premises and offices are filed by their whole floor area (docs/analysis-text.md
+ * "Surfaces: total and parts"): a stated total ("le local totalise 204 m²", "superficie totale")
+ * is the surface; a mezzanine, basement or terrace is a part and never the surface. Levels stated
+ * without a total leave the main level's surface and a doubt.
+ */
+function premisesSurfaces(mentions: readonly SurfaceMention[], main: SurfaceMention | null, total: SurfaceMention | null): SurfaceFacts {
+  if (total !== null && (main === null || total.value >= main.value)) {
+    return { surface_m2: total.value, surface_total_m2: null, mentions: [...mentions], doubt: null };
+  }
+  const levels = main !== null && mentions.some((m) => m.level === true && m.value < main.value * 4);
+  const doubt = main?.doubtful === true ? DOUBTFUL_PART : levels ? LEVELS_WITHOUT_TOTAL : null;
+  return { surface_m2: main?.value ?? null, surface_total_m2: total?.value ?? null, mentions: [...mentions], doubt };
 }

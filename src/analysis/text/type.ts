@@ -12,14 +12,14 @@ import { WORD_START } from './normalize.js';
 
 const TYPE_WORDS = new RegExp(
   String.raw`${WORD_START}(?:` +
-    String.raw`(?<studio>studios?|استوديو|ستوديو|سطوديو)` +
+    String.raw`(?<studio>studios?|استوديو|ستوديو|سطوديو|garconnieres?|garsonieres?|garsonnieres?|garconiere|كارصونيه|كارسونيه|كارصونيات|قرصونيه|garsouniya|garsonia|karsonia|karssonia)` +
     String.raw`|(?<duplex>duplexe?s?|triplex|دوبلكس)` +
     String.raw`|(?<penthouse>penthouses?|بنتهاوس)` +
     String.raw`|(?<villa>villas?|vila|filla|فيلا|فيلات|الفيلا)` +
     String.raw`|(?<riad>riads?|رياض)` +
     String.raw`|(?<house>maisons?|hotel particulier|house|townhouse|منزل|المنزل|دار|dar)` +
     String.raw`|(?<farm>fermes?|ferme agricole|farm|ضيعه|الضيعه|ferma|day3a)` +
-    String.raw`|(?<land>terrains?|lots?|plot|land|hectares?|ارض|الارض|بقعه|البقعه|بقع|bo9a)` +
+    String.raw`|(?<land>terrains?|lots?|plot|land|hectares?|ارض|الارض|بقعه|البقعه|بقع|bo9a|bo9a ardia|ard|lard)` +
     String.raw`|(?<office>bureaux?|plateaux? (?:de |a usage de )?bureaux?|plateau|offices?|مكتب|مكاتب|biro)` +
     String.raw`|(?<commercial>magasins?|magasine|local|locaux|boutiques?|entrepots?|hangars?|showroom|usine|fonds de commerce|shop|retail|محل|محلات|المحل|حانوت|7anout|ma7al)` +
     String.raw`|(?<building>immeubles?|building|عماره|العماره|3imara)` +

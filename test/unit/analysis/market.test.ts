@@ -102,10 +102,19 @@ describe('compareWithMarket', () => {
       sample_size: 63,
       as_of: '2024-12',
       source: expect.stringContaining('[DS-EARTHY]'),
+      source_label: 'Avito + Yakeey apartment sale asks, Nov–Dec 2024, district medians',
       position: 'in_line',
       delta_pct: -8.7,
       confidence: 'high',
     });
+  });
+
+  it('names the source for readers in the analysis language, without the internal tag (docs/api.md)', () => {
+    const labels = (['fr', 'en', 'ar'] as const).map((language) => compareWithMarket(demoFacts(), language).market?.source_label ?? '');
+    expect(labels[0]).toBe('prix demandés d’appartements à vendre sur Avito + Yakeey, nov.–déc. 2024, médianes par quartier');
+    expect(labels[1]).toContain('Nov–Dec 2024');
+    expect(labels[2]).toContain('نونبر–دجنبر 2024');
+    for (const label of labels) expect(label).not.toMatch(/\[[A-Z-]+\]/);
   });
 
   it('says below under Q1 and above over Q3', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  arabicNamesOf,
   cityNames,
   citiesOfDistrict,
   districtsOf,
@@ -74,5 +75,14 @@ describe('findDistrict', () => {
     expect(metroArea('Témara')).toBe('Grand Rabat');
     expect(metroArea('Mehdia')).toBe('Grand Kénitra');
     expect(metroArea('Marrakech')).toBeNull();
+  });
+
+  it('has an Arabic spelling for every city and commune, found in free text (docs/sources.md "Arabic place names")', () => {
+    const without = cityNames().filter((city) => arabicNamesOf(city).length === 0);
+    expect(without).toEqual([]);
+    for (const city of cityNames()) {
+      const [arabic] = arabicNamesOf(city);
+      expect(findCity(arabic as string), `${city}: ${arabic}`).toBe(city);
+    }
   });
 });
