@@ -6,6 +6,15 @@ export type PageLanguage = (typeof PAGE_LANGUAGES)[number];
 type Dictionary = Record<string, string>;
 
 const fr: Dictionary = {
+  'draft.clear': 'Nouvelle annonce (tout effacer)',
+  'photos.needed': 'Ajoutez au moins une photo : cette annonce n’en a aucune.',
+  'photos.not_image': '{name} n’est pas une image. Choisissez une photo JPEG, PNG ou WebP.',
+  'photos.unreadable': '{name} n’est pas une image lisible. Choisissez une autre photo.',
+  'photos.failed_named': '{name} : {reason}',
+  'render.waiting': 'Envoi des photos en cours ({n}) : la vidéo sera créée dès qu’elles seront envoyées.',
+  'job.untitled': 'Vidéo de l’annonce',
+  'job.id': 'Tâche {id}',
+  'job.missing': 'Vidéo introuvable',
   'fact.toilets': 'WC',
   'unit.mad': 'DH',
   'unit.m2': 'm²',
@@ -113,7 +122,6 @@ const fr: Dictionary = {
   'branding.logo': 'Logo',
   'branding.logo_remove': 'Retirer le logo',
   render: 'Créer la vidéo',
-  'job.title': 'Vidéo {id}',
   'job.state': 'État : {state}',
   'job.stage': 'étape : {stage}',
   'job.eta': 'Temps restant estimé : {time}',
@@ -189,6 +197,15 @@ const fr: Dictionary = {
 };
 
 const en: Dictionary = {
+  'draft.clear': 'New listing (clear all)',
+  'photos.needed': 'Add at least one photo: this listing has none.',
+  'photos.not_image': '{name} is not an image. Choose a JPEG, PNG or WebP photo.',
+  'photos.unreadable': '{name} is not a readable image. Choose another photo.',
+  'photos.failed_named': '{name}: {reason}',
+  'render.waiting': 'Photos still uploading ({n}): the video will be created as soon as they are sent.',
+  'job.untitled': 'Listing video',
+  'job.id': 'Job {id}',
+  'job.missing': 'Video not found',
   'fact.toilets': 'Toilets',
   'unit.mad': 'MAD',
   'unit.m2': 'm²',
@@ -296,7 +313,6 @@ const en: Dictionary = {
   'branding.logo': 'Logo',
   'branding.logo_remove': 'Remove the logo',
   render: 'Create the video',
-  'job.title': 'Video {id}',
   'job.state': 'State: {state}',
   'job.stage': 'stage: {stage}',
   'job.eta': 'Estimated time left: {time}',
@@ -369,6 +385,15 @@ const en: Dictionary = {
 };
 
 const ar: Dictionary = {
+  'draft.clear': 'إعلان جديد (مسح الكل)',
+  'photos.needed': 'أضف صورة واحدة على الأقل: هذا الإعلان بلا صور.',
+  'photos.not_image': '{name} ليس صورة. اختر صورة JPEG أو PNG أو WebP.',
+  'photos.unreadable': '{name} ليس صورة مقروءة. اختر صورة أخرى.',
+  'photos.failed_named': '{name}: {reason}',
+  'render.waiting': 'جارٍ إرسال الصور ({n}): سيُنشأ الفيديو فور إرسالها.',
+  'job.untitled': 'فيديو الإعلان',
+  'job.id': 'المهمة {id}',
+  'job.missing': 'الفيديو غير موجود',
   'fact.toilets': 'المراحيض',
   'unit.mad': 'درهم',
   'unit.m2': 'م²',
@@ -477,7 +502,6 @@ const ar: Dictionary = {
   'branding.logo': 'الشعار',
   'branding.logo_remove': 'احذف الشعار',
   render: 'أنشئ الفيديو',
-  'job.title': 'الفيديو {id}',
   'job.state': 'الحالة: {state}',
   'job.stage': 'المرحلة: {stage}',
   'job.eta': 'الوقت المتبقي التقديري: {time}',

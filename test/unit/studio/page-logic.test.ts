@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { csvRecords, toCsv } from '../../../web/src/csv.js';
+import { csvRecords, csvText, toCsv } from '../../../web/src/csv.js';
 import { chooseLanguage, missingKeys } from '../../../web/src/i18n.js';
 
 describe('studio page languages', () => {
@@ -35,6 +35,22 @@ describe('studio page CSV', () => {
   });
 
   it('names an unclosed quote', () => {
-    expect(() => csvRecords('id,description\na1,"open')).toThrow(/quoted field is not closed/);
+    expect(() => csvRecords('id,description\na1,"open')).toThrow(/Quote Not Closed/);
+  });
+
+  it('reads a French Excel file: semicolons, Windows-1252, header names as the CLI normalises them', () => {
+    const text = 'id;Description;Agency Name;duration_s\r\nv1;"Villa à Tanger; piscine";Agence Été;20\r\nv2;Studio, Agdal;;\r\n';
+    const bytes = Uint8Array.from([...text].map((c) => c.charCodeAt(0)));
+    expect(bytes.some((b) => b > 0x7f)).toBe(true);
+    const { columns, records } = csvRecords(csvText(bytes));
+    expect(columns).toEqual(['id', 'description', 'agency_name', 'duration_s']);
+    expect(records).toEqual([
+      { id: 'v1', description: 'Villa à Tanger; piscine', agency_name: 'Agence Été', duration_s: '20' },
+      { id: 'v2', description: 'Studio, Agdal', agency_name: '', duration_s: '' },
+    ]);
+  });
+
+  it('reads tab-separated text the same way', () => {
+    expect(csvRecords('id\tdescription\nt1\tRiad, Marrakech\n').records).toEqual([{ id: 't1', description: 'Riad, Marrakech' }]);
   });
 });
