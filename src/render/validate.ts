@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
-import { requireListingUrl } from '../analysis/portals/index.js';
+import { portalLink, requireListingUrl } from '../analysis/portals/index.js';
 import { isAppError, type ErrorDetail } from '../core/errors.js';
 import {
   FEATURE_KEYS,
@@ -444,7 +444,13 @@ export function validateRenderRequest(request: RenderRequest, mode: 'local' | 's
   if (details.length === 0 && photos.length === 0) {
     if (listing !== null && listing.photos.length === 0) {
       details.push({ field: 'photos', message: 'give photos: the listing object has none (listing.photos is empty)' });
-    } else if (listing === null && url === undefined && html === undefined && description !== undefined) {
+    } else if (
+      listing === null &&
+      url === undefined &&
+      html === undefined &&
+      description !== undefined &&
+      portalLink(description) === null
+    ) {
       details.push({
         field: 'photos',
         message: 'give photos: a description has none, and there is no listing page (url or html) to take them from',
