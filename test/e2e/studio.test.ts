@@ -185,6 +185,20 @@ describe('the Studio in Chromium', () => {
 
     await analyzeText(page, LISTING_FR);
     expect(await page.textContent('#facts')).toContain('120 m²');
+    // One number format on the page, the video cards' own ("1 850 000"): no "1.850.000", no "16.892" that reads as a decimal.
+    const shown = await page.evaluate(() =>
+      ['#facts', '#market', '#angles', '#buyer'].map((id) => document.querySelector(id)?.textContent ?? '').join(' \n '),
+    );
+    expect(shown).toContain('1 850 000 DH');
+    expect(shown.match(/\d{1,3}(?:[.,\u00a0\u202f]\d{3})+(?!\d)/g) ?? []).toEqual([]);
+    // Market source and names in the page's words, not the data's keys.
+    expect(await page.textContent('#market figcaption')).toMatch(/prix demandés/);
+    expect(shown).not.toMatch(/\[[A-Z0-9-]+\]/);
+    expect(await page.$$eval('#opt-template option', (options) => options.map((o) => o.textContent))).toEqual([
+      'Classique',
+      'Prestige',
+      'Réseaux sociaux',
+    ]);
     expect(await page.textContent('#facts')).toContain('Appartement');
     const chart = page.locator('#market svg[role="img"]');
     expect(await chart.getAttribute('aria-label')).toMatch(/Q1 .*médiane .*Q3/);
@@ -197,9 +211,12 @@ describe('the Studio in Chromium', () => {
     const order = (): Promise<string[]> =>
       page.$$eval('#photo-list li img', (images) => images.map((img) => img.getAttribute('alt') ?? ''));
     expect(await order()).toEqual(['photo-1.jpg', 'photo-2.jpg', 'photo-3.jpg']);
-    // Keyboard reorder: the arrow button of photo 1 makes photo 2 the cover.
-    await page.getByRole('button', { name: 'Descendre la photo 1' }).click();
+    // Keyboard reorder: the arrow button of photo 1 makes photo 2 the cover, and the focus stays on the moved photo.
+    await page.getByRole('button', { name: 'Descendre la photo 1' }).focus();
+    await page.keyboard.press('Enter');
     expect(await order()).toEqual(['photo-2.jpg', 'photo-1.jpg', 'photo-3.jpg']);
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Descendre la photo 2');
+    expect(await page.evaluate(() => document.activeElement?.closest('li')?.querySelector('img')?.getAttribute('alt'))).toBe('photo-1.jpg');
     expect(await page.locator('#photo-list li').first().locator('.badge').textContent()).toBe('Couverture');
     // Mouse reorder: drag the third photo onto the first.
     await page.dragAndDrop('#photo-list li:nth-child(3)', '#photo-list li:nth-child(1)');
@@ -315,6 +332,22 @@ describe('the Studio in Chromium', () => {
     expect(brand.x).toBeGreaterThan(tools.x);
     await analyzeText(page, LISTING_AR);
     expect(await page.textContent('#analysis-title')).toBe('التحليل');
+    // No Latin-script label left: the page's words, template and music names, the place and the market source are Arabic (names of portals aside).
+    const labels = await page.evaluate(() =>
+      [
+        ...document.querySelectorAll(
+          '#new-view dt, #new-view legend, #new-view label, #new-view h2, #new-view h3, #new-view button, #opt-template option, #opt-music option, #market figcaption',
+        ),
+      ]
+        .filter((el) => !el.closest('[hidden]'))
+        .map((el) =>
+          (el.textContent ?? '').replace(/Avito|Yakeey|Mubawab|mouldar|Le360|API|CSV|JPEG|PNG|WebP|Q[13]|Français|English/g, '').trim(),
+        )
+        .filter((text) => /[A-Za-z]/.test(text)),
+    );
+    expect(labels).toEqual([]);
+    const place = await page.locator('#facts dd[dir="auto"]').first().textContent();
+    expect(place).not.toMatch(/[A-Za-z]/);
     expect(await page.textContent('#facts')).toContain('120');
     await page.screenshot({ path: join(SHOTS, 'ar-desktop.png'), fullPage: true });
     await page.setViewportSize(PHONE);
@@ -524,10 +557,13 @@ describe('the Studio in Chromium', () => {
     // The filtered list replaces the whole list once its answer arrives: wait for that, not for any row.
     const shownStates = () => page.$$eval('#history-rows td.state', (cells) => cells.map((c) => c.className));
     await expect
-      .poll(async () => {
-        const states = await shownStates();
-        return states.length > 0 && states.every((state) => state.includes('failed'));
-      })
+      .poll(
+        async () => {
+          const states = await shownStates();
+          return states.length > 0 && states.every((state) => state.includes('failed'));
+        },
+        { timeout: 15_000 },
+      )
       .toBe(true);
     await page.selectOption('#history-filter', '');
     await page.locator(`#history-rows tr[data-job="${toCancel.job_id}"]`).getByRole('button', { name: 'Annuler' }).click();

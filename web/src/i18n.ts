@@ -1,3 +1,7 @@
+import { formatNumber as formatLabelNumber } from '../../src/analysis/labels.js';
+import { placeLabel } from '../../src/analysis/market/places.js';
+import { describeSource } from '../../src/analysis/market/reference.js';
+
 /** The page's words in French, English and Arabic (docs/studio.md, "Languages"). */
 
 export const PAGE_LANGUAGES = ['fr', 'en', 'ar'] as const;
@@ -6,6 +10,14 @@ export type PageLanguage = (typeof PAGE_LANGUAGES)[number];
 type Dictionary = Record<string, string>;
 
 const fr: Dictionary = {
+  'list.comma': ', ',
+  'template.classic': 'Classique',
+  'template.luxury': 'Prestige',
+  'template.social': 'Réseaux sociaux',
+  'music.sunny-terrace': 'Terrasse ensoleillée',
+  'music.marble-hall': 'Hall de marbre',
+  'music.city-lights': 'Lumières de la ville',
+  'warning.URL_SCHEME_ADDED': 'Lu comme le lien {url} : https:// a été ajouté.',
   'draft.clear': 'Nouvelle annonce (tout effacer)',
   'photos.needed': 'Ajoutez au moins une photo : cette annonce n’en a aucune.',
   'photos.not_image': '{name} n’est pas une image. Choisissez une photo JPEG, PNG ou WebP.',
@@ -197,6 +209,14 @@ const fr: Dictionary = {
 };
 
 const en: Dictionary = {
+  'list.comma': ', ',
+  'template.classic': 'Classic',
+  'template.luxury': 'Luxury',
+  'template.social': 'Social',
+  'music.sunny-terrace': 'Sunny terrace',
+  'music.marble-hall': 'Marble hall',
+  'music.city-lights': 'City lights',
+  'warning.URL_SCHEME_ADDED': 'Read as the link {url}: https:// was added.',
   'draft.clear': 'New listing (clear all)',
   'photos.needed': 'Add at least one photo: this listing has none.',
   'photos.not_image': '{name} is not an image. Choose a JPEG, PNG or WebP photo.',
@@ -385,6 +405,14 @@ const en: Dictionary = {
 };
 
 const ar: Dictionary = {
+  'list.comma': '، ',
+  'template.classic': 'كلاسيكي',
+  'template.luxury': 'فاخر',
+  'template.social': 'شبكات التواصل',
+  'music.sunny-terrace': 'شرفة مشمسة',
+  'music.marble-hall': 'بهو الرخام',
+  'music.city-lights': 'أضواء المدينة',
+  'warning.URL_SCHEME_ADDED': 'قُرئ كرابط {url}: أُضيف https://.',
   'draft.clear': 'إعلان جديد (مسح الكل)',
   'photos.needed': 'أضف صورة واحدة على الأقل: هذا الإعلان بلا صور.',
   'photos.not_image': '{name} ليس صورة. اختر صورة JPEG أو PNG أو WebP.',
@@ -614,8 +642,35 @@ export function locale(): string {
   return current === 'ar' ? 'ar-MA' : current === 'fr' ? 'fr-MA' : 'en-GB';
 }
 
+/**
+ * Numbers as the video's cards write them (src/analysis/labels.ts, one module for both): "1 850 000"
+ * in French and Arabic, "1,850,000" in English, Latin digits (docs/studio.md, "Languages").
+ */
 export function formatNumber(value: number): string {
-  return new Intl.NumberFormat(locale(), { maximumFractionDigits: 0 }).format(value);
+  return formatLabelNumber(value, current);
+}
+
+/** A date of the API ("2024-12", "2024-12-05" or a full timestamp) in the page's language. */
+export function formatDate(value: string): string {
+  const day = /^(\d{4})-(\d{2})(?:-(\d{2}))?$/.exec(value);
+  if (day === null) {
+    const at = new Date(value);
+    return Number.isNaN(at.getTime()) ? value : new Intl.DateTimeFormat(locale(), { dateStyle: 'short', timeStyle: 'short' }).format(at);
+  }
+  const date = new Date(Date.UTC(Number(day[1]), Number(day[2]) - 1, day[3] === undefined ? 1 : Number(day[3])));
+  const style: Intl.DateTimeFormatOptions =
+    day[3] === undefined ? { year: 'numeric', month: 'long', timeZone: 'UTC' } : { dateStyle: 'medium', timeZone: 'UTC' };
+  return new Intl.DateTimeFormat(locale(), style).format(date);
+}
+
+/** A place in the page's language: Arabic script for the places the gazetteer knows, else as written. */
+export function formatPlace(name: string): string {
+  return placeLabel(name, current);
+}
+
+/** A market reference's source in the page's words (src/analysis/market/reference.ts "describeSource"). */
+export function formatSource(source: string): string {
+  return describeSource(source, current);
 }
 
 export function formatDuration(seconds: number): string {

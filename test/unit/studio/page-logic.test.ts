@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { csvRecords, csvText, toCsv } from '../../../web/src/csv.js';
-import { chooseLanguage, missingKeys } from '../../../web/src/i18n.js';
+import {
+  chooseLanguage,
+  formatDate,
+  formatNumber,
+  formatPlace,
+  formatSource,
+  missingKeys,
+  PAGE_LANGUAGES,
+  setLanguage,
+} from '../../../web/src/i18n.js';
 
 describe('studio page languages', () => {
   it('has every text in French, English and Arabic', () => {
@@ -52,5 +61,28 @@ describe('studio page CSV', () => {
 
   it('reads tab-separated text the same way', () => {
     expect(csvRecords('id\tdescription\nt1\tRiad, Marrakech\n').records).toEqual([{ id: 't1', description: 'Riad, Marrakech' }]);
+  });
+});
+
+describe('studio page formats', () => {
+  it('writes numbers as the video cards do, one format per language', () => {
+    const shown = PAGE_LANGUAGES.map((lang) => {
+      setLanguage(lang);
+      return formatNumber(1_850_000);
+    });
+    setLanguage('fr');
+    expect(shown).toEqual(['1 850 000', '1,850,000', '1 850 000']);
+  });
+
+  it('names market sources and places in the page language, without source keys', () => {
+    const source = '[DS-EARTHY] Avito + Yakeey apartment sale asks scraped Nov–Dec 2024, district medians';
+    setLanguage('fr');
+    expect(formatSource(source)).toBe('prix demandés d’appartements à vendre sur Avito + Yakeey, nov.–déc. 2024, médianes par quartier');
+    expect(formatPlace('Casablanca')).toBe('Casablanca');
+    expect(formatDate('2024-12')).toBe('décembre 2024');
+    setLanguage('ar');
+    expect(formatSource(source)).not.toMatch(/\[|apartment/);
+    expect(formatPlace('Casablanca')).toBe('الدار البيضاء');
+    setLanguage('fr');
   });
 });

@@ -1,6 +1,6 @@
 import { request } from '../api.js';
 import { $, make, showError } from '../dom.js';
-import { language, t } from '../i18n.js';
+import { formatDate, t } from '../i18n.js';
 import { ACTIVE, state } from '../state.js';
 import type { JobRecord } from '../types.js';
 import { cancelJob, followJob, jobAddress } from './job.js';
@@ -10,7 +10,11 @@ import { onAuthLost } from './signin.js';
 
 /** The tenant's jobs, newest first, filtered by state; open, re-run or cancel each (docs/studio.md, "What the page does"). */
 
+let loads = 0;
+
 export async function loadHistory(reset: boolean): Promise<void> {
+  // Only the last request counts: an older answer (another filter) arriving late never replaces a newer one.
+  const load = ++loads;
   showError('history-error', null);
   const filter = $<HTMLSelectElement>('history-filter').value;
   const query = new URLSearchParams({ limit: '20' });
@@ -18,10 +22,12 @@ export async function loadHistory(reset: boolean): Promise<void> {
   if (!reset && state.historyCursor !== null) query.set('cursor', state.historyCursor);
   try {
     const { data } = await request<{ jobs: JobRecord[]; next_cursor: string | null }>('GET', `/api/v1/jobs?${query}`);
+    if (load !== loads) return;
     state.history = reset ? data.jobs : [...state.history, ...data.jobs];
     state.historyCursor = data.next_cursor;
     renderHistory();
   } catch (error) {
+    if (load !== loads) return;
     showError('history-error', error);
     onAuthLost(error);
   }
@@ -34,12 +40,11 @@ function actionButton(text: string, onClick: () => void | Promise<void>): HTMLBu
 }
 
 export function renderHistory(): void {
-  const dateFormat = new Intl.DateTimeFormat(language() === 'ar' ? 'ar-MA' : language(), { dateStyle: 'short', timeStyle: 'short' });
   $('history-rows').replaceChildren(
     ...state.history.map((job) => {
       const row = make('tr', { 'data-job': job.job_id });
       // data-label: the column's name, shown above each value when the table becomes cards on a phone.
-      row.append(make('td', { 'data-label': t('history.created') }, dateFormat.format(new Date(job.created_at))));
+      row.append(make('td', { 'data-label': t('history.created') }, formatDate(job.created_at)));
       row.append(make('td', { 'data-label': t('history.listing'), dir: 'auto' }, job.listing?.title ?? job.job_id));
       const status = `${t(`state.${job.state}`)}${ACTIVE.has(job.state) ? ` (${Math.round(job.progress * 100)} %)` : ''}`;
       row.append(make('td', { class: `state ${job.state}`, 'data-label': t('history.status') }, status));

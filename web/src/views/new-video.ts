@@ -1,9 +1,9 @@
 import { ApiError, request, sleep, uploadAsset } from '../api.js';
 import { marketChart } from '../chart.js';
 import { $, explain, make, showError } from '../dom.js';
-import { formatNumber, t } from '../i18n.js';
+import { formatDate, formatNumber, formatPlace, formatSource, t } from '../i18n.js';
 import { state } from '../state.js';
-import type { JobRecord, Property } from '../types.js';
+import type { JobRecord, Property, Warning } from '../types.js';
 import { brandingFields, dataUrlBlob, storedBranding } from './branding.js';
 import { followJob } from './job.js';
 import { photosMissing, photosPending, renderPhotos } from './photos.js';
@@ -47,9 +47,10 @@ async function analyze(event: SubmitEvent): Promise<void> {
   }
 }
 
-function fact(list: HTMLElement, label: string, value: string | null): void {
+/** One fact; `fromListing` values are the listing's own words (a place, a feature list) and may be in any script. */
+function fact(list: HTMLElement, label: string, value: string | null, fromListing = false): void {
   if (value === null || value === '') return;
-  list.append(make('dt', {}, t(label)), make('dd', {}, value));
+  list.append(make('dt', {}, t(label)), make('dd', fromListing ? { dir: 'auto' } : {}, value));
 }
 
 export function renderAnalysis(p: Property): void {
@@ -69,9 +70,9 @@ export function renderAnalysis(p: Property): void {
   fact(facts, 'fact.bathrooms', n(p.bathrooms));
   fact(facts, 'fact.toilets', n(p.toilets));
   fact(facts, 'fact.floor', n(p.floor));
-  fact(facts, 'fact.place', [p.district, p.city].filter((v) => v !== null).join(', '));
+  fact(facts, 'fact.place', [p.district, p.city].flatMap((v) => (v === null ? [] : [formatPlace(v)])).join(t('list.comma')), true);
   fact(facts, 'fact.ppm2', n(p.price_per_m2_mad, 'unit.mad_m2'));
-  fact(facts, 'fact.features', p.features.join(', '));
+  fact(facts, 'fact.features', p.features.join(t('list.comma')), true);
 
   const market = $('market');
   market.replaceChildren();
@@ -79,12 +80,12 @@ export function renderAnalysis(p: Property): void {
   if (m !== null && p.price_per_m2_mad !== null) {
     const summary = t('market.summary', {
       listing: formatNumber(p.price_per_m2_mad),
-      area: m.area,
+      area: formatPlace(m.area),
       q1: m.q1_price_per_m2_mad === null ? '—' : formatNumber(m.q1_price_per_m2_mad),
       median: formatNumber(m.median_price_per_m2_mad),
       q3: m.q3_price_per_m2_mad === null ? '—' : formatNumber(m.q3_price_per_m2_mad),
-      source: m.source,
-      asOf: m.as_of,
+      source: formatSource(m.source),
+      asOf: formatDate(m.as_of),
     });
     market.append(
       marketChart(
@@ -98,7 +99,7 @@ export function renderAnalysis(p: Property): void {
       const delta = m.delta_pct === null ? '' : `${m.delta_pct > 0 ? '+' : ''}${Math.round(m.delta_pct)} %`;
       caption.append(make('strong', {}, t(`market.${m.position}`, { delta })));
     }
-    caption.append(make('span', { class: 'muted small' }, ` ${m.source}, ${m.as_of}`));
+    caption.append(make('span', { class: 'muted small' }, ` ${formatSource(m.source)}${t('list.comma')}${formatDate(m.as_of)}`));
     market.append(caption);
   } else {
     market.append(make('p', { class: 'muted' }, t('market.none')));
@@ -111,18 +112,26 @@ export function renderAnalysis(p: Property): void {
   const segments = make('ul');
   for (const segment of p.target_buyer.segments.slice(0, 3)) {
     const item = make('li');
-    item.append(make('strong', {}, `${segment.label} (${Math.round(segment.score * 100)} %)`));
-    if (segment.reasons.length > 0) item.append(make('span', {}, ` — ${segment.reasons.join(' ; ')}`));
+    item.append(make('strong', { dir: 'auto' }, `${segment.label} (${Math.round(segment.score * 100)} %)`));
+    if (segment.reasons.length > 0) item.append(make('span', { dir: 'auto' }, ` — ${segment.reasons.join(' ; ')}`));
     segments.append(item);
   }
   buyer.append(segments);
 
-  $('angles').replaceChildren(...p.marketing_angles.map((angle) => make('li', {}, angle)));
+  $('angles').replaceChildren(...p.marketing_angles.map((angle) => make('li', { dir: 'auto' }, angle)));
   const warnings = $('warnings');
   warnings.replaceChildren(
-    ...(p.warnings.length > 0 ? p.warnings.map((w) => make('li', {}, w.message)) : [make('li', { class: 'muted' }, t('warnings.none'))]),
+    ...(p.warnings.length > 0
+      ? p.warnings.map((w) => make('li', { dir: 'auto' }, warningText(w, p)))
+      : [make('li', { class: 'muted' }, t('warnings.none'))]),
   );
   renderPhotos();
+}
+
+/** A warning in the page's language when the page has words for its code; else as the analysis wrote it. */
+function warningText(warning: Warning, p: Property): string {
+  if (warning.code === 'URL_SCHEME_ADDED') return t('warning.URL_SCHEME_ADDED', { url: p.source.url ?? '' });
+  return warning.message;
 }
 
 /** Hides the analysis: the listing is analysed again before the next render. */

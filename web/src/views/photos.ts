@@ -78,7 +78,11 @@ export async function addPhotos(files: Iterable<File>): Promise<void> {
   await Promise.all(added.map((item) => uploadPhoto(item)));
 }
 
-function movePhoto(from: number, to: number, announce = true): void {
+/**
+ * Moves a photo; a move made with the ↑/↓ buttons (`tool`) leaves the focus on the moved photo's
+ * same button, or its other one once the photo reached an end, never on the page's body.
+ */
+function movePhoto(from: number, to: number, tool?: 'up' | 'down'): void {
   const photos = state.photos;
   if (to < 0 || to >= photos.length || from === to) return;
   const next = [...photos];
@@ -86,7 +90,14 @@ function movePhoto(from: number, to: number, announce = true): void {
   next.splice(to, 0, item!);
   state.photos = next;
   renderPhotos();
-  if (announce) $('photo-status').textContent = t('photos.moved', { n: to + 1 });
+  $('photo-status').textContent = t('photos.moved', { n: to + 1 });
+  if (tool !== undefined) {
+    const moved = $('photo-list').children[to];
+    const button =
+      moved?.querySelector<HTMLButtonElement>(`button[data-tool="${tool}"]:not(:disabled)`) ??
+      moved?.querySelector<HTMLButtonElement>('button[data-tool]:not(:disabled)');
+    button?.focus();
+  }
 }
 
 function photoButton(label: string, text: string, onClick: () => void, disabled = false): HTMLButtonElement {
@@ -112,8 +123,10 @@ export function renderPhotos(): void {
       li.append(caption);
       const tools = make('div', { class: 'photo-tools' });
       const n = index + 1;
-      const up = photoButton(t('photos.up', { n }), '↑', () => movePhoto(index, index - 1), index === 0);
-      const down = photoButton(t('photos.down', { n }), '↓', () => movePhoto(index, index + 1), index === photos.length - 1);
+      const up = photoButton(t('photos.up', { n }), '↑', () => movePhoto(index, index - 1, 'up'), index === 0);
+      const down = photoButton(t('photos.down', { n }), '↓', () => movePhoto(index, index + 1, 'down'), index === photos.length - 1);
+      up.dataset.tool = 'up';
+      down.dataset.tool = 'down';
       const remove = photoButton(t('photos.remove', { n }), '✕', () => {
         state.photos = state.photos.filter((p) => p.key !== item.key);
         renderPhotos();
