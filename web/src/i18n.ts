@@ -2,7 +2,7 @@ import { formatNumber as formatLabelNumber } from '../../src/analysis/labels.js'
 import { placeLabel } from '../../src/analysis/market/places.js';
 import { describeSource } from '../../src/analysis/market/reference.js';
 
-/** The page's words in French, English and Arabic (docs/studio.md, "Languages"). */
+/** The page's words in French, English and Arabic (docs/studio.md, "What the page does"). */
 
 export const PAGE_LANGUAGES = ['fr', 'en', 'ar'] as const;
 export type PageLanguage = (typeof PAGE_LANGUAGES)[number];
@@ -644,7 +644,7 @@ export function locale(): string {
 
 /**
  * Numbers as the video's cards write them (src/analysis/labels.ts, one module for both): "1 850 000"
- * in French and Arabic, "1,850,000" in English, Latin digits (docs/studio.md, "Languages").
+ * in French and Arabic, "1,850,000" in English, Latin digits (docs/studio.md, "What the page does").
  */
 export function formatNumber(value: number): string {
   return formatLabelNumber(value, current);

@@ -176,7 +176,7 @@ async function renderVideo(event: SubmitEvent): Promise<void> {
   }
   button.disabled = true;
   try {
-    // Photos still on their way: the render waits for them, and says so (docs/studio.md, "Errors").
+    // Photos still on their way: the render waits for them, and says so (docs/studio.md, "Errors before the click").
     if (photosPending() > 0) {
       $('render-status').textContent = t('render.waiting', { n: photosPending() });
       while (photosPending() > 0) await sleep(200);

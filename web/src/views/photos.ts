@@ -40,7 +40,7 @@ async function thumbnail(file: File): Promise<string> {
   return canvas.toDataURL('image/jpeg', 0.8);
 }
 
-/** Files that are not photos, named one by one; they are never added to the list (docs/studio.md, "Errors"). */
+/** Files that are not photos, named one by one; they are never added to the list (docs/studio.md, "Errors before the click"). */
 function showProblems(problems: string[]): void {
   const list = $('photo-problems');
   list.replaceChildren(...problems.map((text) => make('li', {}, text)));
