@@ -48,8 +48,16 @@ async function readStdin(): Promise<string> {
 
 /** Builds the analysis inputs from flags; only one description source may be given. */
 export async function readInputRequest(flags: InputFlags, stdinArg?: string): Promise<AnalyzeRequest> {
+  // `immoreel analyze www.avito.ma/fr/…`: a portal's address given as the argument is the --url
+  // (docs/portals.md, "Links without a scheme"). Loaded only then: most commands never need the portal readers.
+  if (stdinArg !== undefined && stdinArg !== '-' && flags.url === undefined && !flags.demo) {
+    const { portalLink } = await import('../analysis/portals/index.js');
+    if (portalLink(stdinArg) !== null) return readInputRequest({ ...flags, url: stdinArg });
+  }
   if (stdinArg !== undefined && stdinArg !== '-') {
-    throw badRequest(`Unexpected argument ${JSON.stringify(stdinArg)}: pass the text with --description, or "-" to read standard input.`);
+    throw badRequest(
+      `Unexpected argument ${JSON.stringify(stdinArg)}: pass the text with --description, a listing link of a supported portal, or "-" to read standard input.`,
+    );
   }
   const descriptionSources = [flags.description !== undefined, flags.descriptionFile !== undefined, stdinArg === '-'].filter(
     Boolean,

@@ -3,9 +3,51 @@ import type { Branding, RenderRequest } from '../core/requests.js';
 
 /*
  * One batch CSV row → a render request (docs/cli.md, "Batch CSV"). Pure and free of Node modules,
- * so the CLI's `render --csv` (render-batch.ts) and the Studio's batch page (web/src/main.ts) turn
- * the same row into the same request.
+ * so the CLI's `render --csv` (render-batch.ts) and the Studio's batch page (web/src/views/batch.ts, web/src/csv.ts) turn
+ * the same row into the same request, and read the file with the same csv-parse options.
  */
+
+/** `Agency Name`, `agency-name` → `agency_name`. */
+export function normalizeHeader(header: string): string {
+  return header
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
+}
+
+/** `;` (French Excel), tab or `,`: whichever separates the header line's fields most often. */
+export function detectDelimiter(text: string): string {
+  const header = text.split(/\r?\n/, 1)[0] ?? '';
+  const unquoted = header.replace(/"[^"]*"/g, '');
+  const counts = [';', '\t', ','].map((d) => ({ d, n: unquoted.split(d).length - 1 }));
+  const best = counts.reduce((a, b) => (b.n > a.n ? b : a), { d: ',', n: 0 });
+  return best.d;
+}
+
+/**
+ * csv-parse's options for a batch file, the same in the CLI (csv-parse's Node build) and in the
+ * Studio (its browser build), so both read one file the same way (docs/cli.md, "Batch CSV").
+ */
+export function batchCsvOptions(delimiter: string): {
+  delimiter: string;
+  columns: (header: string[]) => string[];
+  skip_empty_lines: true;
+  trim: true;
+  relax_column_count: true;
+  bom: true;
+  record_delimiter: string[];
+} {
+  return {
+    delimiter,
+    columns: (header) => header.map(normalizeHeader),
+    skip_empty_lines: true,
+    trim: true,
+    relax_column_count: true,
+    bom: true,
+    // A file pasted together from several sources mixes line endings: each one ends a row.
+    record_delimiter: ['\r\n', '\n', '\r'],
+  };
+}
 
 export const BRANDING_COLUMNS = ['agency_name', 'agent_name', 'phone', 'email', 'logo_url', 'primary_color'] as const;
 

@@ -4,6 +4,7 @@ import { stringify } from 'csv-stringify/sync';
 import pLimit from 'p-limit';
 import { AppError, badRequest, toAppError } from '../core/errors.js';
 import { decodeText } from '../core/text.js';
+import { batchCsvOptions, detectDelimiter } from './batch-row.js';
 
 /** One data row of a batch CSV, keyed by its `id` column (or its line number when absent). */
 export interface BatchRow {
@@ -32,14 +33,6 @@ export interface BatchColumns {
 /** Columns every batch accepts: the row id, and the error columns of a `.failed.csv` fed back in. */
 const ALWAYS_KNOWN = ['id', 'error_code', 'error_message'];
 
-/** `Agency Name`, `agency-name` → `agency_name`. */
-function normalizeHeader(header: string): string {
-  return header
-    .trim()
-    .toLowerCase()
-    .replace(/[\s-]+/g, '_');
-}
-
 /** Levenshtein distance, for "did you mean" on misspelt column names. */
 function distance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, i) => i);
@@ -53,15 +46,6 @@ function distance(a: string, b: string): number {
     }
   }
   return row[b.length]!;
-}
-
-/** `;` (French Excel), tab or `,`: whichever separates the header line's fields most often. */
-export function detectDelimiter(text: string): string {
-  const header = text.split(/\r?\n/, 1)[0] ?? '';
-  const unquoted = header.replace(/"[^"]*"/g, '');
-  const counts = [';', '\t', ','].map((d) => ({ d, n: unquoted.split(d).length - 1 }));
-  const best = counts.reduce((a, b) => (b.n > a.n ? b : a), { d: ',', n: 0 });
-  return best.d;
 }
 
 async function readAll(file: string): Promise<Buffer> {
@@ -94,14 +78,7 @@ export async function readBatchCsv(file: string, columnsSpec: BatchColumns = { k
   const delimiter = detectDelimiter(text);
   let records: { record: Record<string, string>; info: { lines: number } }[];
   try {
-    records = parse(text, {
-      delimiter,
-      columns: (header: string[]) => header.map(normalizeHeader),
-      skip_empty_lines: true,
-      trim: true,
-      info: true,
-      relax_column_count: true,
-    }) as { record: Record<string, string>; info: { lines: number } }[];
+    records = parse(text, { ...batchCsvOptions(delimiter), info: true }) as { record: Record<string, string>; info: { lines: number } }[];
   } catch (error) {
     throw badRequest(
       `${file} is not a valid CSV file (${(error as Error).message.replace(/^Invalid /, 'invalid ')}). Save it from your spreadsheet as "CSV UTF-8".`,

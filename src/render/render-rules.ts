@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
-import { requireListingUrl } from '../analysis/portals/index.js';
+import { portalLink, requireListingUrl } from '../analysis/portals/index.js';
 import { isAppError, type ErrorDetail } from '../core/errors.js';
 import { requestShapeProblems } from '../core/limits.js';
 import { ListingLimitsSchema, type PropertyInput } from '../core/property-schema.js';
@@ -188,7 +188,14 @@ export function photosToShow(request: RenderRequest): ErrorDetail | undefined {
   if ((request.photos ?? []).length > 0) return undefined;
   if (request.listing !== undefined && (request.listing.photos ?? []).length === 0)
     return { field: 'photos', message: 'give photos: the listing object has none (listing.photos is empty)' };
-  if (request.listing === undefined && !given(request.url) && !given(request.html) && request.description !== undefined)
+  // A description that is only a portal link (scheme left out) is read as that page, which has photos.
+  if (
+    request.listing === undefined &&
+    !given(request.url) &&
+    !given(request.html) &&
+    request.description !== undefined &&
+    portalLink(request.description) === null
+  )
     return {
       field: 'photos',
       message: 'give photos: a description has none, and there is no listing page (url or html) to take them from',

@@ -176,4 +176,18 @@ describe('immoreel analyze --csv with a url column (live fetch through a proxy)'
     expect(result.stdout).not.toContain(PHONE_DIGITS);
     rmSync(dir, { recursive: true, force: true });
   });
+
+  it('takes a portal address without https:// as the argument or as --description: it fetches that link', async () => {
+    // https:// is what gets added, and this proxy plays the portals over plain HTTP: the fetch is
+    // refused at TLS, which shows the text was read as the link (the analysis and its
+    // URL_SCHEME_ADDED warning are checked with a mocked portal in test/unit/analysis/portals).
+    const bare = 'www.avito.ma/fr/maarif/appartements/Appartement_3_chambres_a_vendre_a_Maarif_51234567.htm';
+    const env = { HTTP_PROXY: proxyUrl, HTTPS_PROXY: proxyUrl, NO_PROXY: '' };
+    for (const args of [[bare], ['--description', bare]]) {
+      const result = await cli(['analyze', ...args, '--json'], env);
+      expect(result.code).not.toBe(0);
+      expect(`${result.stdout}${result.stderr}`).toContain('Could not reach www.avito.ma');
+      expect(`${result.stdout}${result.stderr}`).not.toMatch(/unrecognisable_text|Nothing recognisable/);
+    }
+  });
 });

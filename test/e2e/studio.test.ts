@@ -46,12 +46,19 @@ function watch(page: Page): Page {
   return page;
 }
 
-async function newPage(path: string): Promise<Page> {
+/** A page on `path`; the draft a previous test left in the browser's storage is dropped first unless `keepDraft`. */
+async function newPage(path: string, keepDraft = false): Promise<Page> {
   const page = watch(await chrome.browser.newPage());
   await page.setViewportSize(DESKTOP);
+  if (!keepDraft) await page.addInitScript(() => localStorage.removeItem('immoreel.studio.draft'));
   await page.goto(`${server.url}${path}`);
   await page.waitForSelector('body[data-ready="true"]');
   return page;
+}
+
+/** The job the page follows, read from its address (`?job=`). */
+function jobInAddress(page: Page): string | null {
+  return new URL(page.url()).searchParams.get('job');
 }
 
 async function api<T>(path: string): Promise<T> {
@@ -90,6 +97,30 @@ async function expectFitsPhone(page: Page): Promise<void> {
   expect(wide, 'no element wider than a phone').toEqual([]);
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   expect(overflow, 'no sideways scrolling at phone width').toBeLessThanOrEqual(0);
+}
+
+/**
+ * Words cut inside (the History's "termin/ée"): every word of the text under `selector` lies on one
+ * line, i.e. its text range has one client rectangle. Tokens longer than a phone's line (refs,
+ * links) are left out: they may have to break.
+ */
+async function brokenWords(page: Page, selector: string): Promise<string[]> {
+  return page.evaluate((sel) => {
+    const broken: string[] = [];
+    for (const root of document.querySelectorAll(sel)) {
+      const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+        for (const match of (node.textContent ?? '').matchAll(/\S+/g)) {
+          if (match[0].length > 30) continue;
+          const range = document.createRange();
+          range.setStart(node, match.index);
+          range.setEnd(node, match.index + match[0].length);
+          if ([...range.getClientRects()].filter((r) => r.width > 0).length > 1) broken.push(match[0]);
+        }
+      }
+    }
+    return broken;
+  }, selector);
 }
 
 /** Every visible form control has an accessible name (a label, aria-label or aria-labelledby). */
@@ -154,6 +185,20 @@ describe('the Studio in Chromium', () => {
 
     await analyzeText(page, LISTING_FR);
     expect(await page.textContent('#facts')).toContain('120 m²');
+    // One number format on the page, the video cards' own ("1 850 000"): no "1.850.000", no "16.892" that reads as a decimal.
+    const shown = await page.evaluate(() =>
+      ['#facts', '#market', '#angles', '#buyer'].map((id) => document.querySelector(id)?.textContent ?? '').join(' \n '),
+    );
+    expect(shown).toContain('1 850 000 DH');
+    expect(shown.match(/\d{1,3}(?:[.,\u00a0\u202f]\d{3})+(?!\d)/g) ?? []).toEqual([]);
+    // Market source and names in the page's words, not the data's keys.
+    expect(await page.textContent('#market figcaption')).toMatch(/prix demandés/);
+    expect(shown).not.toMatch(/\[[A-Z0-9-]+\]/);
+    expect(await page.$$eval('#opt-template option', (options) => options.map((o) => o.textContent))).toEqual([
+      'Classique',
+      'Prestige',
+      'Réseaux sociaux',
+    ]);
     expect(await page.textContent('#facts')).toContain('Appartement');
     const chart = page.locator('#market svg[role="img"]');
     expect(await chart.getAttribute('aria-label')).toMatch(/Q1 .*médiane .*Q3/);
@@ -166,9 +211,12 @@ describe('the Studio in Chromium', () => {
     const order = (): Promise<string[]> =>
       page.$$eval('#photo-list li img', (images) => images.map((img) => img.getAttribute('alt') ?? ''));
     expect(await order()).toEqual(['photo-1.jpg', 'photo-2.jpg', 'photo-3.jpg']);
-    // Keyboard reorder: the arrow button of photo 1 makes photo 2 the cover.
-    await page.getByRole('button', { name: 'Descendre la photo 1' }).click();
+    // Keyboard reorder: the arrow button of photo 1 makes photo 2 the cover, and the focus stays on the moved photo.
+    await page.getByRole('button', { name: 'Descendre la photo 1' }).focus();
+    await page.keyboard.press('Enter');
     expect(await order()).toEqual(['photo-2.jpg', 'photo-1.jpg', 'photo-3.jpg']);
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Descendre la photo 2');
+    expect(await page.evaluate(() => document.activeElement?.closest('li')?.querySelector('img')?.getAttribute('alt'))).toBe('photo-1.jpg');
     expect(await page.locator('#photo-list li').first().locator('.badge').textContent()).toBe('Couverture');
     // Mouse reorder: drag the third photo onto the first.
     await page.dragAndDrop('#photo-list li:nth-child(3)', '#photo-list li:nth-child(1)');
@@ -206,7 +254,10 @@ describe('the Studio in Chromium', () => {
       [...etas].join(' | '),
     ).toBe(true);
 
-    const jobId = (await page.textContent('#job-title'))!.replace(/^.*(job_\w+).*$/, '$1');
+    const jobId = jobInAddress(page)!;
+    expect(jobId).toMatch(/^job_/);
+    expect(await page.textContent('#job-id')).toContain(jobId);
+    expect(await page.textContent('#job-title')).toBe(await page.textContent('#analysis-heading'));
     const { job } = await api<{ job: JobRecord }>(`/api/v1/jobs/${jobId}`);
     expect(job.state).toBe('succeeded');
     expect(job.metadata).toMatchObject({ studio: { duration_s: 10, template: 'classic' } });
@@ -281,6 +332,22 @@ describe('the Studio in Chromium', () => {
     expect(brand.x).toBeGreaterThan(tools.x);
     await analyzeText(page, LISTING_AR);
     expect(await page.textContent('#analysis-title')).toBe('التحليل');
+    // No Latin-script label left: the page's words, template and music names, the place and the market source are Arabic (names of portals aside).
+    const labels = await page.evaluate(() =>
+      [
+        ...document.querySelectorAll(
+          '#new-view dt, #new-view legend, #new-view label, #new-view h2, #new-view h3, #new-view button, #opt-template option, #opt-music option, #market figcaption',
+        ),
+      ]
+        .filter((el) => !el.closest('[hidden]'))
+        .map((el) =>
+          (el.textContent ?? '').replace(/Avito|Yakeey|Mubawab|mouldar|Le360|API|CSV|JPEG|PNG|WebP|Q[13]|Français|English/g, '').trim(),
+        )
+        .filter((text) => /[A-Za-z]/.test(text)),
+    );
+    expect(labels).toEqual([]);
+    const place = await page.locator('#facts dd[dir="auto"]').first().textContent();
+    expect(place).not.toMatch(/[A-Za-z]/);
     expect(await page.textContent('#facts')).toContain('120');
     await page.screenshot({ path: join(SHOTS, 'ar-desktop.png'), fullPage: true });
     await page.setViewportSize(PHONE);
@@ -335,17 +402,138 @@ describe('the Studio in Chromium', () => {
     await page.close();
   });
 
+  it('comes back to the running job and the draft after a reload', { timeout: 300_000 }, async () => {
+    // The draft is kept by the page itself here (no init script clearing it): "New listing" starts over.
+    const page = await newPage('/?lang=fr', true);
+    await page.click('#draft-clear');
+    expect(await page.inputValue('#listing')).toBe('');
+    expect(await page.locator('#photo-list li').count()).toBe(0);
+    await analyzeText(page, LISTING_FR);
+    await page.setInputFiles('#photo-input', photoFiles.slice(0, 2));
+    await page.waitForFunction(() => document.querySelectorAll('#photo-list li.photo.ready').length === 2, null, { timeout: 60_000 });
+    await page.fill('#opt-duration', '30');
+    await page.selectOption('#opt-template', 'luxury');
+    await page.click('#render-btn');
+    await page.waitForSelector('#job-panel:not([hidden])');
+    const jobId = jobInAddress(page);
+    expect(jobId).toMatch(/^job_/);
+    const title = await page.textContent('#analysis-heading');
+
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]');
+    await expect.poll(() => page.textContent('#job-id')).toContain(jobId!);
+    expect(jobInAddress(page)).toBe(jobId);
+    expect(await page.textContent('#job-title')).toBe(title);
+    expect(await page.textContent('#job-state')).toMatch(/en attente|en cours|terminée/);
+    expect(await page.inputValue('#listing')).toBe(LISTING_FR);
+    expect(await page.isVisible('#analysis')).toBe(true);
+    expect(await page.textContent('#analysis-heading')).toBe(title);
+    expect(await page.inputValue('#opt-duration')).toBe('30');
+    expect(await page.inputValue('#opt-template')).toBe('luxury');
+    expect(await page.locator('#photo-list li.photo.ready').count()).toBe(2);
+    expect(await page.$$eval('#photo-list li img', (images) => images.map((img) => img.getAttribute('alt')))).toEqual([
+      'photo-1.jpg',
+      'photo-2.jpg',
+    ]);
+    // The thumbnails are kept with the draft: the photos are seen, not grey boxes.
+    const drawn = await page.$$eval('#photo-list li img', (images) =>
+      images.map((img) => (img as HTMLImageElement).naturalWidth > 0 && (img as HTMLImageElement).src.startsWith('data:image/jpeg')),
+    );
+    expect(drawn).toEqual([true, true]);
+    await page.screenshot({ path: join(SHOTS, 'fr-reloaded-job.png'), fullPage: true });
+
+    // History opens a job by that same address.
+    await page.click('#nav a[href="#history"]');
+    const open = page.locator(`#history-rows tr[data-job="${jobId}"] a`, { hasText: 'Ouvrir' });
+    expect(await open.getAttribute('href')).toContain(`job=${jobId}`);
+    const other = await newPage(`/?lang=fr&job=${jobId}#new`);
+    await expect.poll(() => other.textContent('#job-id')).toContain(jobId!);
+    await other.close();
+
+    await page.click('#nav a[href="#new"]');
+    if (await page.isVisible('#job-cancel')) await page.click('#job-cancel');
+    await page.close();
+  });
+
+  it('asks for a photo before the click when the listing has none', async () => {
+    const page = await newPage('/?lang=fr');
+    await analyzeText(page, LISTING_FR);
+    expect(await page.isVisible('#photos-needed')).toBe(true);
+    expect(await page.textContent('#photos-needed')).toContain('Ajoutez au moins une photo');
+    expect(await page.getAttribute('#photo-input', 'aria-invalid')).toBe('true');
+    let renders = 0;
+    page.on('request', (r) => {
+      if (r.url().endsWith('/api/v1/render-video')) renders++;
+    });
+    await page.click('#render-btn');
+    expect(await page.textContent('#render-error')).toContain('Ajoutez au moins une photo');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('photo-input');
+    expect(renders).toBe(0);
+    await page.screenshot({ path: join(SHOTS, 'fr-no-photo.png'), fullPage: true });
+    // One photo later, the hint is gone.
+    await page.setInputFiles('#photo-input', [photoFiles[0]!]);
+    await page.waitForSelector('#photo-list li.photo.ready');
+    expect(await page.isVisible('#photos-needed')).toBe(false);
+    expect(await page.getAttribute('#photo-input', 'aria-invalid')).toBeNull();
+    await page.close();
+  });
+
+  it('waits for photos still uploading, and says so', { timeout: 120_000 }, async () => {
+    const page = await newPage('/?lang=fr');
+    await analyzeText(page, LISTING_FR);
+    // Each upload held 3 s on its way to the server: the click lands while it is pending.
+    await page.route('**/api/v1/assets', async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      await route.continue();
+    });
+    let renders = 0;
+    page.on('request', (r) => {
+      if (r.url().endsWith('/api/v1/render-video')) renders++;
+    });
+    await page.setInputFiles('#photo-input', [photoFiles[0]!]);
+    await page.waitForSelector('#photo-list li.photo.uploading');
+    await page.click('#render-btn');
+    expect(await page.textContent('#render-status')).toContain('Envoi des photos en cours');
+    expect(renders).toBe(0);
+    await page.waitForSelector('#job-panel:not([hidden])', { timeout: 60_000 });
+    expect(renders).toBe(1);
+    expect(await page.textContent('#render-status')).toBe('');
+    if (await page.isVisible('#job-cancel')) await page.click('#job-cancel');
+    await page.close();
+  });
+
+  it('names each file that is not a readable image, and keeps it out of the photos', async () => {
+    const page = await newPage('/?lang=fr');
+    await analyzeText(page, LISTING_FR);
+    await page.setInputFiles('#photo-input', [
+      { name: 'doc.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.4\n%âãÏÓ\n1 0 obj\n<<>>\nendobj\n') },
+      { name: 'cassée.jpg', mimeType: 'image/jpeg', buffer: Buffer.from('not a jpeg at all') },
+      { name: 'photo-1.jpg', mimeType: 'image/jpeg', buffer: readFileSync(photoFiles[0]!) },
+    ]);
+    await page.waitForSelector('#photo-list li.photo.ready');
+    const problems = await page.$$eval('#photo-problems li', (items) => items.map((li) => li.textContent));
+    expect(problems).toEqual([
+      'doc.pdf n’est pas une image. Choisissez une photo JPEG, PNG ou WebP.',
+      'cassée.jpg n’est pas une image lisible. Choisissez une autre photo.',
+    ]);
+    expect(await page.$$eval('#photo-list li img', (images) => images.map((img) => img.getAttribute('alt')))).toEqual(['photo-1.jpg']);
+    expect(await page.locator('#photo-list li').first().locator('.badge').textContent()).toBe('Couverture');
+    await page.screenshot({ path: join(SHOTS, 'fr-not-an-image.png'), fullPage: true });
+    await page.close();
+  });
+
   it('runs a CSV batch, follows every row, cancels one from the history and downloads the failed rows', { timeout: 300_000 }, async () => {
     const tiny = await uploadAsset(tinyFile);
     const good = await Promise.all(photoFiles.map(uploadAsset));
+    // As French Excel saves it: semicolons, Windows-1252, CRLF.
     const csv = [
-      'id,description,photos,language,duration_s',
-      `broken-photo,"${LISTING_FR}",${tiny},fr,10`,
-      `bad-language,"${LISTING_FR}",,xx,10`,
-      `to-cancel,"${LISTING_FR}",${good.join('|')},fr,30`,
-    ].join('\n');
+      'id;description;photos;language;duration_s',
+      `broken-photo;"${LISTING_FR}";${tiny};fr;10`,
+      `bad-language;"${LISTING_FR}";;xx;10`,
+      `to-cancel;"${LISTING_FR}";${good.join('|')};fr;30`,
+    ].join('\r\n');
     const page = await newPage('/?lang=fr#batch');
-    await page.setInputFiles('#batch-input', { name: 'lot.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await page.setInputFiles('#batch-input', { name: 'lot.csv', mimeType: 'text/csv', buffer: Buffer.from(csv, 'latin1') });
     await page.waitForSelector('#batch-rows tr[data-row="to-cancel"]');
     const rowText = (id: string): Promise<string> => page.locator(`#batch-rows tr[data-row="${id}"]`).innerText();
     await expect.poll(() => rowText('bad-language'), { timeout: 30_000 }).toContain('échouée');
@@ -355,16 +543,27 @@ describe('the Studio in Chromium', () => {
     // The history, filtered, then the cancel of the running row.
     await page.click('#nav a[href="#history"]');
     await page.waitForSelector('#history-rows tr');
+    // Readable on a phone: one card per job, no word cut inside; and no word cut on a desktop either.
+    expect(await brokenWords(page, '#history-rows')).toEqual([]);
+    await page.setViewportSize(PHONE);
+    expect(await page.$eval('#history-rows tr', (tr) => getComputedStyle(tr).display)).toBe('block');
+    expect(await brokenWords(page, '#history-rows')).toEqual([]);
+    await expectFitsPhone(page);
+    await page.screenshot({ path: join(SHOTS, 'fr-history-phone.png'), fullPage: true });
+    await page.setViewportSize(DESKTOP);
     const { jobs } = await api<{ jobs: JobRecord[] }>('/api/v1/jobs?limit=50');
     const toCancel = jobs.find((j) => (j.metadata as { batch_row_id?: string } | null)?.batch_row_id === 'to-cancel')!;
     await page.selectOption('#history-filter', 'failed');
     // The filtered list replaces the whole list once its answer arrives: wait for that, not for any row.
     const shownStates = () => page.$$eval('#history-rows td.state', (cells) => cells.map((c) => c.className));
     await expect
-      .poll(async () => {
-        const states = await shownStates();
-        return states.length > 0 && states.every((state) => state.includes('failed'));
-      })
+      .poll(
+        async () => {
+          const states = await shownStates();
+          return states.length > 0 && states.every((state) => state.includes('failed'));
+        },
+        { timeout: 15_000 },
+      )
       .toBe(true);
     await page.selectOption('#history-filter', '');
     await page.locator(`#history-rows tr[data-job="${toCancel.job_id}"]`).getByRole('button', { name: 'Annuler' }).click();
@@ -373,6 +572,11 @@ describe('the Studio in Chromium', () => {
     await page.click('#nav a[href="#batch"]');
     await expect.poll(() => page.textContent('#batch-summary'), { timeout: 240_000 }).toBe('3 sur 3 terminées, 3 en échec.');
     expect(await rowText('broken-photo')).toContain('échouée');
+    await page.setViewportSize(PHONE);
+    expect(await brokenWords(page, '#batch-rows')).toEqual([]);
+    await expectFitsPhone(page);
+    await page.screenshot({ path: join(SHOTS, 'fr-batch-phone.png'), fullPage: true });
+    await page.setViewportSize(DESKTOP);
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#batch-failed')]);
     const failedCsv = readFileSync(await download.path(), 'utf8');
     const lines = failedCsv.trim().split(/\r\n/);

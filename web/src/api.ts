@@ -93,3 +93,9 @@ export async function request<T>(
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Uploads one file as an asset (`POST /api/v1/assets`) and gives its `asset:` ref. */
+export async function uploadAsset(file: Blob): Promise<string> {
+  const { data } = await request<{ asset: { ref: string } }>('POST', '/api/v1/assets', file);
+  return data.asset.ref;
+}

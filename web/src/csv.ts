@@ -1,45 +1,27 @@
-/** CSV in the page (RFC 4180: quoted fields, doubled quotes, CRLF or LF), for the batch screen. */
+import { parse } from 'csv-parse/browser/esm/sync';
+import { decodeText } from '../../src/core/text.js';
+import { batchCsvOptions, detectDelimiter } from '../../src/jobs/batch-row.js';
 
-export function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  const source = text.replace(/^\uFEFF/, '');
-  for (let i = 0; i < source.length; i++) {
-    const c = source[i]!;
-    if (quoted) {
-      if (c === '"' && source[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"' && field === '') quoted = true;
-    else if (c === ',') {
-      row.push(field);
-      field = '';
-    } else if (c === '\n' || c === '\r') {
-      if (c === '\r' && source[i + 1] === '\n') i++;
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = '';
-    } else field += c;
-  }
-  if (quoted) throw new Error('a quoted field is not closed');
-  if (field !== '' || row.length > 0) {
-    row.push(field);
-    rows.push(row);
-  }
-  return rows.filter((r) => r.some((cell) => cell.trim() !== ''));
+/*
+ * CSV in the page, for the batch screen: read by csv-parse's browser build with the CLI's own
+ * options, delimiter detection and encoding detection (docs/studio.md, "What the page does"), so a
+ * file the CLI reads, the page reads the same way (French Excel's `;` and Windows-1252 included).
+ */
+
+/** The file's bytes as text, in whichever encoding the spreadsheet saved it. */
+export function csvText(bytes: Uint8Array): string {
+  return decodeText(bytes).text;
 }
 
-/** Header + rows → records keyed by column name. */
+/** Header + rows → records keyed by column name (names normalised as the CLI does: `Agency Name` → `agency_name`). */
 export function csvRecords(text: string): { columns: string[]; records: Record<string, string>[] } {
-  const [header, ...rows] = parseCsv(text);
-  if (header === undefined) return { columns: [], records: [] };
-  const columns = header.map((name) => name.trim());
-  return { columns, records: rows.map((cells) => Object.fromEntries(columns.map((name, i) => [name, cells[i] ?? '']))) };
+  const options = batchCsvOptions(detectDelimiter(text));
+  let columns: string[] = [];
+  const records = parse(text, {
+    ...options,
+    columns: (header: string[]) => (columns = options.columns(header)),
+  }) as Record<string, string>[];
+  return { columns, records };
 }
 
 function quote(value: string): string {

@@ -1,4 +1,8 @@
-/** The page's words in French, English and Arabic (docs/studio.md, "What the page does, and decisions where the issue was silent"). */
+import { formatNumber as formatLabelNumber } from '../../src/analysis/labels.js';
+import { placeLabel } from '../../src/analysis/market/place-keys.js';
+import { describeSource } from '../../src/analysis/market/reference.js';
+
+/** The page's words in French, English and Arabic (docs/studio.md, "What the page does"). */
 
 export const PAGE_LANGUAGES = ['fr', 'en', 'ar'] as const;
 export type PageLanguage = (typeof PAGE_LANGUAGES)[number];
@@ -6,6 +10,23 @@ export type PageLanguage = (typeof PAGE_LANGUAGES)[number];
 type Dictionary = Record<string, string>;
 
 const fr: Dictionary = {
+  'list.comma': ', ',
+  'template.classic': 'Classique',
+  'template.luxury': 'Prestige',
+  'template.social': 'Réseaux sociaux',
+  'music.sunny-terrace': 'Terrasse ensoleillée',
+  'music.marble-hall': 'Hall de marbre',
+  'music.city-lights': 'Lumières de la ville',
+  'warning.URL_SCHEME_ADDED': 'Lu comme le lien {url} : https:// a été ajouté.',
+  'draft.clear': 'Nouvelle annonce (tout effacer)',
+  'photos.needed': 'Ajoutez au moins une photo : cette annonce n’en a aucune.',
+  'photos.not_image': '{name} n’est pas une image. Choisissez une photo JPEG, PNG ou WebP.',
+  'photos.unreadable': '{name} n’est pas une image lisible. Choisissez une autre photo.',
+  'photos.failed_named': '{name} : {reason}',
+  'render.waiting': 'Envoi des photos en cours ({n}) : la vidéo sera créée dès qu’elles seront envoyées.',
+  'job.untitled': 'Vidéo de l’annonce',
+  'job.id': 'Tâche {id}',
+  'job.missing': 'Vidéo introuvable',
   'fact.toilets': 'WC',
   'unit.mad': 'DH',
   'unit.m2': 'm²',
@@ -113,7 +134,6 @@ const fr: Dictionary = {
   'branding.logo': 'Logo',
   'branding.logo_remove': 'Retirer le logo',
   render: 'Créer la vidéo',
-  'job.title': 'Vidéo {id}',
   'job.state': 'État : {state}',
   'job.stage': 'étape : {stage}',
   'job.eta': 'Temps restant estimé : {time}',
@@ -189,6 +209,23 @@ const fr: Dictionary = {
 };
 
 const en: Dictionary = {
+  'list.comma': ', ',
+  'template.classic': 'Classic',
+  'template.luxury': 'Luxury',
+  'template.social': 'Social',
+  'music.sunny-terrace': 'Sunny terrace',
+  'music.marble-hall': 'Marble hall',
+  'music.city-lights': 'City lights',
+  'warning.URL_SCHEME_ADDED': 'Read as the link {url}: https:// was added.',
+  'draft.clear': 'New listing (clear all)',
+  'photos.needed': 'Add at least one photo: this listing has none.',
+  'photos.not_image': '{name} is not an image. Choose a JPEG, PNG or WebP photo.',
+  'photos.unreadable': '{name} is not a readable image. Choose another photo.',
+  'photos.failed_named': '{name}: {reason}',
+  'render.waiting': 'Photos still uploading ({n}): the video will be created as soon as they are sent.',
+  'job.untitled': 'Listing video',
+  'job.id': 'Job {id}',
+  'job.missing': 'Video not found',
   'fact.toilets': 'Toilets',
   'unit.mad': 'MAD',
   'unit.m2': 'm²',
@@ -296,7 +333,6 @@ const en: Dictionary = {
   'branding.logo': 'Logo',
   'branding.logo_remove': 'Remove the logo',
   render: 'Create the video',
-  'job.title': 'Video {id}',
   'job.state': 'State: {state}',
   'job.stage': 'stage: {stage}',
   'job.eta': 'Estimated time left: {time}',
@@ -369,6 +405,23 @@ const en: Dictionary = {
 };
 
 const ar: Dictionary = {
+  'list.comma': '، ',
+  'template.classic': 'كلاسيكي',
+  'template.luxury': 'فاخر',
+  'template.social': 'شبكات التواصل',
+  'music.sunny-terrace': 'شرفة مشمسة',
+  'music.marble-hall': 'بهو الرخام',
+  'music.city-lights': 'أضواء المدينة',
+  'warning.URL_SCHEME_ADDED': 'قُرئ كرابط {url}: أُضيف https://.',
+  'draft.clear': 'إعلان جديد (مسح الكل)',
+  'photos.needed': 'أضف صورة واحدة على الأقل: هذا الإعلان بلا صور.',
+  'photos.not_image': '{name} ليس صورة. اختر صورة JPEG أو PNG أو WebP.',
+  'photos.unreadable': '{name} ليس صورة مقروءة. اختر صورة أخرى.',
+  'photos.failed_named': '{name}: {reason}',
+  'render.waiting': 'جارٍ إرسال الصور ({n}): سيُنشأ الفيديو فور إرسالها.',
+  'job.untitled': 'فيديو الإعلان',
+  'job.id': 'المهمة {id}',
+  'job.missing': 'الفيديو غير موجود',
   'fact.toilets': 'المراحيض',
   'unit.mad': 'درهم',
   'unit.m2': 'م²',
@@ -477,7 +530,6 @@ const ar: Dictionary = {
   'branding.logo': 'الشعار',
   'branding.logo_remove': 'احذف الشعار',
   render: 'أنشئ الفيديو',
-  'job.title': 'الفيديو {id}',
   'job.state': 'الحالة: {state}',
   'job.stage': 'المرحلة: {stage}',
   'job.eta': 'الوقت المتبقي التقديري: {time}',
@@ -590,8 +642,35 @@ export function locale(): string {
   return current === 'ar' ? 'ar-MA' : current === 'fr' ? 'fr-MA' : 'en-GB';
 }
 
+/**
+ * Numbers as the video's cards write them (src/analysis/labels.ts, one module for both): "1 850 000"
+ * in French and Arabic, "1,850,000" in English, Latin digits (docs/studio.md, "What the page does").
+ */
 export function formatNumber(value: number): string {
-  return new Intl.NumberFormat(locale(), { maximumFractionDigits: 0 }).format(value);
+  return formatLabelNumber(value, current);
+}
+
+/** A date of the API ("2024-12", "2024-12-05" or a full timestamp) in the page's language. */
+export function formatDate(value: string): string {
+  const day = /^(\d{4})-(\d{2})(?:-(\d{2}))?$/.exec(value);
+  if (day === null) {
+    const at = new Date(value);
+    return Number.isNaN(at.getTime()) ? value : new Intl.DateTimeFormat(locale(), { dateStyle: 'short', timeStyle: 'short' }).format(at);
+  }
+  const date = new Date(Date.UTC(Number(day[1]), Number(day[2]) - 1, day[3] === undefined ? 1 : Number(day[3])));
+  const style: Intl.DateTimeFormatOptions =
+    day[3] === undefined ? { year: 'numeric', month: 'long', timeZone: 'UTC' } : { dateStyle: 'medium', timeZone: 'UTC' };
+  return new Intl.DateTimeFormat(locale(), style).format(date);
+}
+
+/** A place in the page's language: Arabic script for the places the gazetteer knows, else as written. */
+export function formatPlace(name: string): string {
+  return placeLabel(name, current);
+}
+
+/** A market reference's source in the page's words (src/analysis/market/reference.ts "describeSource"). */
+export function formatSource(source: string): string {
+  return describeSource(source, current);
 }
 
 export function formatDuration(seconds: number): string {

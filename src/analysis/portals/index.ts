@@ -1,5 +1,5 @@
 import { AppError, badRequest } from '../../core/errors.js';
-import type { ListingFacts, ListingSource, PortalName, Provenance } from '../../core/types.js';
+import type { ListingFacts, ListingSource, PortalName, Provenance, Warning } from '../../core/types.js';
 import { PROVENANCE_FIELDS } from '../../core/types.js';
 import { openFetch, type FetchPort, type FetchResult, type PortFetchOptions } from '../../net/fetch.js';
 import { mergeFacts } from '../merge.js';
@@ -71,6 +71,34 @@ export function recognizeUrl(raw: string): UrlVerdict | null {
     .replace(/^(www\d*|m|mobile)\./, '');
   const adapter = PORTALS.find((p) => p.ownsHost(host));
   return adapter === undefined ? null : adapter.recognize(url);
+}
+
+export interface PortalLink {
+  /** The address with its scheme (`https://` added when the text had none). */
+  url: string;
+  schemeAdded: boolean;
+}
+
+/**
+ * A text that is nothing but an address on a supported portal, with or without its scheme
+ * (`www.avito.ma/fr/…`, `mubawab.ma/fr/a/…`), as agents paste it (docs/portals.md, "Links
+ * without a scheme"). The one test used wherever a listing is given: the `url` field, a
+ * `description` or the Studio's box that holds only such an address, and the CLI. Null for any
+ * other text, including a portal's address inside a sentence.
+ */
+export function portalLink(text: string): PortalLink | null {
+  const trimmed = text.trim();
+  if (trimmed === '' || /\s/.test(trimmed) || recognizeUrl(trimmed) === null) return null;
+  const schemeAdded = !/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed);
+  return { url: schemeAdded ? `https://${trimmed}` : trimmed, schemeAdded };
+}
+
+/** The warning a property carries when its address was given without `https://`. */
+export function schemeAddedWarning(given: string, url: string): Warning {
+  return {
+    code: 'URL_SCHEME_ADDED',
+    message: `${given} was read as the link ${url}: https:// was added. Paste links with their https:// to be sure they are read as links.`,
+  };
 }
 
 function notAListing(verdict: Extract<UrlVerdict, { kind: 'not_listing' }>, shownUrl: string, subject = shownUrl): AppError {

@@ -9,6 +9,7 @@ Examples:
   $ immoreel analyze --description-file annonce.txt --language en --json
   $ pbpaste | immoreel analyze - --audience investor
   $ immoreel analyze --url https://www.mubawab.ma/fr/a/8418668/... --json
+  $ immoreel analyze www.avito.ma/fr/casablanca/appartements/..._55393976.htm
   $ immoreel analyze --url URL --html-file saved-page.html
   $ immoreel analyze --csv listings.csv --out results.csv
   $ immoreel analyze --demo

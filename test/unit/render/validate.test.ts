@@ -25,6 +25,12 @@ describe('validateRenderRequest', () => {
     expect(fields(refusal({ listing: { ...contract, title: 'Villa', photos: [] } }))).toEqual(['photos']);
   });
 
+  it('accepts a description that is only a portal address: the page has the photos', () => {
+    const valid = validateRenderRequest({ description: 'www.avito.ma/fr/casablanca/appartements/Appartement_55393976.htm' }, 'local');
+    expect(valid.photos).toEqual([]);
+    expect(valid.input.description).toBe('www.avito.ma/fr/casablanca/appartements/Appartement_55393976.htm');
+  });
+
   it('fills the defaults of a minimal request', () => {
     const valid = validateRenderRequest(
       { description: 'Appartement 120 m² à Maarif, 1 850 000 DH', photos: ['https://cdn.example.com/a.jpg'] },

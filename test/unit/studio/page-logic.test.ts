@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { csvRecords, toCsv } from '../../../web/src/csv.js';
-import { chooseLanguage, missingKeys } from '../../../web/src/i18n.js';
+import { csvRecords, csvText, toCsv } from '../../../web/src/csv.js';
+import {
+  chooseLanguage,
+  formatDate,
+  formatNumber,
+  formatPlace,
+  formatSource,
+  missingKeys,
+  PAGE_LANGUAGES,
+  setLanguage,
+} from '../../../web/src/i18n.js';
 
 describe('studio page languages', () => {
   it('has every text in French, English and Arabic', () => {
@@ -35,6 +44,45 @@ describe('studio page CSV', () => {
   });
 
   it('names an unclosed quote', () => {
-    expect(() => csvRecords('id,description\na1,"open')).toThrow(/quoted field is not closed/);
+    expect(() => csvRecords('id,description\na1,"open')).toThrow(/Quote Not Closed/);
+  });
+
+  it('reads a French Excel file: semicolons, Windows-1252, header names as the CLI normalises them', () => {
+    const text = 'id;Description;Agency Name;duration_s\r\nv1;"Villa à Tanger; piscine";Agence Été;20\r\nv2;Studio, Agdal;;\r\n';
+    const bytes = Uint8Array.from([...text].map((c) => c.charCodeAt(0)));
+    expect(bytes.some((b) => b > 0x7f)).toBe(true);
+    const { columns, records } = csvRecords(csvText(bytes));
+    expect(columns).toEqual(['id', 'description', 'agency_name', 'duration_s']);
+    expect(records).toEqual([
+      { id: 'v1', description: 'Villa à Tanger; piscine', agency_name: 'Agence Été', duration_s: '20' },
+      { id: 'v2', description: 'Studio, Agdal', agency_name: '', duration_s: '' },
+    ]);
+  });
+
+  it('reads tab-separated text the same way', () => {
+    expect(csvRecords('id\tdescription\nt1\tRiad, Marrakech\n').records).toEqual([{ id: 't1', description: 'Riad, Marrakech' }]);
+  });
+});
+
+describe('studio page formats', () => {
+  it('writes numbers as the video cards do, one format per language', () => {
+    const shown = PAGE_LANGUAGES.map((lang) => {
+      setLanguage(lang);
+      return formatNumber(1_850_000);
+    });
+    setLanguage('fr');
+    expect(shown).toEqual(['1 850 000', '1,850,000', '1 850 000']);
+  });
+
+  it('names market sources and places in the page language, without source keys', () => {
+    const source = '[DS-EARTHY] Avito + Yakeey apartment sale asks scraped Nov–Dec 2024, district medians';
+    setLanguage('fr');
+    expect(formatSource(source)).toBe('prix demandés d’appartements à vendre sur Avito + Yakeey, nov.–déc. 2024, médianes par quartier');
+    expect(formatPlace('Casablanca')).toBe('Casablanca');
+    expect(formatDate('2024-12')).toBe('décembre 2024');
+    setLanguage('ar');
+    expect(formatSource(source)).not.toMatch(/\[|apartment/);
+    expect(formatPlace('Casablanca')).toBe('الدار البيضاء');
+    setLanguage('fr');
   });
 });

@@ -75,6 +75,31 @@ describe('analyze --url (in process, portal mocked)', () => {
     );
   });
 
+  it('reads a description that is only a portal address without https:// as that link, and warns that the scheme was added', async () => {
+    setGlobalDispatcher(agent);
+    agent
+      .get('https://www.avito.ma')
+      .intercept({ path: endsWith('_51234567.htm'), method: 'GET' })
+      .reply(200, fixture('avito-next-data.html'), HTML);
+    const bare = AVITO_URL.replace(/^https:\/\//, '');
+    const property = await analyzeListing({ description: ` ${bare}\n` });
+    expect(property).toMatchObject({ title: 'Appartement 3 chambres à vendre à Maarif', source: { kind: 'url', listing_id: '51234567' } });
+    expect(property.warnings[0]).toEqual({
+      code: 'URL_SCHEME_ADDED',
+      message: `${bare} was read as the link ${AVITO_URL}: https:// was added. Paste links with their https:// to be sure they are read as links.`,
+    });
+  });
+
+  it('warns the same way for a url field given without its scheme', async () => {
+    setGlobalDispatcher(agent);
+    agent
+      .get('https://www.avito.ma')
+      .intercept({ path: endsWith('_51234567.htm'), method: 'GET' })
+      .reply(200, fixture('avito-next-data.html'), HTML);
+    const property = await analyzeListing({ url: AVITO_URL.replace(/^https:\/\//, '') });
+    expect(property.warnings.map((w) => w.code)).toContain('URL_SCHEME_ADDED');
+  });
+
   it('refuses a search URL before fetching anything', async () => {
     setGlobalDispatcher(agent);
     const error = await failure(analyzeListing({ url: 'https://www.mubawab.ma/fr/sc/appartements-a-vendre:p:2' }));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isAppError } from '../../../../src/core/errors.js';
-import { recognizeUrl, requireListingUrl } from '../../../../src/analysis/portals/index.js';
+import { portalLink, recognizeUrl, requireListingUrl } from '../../../../src/analysis/portals/index.js';
 
 // URL shapes from docs/portals.md (§1–§4): listings with their ids, and pages that are not listings.
 
@@ -123,5 +123,30 @@ describe('other addresses', () => {
 
   it.each(['not a url', 'ftp://www.avito.ma/fr/x_55393976.htm', 'javascript:alert(1)'])('%s is refused as not a web address', (url) => {
     expect(() => requireListingUrl(url)).toThrow(/not a web address/);
+  });
+});
+
+describe('portalLink: an address given as a listing, with or without its scheme', () => {
+  it.each([
+    ['www.avito.ma/fr/casablanca/appartements/Appartement_123_55393976.htm', true],
+    ['mubawab.ma/fr/a/8418668/maison-a-vendre', true],
+    ['  https://www.sarouty.ma/fr/acheter/casablanca/appartement-a-vendre-maarif-903380/\n', false],
+    ['http://mubawab.ma/fr/a/8418668/', false],
+    // A portal page that is not a listing is still a link: the caller then says it is not a listing.
+    ['www.mubawab.ma/fr/sc/appartements-a-vendre', true],
+  ])('%s is a portal link (scheme added: %s)', (text, schemeAdded) => {
+    const link = portalLink(text);
+    expect(link).toEqual({ url: schemeAdded ? `https://${text.trim()}` : text.trim(), schemeAdded });
+    expect(recognizeUrl(link!.url)).not.toBeNull();
+  });
+
+  it.each([
+    'Appartement à vendre à Maarif, 120 m², 1 850 000 DH',
+    'Voir www.avito.ma/fr/casablanca/appartements/Appartement_55393976.htm pour les photos',
+    'www.example.com/annonce/123',
+    'avito',
+    '',
+  ])('%j is not a portal link', (text) => {
+    expect(portalLink(text)).toBeNull();
   });
 });

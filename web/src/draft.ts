@@ -1,0 +1,63 @@
+import { $ } from './dom.js';
+import { state, type PhotoItem } from './state.js';
+import type { Property } from './types.js';
+
+/*
+ * The draft of the new-video screen, kept in localStorage so that a reload or a crashed tab
+ * loses nothing (docs/studio.md, "Page state"): the listing text, the analysis shown, the
+ * uploaded photos (their asset refs and a small thumbnail: the API does not serve assets back)
+ * and the options. Photos still uploading are not kept: they have no ref yet.
+ */
+
+const DRAFT_STORE = 'immoreel.studio.draft';
+const OPTION_IDS = ['opt-template', 'opt-format', 'opt-language', 'opt-audience', 'opt-music', 'opt-duration'];
+
+interface Draft {
+  text: string;
+  analysedInput: string;
+  property: Property | null;
+  photos: { name: string; ref: string; preview: string }[];
+  options: Record<string, string>;
+}
+
+export function saveDraft(): void {
+  const draft: Draft = {
+    text: $<HTMLTextAreaElement>('listing').value,
+    analysedInput: state.analysedInput,
+    property: state.property,
+    photos: state.photos.flatMap((p) => (p.status === 'ready' && p.ref !== null ? [{ name: p.name, ref: p.ref, preview: p.preview }] : [])),
+    options: Object.fromEntries(OPTION_IDS.map((id) => [id, $<HTMLInputElement | HTMLSelectElement>(id).value])),
+  };
+  try {
+    localStorage.setItem(DRAFT_STORE, JSON.stringify(draft));
+  } catch {
+    // Storage full or disabled: the draft is simply not kept.
+  }
+}
+
+/** The stored draft back in the form and the state; false when there is none. */
+export function restoreDraft(): boolean {
+  let draft: Partial<Draft>;
+  try {
+    draft = JSON.parse(localStorage.getItem(DRAFT_STORE) ?? 'null') as Partial<Draft>;
+  } catch {
+    return false;
+  }
+  if (draft === null || typeof draft !== 'object') return false;
+  $<HTMLTextAreaElement>('listing').value = typeof draft.text === 'string' ? draft.text : '';
+  for (const [id, value] of Object.entries(draft.options ?? {})) {
+    if (OPTION_IDS.includes(id) && typeof value === 'string') $<HTMLInputElement | HTMLSelectElement>(id).value = value;
+  }
+  state.analysedInput = typeof draft.analysedInput === 'string' ? draft.analysedInput : '';
+  state.property = draft.property ?? null;
+  state.photos = (draft.photos ?? []).map((p): PhotoItem => ({
+    key: crypto.randomUUID(),
+    name: p.name,
+    file: null,
+    preview: p.preview,
+    status: 'ready',
+    ref: p.ref,
+    error: null,
+  }));
+  return true;
+}

@@ -1,0 +1,118 @@
+import { request } from '../api.js';
+import { $, make, showError } from '../dom.js';
+import { formatDate, t } from '../i18n.js';
+import { ACTIVE, state } from '../state.js';
+import type { JobRecord } from '../types.js';
+import { cancelJob, followJob, jobAddress } from './job.js';
+import { clearAnalysis } from './new-video.js';
+import { setUploadedPhotos } from './photos.js';
+import { onAuthLost } from './signin.js';
+
+/** The tenant's jobs, newest first, filtered by state; open, re-run or cancel each (docs/studio.md, "What the page does"). */
+
+let loads = 0;
+
+export async function loadHistory(reset: boolean): Promise<void> {
+  // Only the last request counts: an older answer (another filter) arriving late never replaces a newer one.
+  const load = ++loads;
+  showError('history-error', null);
+  const filter = $<HTMLSelectElement>('history-filter').value;
+  const query = new URLSearchParams({ limit: '20' });
+  if (filter !== '') query.set('state', filter);
+  if (!reset && state.historyCursor !== null) query.set('cursor', state.historyCursor);
+  try {
+    const { data } = await request<{ jobs: JobRecord[]; next_cursor: string | null }>('GET', `/api/v1/jobs?${query}`);
+    if (load !== loads) return;
+    state.history = reset ? data.jobs : [...state.history, ...data.jobs];
+    state.historyCursor = data.next_cursor;
+    renderHistory();
+  } catch (error) {
+    if (load !== loads) return;
+    showError('history-error', error);
+    onAuthLost(error);
+  }
+}
+
+function actionButton(text: string, onClick: () => void | Promise<void>): HTMLButtonElement {
+  const button = make('button', { type: 'button' }, text);
+  button.addEventListener('click', () => void onClick());
+  return button;
+}
+
+export function renderHistory(): void {
+  $('history-rows').replaceChildren(
+    ...state.history.map((job) => {
+      const row = make('tr', { 'data-job': job.job_id });
+      // data-label: the column's name, shown above each value when the table becomes cards on a phone.
+      row.append(make('td', { 'data-label': t('history.created') }, formatDate(job.created_at)));
+      row.append(make('td', { 'data-label': t('history.listing'), dir: 'auto' }, job.listing?.title ?? job.job_id));
+      const status = `${t(`state.${job.state}`)}${ACTIVE.has(job.state) ? ` (${Math.round(job.progress * 100)} %)` : ''}`;
+      row.append(make('td', { class: `state ${job.state}`, 'data-label': t('history.status') }, status));
+      const actions = make('td', { class: 'actions' });
+      // A link to the job's address: it opens in place, or in a new tab like any link.
+      const open = make('a', { href: jobAddress(job.job_id), class: 'button' }, t('history.open'));
+      open.addEventListener('click', (event) => {
+        if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+        event.preventDefault();
+        followJob(job);
+      });
+      actions.append(open);
+      actions.append(actionButton(t('history.rerun'), () => rerun(job)));
+      if (ACTIVE.has(job.state)) {
+        actions.append(
+          actionButton(t('job.cancel'), async () => {
+            try {
+              const updated = await cancelJob(job.job_id);
+              if (updated !== null) state.history = state.history.map((j) => (j.job_id === updated.job_id ? updated : j));
+              renderHistory();
+            } catch (error) {
+              showError('history-error', error);
+            }
+          }),
+        );
+      }
+      row.append(actions);
+      return row;
+    }),
+  );
+  $('history-empty').hidden = state.history.length > 0;
+  $('history-more').hidden = state.historyCursor === null;
+}
+
+interface StudioMetadata {
+  input?: string;
+  photos?: string[];
+  template?: string;
+  format?: string;
+  language?: string;
+  target_audience?: string;
+  music?: string;
+  duration_s?: number;
+}
+
+/** Re-run: the job's settings back in the form, to change and render again. */
+function rerun(job: JobRecord): void {
+  const saved = ((job.metadata ?? {}) as { studio?: StudioMetadata }).studio ?? {};
+  $<HTMLTextAreaElement>('listing').value = saved.input ?? job.listing?.title ?? '';
+  const set = (id: string, value: string | undefined): void => {
+    if (value !== undefined) $<HTMLSelectElement | HTMLInputElement>(id).value = value;
+  };
+  set('opt-template', saved.template ?? job.template);
+  set('opt-format', saved.format ?? job.format);
+  set('opt-language', saved.language ?? job.language);
+  set('opt-audience', saved.target_audience);
+  set('opt-music', saved.music);
+  set('opt-duration', saved.duration_s === undefined ? '' : String(saved.duration_s));
+  location.hash = '#new';
+  // The listing is analysed again, so the video tells what the agent sees now.
+  clearAnalysis();
+  setUploadedPhotos(saved.photos ?? []);
+  if ($<HTMLTextAreaElement>('listing').value.trim() !== '') $<HTMLFormElement>('analyze-form').requestSubmit();
+  $('rerun-status').textContent = t('history.rerun_loaded', { id: job.job_id });
+}
+
+export function wireHistory(): void {
+  $('history-filter').addEventListener('change', () => void loadHistory(true));
+  $('history-refresh').addEventListener('click', () => void loadHistory(true));
+  $('history-more').addEventListener('click', () => void loadHistory(false));
+}

@@ -1,0 +1,243 @@
+import { ApiError, request, sleep, uploadAsset } from '../api.js';
+import { marketChart } from '../chart.js';
+import { $, explain, make, showError } from '../dom.js';
+import { formatDate, formatNumber, formatPlace, formatSource, t } from '../i18n.js';
+import { state } from '../state.js';
+import type { JobRecord, Property, Warning } from '../types.js';
+import { brandingFields, dataUrlBlob, storedBranding } from './branding.js';
+import { followJob } from './job.js';
+import { photosMissing, photosPending, renderPhotos } from './photos.js';
+import { onAuthLost } from './signin.js';
+
+/** The new-video screen: one box for link or text, the analysis, the options, the render (docs/studio.md, "What the page does"). */
+
+const METADATA_INPUT_CHARS = 1200;
+
+function isUrl(text: string): boolean {
+  return /^https?:\/\/\S+$/i.test(text.trim());
+}
+
+async function analyze(event: SubmitEvent): Promise<void> {
+  event.preventDefault();
+  const text = $<HTMLTextAreaElement>('listing').value.trim();
+  showError('analyze-error', null);
+  if (text === '') {
+    $('analyze-error').textContent = t('err.empty_listing');
+    $('listing').focus();
+    return;
+  }
+  const button = $<HTMLButtonElement>('analyze-btn');
+  button.disabled = true;
+  $('analyze-status').textContent = t('analyzing');
+  try {
+    const body: Record<string, unknown> = isUrl(text) ? { url: text } : { description: text };
+    body.language = $<HTMLSelectElement>('opt-language').value;
+    const { data } = await request<{ property: Property }>('POST', '/api/v1/analyze', body);
+    state.property = data.property;
+    state.analysedInput = text;
+    renderAnalysis(data.property);
+    $('render-form').hidden = false;
+    $('analysis-title').focus();
+  } catch (error) {
+    showError('analyze-error', error);
+    onAuthLost(error);
+  } finally {
+    button.disabled = false;
+    $('analyze-status').textContent = '';
+  }
+}
+
+/** One fact; `fromListing` values are the listing's own words (a place, a feature list) and may be in any script. */
+function fact(list: HTMLElement, label: string, value: string | null, fromListing = false): void {
+  if (value === null || value === '') return;
+  list.append(make('dt', {}, t(label)), make('dd', fromListing ? { dir: 'auto' } : {}, value));
+}
+
+export function renderAnalysis(p: Property): void {
+  $('analysis').hidden = false;
+  $('analysis-title').setAttribute('tabindex', '-1');
+  $('analysis-heading').textContent = p.title;
+  const facts = $('facts');
+  facts.replaceChildren();
+  const n = (v: number | null, unit?: string): string | null =>
+    v === null ? null : unit === undefined ? formatNumber(v) : `${formatNumber(v)} ${t(unit)}`;
+  fact(facts, 'fact.type', p.property_type === null ? null : t(`type.${p.property_type}`));
+  fact(facts, 'fact.transaction', p.transaction === null ? null : t(`tx.${p.transaction}`));
+  fact(facts, 'fact.price', n(p.price_mad, 'unit.mad'));
+  fact(facts, 'fact.surface', n(p.surface_m2, 'unit.m2'));
+  fact(facts, 'fact.rooms', n(p.rooms));
+  fact(facts, 'fact.bedrooms', n(p.bedrooms));
+  fact(facts, 'fact.bathrooms', n(p.bathrooms));
+  fact(facts, 'fact.toilets', n(p.toilets));
+  fact(facts, 'fact.floor', n(p.floor));
+  fact(facts, 'fact.place', [p.district, p.city].flatMap((v) => (v === null ? [] : [formatPlace(v)])).join(t('list.comma')), true);
+  fact(facts, 'fact.ppm2', n(p.price_per_m2_mad, 'unit.mad_m2'));
+  fact(facts, 'fact.features', p.features.join(t('list.comma')), true);
+
+  const market = $('market');
+  market.replaceChildren();
+  const m = p.market;
+  if (m !== null && p.price_per_m2_mad !== null) {
+    const summary = t('market.summary', {
+      listing: formatNumber(p.price_per_m2_mad),
+      area: formatPlace(m.area),
+      q1: m.q1_price_per_m2_mad === null ? '—' : formatNumber(m.q1_price_per_m2_mad),
+      median: formatNumber(m.median_price_per_m2_mad),
+      q3: m.q3_price_per_m2_mad === null ? '—' : formatNumber(m.q3_price_per_m2_mad),
+      source: formatSource(m.source),
+      asOf: formatDate(m.as_of),
+    });
+    market.append(
+      marketChart(
+        { listing: p.price_per_m2_mad, q1: m.q1_price_per_m2_mad, median: m.median_price_per_m2_mad, q3: m.q3_price_per_m2_mad },
+        summary,
+      ),
+    );
+    const caption = make('figcaption');
+    caption.append(make('span', { class: 'dot', 'aria-hidden': 'true' }), make('span', {}, ` ${t('market.listing')} · `));
+    if (m.position !== null) {
+      const delta = m.delta_pct === null ? '' : `${m.delta_pct > 0 ? '+' : ''}${Math.round(m.delta_pct)} %`;
+      caption.append(make('strong', {}, t(`market.${m.position}`, { delta })));
+    }
+    caption.append(make('span', { class: 'muted small' }, ` ${formatSource(m.source)}${t('list.comma')}${formatDate(m.as_of)}`));
+    market.append(caption);
+  } else {
+    market.append(make('p', { class: 'muted' }, t('market.none')));
+  }
+
+  const buyer = $('buyer');
+  buyer.replaceChildren();
+  const primary = p.target_buyer.segments.find((s) => s.key === p.target_buyer.primary);
+  buyer.append(make('p', {}, t('buyer.primary', { label: primary?.label ?? t(`audience.${p.target_buyer.primary}`) })));
+  const segments = make('ul');
+  for (const segment of p.target_buyer.segments.slice(0, 3)) {
+    const item = make('li');
+    item.append(make('strong', { dir: 'auto' }, `${segment.label} (${Math.round(segment.score * 100)} %)`));
+    if (segment.reasons.length > 0) item.append(make('span', { dir: 'auto' }, ` — ${segment.reasons.join(' ; ')}`));
+    segments.append(item);
+  }
+  buyer.append(segments);
+
+  $('angles').replaceChildren(...p.marketing_angles.map((angle) => make('li', { dir: 'auto' }, angle)));
+  const warnings = $('warnings');
+  warnings.replaceChildren(
+    ...(p.warnings.length > 0
+      ? p.warnings.map((w) => make('li', { dir: 'auto' }, warningText(w, p)))
+      : [make('li', { class: 'muted' }, t('warnings.none'))]),
+  );
+  renderPhotos();
+}
+
+/** A warning in the page's language when the page has words for its code; else as the analysis wrote it. */
+function warningText(warning: Warning, p: Property): string {
+  if (warning.code === 'URL_SCHEME_ADDED') return t('warning.URL_SCHEME_ADDED', { url: p.source.url ?? '' });
+  return warning.message;
+}
+
+/** Hides the analysis: the listing is analysed again before the next render. */
+export function clearAnalysis(): void {
+  state.property = null;
+  $('analysis').hidden = true;
+  $('render-form').hidden = true;
+}
+
+export interface RenderOptions {
+  template: string;
+  format: string;
+  language: string;
+  target_audience: string;
+  music: string;
+  duration_s?: number;
+}
+
+export function renderOptions(): RenderOptions {
+  const duration = $<HTMLInputElement>('opt-duration').value.trim();
+  return {
+    template: $<HTMLSelectElement>('opt-template').value,
+    format: $<HTMLSelectElement>('opt-format').value,
+    language: $<HTMLSelectElement>('opt-language').value,
+    target_audience: $<HTMLSelectElement>('opt-audience').value,
+    music: $<HTMLSelectElement>('opt-music').value,
+    ...(duration === '' ? {} : { duration_s: Number(duration) }),
+  };
+}
+
+let pendingAttempt: { body: string; key: string } | null = null;
+
+async function renderVideo(event: SubmitEvent): Promise<void> {
+  event.preventDefault();
+  showError('render-error', null);
+  const button = $<HTMLButtonElement>('render-btn');
+  if (button.disabled) return;
+  if (photosMissing()) {
+    $('render-error').textContent = t('photos.needed');
+    $('photo-input').focus();
+    return;
+  }
+  button.disabled = true;
+  try {
+    // Photos still on their way: the render waits for them, and says so (docs/studio.md, "Errors before the click").
+    if (photosPending() > 0) {
+      $('render-status').textContent = t('render.waiting', { n: photosPending() });
+      while (photosPending() > 0) await sleep(200);
+      $('render-status').textContent = '';
+    }
+    const failed = state.photos.filter((p) => p.status === 'failed');
+    if (failed.length > 0) {
+      $('render-error').textContent = failed.map((p) => t('photos.failed_named', { name: p.name, reason: explain(p.error) })).join(' ');
+      return;
+    }
+    if (photosMissing()) {
+      $('render-error').textContent = t('photos.needed');
+      return;
+    }
+    const photos = state.photos;
+    const stored = storedBranding();
+    if (stored.logo !== undefined && state.logoRef === null)
+      state.logoRef = await uploadAsset(dataUrlBlob(stored.logo.dataUrl, stored.logo.type));
+    const options = renderOptions();
+    const branding = brandingFields();
+    if (state.logoRef !== null) branding.logo_url = state.logoRef;
+    const refs = photos.map((p) => p.ref!);
+    const input = state.analysedInput;
+    const body = {
+      ...(state.property !== null ? { listing: state.property } : isUrl(input) ? { url: input } : { description: input }),
+      ...(refs.length > 0 ? { photos: refs } : {}),
+      ...options,
+      ...(Object.keys(branding).length > 0 ? { branding } : {}),
+      metadata: { studio: { input: input.slice(0, METADATA_INPUT_CHARS), photos: refs, ...options } },
+    };
+    const text = JSON.stringify(body);
+    // The same request retried after a failure keeps its Idempotency-Key: never two jobs for one click.
+    if (pendingAttempt === null || pendingAttempt.body !== text) pendingAttempt = { body: text, key: crypto.randomUUID() };
+    const { data } = await request<{ job: JobRecord }>('POST', '/api/v1/render-video', body, { 'Idempotency-Key': pendingAttempt.key });
+    pendingAttempt = null;
+    followJob(data.job);
+  } catch (error) {
+    // A refusal that names the photos is said as the photo field's own hint.
+    const aboutPhotos = error instanceof ApiError && error.details.some((d) => /(^|\.)photos$/.test(d.field));
+    $('render-error').textContent = aboutPhotos ? t('photos.needed') : explain(error);
+    onAuthLost(error);
+    if (error instanceof ApiError && error.reason === 'unknown_asset') state.logoRef = null;
+  } finally {
+    button.disabled = false;
+  }
+}
+
+/** Starts over: the text, the analysis and the photos go; options and branding stay, they are the agency's habits. */
+function clearDraft(): void {
+  $<HTMLTextAreaElement>('listing').value = '';
+  state.analysedInput = '';
+  clearAnalysis();
+  state.photos = [];
+  $('photo-problems').hidden = true;
+  for (const id of ['analyze-error', 'render-error', 'rerun-status']) $(id).textContent = '';
+  renderPhotos();
+  $('listing').focus();
+}
+
+export function wireNewVideo(): void {
+  $('draft-clear').addEventListener('click', clearDraft);
+  $('analyze-form').addEventListener('submit', (event) => void analyze(event));
+  $('render-form').addEventListener('submit', (event) => void renderVideo(event));
+}

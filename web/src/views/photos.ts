@@ -1,0 +1,201 @@
+import { uploadAsset } from '../api.js';
+import { $, explain, make, wireDropzone } from '../dom.js';
+import { t } from '../i18n.js';
+import { hooks, state, type PhotoItem } from '../state.js';
+import { onAuthLost } from './signin.js';
+
+/** The photos: uploaded as soon as dropped, reordered by drag or by the ↑/↓ buttons (docs/studio.md, "What the page does"). */
+
+let dragged: string | null = null;
+
+async function uploadPhoto(item: PhotoItem): Promise<void> {
+  if (item.file === null) return;
+  item.status = 'uploading';
+  item.error = null;
+  renderPhotos();
+  try {
+    item.ref = await uploadAsset(item.file);
+    item.status = 'ready';
+  } catch (error) {
+    item.status = 'failed';
+    item.error = error;
+    onAuthLost(error);
+  }
+  renderPhotos();
+}
+
+/**
+ * A small JPEG of the photo, drawn by the browser: kept in the draft (the API does not serve
+ * assets back), and the proof that the browser can decode the file at all. Throws when it cannot.
+ */
+async function thumbnail(file: File): Promise<string> {
+  const bitmap = await createImageBitmap(file);
+  const scale = Math.min(1, 320 / bitmap.width, 180 / bitmap.height);
+  const canvas = make('canvas', {
+    width: String(Math.max(1, Math.round(bitmap.width * scale))),
+    height: String(Math.max(1, Math.round(bitmap.height * scale))),
+  });
+  canvas.getContext('2d')?.drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+  bitmap.close();
+  return canvas.toDataURL('image/jpeg', 0.8);
+}
+
+/** Files that are not photos, named one by one; they are never added to the list (docs/studio.md, "Errors before the click"). */
+function showProblems(problems: string[]): void {
+  const list = $('photo-problems');
+  list.replaceChildren(...problems.map((text) => make('li', {}, text)));
+  list.hidden = problems.length === 0;
+}
+
+/** Adds the files that are images the browser can read, uploads each, and names every other file. */
+export async function addPhotos(files: Iterable<File>): Promise<void> {
+  const problems: string[] = [];
+  const chosen = [...files];
+  state.checking += chosen.length;
+  renderPhotos();
+  const added: PhotoItem[] = [];
+  try {
+    for (const file of chosen) {
+      if (!file.type.startsWith('image/')) {
+        problems.push(t('photos.not_image', { name: file.name }));
+        continue;
+      }
+      let preview: string;
+      try {
+        preview = await thumbnail(file);
+      } catch {
+        problems.push(t('photos.unreadable', { name: file.name }));
+        continue;
+      }
+      added.push({ key: crypto.randomUUID(), name: file.name, file, preview, status: 'uploading', ref: null, error: null });
+    }
+  } finally {
+    state.checking -= chosen.length;
+  }
+  showProblems(problems);
+  state.photos = [...state.photos, ...added];
+  renderPhotos();
+  await Promise.all(added.map((item) => uploadPhoto(item)));
+}
+
+/**
+ * Moves a photo; a move made with the ↑/↓ buttons (`tool`) leaves the focus on the moved photo's
+ * same button, or its other one once the photo reached an end, never on the page's body.
+ */
+function movePhoto(from: number, to: number, tool?: 'up' | 'down'): void {
+  const photos = state.photos;
+  if (to < 0 || to >= photos.length || from === to) return;
+  const next = [...photos];
+  const [item] = next.splice(from, 1);
+  next.splice(to, 0, item!);
+  state.photos = next;
+  renderPhotos();
+  $('photo-status').textContent = t('photos.moved', { n: to + 1 });
+  if (tool !== undefined) {
+    const moved = $('photo-list').children[to];
+    const button =
+      moved?.querySelector<HTMLButtonElement>(`button[data-tool="${tool}"]:not(:disabled)`) ??
+      moved?.querySelector<HTMLButtonElement>('button[data-tool]:not(:disabled)');
+    button?.focus();
+  }
+}
+
+function photoButton(label: string, text: string, onClick: () => void, disabled = false): HTMLButtonElement {
+  const button = make('button', { type: 'button', class: 'icon', 'aria-label': label, title: label }, text);
+  button.disabled = disabled;
+  button.addEventListener('click', onClick);
+  return button;
+}
+
+export function renderPhotos(): void {
+  const photos = state.photos;
+  const list = $('photo-list');
+  list.replaceChildren(
+    ...photos.map((item, index) => {
+      const li = make('li', { draggable: 'true', 'data-key': item.key, class: `photo ${item.status}` });
+      const img = make('img', { src: item.preview, alt: item.name, width: '160', height: '90' });
+      li.append(img);
+      const caption = make('div', { class: 'photo-caption' });
+      caption.append(make('span', { class: index === 0 ? 'badge' : 'muted' }, index === 0 ? t('photos.cover') : `${index + 1}`));
+      if (item.status === 'uploading') caption.append(make('span', { class: 'muted' }, t('photos.uploading')));
+      if (item.status === 'failed')
+        caption.append(make('span', { class: 'error', role: 'alert' }, `${t('photos.failed')} — ${explain(item.error)}`));
+      li.append(caption);
+      const tools = make('div', { class: 'photo-tools' });
+      const n = index + 1;
+      const up = photoButton(t('photos.up', { n }), '↑', () => movePhoto(index, index - 1, 'up'), index === 0);
+      const down = photoButton(t('photos.down', { n }), '↓', () => movePhoto(index, index + 1, 'down'), index === photos.length - 1);
+      up.dataset.tool = 'up';
+      down.dataset.tool = 'down';
+      const remove = photoButton(t('photos.remove', { n }), '✕', () => {
+        state.photos = state.photos.filter((p) => p.key !== item.key);
+        renderPhotos();
+      });
+      tools.append(up, down, remove);
+      if (item.status === 'failed') tools.append(photoButton(t('photos.retry'), '↻', () => void uploadPhoto(item)));
+      li.append(tools);
+      li.addEventListener('dragstart', (event) => {
+        dragged = item.key;
+        event.dataTransfer?.setData('text/plain', item.key);
+      });
+      li.addEventListener('dragover', (event) => {
+        if (dragged !== null) event.preventDefault();
+      });
+      li.addEventListener('drop', (event) => {
+        if (dragged === null) return;
+        event.preventDefault();
+        event.stopPropagation();
+        const from = state.photos.findIndex((p) => p.key === dragged);
+        dragged = null;
+        movePhoto(
+          from,
+          state.photos.findIndex((p) => p.key === item.key),
+        );
+      });
+      return li;
+    }),
+  );
+  const own = $('own-photos');
+  const count = state.property?.photos.length ?? 0;
+  own.hidden = photos.length > 0 || count === 0;
+  own.textContent = t('photos.own', { count });
+  const missing = photosMissing();
+  $('photos-needed').hidden = !missing;
+  if (missing) $('photo-input').setAttribute('aria-invalid', 'true');
+  else $('photo-input').removeAttribute('aria-invalid');
+  hooks.changed();
+}
+
+/** No photo added and none in the listing: the render would be refused, so the page says so first. */
+export function photosMissing(): boolean {
+  return state.property !== null && state.photos.length === 0 && state.checking === 0 && state.property.photos.length === 0;
+}
+
+/** How many photos are still being checked or sent. */
+export function photosPending(): number {
+  return state.checking + state.photos.filter((p) => p.status === 'uploading').length;
+}
+
+/** Photos already uploaded (a re-run's refs): shown as grey placeholders, ready to render. */
+export function setUploadedPhotos(refs: readonly string[]): void {
+  state.photos = refs.map((ref, index) => ({
+    key: crypto.randomUUID(),
+    name: `${index + 1}`,
+    file: null,
+    preview: `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" width="160" height="90"><rect width="160" height="90" fill="#d8dee4"/></svg>')}`,
+    status: 'ready' as const,
+    ref,
+    error: null,
+  }));
+  renderPhotos();
+}
+
+export function wirePhotos(): void {
+  $('photo-input').addEventListener('change', () => {
+    const input = $<HTMLInputElement>('photo-input');
+    const files = [...(input.files ?? [])];
+    input.value = '';
+    void addPhotos(files);
+  });
+  wireDropzone($('dropzone'), (files) => void addPhotos(files));
+}
