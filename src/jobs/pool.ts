@@ -14,6 +14,7 @@ import type { BlobStore } from '../blobs/types.js';
 import type { RenderEngine } from './engine.js';
 import { assertJobId } from '../core/job-ids.js';
 import type { JobQueue, JobRecords } from '../records/job-rows.js';
+import { rideOut, type RideOutOptions } from './ride-out.js';
 import { finalFailurePatch, listingSummary, MAX_ATTEMPTS, type JobRow, type Owner } from '../records/job-rows.js';
 
 /** The most renders one pool runs at once (docs/jobs.md). */
@@ -182,6 +183,8 @@ export interface PoolOptions {
   onTerminal: (row: JobRow) => void;
   /** Failures the pool survives (a queue refusing an abandon, a render that threw past its own handling). */
   report?: ProblemReporter;
+  /** How long a database or storage outage is waited out per write before the job fails (default 90 s). */
+  outageBudgetMs?: number;
 }
 
 interface ActiveRender {
@@ -233,6 +236,20 @@ export class WorkerPool {
   constructor(private readonly options: PoolOptions) {
     this.owner = { id: `${HOST}/${process.pid}/${randomBytes(4).toString('hex')}`, host: HOST, pid: process.pid };
     this.limit = pLimit(options.concurrency);
+  }
+
+  /** Outages met by this job's record and upload writes are reported once as they begin and end. */
+  private rideOutOptions(jobId: string): RideOutOptions {
+    return {
+      budgetMs: this.options.outageBudgetMs,
+      onOutage: ({ outage, phase, what, tries, waitedMs }) =>
+        this.report(phase === 'begins' ? `${outage} outage begins: waiting it out` : `${outage} outage over`, {
+          job_id: jobId,
+          while: what,
+          tries,
+          waited_ms: waitedMs,
+        }),
+    };
   }
 
   private get report(): ProblemReporter {
@@ -455,22 +472,32 @@ export class WorkerPool {
       // Whatever engine wrote it, under whatever umask: a stored video is its owner's only.
       await chmod(outputPath, PRIVATE_FILE_MODE);
       if (controller.signal.aborted) throw controller.signal.reason;
-      uploaded = await this.publish(row, outputPath, outcome.result.sha256);
+      // A storage or database outage during the upload or the record is waited out (docs/operations.md "Outages").
+      uploaded = await rideOut(
+        `uploading the video of ${jobId}`,
+        () => this.publish(row, outputPath, outcome.result.sha256),
+        this.rideOutOptions(jobId),
+      );
       if (controller.signal.aborted) throw controller.signal.reason;
       // Guarded on still owning the row: of two attempts that both uploaded, only one is recorded.
-      finished = await records.transition(
-        jobId,
-        'succeeded',
-        {
-          stage: null,
-          progress: 1,
-          finished_at: new Date().toISOString(),
-          lease_expires_at: null,
-          result_json: JSON.stringify(outcome.result),
-          listing_json: JSON.stringify(listingSummary(outcome.listing)),
-          warnings_json: JSON.stringify(outcome.warnings),
-        },
-        isMine,
+      finished = await rideOut(
+        `recording ${jobId} succeeded`,
+        () =>
+          records.transition(
+            jobId,
+            'succeeded',
+            {
+              stage: null,
+              progress: 1,
+              finished_at: new Date().toISOString(),
+              lease_expires_at: null,
+              result_json: JSON.stringify(outcome.result),
+              listing_json: JSON.stringify(listingSummary(outcome.listing)),
+              warnings_json: JSON.stringify(outcome.warnings),
+            },
+            isMine,
+          ),
+        this.rideOutOptions(jobId),
       );
     } catch (error) {
       const failure = jobError(error, watchdogMs, timedOut);
@@ -479,19 +506,24 @@ export class WorkerPool {
       await files.discardOutput(jobId, row.attempts).catch(() => undefined);
       uploaded = null;
       try {
-        finished = await records.transition(
-          jobId,
-          'failed',
-          {
-            stage: null,
-            finished_at: new Date().toISOString(),
-            lease_expires_at: null,
-            error_code: failure.code,
-            error_message: failure.message,
-            // What the render noticed before failing (each photo left out, and why) stays with the job.
-            ...(isAppError(error) && error.warnings.length > 0 ? { warnings_json: JSON.stringify(error.warnings) } : {}),
-          },
-          isMine,
+        finished = await rideOut(
+          `recording ${jobId} failed`,
+          () =>
+            records.transition(
+              jobId,
+              'failed',
+              {
+                stage: null,
+                finished_at: new Date().toISOString(),
+                lease_expires_at: null,
+                error_code: failure.code,
+                error_message: failure.message,
+                // What the render noticed before failing (each photo left out, and why) stays with the job.
+                ...(isAppError(error) && error.warnings.length > 0 ? { warnings_json: JSON.stringify(error.warnings) } : {}),
+              },
+              isMine,
+            ),
+          this.rideOutOptions(jobId),
         );
       } catch {
         finished = null;

@@ -16,7 +16,11 @@ import { webhookSender, WebhookDispatcher, type WebhookSender } from './webhook-
  * back. Once per job, whoever calls first (the charge row is taken as it is read).
  */
 export function settleJobCharge(usage: Pick<UsageRecords, 'settleJob'>, job: JobRecord): Promise<boolean> {
-  return usage.settleJob(job.job_id, job.state === 'failed' && job.error?.code === 'BAD_REQUEST');
+  // Refunded: a job that failed on the caller's input, or because a service of ours stayed down (docs/operations.md "Outages").
+  return usage.settleJob(
+    job.job_id,
+    job.state === 'failed' && (job.error?.code === 'BAD_REQUEST' || job.error?.code === 'SERVICE_UNAVAILABLE'),
+  );
 }
 
 export interface JobEndDutiesOptions {
