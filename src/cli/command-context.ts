@@ -6,7 +6,7 @@ import { AppError, badRequest } from '../core/errors.js';
 import type { Service } from '../core/service.js';
 import type { Backends } from '../records/backends.js';
 import type { JobStores } from '../records/job-backends.js';
-import { serviceMode, type ServiceMode } from '../service/mode.js';
+import { serviceMode, type ServiceMode, type ServiceSelection } from '../service/mode.js';
 import { environmentOf } from './program-environment.js';
 import { Output } from './output.js';
 
@@ -14,19 +14,10 @@ import { Output } from './output.js';
  * Options every command accepts (docs/cli.md), read with commander's optsWithGlobals(): only what
  * was typed. The environment's values come in through `CommandContext.config`.
  */
-export interface GlobalOptions {
+export interface GlobalOptions extends ServiceSelection {
   json?: boolean;
   quiet?: boolean;
   color?: boolean;
-  profile?: string;
-  baseUrl?: string;
-  dataDir?: string;
-  /** `--database-url` (docs/scaling.md "Configuration"). */
-  databaseUrl?: string;
-  /** `--storage-url`. */
-  storageUrl?: string;
-  /** Remote mode over plain http:// to a non-loopback host, accepted knowingly. */
-  insecure?: boolean;
 }
 
 export interface CommandContext {

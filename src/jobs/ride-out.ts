@@ -51,6 +51,7 @@ export async function rideOut<T>(what: string, operation: () => Promise<T>, opti
       }
       // Full jitter around the current step, so workers that lost the service together do not return in step.
       const pause = Math.min(delayMs, budgetMs - waited) * (0.5 + Math.random() / 2);
+      // An abort ends the pause early; the next try sees the signal and gives up with the outage error.
       await sleep(pause, options.signal).catch(() => undefined);
       delayMs = Math.min(maxDelayMs, delayMs * 2);
     }

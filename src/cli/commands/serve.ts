@@ -3,6 +3,7 @@ import { badRequest } from '../../core/errors.js';
 import type { Config } from '../../config/config-schema.js';
 import type { ServerLimits } from '../../server/api-limits.js';
 import type { StartOptions } from '../../server/start.js';
+import { surviveQueueWritesLostToOutages } from '../lost-queue-writes.js';
 import { contextFor } from '../command-context.js';
 
 export interface ServeFlags {
@@ -108,6 +109,8 @@ export async function serve(flags: ServeFlags, command: Command): Promise<void> 
   const lifecycle = server.app.log.child({}, { level: 'info' });
   if (backends !== null) lifecycle.info({ event: 'backends' }, backends.describe());
   lifecycle.info({ event: 'listening', url: server.url, api: `${server.url}/api/v1` }, 'immoreel API v1 listening');
+  // A long-running node outlives queue writes lost to a database restart (../lost-queue-writes.ts).
+  surviveQueueWritesLostToOutages((message) => server.app.log.warn({ event: 'queue_write_lost' }, message));
   if (config.allowLoopbackFetch)
     server.app.log.warn({ event: 'config' }, 'server-side fetches may reach loopback addresses (--allow-loopback-fetch): for tests only');
   await new Promise<void>((resolve, reject) => {

@@ -6,6 +6,7 @@ import { resolveAsset } from '../../records/assets.js';
 import { startJobEndDuties } from '../../server/job-end.js';
 import { LocalBlobStore } from '../../blobs/index.js';
 import { openSqliteRecordStore } from '../../records/index.js';
+import { surviveQueueWritesLostToOutages } from '../lost-queue-writes.js';
 import { contextFor } from '../command-context.js';
 
 /** Seconds a stopping worker lets running renders finish before putting them back in the queue. */
@@ -28,6 +29,8 @@ export async function worker(
     );
   }
   const { dataDir } = config;
+  // A worker outlives queue writes lost to a database restart (../lost-queue-writes.ts).
+  surviveQueueWritesLostToOutages((message) => output.warn(message));
   const configured = await ctx.openConfiguredBackends();
   if (configured !== null) output.info(`Records and blobs: ${configured.describe()}`);
   // The embedded default: the data directory's own SQLite file and files, as `serve` uses them, so
