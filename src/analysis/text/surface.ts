@@ -68,8 +68,8 @@ const GOVERNED_TAIL = /^[^\d.;!?\n]{0,30}$/;
 const WORDS_IN_TAIL = /[a-z\u00df-\u024f\u0600-\u06ff']+/g;
 /** "de 12 m²", "d'environ 12 m²", ": 12 m²": the words that make a noun measured by the number. */
 const MEASURED_TAIL = /^\s*(?:de\b|d'|du\b|of\b|fait|font|faisant|mesurant|environ|chacune?|each|مساحتها|ب)/;
-/** A conjunction or a list separator between the noun and the number: the noun governs something else. */
-const BROKEN_TAIL = /(?:^|\s)(?:et|and|dont|plus|ou|or|w|و)(?:\s|$)|[,+]/;
+/** A conjunction or a list separator (",", "+", a spaced dash or slash) between the noun and the number: the noun governs something else. */
+const BROKEN_TAIL = /(?:^|\s)(?:et|and|dont|plus|ou|or|w|و)(?:\s|$)|[,+]|\s[-–—/]\s/;
 
 const AFTER_ROLE = new RegExp(
   String.raw`^\s*(?:` +

@@ -213,6 +213,14 @@ function expectFacts({ listing, text }: Written): void {
 /** Runs per property: enough to meet every spelling of every fact, small enough for the edit loop. */
 const RUNS = 300;
 
+/**
+ * Locally every run draws a new seed, so new phrasings keep being tried while the code changes;
+ * under CI (`CI` set) the seed is fixed, so a submission never fails on a counterexample nobody has
+ * seen yet. `FC_SEED=<n>` replays a run (the seed fast-check printed). docs/analysis-text.md "Invariance".
+ */
+const SEED = process.env.FC_SEED !== undefined ? Number(process.env.FC_SEED) : process.env.CI !== undefined ? 20_261_125 : undefined;
+if (SEED !== undefined) fc.configureGlobal({ seed: SEED });
+
 describe('extraction is invariant to spelling, order and punctuation (property-based)', () => {
   it('reads the same facts from every writing of a listing', () => {
     fc.assert(
@@ -273,6 +281,7 @@ describe('counterexamples found by the property-based suite', () => {
     ['Appartement à louer, 2 chambres - à Casablanca 900 m2, 25 100 DH/mois', { bedrooms: 2, surface_m2: 900 }],
     ['Appartement à vendre, 4 840 000 DH, à Tanger, 4 chambres :: 627 m2', { bedrooms: 4, surface_m2: 627 }],
     ['Land plot for sale :: Mohammedia • 7 930 000 DH 8850 square meters', { price_mad: 7_930_000, surface_total_m2: 8850 }],
+    ['Villa à louer, à Agadir, une chambre - 515 m2, 29 200 DH/mois', { bedrooms: 1, surface_m2: 515, price_mad: 29_200 }],
   ];
   it.each(cases)('%s', (text, expected) => {
     const facts = extractFacts(text);
