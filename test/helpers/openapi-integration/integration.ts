@@ -5,7 +5,6 @@
  */
 import createClient from 'openapi-fetch';
 import type { paths } from './generated/api.js';
-import type { paths } from '../../contract/generated/api.js';
 
 export interface IntegrationResult {
   analyzedTitle: string;
