@@ -115,11 +115,14 @@ describe('immoreel analyze (single listing)', () => {
     expect(property.marketing_angles.join(' ')).toContain('8.7% below the Maârif median');
     for (const angle of property.marketing_angles) expect(angle).not.toMatch(ARABIC);
     expect(property.target_buyer.segments[0]?.label).toBe('Family');
-    // Facts do not change with the language.
+    // Facts do not change with the language; only the readable source name is in the answer's language.
+    const { source_label: frenchLabel, ...frenchMarket } = demo.market!;
+    expect(property.market?.source_label).toBe('Avito + Yakeey apartment sale asks, Nov–Dec 2024, district medians');
+    expect(property.market?.source_label).not.toBe(frenchLabel);
     expect({ ...property, language: 'fr' }).toMatchObject({
       price_mad: demo.price_mad,
       feature_keys: demo.feature_keys,
-      market: demo.market,
+      market: frenchMarket,
     });
   });
 
