@@ -21,6 +21,8 @@ for bin in /usr/lib/postgresql/*/bin/initdb; do
 done
 [ "$has_postgres" = yes ] || need+=(postgresql)
 [ -x "${IMMOREEL_CHROMIUM:-/usr/bin/chromium}" ] || need+=(chromium)
+# promtool (Debian's `prometheus` package) checks the /metrics output (docs/operations.md "Metrics").
+command -v promtool >/dev/null 2>&1 || need+=(prometheus)
 command -v ps >/dev/null 2>&1 || need+=(procps)  # the Ctrl-C test checks that no ffmpeg is left running
 [ ${#need[@]} -eq 0 ] && exit 0
 
