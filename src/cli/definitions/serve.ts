@@ -36,6 +36,11 @@ export function serveCommand(): Command {
         '--cors-origin <origin...>',
         'let browser pages of these origins call the API (e.g. https://crm.example.com; * = any). Default: no CORS',
       )
+      .option(
+        '--metrics-port <port>',
+        'serve GET /metrics (Prometheus) on this separate port (0 = any free port; IMMOREEL_METRICS_PORT); default: off',
+      )
+      .option('--metrics-host <host>', 'address of the metrics port (default 127.0.0.1; IMMOREEL_METRICS_HOST)')
       .option('--drain-ms <ms>', 'on shutdown, how long running renders may finish before being re-queued', '25000')
       .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug']).default('info'))
       // Test and benchmark knobs: documented in docs/api.md, kept out of the everyday help.
