@@ -16,7 +16,7 @@ import { checkReadiness, READY_CHECK_TIMEOUT_MS } from './readiness.js';
 export interface MetricSources {
   records: Pick<RecordStore, 'jobs' | 'webhooks' | 'ping' | 'pingQueue'>;
   blobs: Pick<BlobStore, 'check'>;
-  /** Past this, a scrape stops waiting for the database: the record gauges keep their last values (default 2 s). */
+  /** Past this, a scrape stops waiting for the database: the record gauges keep their last values, ready is 0 (default 2 s). */
   collectTimeoutMs?: number;
 }
 
@@ -56,9 +56,10 @@ export class PrometheusMetrics implements Metrics {
   private reading: Promise<void> | null = null;
   private sources: MetricSources | null = null;
 
-  constructor() {
+  /** `processMetrics: false` leaves out prom-client's process metrics, whose GC observer stays for the life of the process. */
+  constructor(options: { processMetrics?: boolean } = {}) {
     const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry });
+    if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry });
     this.inFlight = new Gauge({ name: 'immoreel_renders_in_flight', help: 'Renders running in this process now.', registers });
     this.renderSeconds = new Histogram({
       name: 'immoreel_render_duration_seconds',
@@ -127,7 +128,7 @@ export class PrometheusMetrics implements Metrics {
       registers,
       collect: async () => {
         if (this.sources === null) return;
-        const readiness = await checkReadiness(this.sources);
+        const readiness = await checkReadiness(this.sources, this.sources.collectTimeoutMs ?? READY_CHECK_TIMEOUT_MS);
         ready.set(readiness.ready ? 1 : 0);
       },
     });
