@@ -9,6 +9,7 @@ Examples:
   $ immoreel serve                                # http://127.0.0.1:8080/api/v1
   $ immoreel serve --host 0.0.0.0 --port 8080 --concurrency 4
   $ immoreel serve --port 0                       # any free port: the address is logged on stderr
+  $ immoreel serve --metrics-port 9464            # Prometheus at http://127.0.0.1:9464/metrics (docs/operations.md)
   $ IMMOREEL_DATABASE_URL=postgres://… IMMOREEL_STORAGE_URL=s3://videos/prod immoreel serve --host 0.0.0.0
                                                   # one of several API nodes (docs/scaling.md)
 

@@ -7,6 +7,7 @@ Examples:
   $ immoreel worker                       # foreground, for systemd or a terminal (Ctrl-C drains and stops)
   $ immoreel worker --until-idle --quiet  # cron: render what is queued, then exit
   $ immoreel worker --concurrency 2
+  $ immoreel worker --metrics-port 9464   # /metrics, /api/v1/health and /api/v1/ready on 127.0.0.1:9464
   $ IMMOREEL_DATABASE_URL=postgres://… IMMOREEL_STORAGE_URL=s3://videos/prod immoreel worker
                                           # one of several render machines (docs/scaling.md)`;
 
