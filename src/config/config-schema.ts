@@ -57,6 +57,13 @@ export const ConfigSchema = Type.Object({
   insecure: Type.Boolean(),
   /** `--allow-loopback-fetch` / `IMMOREEL_ALLOW_LOOPBACK_FETCH` (serve, worker): tests with fixture servers only. */
   allowLoopbackFetch: Type.Boolean(),
+  /**
+   * `--metrics-port` / `IMMOREEL_METRICS_PORT` (serve, worker): where /metrics and the worker's
+   * probes are served (docs/operations.md "Metrics"); unset = no metrics port; 0 = any free port.
+   */
+  metricsPort: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+  /** `--metrics-host` / `IMMOREEL_METRICS_HOST`: the address of the metrics port (default 127.0.0.1). */
+  metricsHost: Text,
   /** Colours on terminals: off with `--no-color` or a non-empty `NO_COLOR`. */
   color: Type.Boolean(),
   /** `IMMOREEL_EUR_TO_MAD`: MAD per EUR for prices stated in euros; unset = the analysis's own default. */

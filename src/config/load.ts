@@ -20,6 +20,9 @@ export interface ConfigFlags {
   color?: boolean;
   /** `serve`/`worker --allow-loopback-fetch`. */
   allowLoopbackFetch?: boolean;
+  /** `serve`/`worker --metrics-port`, `--metrics-host` (as typed). */
+  metricsPort?: string;
+  metricsHost?: string;
 }
 
 export interface LoadConfigInput {
@@ -148,6 +151,22 @@ function chosen(flag: string | undefined, env: Environment, name: string, trim: 
   return { source: 'default' };
 }
 
+/** `--metrics-port` / `IMMOREEL_METRICS_PORT`, checked; the error names the one that was given. */
+function metricsPort(flag: string | undefined, env: Environment): number | undefined {
+  const { value, source } = chosen(flag, env, 'IMMOREEL_METRICS_PORT', true);
+  if (value === undefined) return undefined;
+  const port = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  const schema = ConfigSchema.properties.metricsPort;
+  if (!Value.Check(schema, port)) {
+    throw invalid(
+      source === 'flag' ? '--metrics-port' : 'IMMOREEL_METRICS_PORT',
+      `a port number from ${String(schema.minimum)} to ${String(schema.maximum)}`,
+      value,
+    );
+  }
+  return port;
+}
+
 function awsVariables(env: Environment): Record<string, string> {
   return Object.fromEntries(
     Object.entries(env).filter(
@@ -177,6 +196,7 @@ export function loadConfig(input: LoadConfigInput): Config {
   const ffmpegPath = given(env, 'FFMPEG_PATH');
   const ffprobePath = given(env, 'FFPROBE_PATH');
   const timings = JobTimingSettingsSchema.properties;
+  const metrics = { port: metricsPort(flags.metricsPort, env), host: chosen(flags.metricsHost, env, 'IMMOREEL_METRICS_HOST', true).value };
   const config: Config = {
     dataDir: dataDir.value ?? directories.data,
     configDir: configDir ?? directories.config,
@@ -187,6 +207,8 @@ export function loadConfig(input: LoadConfigInput): Config {
     ...(apiKey === undefined ? {} : { apiKey }),
     insecure: flags.insecure === true,
     allowLoopbackFetch: flags.allowLoopbackFetch === true || booleanSetting(env, 'IMMOREEL_ALLOW_LOOPBACK_FETCH'),
+    ...(metrics.port === undefined ? {} : { metricsPort: metrics.port }),
+    metricsHost: metrics.host ?? '127.0.0.1',
     color: wantsColor(env, flags.color),
     ...(rate === undefined ? {} : { eurToMad: rate }),
     ffmpeg: {

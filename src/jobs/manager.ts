@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { FfmpegSettings, JobTimingSettings } from '../config/config-schema.js';
 import { AppError, badRequest } from '../core/errors.js';
+import type { Metrics } from '../core/metrics.js';
 import { guardedFetch, openFetch, type FetchPort } from '../net/fetch.js';
 import type { JobList, JobRecord, JobState, ListJobsOptions } from '../core/types.js';
 import type { RenderContext, ValidRenderRequest } from '../render/types.js';
@@ -66,6 +67,8 @@ export interface JobManagerOptions {
    * survives"): the server's log, the worker's stderr. Default: a process warning on stderr.
    */
   report?: ProblemReporter;
+  /** What this process's renders tell the operator's metrics (docs/operations.md "Metrics"); default none. */
+  metrics?: Metrics;
 }
 
 export const DEFAULT_WATCHDOG_MS = 30 * 60_000;
@@ -178,6 +181,7 @@ export class JobManager {
         analyze: options.analyze,
         onTerminal: (row) => manager?.emitTerminal(row),
         report: options.report,
+        metrics: options.metrics,
       });
       manager = new JobManager(records, files, pool, queue, options, closeOwned);
       // Jobs left `running` by a crashed process go back to the queue before anything else happens.

@@ -7,7 +7,8 @@ import pLimit, { type LimitFunction } from 'p-limit';
 import { isAppError } from '../core/errors.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../core/paths.js';
 import type { JobStage } from '../core/types.js';
-import type { FetchPort } from '../net/fetch.js';
+import { NO_METRICS, secondsSince, type Metrics } from '../core/metrics.js';
+import { timedFetch, type FetchPort } from '../net/fetch.js';
 import type { RenderContext } from '../render/types.js';
 import { videoKey } from '../blobs/object-keys.js';
 import type { BlobStore } from '../blobs/types.js';
@@ -185,6 +186,8 @@ export interface PoolOptions {
   report?: ProblemReporter;
   /** How long a database or storage outage is waited out per write before the job fails (default 90 s). */
   outageBudgetMs?: number;
+  /** Renders, fetches, uploads and retries of this pool (docs/operations.md "Metrics"); default none. */
+  metrics?: Metrics;
 }
 
 interface ActiveRender {
@@ -239,9 +242,11 @@ export class WorkerPool {
   }
 
   /** Outages met by this job's record and upload writes are reported once as they begin and end. */
-  private rideOutOptions(jobId: string): RideOutOptions {
+  private rideOutOptions(jobId: string, operation: 'upload' | 'finish'): RideOutOptions {
     return {
       budgetMs: this.options.outageBudgetMs,
+      metrics: this.metrics,
+      operation,
       onOutage: ({ outage, phase, what, tries, waitedMs }) =>
         this.report(phase === 'begins' ? `${outage} outage begins: waiting it out` : `${outage} outage over`, {
           job_id: jobId,
@@ -254,6 +259,10 @@ export class WorkerPool {
 
   private get report(): ProblemReporter {
     return this.options.report ?? warnOnStderr;
+  }
+
+  private get metrics(): Metrics {
+    return this.options.metrics ?? NO_METRICS;
   }
 
   get concurrency(): number {
@@ -413,7 +422,9 @@ export class WorkerPool {
     if (hash.digest('hex') !== expected) {
       throw new Error(`the video written for ${row.job_id} does not match the SHA-256 the engine recorded`);
     }
+    const started = process.hrtime.bigint();
     await files.blobs.put(key, createReadStream(outputPath), { sha256: expected, contentType: 'video/mp4' });
+    this.metrics.uploaded(secondsSince(started));
     return key;
   }
 
@@ -441,6 +452,8 @@ export class WorkerPool {
     const resolveAsset = this.options.resolveAsset;
     let finished: JobRow | null = null;
     let uploaded: string | null = null;
+    let renderSeconds: number | null = null;
+    this.metrics.renderStarted();
     try {
       // Every attempt starts from an empty directory: nothing of a killed attempt is reused.
       await rm(workDir, { recursive: true, force: true });
@@ -455,14 +468,17 @@ export class WorkerPool {
         watchdogMs,
         allowLocalFiles: row.allow_local_files === 1,
         // A job is trusted or not by where it came from (local mode or the server), not by who renders it.
-        fetch: row.allow_local_files === 1 ? this.options.openFetch : this.options.guardedFetch,
+        fetch: timedFetch(row.allow_local_files === 1 ? this.options.openFetch : this.options.guardedFetch, this.metrics),
         ...(this.options.eurToMad === undefined ? {} : { eurToMad: this.options.eurToMad }),
         ...(this.options.analyze === undefined ? {} : { analyze: this.options.analyze }),
         ...(resolveAsset === undefined ? {} : { resolveAsset: (assetId: string) => resolveAsset(row.tenant, assetId, workDir) }),
       };
       // Canceled while the directory was being prepared: an abort event would never reach the engine.
       if (controller.signal.aborted) throw controller.signal.reason;
-      const outcome = await engine(await records.requestOf(jobId), ctx);
+      const request = await records.requestOf(jobId);
+      const renderStarted = process.hrtime.bigint();
+      const outcome = await engine(request, ctx);
+      const engineSeconds = secondsSince(renderStarted);
       const file = await stat(outputPath).catch(() => null);
       if (file === null || file.size !== outcome.result.size_bytes) {
         throw new Error(
@@ -471,12 +487,13 @@ export class WorkerPool {
       }
       // Whatever engine wrote it, under whatever umask: a stored video is its owner's only.
       await chmod(outputPath, PRIVATE_FILE_MODE);
+      renderSeconds = engineSeconds;
       if (controller.signal.aborted) throw controller.signal.reason;
       // A storage or database outage during the upload or the record is waited out (docs/operations.md "Outages").
       uploaded = await rideOut(
         `uploading the video of ${jobId}`,
         () => this.publish(row, outputPath, outcome.result.sha256),
-        this.rideOutOptions(jobId),
+        this.rideOutOptions(jobId, 'upload'),
       );
       if (controller.signal.aborted) throw controller.signal.reason;
       // Guarded on still owning the row: of two attempts that both uploaded, only one is recorded.
@@ -497,7 +514,7 @@ export class WorkerPool {
             },
             isMine,
           ),
-        this.rideOutOptions(jobId),
+        this.rideOutOptions(jobId, 'finish'),
       );
     } catch (error) {
       const failure = jobError(error, watchdogMs, timedOut);
@@ -523,13 +540,14 @@ export class WorkerPool {
               },
               isMine,
             ),
-          this.rideOutOptions(jobId),
+          this.rideOutOptions(jobId, 'finish'),
         );
       } catch {
         finished = null;
       }
     } finally {
       clearTimeout(watchdog);
+      this.metrics.renderEnded(renderSeconds);
     }
     if (finished === null || finished.state !== 'succeeded') {
       // Canceled, re-queued, failed or lost to another attempt: no video may stay where a result is expected.

@@ -1,4 +1,5 @@
 import { AppError } from '../core/errors.js';
+import type { Metrics } from '../core/metrics.js';
 import { sleep } from '../core/time.js';
 import { outageOf, type Outage } from '../records/outage.js';
 
@@ -18,6 +19,10 @@ export interface RideOutOptions {
   /** Told once when an outage begins for this operation, and once when it is over. */
   onOutage?: (event: { outage: Outage; phase: 'begins' | 'ends'; what: string; tries: number; waitedMs: number }) => void;
   signal?: AbortSignal;
+  /** Counts each retry under `operation` and each outage begun (docs/operations.md "Metrics"). */
+  metrics?: Pick<Metrics, 'retried' | 'outageBegan'>;
+  /** What is retried, as a metric label: `upload`, `finish` (short, fixed words, never an id). */
+  operation?: string;
 }
 
 export const DEFAULT_OUTAGE_BUDGET_MS = 90_000;
@@ -38,6 +43,7 @@ export async function rideOut<T>(what: string, operation: () => Promise<T>, opti
     } catch (error) {
       const outage = outageOf(error);
       if (outage === null || options.signal?.aborted === true) throw error;
+      if (current === null) options.metrics?.outageBegan(outage);
       if (current === null) options.onOutage?.({ outage, phase: 'begins', what, tries, waitedMs: 0 });
       current = outage;
       const waited = Date.now() - started;
@@ -53,6 +59,7 @@ export async function rideOut<T>(what: string, operation: () => Promise<T>, opti
       const pause = Math.min(delayMs, budgetMs - waited) * (0.5 + Math.random() / 2);
       // An abort ends the pause early; the next try sees the signal and gives up with the outage error.
       await sleep(pause, options.signal).catch(() => undefined);
+      options.metrics?.retried(options.operation ?? 'other');
       delayMs = Math.min(maxDelayMs, delayMs * 2);
     }
   }

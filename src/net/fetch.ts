@@ -2,6 +2,7 @@ import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { Agent, ProxyAgent, request, type Dispatcher } from 'undici';
 import type { ProxySettings } from '../config/config-schema.js';
 import { AppError, badRequest } from '../core/errors.js';
+import { secondsSince, type Metrics } from '../core/metrics.js';
 import { sleep } from '../core/time.js';
 import { backoffMs, parseRetryAfter, withRetries } from './retry.js';
 import { assertPublicHost, findForbiddenAddress, guardedLookup, type ForbiddenAddressError } from './address-guard.js';
@@ -442,4 +443,16 @@ export function openFetchVia(proxy: ProxySettings): FetchPort {
 export function guardedFetch(policy: { allowLoopback?: boolean } = {}): FetchPort {
   const allowLoopback = policy.allowLoopback === true;
   return (url, options = {}) => fetchBuffer(url, { ...options, guardAddresses: true, allowLoopback });
+}
+
+/** `port`, with each fetch's time (whatever its outcome) told to the metrics (docs/operations.md "Metrics"). */
+export function timedFetch(port: FetchPort, metrics: Pick<Metrics, 'fetched'>): FetchPort {
+  return async (url, options) => {
+    const started = process.hrtime.bigint();
+    try {
+      return await port(url, options);
+    } finally {
+      metrics.fetched(secondsSince(started));
+    }
+  };
 }

@@ -89,6 +89,8 @@ export interface WebhookRecords {
   enqueue(jobId: string, payload: string): Promise<boolean>;
   get(jobId: string): Promise<DeliveryRow | null>;
   waitingJobIds(): Promise<string[]>;
+  /** Deliveries owed and not yet made (`pending`): the outbox backlog of docs/operations.md "Metrics". */
+  backlog(): Promise<number>;
   due(limit?: number): Promise<DeliveryRow[]>;
   /**
    * Due deliveries taken for one sender: their next attempt moves `leaseMs` ahead, so another

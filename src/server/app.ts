@@ -4,6 +4,7 @@ import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { AppError } from '../core/errors.js';
+import { NO_METRICS } from '../core/metrics.js';
 import { OFF_THREAD_JSON_MIN_BYTES, RawJsonBody } from '../core/json-body.js';
 import { compileInputSchema, invalidInput, validationDetails } from '../core/requests.js';
 import { createAuthorizer, refundHook } from './auth.js';
@@ -235,7 +236,8 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
       'request',
     );
   });
-  app.setErrorHandler(errorHandler);
+  const metrics = deps.metrics ?? NO_METRICS;
+  app.setErrorHandler((error, request, reply) => errorHandler(error, request, reply, metrics));
   app.setNotFoundHandler((request, reply) => {
     const allow = allowedMethods(registry, request.url.split('?')[0]!);
     if (allow.length === 0 || request.method === 'OPTIONS') return notFoundHandler(request, reply);

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isAppError, type ErrorCode, type ErrorDetail } from '../core/errors.js';
 import { emptyJsonBody, invalidJsonBody } from '../core/json-body.js';
+import { NO_METRICS, type Metrics, type RefusalReason } from '../core/metrics.js';
 import { invalidInput, validationDetails } from '../core/requests.js';
 import { outageError, outageOf } from '../records/outage.js';
 
@@ -122,9 +123,23 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
   return reply.code(status).type('application/json; charset=utf-8').send(envelope(error, request.id));
 }
 
-/** fastify's setErrorHandler: log what matters, answer the envelope. */
-export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+/**
+ * Which refusal of `immoreel_refusals_total` an answer is (docs/operations.md "Metrics"): every 429
+ * (per-key rates, running and queued job limits) is `rate_limit`, the monthly quota is `quota`,
+ * and a full image-decode queue is `decode_queue_full` whatever its code.
+ */
+export function refusalOf(error: AppError): RefusalReason | null {
+  if (error.reason === 'decode_queue_full') return 'decode_queue_full';
+  if (error.code === 'RATE_LIMIT_EXCEEDED') return 'rate_limit';
+  if (error.code === 'QUOTA_EXCEEDED' && error.reason === 'monthly_quota') return 'quota';
+  return null;
+}
+
+/** fastify's setErrorHandler: count refusals, log what matters, answer the envelope. */
+export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply, metrics: Metrics = NO_METRICS): FastifyReply {
   const appError = toHttpError(error);
+  const refusal = refusalOf(appError);
+  if (refusal !== null) metrics.refused(refusal);
   if (appError.httpStatus >= 500) {
     // The cause chain goes to the log only; the client gets the generic message and the request id.
     const cause = appError.code === 'INTERNAL_SERVER_ERROR' && !isAppError(error) ? error : (appError.cause ?? appError);

@@ -1,5 +1,9 @@
 import type { BlobStore } from '../blobs/types.js';
+import { AppError } from '../core/errors.js';
+import { OUTAGE_RETRY_AFTER_S } from '../records/outage.js';
 import type { RecordStore } from '../records/types.js';
+import { API_VERSION } from './api-limits.js';
+import { withExtras } from './errors.js';
 
 /**
  * Readiness (docs/operations.md "Health and readiness"): whether this process can do its work
@@ -44,4 +48,32 @@ export async function checkReadiness(
   ]);
   const checks = { database, storage, queue };
   return { ready: Object.values(checks).every((state) => state === 'ok'), checks };
+}
+
+/**
+ * The 503 of a process that is not ready, the same wherever it is asked (the API's `/ready`, a
+ * worker's metrics port): the dependencies that do not answer, by name only — never an endpoint.
+ */
+export function notReadyError(readiness: Readiness): AppError {
+  const failing = Object.entries(readiness.checks)
+    .filter(([, state]) => state !== 'ok')
+    .map(([name]) => name);
+  return withExtras(
+    new AppError('SERVICE_UNAVAILABLE', `Not ready: the ${failing.join(', the ')} ${failing.length === 1 ? 'does' : 'do'} not answer.`, {
+      reason: 'not_ready',
+      retryAfterS: OUTAGE_RETRY_AFTER_S,
+      details: failing.map((field) => ({ field, message: 'does not answer' })),
+    }),
+    { checks: readiness.checks },
+  );
+}
+
+/** The body of `GET /api/v1/health` (liveness), on the API port and on a worker's metrics port. */
+export function healthBody(uptimeMs: number): { ok: true; status: 'success'; service: 'immoreel'; api_version: string; uptime_s: number } {
+  return { ok: true, status: 'success', service: 'immoreel', api_version: API_VERSION, uptime_s: Math.floor(uptimeMs / 1000) };
+}
+
+/** The body of a `GET /api/v1/ready` that passed. */
+export function readyBody(readiness: Readiness): { ok: true; status: 'success'; checks: Readiness['checks'] } {
+  return { ok: true, status: 'success', checks: readiness.checks };
 }

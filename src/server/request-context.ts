@@ -1,5 +1,6 @@
 import type { BodyFingerprint } from '../core/hash.js';
 import type { RawJsonBody } from '../core/json-body.js';
+import type { Metrics } from '../core/metrics.js';
 import type { JobList, JobRecord, JobState, ListJobsOptions, Property } from '../core/types.js';
 import type { AnalyzeRequest } from '../core/requests.js';
 import type { ValidRenderRequest } from '../render/types.js';
@@ -60,6 +61,8 @@ export interface ServerDeps {
   allowLoopbackFetch?: boolean;
   /** Browser origins allowed by CORS (`--cors-origin`); none (the default) = no CORS headers. */
   corsOrigins?: readonly string[];
+  /** Refusals counted for the operator (docs/operations.md "Metrics"); default none. */
+  metrics?: Metrics;
   /** The Studio page at `/` (docs/studio.md); `login` is the one-time link of `immoreel studio`. */
   studio?: { login?: StudioLogin; root?: string };
 }

@@ -6,7 +6,8 @@ import type { FfmpegSettings, JobTimingSettings } from '../config/config-schema.
 import { badRequest } from '../core/errors.js';
 import { JobManager, type RenderEngine } from '../jobs/manager.js';
 import { warnOnStderr, type ProblemReporter } from '../jobs/pool.js';
-import { guardedFetch } from '../net/fetch.js';
+import { NO_METRICS, type Metrics } from '../core/metrics.js';
+import { guardedFetch, timedFetch } from '../net/fetch.js';
 import { validateRenderRequest } from '../render/index.js';
 import type { BlobStore } from '../blobs/index.js';
 import { openBackends } from '../records/backends.js';
@@ -65,6 +66,8 @@ export interface StartOptions {
   analysis?: AnalysisPoolOptions;
   /** The one-time sign-in link of `immoreel studio`. */
   studioLogin?: StudioLogin;
+  /** What `serve --metrics-port` exports (docs/operations.md "Metrics"); default none. */
+  metrics?: Metrics;
 }
 
 export interface RunningServer {
@@ -134,7 +137,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const fetch = guardedFetch({ allowLoopback });
   const backends = await backendsFor(options);
   const { records, blobs } = backends;
-  const fetchPage = (url: string, fetchOptions: FetchPageOptions): Promise<string> => fetchListingPage(url, { ...fetchOptions, fetch });
+  const metrics = options.metrics ?? NO_METRICS;
+  // Listing pages fetched for POST /analyze and for the analyses of renders are timed (docs/operations.md "Metrics").
+  const fetchPage = (url: string, fetchOptions: FetchPageOptions): Promise<string> =>
+    fetchListingPage(url, { ...fetchOptions, fetch: timedFetch(fetch, metrics) });
   // Analysis never runs on this event loop, for requests or renders: one crafted page must not
   // stall every other request (docs/security.md).
   const analysis = new AnalysisPool({
@@ -163,6 +169,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       watchdogMs: options.watchdogMs,
       analyze: (input, signal) => analysis.analyze(input, { fetchPage, signal }),
       report: (message, fields) => report(message, fields),
+      metrics,
     });
   } catch (error) {
     await analysis.close();
@@ -185,6 +192,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     allowLoopbackFetch: allowLoopback,
     corsOrigins: options.corsOrigins,
     studio: { login: options.studioLogin },
+    metrics,
   });
   report = (message, fields) => app.log.warn(fields, message);
 

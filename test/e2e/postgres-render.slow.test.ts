@@ -3,12 +3,14 @@ import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openBlobStore } from '../../src/blobs/index.js';
 import { BIN, runCli } from '../helpers/cli.js';
 import { startPostgres, startS3, type PostgresServer, type S3Server } from '../helpers/services.js';
 import { LISTING_TEXT, makePhotos } from '../helpers/job-photos.js';
 import { expectPlayable720p60, probe } from '../helpers/probe.js';
+import { promtoolProblems, sample } from '../helpers/prometheus-text.js';
 
 /**
  * A real render end to end on the multi-machine backends: `immoreel worker` and `immoreel render`
@@ -37,7 +39,7 @@ afterAll(async () => {
 /** `immoreel worker` with its own data directory (scratch only); what it prints is gathered. */
 function startWorker(name: string): { text: string } {
   const log = { text: '' };
-  worker = spawn(process.execPath, [BIN, '--data-dir', join(work, name), 'worker', '--concurrency', '1'], {
+  worker = spawn(process.execPath, [BIN, '--data-dir', join(work, name), 'worker', '--concurrency', '1', '--metrics-port', '0'], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -85,6 +87,25 @@ describe('immoreel on PostgreSQL + S3', { timeout: 240_000 }, () => {
     const download = await runCli(['--json', '--data-dir', join(work, 'other'), 'jobs', 'download', id, '--out', copy], { env });
     expect(download.code, download.stderr).toBe(0);
     expect(expectPlayable720p60(await probe(copy))).toEqual([]);
+
+    // The worker's metrics port (docs/operations.md "Metrics"): its render and upload timed, its probes answering.
+    const metricsUrl = /Metrics on (http:\/\/\S+)\/metrics/.exec(log.text)?.[1];
+    expect(metricsUrl, log.text).toBeDefined();
+    const scraped = await request(`${metricsUrl!}/metrics`);
+    const text = await scraped.body.text();
+    expect(scraped.statusCode).toBe(200);
+    expect(promtoolProblems(text)).toBe('');
+    expect(sample(text, 'immoreel_render_duration_seconds_count')).toBe(1);
+    expect(sample(text, 'immoreel_upload_duration_seconds_count')).toBe(1);
+    expect(sample(text, 'immoreel_jobs', 'state="succeeded"')).toBe(1);
+    expect(sample(text, 'immoreel_queue_depth')).toBe(0);
+    expect(sample(text, 'immoreel_ready')).toBe(1);
+    expect(sample(text, 'immoreel_retries_total', 'operation="upload"')).toBe(0);
+    const health = await request(`${metricsUrl!}/api/v1/health`);
+    expect(health.statusCode).toBe(200);
+    expect(await health.body.json()).toMatchObject({ ok: true, service: 'immoreel' });
+    const ready = await request(`${metricsUrl!}/api/v1/ready`);
+    expect(await ready.body.json()).toEqual({ ok: true, status: 'success', checks: { database: 'ok', storage: 'ok', queue: 'ok' } });
   });
 
   it('runs a CSV batch: every row a job in PostgreSQL rendered by the worker, every video copied out and playable', async () => {

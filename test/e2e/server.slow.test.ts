@@ -10,6 +10,7 @@ import sharp from 'sharp';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { promtoolProblems, sample } from '../helpers/prometheus-text.js';
 import { bearer, createKey, freshDataDir, startServe, type CreatedKey, type ServeProcess } from '../helpers/serve-process.js';
 
 /**
@@ -137,7 +138,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => hookServer.listen(0, '127.0.0.1', resolve));
   hookUrl = `http://127.0.0.1:${(hookServer.address() as AddressInfo).port}/hook`;
   // Loopback fetches are allowed only so that the webhook receiver above can run on 127.0.0.1.
-  serve = await startServe(dataDir, ['--allow-loopback-fetch', '--concurrency', '1']);
+  serve = await startServe(dataDir, ['--allow-loopback-fetch', '--concurrency', '1', '--metrics-port', '0']);
 }, SLOW);
 
 afterAll(async () => {
@@ -414,6 +415,24 @@ describe('immoreel serve: contract and lifecycle', () => {
     expect(Object.keys(doc.paths)).toEqual(
       expect.arrayContaining(['/api/v1/analyze', '/api/v1/render-video', '/api/v1/jobs/{job_id}', '/api/v1/jobs/{job_id}/video']),
     );
+  });
+
+  it('serves Prometheus metrics on --metrics-port only: the render timed, the 429s counted, promtool satisfied', async () => {
+    expect((await call('GET', '/metrics')).status, 'the API port never shows the metrics').toBe(404);
+    const line = serve.logs.find((l) => l.event === 'metrics');
+    expect(line, 'serve logs where its metrics are').toBeDefined();
+    const answer = await request(String(line!.url));
+    expect(answer.statusCode).toBe(200);
+    const text = await answer.body.text();
+    expect(promtoolProblems(text)).toBe('');
+    expect(sample(text, 'immoreel_render_duration_seconds_count')).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'immoreel_render_duration_seconds_sum')).toBeGreaterThan(0);
+    expect(sample(text, 'immoreel_refusals_total', 'reason="rate_limit"')).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'immoreel_jobs', 'state="succeeded"')).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'immoreel_renders_in_flight')).toBe(0);
+    expect(sample(text, 'immoreel_outbox_backlog')).toBeGreaterThanOrEqual(0);
+    expect(sample(text, 'immoreel_fetch_duration_seconds_count')).toBeGreaterThanOrEqual(0);
+    expect(sample(text, 'process_cpu_user_seconds_total')).toBeGreaterThan(0);
   });
 
   it('never writes API keys or bodies to its log, and stops cleanly on SIGTERM', async () => {

@@ -310,8 +310,10 @@ export function describeRecordStoreContract(implementations: [string, OpenRecord
       await store.webhooks.register('job_1', 'acme', 'https://hooks.example.com/a');
       await store.webhooks.register('job_1', 'acme', 'https://ignored.example.com');
       expect(await store.webhooks.waitingJobIds()).toEqual(['job_1']);
+      expect(await store.webhooks.backlog()).toBe(0);
       expect(await store.webhooks.enqueue('job_2', '{}')).toBe(false);
       expect(await store.webhooks.enqueue('job_1', '{"type":"job.succeeded"}')).toBe(true);
+      expect(await store.webhooks.backlog()).toBe(1);
       expect(await store.webhooks.enqueue('job_1', '{"again":1}')).toBe(false);
       const due = await store.webhooks.due();
       expect(due).toHaveLength(1);
@@ -327,6 +329,9 @@ export function describeRecordStoreContract(implementations: [string, OpenRecord
       expect(await store.webhooks.due()).toEqual([]);
       expect(await store.webhooks.get('job_1')).toMatchObject({ attempts: 1, last_status: 503, next_attempt_at: clock + 5000 });
       expect(await store.webhooks.get('job_9')).toBeNull();
+      await store.webhooks.record('job_1', { state: 'delivered', status: 200, error: null, nextAttemptAt: null });
+      expect(await store.webhooks.backlog()).toBe(0);
+      await store.webhooks.record('job_1', { state: 'pending', status: 503, error: 'HTTP 503', nextAttemptAt: clock + 5000 });
       // Senders on several nodes: a claimed delivery is not handed out again until its lease ends.
       for (const id of ['job_a', 'job_b', 'job_c']) {
         await store.webhooks.register(id, 'acme', 'https://hooks.example.com/b');

@@ -7,6 +7,7 @@ import { analyzeListing } from '../../src/analysis/analyze.js';
 import type { RenderRequest } from '../../src/core/requests.js';
 import { JobManager, type RenderEngine } from '../../src/jobs/manager.js';
 import type { ValidRenderRequest } from '../../src/render/types.js';
+import type { Metrics } from '../../src/core/metrics.js';
 import { buildApp, type ServerDeps } from '../../src/server/app.js';
 import type { ServerLimits } from '../../src/server/api-limits.js';
 import { resolveAsset } from '../../src/records/assets.js';
@@ -42,6 +43,8 @@ export interface HarnessOptions {
   runWorkers?: boolean;
   corsOrigins?: string[];
   allowLoopbackFetch?: boolean;
+  /** What the app and its job pool report to (docs/operations.md "Metrics"); default none. */
+  metrics?: Metrics;
 }
 
 /** A finished-looking render that writes `bytes` bytes where the video belongs (API tests only; e2e renders for real). */
@@ -88,6 +91,7 @@ export async function makeHarness(options: HarnessOptions = {}): Promise<Harness
     allowLocalFiles: false,
     linkBase: '/api/v1',
     pollMs: 20,
+    metrics: options.metrics,
   });
   const logs: string[] = [];
   const sink = new Writable({
@@ -113,6 +117,7 @@ export async function makeHarness(options: HarnessOptions = {}): Promise<Harness
     log: { stream: sink, level: 'info' },
     corsOrigins: options.corsOrigins,
     allowLoopbackFetch: options.allowLoopbackFetch,
+    metrics: options.metrics,
   });
   return {
     app,

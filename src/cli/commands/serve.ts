@@ -4,6 +4,7 @@ import type { Config } from '../../config/config-schema.js';
 import type { ServerLimits } from '../../server/api-limits.js';
 import type { StartOptions } from '../../server/start.js';
 import { surviveQueueWritesLostToOutages } from '../lost-queue-writes.js';
+import { metricsPortOf } from '../metrics-port.js';
 import { contextFor } from '../command-context.js';
 
 export interface ServeFlags {
@@ -90,7 +91,9 @@ export async function serve(flags: ServeFlags, command: Command): Promise<void> 
   const { databaseUrl, storageUrl } = ctx.backendOptions();
   const backends = await ctx.openConfiguredBackends();
   const opened = backends === null ? {} : { records: backends.records, blobs: backends.blobs };
+  const metricsPort = await metricsPortOf(config);
   const server = await startServer({
+    ...(metricsPort === null ? {} : { metrics: metricsPort.metrics }),
     ...{ databaseUrl, storageUrl, ...opened },
     ...serverSettings(config),
     dataDir: config.dataDir,
@@ -109,6 +112,13 @@ export async function serve(flags: ServeFlags, command: Command): Promise<void> 
   const lifecycle = server.app.log.child({}, { level: 'info' });
   if (backends !== null) lifecycle.info({ event: 'backends' }, backends.describe());
   lifecycle.info({ event: 'listening', url: server.url, api: `${server.url}/api/v1` }, 'immoreel API v1 listening');
+  // The metrics port (docs/operations.md "Metrics"): a port that cannot be had stops the server as it started.
+  const metricsUrl = await metricsPort?.listen({ records: server.records, blobs: server.blobs }).catch(async (error: unknown) => {
+    await server.close();
+    await backends?.close();
+    throw error;
+  });
+  if (metricsUrl !== undefined) lifecycle.info({ event: 'metrics', url: `${metricsUrl}/metrics` }, 'metrics listening');
   // A long-running node outlives queue writes lost to a database restart (../lost-queue-writes.ts).
   surviveQueueWritesLostToOutages((message) => server.app.log.warn({ event: 'queue_write_lost' }, message));
   if (config.allowLoopbackFetch)
@@ -117,6 +127,7 @@ export async function serve(flags: ServeFlags, command: Command): Promise<void> 
     const stop = (signal: NodeJS.Signals): void => {
       lifecycle.info({ event: 'shutdown', signal }, 'shutting down: no new requests, draining renders');
       server.close({ drainMs }).then(async () => {
+        await metricsPort?.close();
         await backends?.close();
         lifecycle.info({ event: 'stopped' }, 'stopped');
         resolve();

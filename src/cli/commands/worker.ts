@@ -7,6 +7,7 @@ import { startJobEndDuties } from '../../server/job-end.js';
 import { LocalBlobStore } from '../../blobs/index.js';
 import { openSqliteRecordStore } from '../../records/index.js';
 import { surviveQueueWritesLostToOutages } from '../lost-queue-writes.js';
+import { metricsPortOf } from '../metrics-port.js';
 import { contextFor } from '../command-context.js';
 
 /** Seconds a stopping worker lets running renders finish before putting them back in the queue. */
@@ -50,6 +51,7 @@ export async function worker(
     fetch,
     log: (message, fields) => output.warn(`${message} ${JSON.stringify(fields)}`),
   });
+  const metricsPort = await metricsPortOf(config);
   let manager: JobManager;
   try {
     manager = await JobManager.open({
@@ -65,6 +67,7 @@ export async function worker(
       ...(config.eurToMad === undefined ? {} : { eurToMad: config.eurToMad }),
       resolveAsset: (tenant, assetId, scratchDir) => resolveAsset({ records, blobs }, tenant, assetId, scratchDir),
       report: (message, fields) => output.warn(`${message} ${JSON.stringify(fields)}`),
+      ...(metricsPort === null ? {} : { metrics: metricsPort.metrics }),
     });
   } catch (error) {
     await duties.stop();
@@ -75,6 +78,7 @@ export async function worker(
   const close = (drainMs?: number): Promise<void> =>
     (closed ??= (async () => {
       await manager.close({ drainMs });
+      await metricsPort?.close();
       await duties.stop();
       await closeStores();
     })());
@@ -85,6 +89,12 @@ export async function worker(
     else if (job.state === 'failed') output.warn(`${job.job_id} failed: ${job.error?.message ?? ''}`);
     else output.info(`${job.job_id} ${job.state}`);
   });
+  // The worker's metrics and probes (docs/operations.md "Metrics"); a port that cannot be had stops it.
+  const metricsUrl = await metricsPort?.listen({ records, blobs }).catch(async (error: unknown) => {
+    await close(0);
+    throw error;
+  });
+  if (metricsUrl !== undefined) output.info(`Metrics on ${metricsUrl}/metrics, probes on ${metricsUrl}/api/v1/health and /api/v1/ready`);
   output.info(
     `Worker on ${configured === null ? dataDir : `${records.kind} records, videos in ${blobs.location}`}: ${manager.concurrency} render(s) at once, up to ${manager.threadsPerRender} ffmpeg thread(s) each (shared among the renders running).`,
   );

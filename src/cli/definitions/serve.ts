@@ -9,6 +9,7 @@ Examples:
   $ immoreel serve                                # http://127.0.0.1:8080/api/v1
   $ immoreel serve --host 0.0.0.0 --port 8080 --concurrency 4
   $ immoreel serve --port 0                       # any free port: the address is logged on stderr
+  $ immoreel serve --metrics-port 9464            # Prometheus at http://127.0.0.1:9464/metrics (docs/operations.md)
   $ IMMOREEL_DATABASE_URL=postgres://… IMMOREEL_STORAGE_URL=s3://videos/prod immoreel serve --host 0.0.0.0
                                                   # one of several API nodes (docs/scaling.md)
 
@@ -36,6 +37,11 @@ export function serveCommand(): Command {
         '--cors-origin <origin...>',
         'let browser pages of these origins call the API (e.g. https://crm.example.com; * = any). Default: no CORS',
       )
+      .option(
+        '--metrics-port <port>',
+        'serve GET /metrics (Prometheus) on this separate port (0 = any free port; IMMOREEL_METRICS_PORT); default: off',
+      )
+      .option('--metrics-host <host>', 'address of the metrics port (default 127.0.0.1; IMMOREEL_METRICS_HOST)')
       .option('--drain-ms <ms>', 'on shutdown, how long running renders may finish before being re-queued', '25000')
       .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug']).default('info'))
       // Test and benchmark knobs: documented in docs/api.md, kept out of the everyday help.

@@ -7,6 +7,7 @@ Examples:
   $ immoreel worker                       # foreground, for systemd or a terminal (Ctrl-C drains and stops)
   $ immoreel worker --until-idle --quiet  # cron: render what is queued, then exit
   $ immoreel worker --concurrency 2
+  $ immoreel worker --metrics-port 9464   # /metrics, /api/v1/health and /api/v1/ready on 127.0.0.1:9464
   $ IMMOREEL_DATABASE_URL=postgres://… IMMOREEL_STORAGE_URL=s3://videos/prod immoreel worker
                                           # one of several render machines (docs/scaling.md)`;
 
@@ -17,6 +18,11 @@ export function workerCommand(): Command {
     )
     .option('--until-idle', 'exit once nothing is queued and nothing runs here')
     .option('--concurrency <n>', `renders at once (1–30; default here: ${defaultConcurrency()}, two per CPU core as memory allows)`)
+    .option(
+      '--metrics-port <port>',
+      'serve GET /metrics (Prometheus) and GET /api/v1/health, /api/v1/ready on this port (0 = any free port; IMMOREEL_METRICS_PORT); default: off',
+    )
+    .option('--metrics-host <host>', 'address of the metrics port (default 127.0.0.1; IMMOREEL_METRICS_HOST)')
     .addOption(
       new Option('--allow-loopback-fetch', 'let API jobs fetch from 127.0.0.1/::1 (tests with local fixture servers only)').hideHelp(),
     )

@@ -332,6 +332,11 @@ export class PostgresWebhookRecords implements WebhookRecords {
     );
   }
 
+  async backlog(): Promise<number> {
+    const { rows } = await this.pool.query<{ n: number }>(`SELECT COUNT(*) AS n FROM server_webhooks WHERE state = 'pending'`);
+    return Number(rows[0]!.n);
+  }
+
   async due(limit = 20): Promise<DeliveryRow[]> {
     const { rows } = await this.pool.query<DeliveryRow>(
       `SELECT job_id, tenant, url, message_id, state, payload, attempts, next_attempt_at, last_status, last_error

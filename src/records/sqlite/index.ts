@@ -57,6 +57,7 @@ export function openSqliteRecordStore(dataDir: string, options: { now?: () => nu
       enqueue: (jobId, payload) => later(() => server.webhooks.enqueue(jobId, payload)),
       get: (jobId) => later(() => server.webhooks.get(jobId)),
       waitingJobIds: () => later(() => server.webhooks.waitingJobIds()),
+      backlog: () => later(() => server.webhooks.backlog()),
       due: (limit) => later(() => server.webhooks.due(limit)),
       claimDue: (limit, leaseMs, perTenant) =>
         later(() =>

@@ -42,6 +42,10 @@ export class WebhookStore {
     );
   }
 
+  backlog(): number {
+    return (this.db.prepare(`SELECT COUNT(*) AS n FROM server_webhooks WHERE state = 'pending'`).get() as { n: number }).n;
+  }
+
   /**
    * Deliveries due now, oldest first, at most `perTenant` of each tenant: a tenant with a
    * thousand due deliveries does not hide another tenant's one.

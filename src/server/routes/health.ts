@@ -1,11 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { AppError } from '../../core/errors.js';
 import type { ServerContext } from '../request-context.js';
-import { API_PREFIX, API_VERSION } from '../api-limits.js';
+import { API_PREFIX } from '../api-limits.js';
 import { ErrorEnvelopeSchema } from '../schemas/common.js';
-import { withExtras } from '../errors.js';
-import { checkReadiness } from '../readiness.js';
-import { OUTAGE_RETRY_AFTER_S } from '../../records/outage.js';
+import { checkReadiness, healthBody, notReadyError, readyBody } from '../readiness.js';
 import { MALFORMED_URL } from './common.js';
 
 export function healthRoutes(app: FastifyInstance, ctx: ServerContext): void {
@@ -35,13 +32,7 @@ export function healthRoutes(app: FastifyInstance, ctx: ServerContext): void {
         ...MALFORMED_URL,
       },
     },
-    async () => ({
-      ok: true,
-      status: 'success',
-      service: 'immoreel',
-      api_version: API_VERSION,
-      uptime_s: Math.floor((ctx.now() - ctx.startedAt) / 1000),
-    }),
+    async () => healthBody(ctx.now() - ctx.startedAt),
   );
   ctx.registry.add(
     app,
@@ -73,24 +64,8 @@ export function healthRoutes(app: FastifyInstance, ctx: ServerContext): void {
     },
     async () => {
       const readiness = await checkReadiness(ctx.deps);
-      if (!readiness.ready) {
-        const failing = Object.entries(readiness.checks)
-          .filter(([, state]) => state !== 'ok')
-          .map(([name]) => name);
-        throw withExtras(
-          new AppError(
-            'SERVICE_UNAVAILABLE',
-            `Not ready: the ${failing.join(', the ')} ${failing.length === 1 ? 'does' : 'do'} not answer.`,
-            {
-              reason: 'not_ready',
-              retryAfterS: OUTAGE_RETRY_AFTER_S,
-              details: failing.map((field) => ({ field, message: 'does not answer' })),
-            },
-          ),
-          { checks: readiness.checks },
-        );
-      }
-      return { ok: true, status: 'success', checks: readiness.checks };
+      if (!readiness.ready) throw notReadyError(readiness);
+      return readyBody(readiness);
     },
   );
 }

@@ -21,6 +21,7 @@ describe('loadConfig', () => {
       configDir: '/home/ada/.config/immoreel',
       insecure: false,
       allowLoopbackFetch: false,
+      metricsHost: '127.0.0.1',
       color: true,
       ffmpeg: { searchPath: '' },
       proxy: {},
@@ -48,6 +49,8 @@ describe('loadConfig', () => {
         IMMOREEL_RENDER_EXPIRY_SECONDS: '30',
         IMMOREEL_RETRY_DELAY_SECONDS: '1',
         IMMOREEL_ALLOW_LOOPBACK_FETCH: '1',
+        IMMOREEL_METRICS_PORT: '9464',
+        IMMOREEL_METRICS_HOST: '0.0.0.0',
         FFMPEG_PATH: '/opt/ffmpeg/bin/ffmpeg',
         FFPROBE_PATH: '/opt/ffmpeg/bin/ffprobe',
         HTTPS_PROXY: 'http://proxy.example:3128',
@@ -71,6 +74,8 @@ describe('loadConfig', () => {
       eurToMad: 10.95,
       jobs: { leaseSeconds: 2, renderExpirySeconds: 30, retryDelaySeconds: 1 },
       allowLoopbackFetch: true,
+      metricsPort: 9464,
+      metricsHost: '0.0.0.0',
       ffmpeg: { ffmpegPath: '/opt/ffmpeg/bin/ffmpeg', ffprobePath: '/opt/ffmpeg/bin/ffprobe', searchPath: '/usr/bin:/bin' },
       proxy: { httpsProxy: 'http://proxy.example:3128', noProxy: 'localhost,.internal' },
       color: false,
@@ -84,8 +89,16 @@ describe('loadConfig', () => {
   it('lets flags override the environment, and says which came from where', () => {
     const config = loadConfig({
       env: { IMMOREEL_DATA_DIR: '/from/env', IMMOREEL_DATABASE_URL: 'postgres://env/db', IMMOREEL_BASE_URL: 'https://env.example.com' },
-      flags: { dataDir: '/from/flag', baseUrl: 'https://flag.example.com', color: false, insecure: true, allowLoopbackFetch: true },
+      flags: {
+        dataDir: '/from/flag',
+        baseUrl: 'https://flag.example.com',
+        color: false,
+        insecure: true,
+        allowLoopbackFetch: true,
+        metricsPort: '0',
+      },
     });
+    expect(config.metricsPort).toBe(0);
     expect(config.dataDir).toBe('/from/flag');
     expect(config.baseUrl).toBe('https://flag.example.com');
     expect(config.databaseUrl).toBe('postgres://env/db');
@@ -113,6 +126,7 @@ describe('loadConfig', () => {
     ['IMMOREEL_EUR_TO_MAD', '0', 'a number of dirhams per euro greater than 0 and at most 1000, such as 10.8'],
     ['IMMOREEL_EUR_TO_MAD', '-3', 'a number of dirhams per euro greater than 0 and at most 1000, such as 10.8'],
     ['IMMOREEL_ALLOW_LOOPBACK_FETCH', 'maybe', 'one of 1, true, yes, on (on) or 0, false, no, off (off)'],
+    ['IMMOREEL_METRICS_PORT', '65536', 'a port number from 0 to 65535'],
     ['HTTPS_PROXY', 'proxy.example:3128', 'an http:// or https:// URL such as http://proxy.example:3128'],
     ['http_proxy', 'socks5://proxy:1080', 'an http:// or https:// URL such as http://proxy.example:3128'],
   ])('refuses %s=%s, naming the variable and the form (exit 2)', (name, value, form) => {
@@ -122,6 +136,11 @@ describe('loadConfig', () => {
     expect(error.reason).toBe('invalid_setting');
     expect(error.message).toBe(`${name} must be ${form} (got ${JSON.stringify(value)}).`);
     expect(error.details).toEqual([{ field: name, message: `must be ${form}` }]);
+  });
+
+  it('names --metrics-port when the flag was the bad value', () => {
+    const error = refusal({ IMMOREEL_METRICS_PORT: '9464' }, { metricsPort: 'http' });
+    expect(error.message).toBe('--metrics-port must be a port number from 0 to 65535 (got "http").');
   });
 
   it('never repeats a password given in a refused value', () => {

@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { PrometheusMetrics } from '../../../src/server/prometheus.js';
+import { sample } from '../../helpers/prometheus-text.js';
 import { LISTING_TEXT, makeHarness, type Harness } from '../../helpers/server-harness.js';
 
 let h: Harness;
@@ -96,7 +98,8 @@ describe('scopes and quotas', () => {
   });
 
   it('counts answered requests against the monthly quota, refunds failed ones, and refuses when spent', async () => {
-    h = await makeHarness();
+    const metrics = new PrometheusMetrics({ processMetrics: false });
+    h = await makeHarness({ metrics });
     const { auth, keyId } = h.key({ monthlyQuota: 2 });
     const ok = () => h.app.inject({ method: 'POST', url: '/api/v1/analyze', headers: auth, payload: { description: LISTING_TEXT } });
     const bad = await h.app.inject({ method: 'POST', url: '/api/v1/analyze', headers: auth, payload: BAD_BODY });
@@ -110,6 +113,10 @@ describe('scopes and quotas', () => {
     expect(error).toMatchObject({ code: 'QUOTA_EXCEEDED', reason: 'monthly_quota' });
     expect(Date.parse(String(error.resets_at))).toBeGreaterThan(Date.now());
     expect(h.store.usage.used(keyId)).toBe(2);
+    // The operator sees the refusal, and only it (docs/operations.md "Metrics").
+    const { text } = await metrics.scrape();
+    expect(sample(text, 'immoreel_refusals_total', 'reason="quota"')).toBe(1);
+    expect(sample(text, 'immoreel_refusals_total', 'reason="rate_limit"')).toBe(0);
     // Reads stay possible with a spent quota: the caller can still fetch what it paid for.
     expect((await h.app.inject({ method: 'GET', url: '/api/v1/me', headers: auth })).statusCode).toBe(200);
   });
@@ -118,7 +125,8 @@ describe('scopes and quotas', () => {
 describe('rate limits', () => {
   it('refuses the analyze request past the limit with 429, Retry-After and RateLimit headers, then recovers', async () => {
     let clock = Date.parse('2026-05-04T10:00:00Z');
-    h = await makeHarness({ now: () => clock, limits: { analyzePerWindow: 5 } });
+    const metrics = new PrometheusMetrics({ processMetrics: false });
+    h = await makeHarness({ now: () => clock, limits: { analyzePerWindow: 5 }, metrics });
     const { auth } = h.key();
     const call = () => h.app.inject({ method: 'POST', url: '/api/v1/analyze', headers: auth, payload: BAD_BODY });
     // A bucket of 5 tokens, refilled at 5 per minute (one every 12 s): a burst of 5 passes.
@@ -138,6 +146,7 @@ describe('rate limits', () => {
     expect(errorOf(limited.body)).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', reason: 'analyze_rate' });
     expect(limited.headers['retry-after']).toBe('11');
     expect(limited.headers.ratelimit).toBe('"analyze";r=0;t=59');
+    expect(sample((await metrics.scrape()).text, 'immoreel_refusals_total', 'reason="rate_limit"')).toBe(1);
     clock += 11_000;
     expect((await call()).statusCode).toBe(400);
   });

@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { PrometheusMetrics } from '../../../src/server/prometheus.js';
+import { sample } from '../../helpers/prometheus-text.js';
 import { LISTING_TEXT, makeHarness, type Harness } from '../../helpers/server-harness.js';
 
 /** Every render needs photos; the file engine of these tests never downloads them. */
@@ -24,7 +26,8 @@ async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean): P
 
 describe('render jobs over HTTP', () => {
   it('queues a render (202 + Location), reports it with Retry-After, and serves its video with Range support', async () => {
-    h = await makeHarness();
+    const metrics = new PrometheusMetrics({ processMetrics: false });
+    h = await makeHarness({ metrics });
     const { auth } = h.key();
     const created = await h.app.inject({
       method: 'POST',
@@ -43,6 +46,10 @@ describe('render jobs over HTTP', () => {
     const finished = await until(poll, (res) => jobOf(res.body).state === 'succeeded');
     expect(finished.headers['retry-after']).toBeUndefined();
     expect(jobOf(finished.body).links.video).toBe(`/api/v1/jobs/${job.job_id}/video`);
+    // The pool timed the render and let go of its slot (docs/operations.md "Metrics").
+    const { text } = await metrics.scrape();
+    expect(sample(text, 'immoreel_render_duration_seconds_count')).toBe(1);
+    expect(sample(text, 'immoreel_renders_in_flight')).toBe(0);
 
     const video = await h.app.inject({ method: 'GET', url: `/api/v1/jobs/${job.job_id}/video`, headers: auth });
     expect(video.statusCode).toBe(200);
