@@ -9,7 +9,8 @@ import type { Warning } from '../../core/types.js';
 import type { FetchPort } from '../../net/fetch.js';
 import type { LogoImage } from '../cards.js';
 import type { Shot } from '../storyboard.js';
-import { IMAGE_FORMAT_NAMES } from '../../core/images.js';
+import { IMAGE_FORMAT_NAMES, MAX_IMAGE_PIXELS } from '../../core/images.js';
+import { decodeSlots } from '../decode-slots.js';
 
 /**
  * Photos and logo (docs/rendering.md): downloaded or read, decoded in full by sharp
@@ -44,9 +45,9 @@ export const MASTER_SIDE = 2048;
 export const MIN_PHOTO_SIDE = 200;
 /** Below this short side a photo is used, but will look soft: warned. */
 export const SOFT_PHOTO_SIDE = 480;
-/** Largest photo accepted, in bytes and in pixels (decompression bombs). */
+/** Largest photo accepted, in bytes and in pixels (decompression bombs; docs/security.md, "Bounded image decodes"). */
 export const MAX_PHOTO_BYTES = 25 * 1024 * 1024;
-export const MAX_PHOTO_PIXELS = 120_000_000;
+export const MAX_PHOTO_PIXELS = MAX_IMAGE_PIXELS;
 const CACHE_VERSION = 'v2';
 
 /** A short, safe name for a photo reference in messages. */
@@ -103,7 +104,7 @@ function explainDecodeError(error: unknown): string {
   if (/unsupported image format|bad seek|Input buffer/i.test(message)) return `it is not a ${IMAGE_FORMAT_NAMES} image`;
   if (/premature end|truncated|corrupt|unexpected end|VipsJpeg|read error|Invalid/i.test(message))
     return 'the file is truncated or corrupt';
-  if (/pixel limit/i.test(message)) return `it has more than ${MAX_PHOTO_PIXELS / 1e6} million pixels`;
+  if (/pixel limit/i.test(message)) return `it has more than ${MAX_PHOTO_PIXELS / 1e6} megapixels, the most accepted: export it smaller`;
   return message.split('\n')[0]?.slice(0, 160) ?? 'it could not be decoded';
 }
 
@@ -120,14 +121,17 @@ export async function normalizePhoto(bytes: Buffer, name: string, cacheDir: stri
   await mkdir(dir, { recursive: true });
   let output: { data: Buffer; info: sharp.OutputInfo };
   try {
-    // failOn 'truncated': a cut-off JPEG is an error here, not a green band in the video.
-    output = await sharp(bytes, { failOn: 'truncated', limitInputPixels: MAX_PHOTO_PIXELS, sequentialRead: true })
-      .rotate()
-      .resize({ width: MASTER_SIDE, height: MASTER_SIDE, fit: 'inside', withoutEnlargement: true })
-      .toColourspace('srgb')
-      .flatten({ background: '#000000' })
-      .jpeg({ quality: 90 })
-      .toBuffer({ resolveWithObject: true });
+    // failOn 'truncated': a cut-off JPEG is an error here, not a green band in the video. One of
+    // the process's decode slots, waited for (docs/security.md, "Bounded image decodes").
+    output = await decodeSlots.run(() =>
+      sharp(bytes, { failOn: 'truncated', limitInputPixels: MAX_PHOTO_PIXELS, sequentialRead: true })
+        .rotate()
+        .resize({ width: MASTER_SIDE, height: MASTER_SIDE, fit: 'inside', withoutEnlargement: true })
+        .toColourspace('srgb')
+        .flatten({ background: '#000000' })
+        .jpeg({ quality: 90 })
+        .toBuffer({ resolveWithObject: true }),
+    );
   } catch (error) {
     throw new PhotoError(explainDecodeError(error));
   }
@@ -334,11 +338,13 @@ export async function prepareLogo(ref: string, ctx: AssetContext): Promise<LogoI
     await mkdir(dir, { recursive: true });
     let data: Buffer;
     try {
-      data = await sharp(bytes, { failOn: 'truncated', limitInputPixels: MAX_PHOTO_PIXELS })
-        .rotate()
-        .resize({ width: 240, height: 96, fit: 'inside', withoutEnlargement: false })
-        .png()
-        .toBuffer();
+      data = await decodeSlots.run(() =>
+        sharp(bytes, { failOn: 'truncated', limitInputPixels: MAX_PHOTO_PIXELS })
+          .rotate()
+          .resize({ width: 240, height: 96, fit: 'inside', withoutEnlargement: false })
+          .png()
+          .toBuffer(),
+      );
     } catch (error) {
       throw new PhotoError(explainDecodeError(error));
     }
