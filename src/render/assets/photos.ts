@@ -10,6 +10,7 @@ import type { FetchPort } from '../../net/fetch.js';
 import type { LogoImage } from '../cards.js';
 import type { Shot } from '../storyboard.js';
 import { IMAGE_FORMAT_NAMES, MAX_IMAGE_PIXELS } from '../../core/images.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../core/paths.js';
 import { decodeSlots } from '../decode-slots.js';
 
 /**
@@ -65,9 +66,10 @@ export function describeRef(ref: string): string {
   return basename(ref);
 }
 
+/** Cached photos are the tenants' photos: private like the rest of the data directory (docs/security.md, "Local data"). */
 async function writeAtomic(file: string, data: Buffer | string): Promise<void> {
   const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  await writeFile(temp, data);
+  await writeFile(temp, data, { mode: PRIVATE_FILE_MODE });
   await rename(temp, file);
 }
 
@@ -118,7 +120,7 @@ export async function normalizePhoto(bytes: Buffer, name: string, cacheDir: stri
     const meta = JSON.parse(await readFile(metaFile, 'utf8')) as { width: number; height: number };
     return { hash, file, width: meta.width, height: meta.height, name };
   }
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   let output: { data: Buffer; info: sharp.OutputInfo };
   try {
     // failOn 'truncated': a cut-off JPEG is an error here, not a green band in the video. One of
@@ -300,7 +302,7 @@ export async function prepareShotSource(photo: MasterPhoto, shot: Shot, cacheDir
   const dir = join(cacheDir, 'shots');
   const file = join(dir, `${key}.jpg`);
   if (await exists(file)) return file;
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   let image: sharp.Sharp;
   if (fit === 'contain_blur') {
     const background = await sharp(photo.file)
@@ -335,7 +337,7 @@ export async function prepareLogo(ref: string, ctx: AssetContext): Promise<LogoI
   const dir = join(ctx.cacheDir, 'logos');
   const file = join(dir, `${hash}-${CACHE_VERSION}.png`);
   if (!(await exists(file))) {
-    await mkdir(dir, { recursive: true });
+    await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
     let data: Buffer;
     try {
       data = await decodeSlots.run(() =>
