@@ -271,7 +271,7 @@ function noUsablePhoto(
   if (dropped.length > 0 && dropped.every((d) => d.network)) {
     return new AppError(
       'UPSTREAM_ERROR',
-      `${count === 1 ? 'The photo' : `None of the ${count} photos`} could be downloaded: ${why}. Check the internet connection (or that the photo host is up), then render again.`,
+      `${count === 1 ? 'The photo could not be downloaded' : `None of the ${count} photos could be downloaded`}: ${why}. Check the internet connection (or that the photo host is up), then render again.`,
       { reason: 'photos_unreachable', details, warnings },
     );
   }
