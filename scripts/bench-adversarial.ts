@@ -8,13 +8,19 @@
  *   2. The built server (`immoreel serve`, run `npm run build` first) in its own process, with four
  *      such requests always in flight, while GET /api/v1/health is called every 10 ms: health
  *      latency p50/p99. Target: p99 under 50 ms.
- * Options: --duration S (default 10), --runs N (default 2, fastest kept).
+ *   3. The built server while 10 uploads (POST /api/v1/assets) of a crafted PNG are always in
+ *      flight: a 97 KB grayscale PNG declaring 10 000 × 10 000 pixels (all zeros, deflated), then
+ *      one declaring 7 000 × 7 000 (just under the pixel cap, so it is decoded): serve's peak RSS
+ *      (VmHWM, Linux) and health latency. Targets: peak RSS < 800 MB, health p99 < 50 ms.
+ * Options: --duration S (default 10), --runs N (default 2, fastest kept), --only decode (part 3 only).
  */
+import { readFileSync } from 'node:fs';
 import { Pool } from 'undici';
 import { MAX_DESCRIPTION_CHARS, MAX_HTML_BYTES } from '../src/core/limits.js';
 import { analyzeListing } from '../src/analysis/analyze.js';
 import { flag, percentile, startBuiltServe } from './bench-serve.js';
 import { ENTRY_POINTS, PATHOLOGICAL, fastestMs, pageWith } from './adversarial.js';
+import { zeroPng } from './crafted-images.js';
 
 const DURATION_S = flag('duration', 10);
 const RUNS = flag('runs', 2);
@@ -116,5 +122,73 @@ async function healthUnderLoad(): Promise<void> {
   }
 }
 
-await entryPoints();
-await healthUnderLoad();
+/** The process's peak resident memory so far, in MB (Linux), or null. */
+function peakRssMb(pid: number): number | null {
+  try {
+    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+async function decodeBombs(): Promise<void> {
+  console.log(`\n3. 10 uploads of a crafted PNG always in flight (${DURATION_S} s each, a fresh built server each)\n`);
+  for (const side of [10_000, 7_000]) {
+    const png = zeroPng(side);
+    const { url, apiKey, child, stop } = await startBuiltServe(['--log-level', 'warn']);
+    try {
+      const pool = new Pool(url, { connections: 16 });
+      const statuses = new Map<string, number>();
+      const deadline = Date.now() + DURATION_S * 1000;
+      let retryAfter = 0;
+      const uploader = async (): Promise<void> => {
+        while (Date.now() < deadline) {
+          const answer = await pool.request({
+            method: 'POST',
+            path: '/api/v1/assets',
+            headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'image/png' },
+            body: png,
+          });
+          const body = (await answer.body.json()) as { error?: { reason?: string } };
+          if (answer.headers['retry-after'] !== undefined) retryAfter += 1;
+          const key = `${answer.statusCode}${body.error?.reason === undefined ? '' : ` ${body.error.reason}`}`;
+          statuses.set(key, (statuses.get(key) ?? 0) + 1);
+        }
+      };
+      const latencies: number[] = [];
+      const prober = async (): Promise<void> => {
+        while (Date.now() < deadline) {
+          const due = performance.now();
+          const answer = await pool.request({ method: 'GET', path: '/api/v1/health' });
+          await answer.body.dump();
+          latencies.push(performance.now() - due);
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+      };
+      await Promise.all([...Array.from({ length: 10 }, uploader), prober()]);
+      await pool.close();
+      const peak = peakRssMb(child.pid!);
+      latencies.sort((a, b) => a - b);
+      const p99 = percentile(latencies, 99);
+      console.log(`PNG ${side} × ${side} (${(png.length / 1024).toFixed(0)} KB):`);
+      console.log(
+        `  uploads answered: ${[...statuses.entries()].map(([status, count]) => `${status} ×${count}`).join(', ')}; ${retryAfter} with Retry-After`,
+      );
+      console.log(
+        `  serve peak RSS ${peak === null ? 'unknown (no /proc)' : `${peak.toFixed(0)} MB`} — target < 800 MB: ${peak !== null && peak < 800 ? 'met' : 'NOT met'}`,
+      );
+      console.log(
+        `  health: ${latencies.length} requests, p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${(latencies.at(-1) ?? 0).toFixed(1)} ms — target p99 < 50 ms: ${p99 < 50 ? 'met' : 'NOT met'}`,
+      );
+    } finally {
+      await stop();
+    }
+  }
+}
+
+if (!process.argv.includes('--only')) {
+  await entryPoints();
+  await healthUnderLoad();
+}
+await decodeBombs();

@@ -44,6 +44,23 @@ export const REFUSED_IMAGE_EXTENSIONS: readonly string[] = ['.heic', '.heif', '.
 /** The largest photo or logo a server accepts (docs/api.md, POST /api/v1/assets). */
 export const MAX_ASSET_BYTES = 15 * 1024 * 1024;
 
+/**
+ * The most pixels a photo or logo may have (docs/security.md, "Bounded image decodes"): every
+ * phone's full-resolution photo (48–50 MP sensors: 8160 × 6120) and every common camera's fits,
+ * while a decode stays within what two at a time on a small server can hold. A 720p video uses at
+ * most 2048 pixels a side of any photo; anything larger is only shrunk.
+ */
+export const MAX_IMAGE_PIXELS = 50_000_000;
+
+/** Why an image over MAX_IMAGE_PIXELS is refused, naming the cap and how to get under it. */
+export function pixelCapMessage(width: number, height: number): string {
+  const megapixels = (width * height) / 1_000_000;
+  return (
+    `The image is ${width} × ${height} pixels (${megapixels >= 10 ? Math.round(megapixels) : megapixels.toFixed(1)} megapixels): ` +
+    `at most ${MAX_IMAGE_PIXELS / 1_000_000} megapixels are accepted (e.g. 8160 × 6120). Export it smaller; 4000 pixels a side is plenty for a video.`
+  );
+}
+
 /** The image type from the file's first bytes (what the server checks too), or null. */
 export function sniffImageType(bytes: Buffer): string | null {
   const ascii = (start: number, end: number): string => bytes.subarray(start, end).toString('latin1');

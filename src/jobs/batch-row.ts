@@ -1,3 +1,4 @@
+import { restoreCsvCell } from '../core/csv-cells.js';
 import { badRequest } from '../core/errors.js';
 import type { Branding, RenderRequest } from '../core/requests.js';
 
@@ -36,6 +37,7 @@ export function batchCsvOptions(delimiter: string): {
   relax_column_count: true;
   bom: true;
   record_delimiter: string[];
+  cast: (value: string) => string;
 } {
   return {
     delimiter,
@@ -46,6 +48,8 @@ export function batchCsvOptions(delimiter: string): {
     bom: true,
     // A file pasted together from several sources mixes line endings: each one ends a row.
     record_delimiter: ['\r\n', '\n', '\r'],
+    // Our own `.failed.csv` fed back in reads as the values it was written from (docs/security.md, "CSV files").
+    cast: restoreCsvCell,
   };
 }
 

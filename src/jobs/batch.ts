@@ -1,7 +1,7 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { parse } from 'csv-parse/sync';
-import { stringify } from 'csv-stringify/sync';
 import pLimit from 'p-limit';
+import { csvRecordLine, type CsvValue } from '../core/csv-cells.js';
 import { AppError, badRequest, toAppError } from '../core/errors.js';
 import { decodeText } from '../core/text.js';
 import { batchCsvOptions, detectDelimiter } from './batch-row.js';
@@ -175,7 +175,10 @@ export async function runBatch<T>(
   return summary;
 }
 
-/** Writes the failed rows in the input's own columns plus the error, ready to fix and re-run. */
+/**
+ * Writes the failed rows in the input's own columns plus the error, ready to fix and re-run; cells
+ * are neutralised and readBatchCsv restores them (docs/security.md, "CSV files").
+ */
 export async function writeFailedCsv(file: string, columns: string[], failed: { row: BatchRow; error: AppError }[]): Promise<void> {
   const header = [...columns.filter((c) => c !== 'error_code' && c !== 'error_message'), 'error_code', 'error_message'];
   const records = [...failed]
@@ -183,7 +186,7 @@ export async function writeFailedCsv(file: string, columns: string[], failed: { 
     .map(({ row, error }) =>
       header.map((c) => (c === 'error_code' ? error.code : c === 'error_message' ? error.message : (row.values[c] ?? ''))),
     );
-  await writeFile(file, stringify([header, ...records]));
+  await writeFile(file, [header, ...records].map((cells) => csvRecordLine(cells)).join(''));
 }
 
 /** `listings.csv` → `listings.failed.csv` (docs/cli.md); stdin has none unless asked for. */
@@ -199,7 +202,7 @@ export async function updateFailedCsv(file: string | null, columns: string[], fa
   else await rm(file, { force: true });
 }
 
-export function csvLine(values: (string | number | boolean | null | undefined)[]): string {
-  // csv-stringify writes booleans as 1/'' by default; result files say true/false.
-  return stringify([values.map((v) => (v === null || v === undefined ? '' : v))], { cast: { boolean: (v) => String(v) } });
+/** One line of a CSV the CLI writes: formula-like cells neutralised (docs/security.md, "CSV files"). */
+export function csvLine(values: CsvValue[]): string {
+  return csvRecordLine(values);
 }

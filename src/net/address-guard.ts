@@ -62,31 +62,68 @@ ranges('reserved', [
   ['2001:db8::', 32, 'ipv6'],
 ]);
 
-/**
- * The prefixes under which an IPv6 address carries an IPv4 one: IPv4-mapped (::ffff:0:0/96),
- * IPv4-translated (::ffff:0:0:0/96), NAT64 (64:ff9b::/96) and the deprecated IPv4-compatible
- * form (::/96). Each reaches the IPv4 host on a dual-stack machine, so each is judged by it.
- */
-const IPV4_IN_IPV6 = '(?:::ffff:0:|::ffff:|64:ff9b::|::)';
-const DOTTED_IPV4_IN_IPV6 = new RegExp(`^${IPV4_IN_IPV6}(\\d+\\.\\d+\\.\\d+\\.\\d+)$`, 'i');
-const HEX_IPV4_IN_IPV6 = new RegExp(`^${IPV4_IN_IPV6}([0-9a-f]{1,4}):([0-9a-f]{1,4})$`, 'i');
+ranges('private', [
+  ['fec0::', 10, 'ipv6'], // site-local, deprecated (RFC 3879) but still routed inside some sites
+  ['64:ff9b:1::', 48, 'ipv6'], // local-use NAT64 (RFC 8215): translates to the site's own IPv4 networks
+]);
+ranges('reserved', [
+  ['100::', 64, 'ipv6'], // discard-only (RFC 6666)
+  ['2001:2::', 48, 'ipv6'], // benchmarking (RFC 5180)
+]);
 
-/** An IPv4 address hidden in an IPv6 one (::ffff:a.b.c.d, ::a.b.c.d, 64:ff9b::a.b.c.d…), or null. */
-function embeddedIpv4(address: string): string | null {
-  const dotted = DOTTED_IPV4_IN_IPV6.exec(address);
-  if (dotted) return dotted[1];
-  const hex = HEX_IPV4_IN_IPV6.exec(address);
-  if (!hex) return null;
-  const high = parseInt(hex[1], 16);
-  const low = parseInt(hex[2], 16);
-  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+/** The eight 16-bit groups of an IPv6 literal (`::` expanded, a dotted IPv4 tail read), or null. */
+function ipv6Groups(address: string): number[] | null {
+  if (isIP(address) !== 6) return null;
+  let text = address.toLowerCase();
+  const lastColon = text.lastIndexOf(':');
+  const tail = text.slice(lastColon + 1);
+  if (tail.includes('.')) {
+    const [a, b, c, d] = tail.split('.').map(Number) as [number, number, number, number];
+    text = `${text.slice(0, lastColon + 1)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const halves = text.split('::');
+  const part = (half: string | undefined): number[] =>
+    half === undefined || half === '' ? [] : half.split(':').map((g) => parseInt(g, 16));
+  const head = part(halves[0]);
+  const rest = part(halves[1]);
+  return halves.length === 1 ? head : [...head, ...Array<number>(8 - head.length - rest.length).fill(0), ...rest];
+}
+
+const ipv4Of = (high: number, low: number): string => [high >> 8, high & 255, low >> 8, low & 255].join('.');
+
+/**
+ * The IPv4 addresses an IPv6 one carries, or null (docs/security.md, "Outbound requests (SSRF)"):
+ * IPv4-mapped (::ffff:0:0/96), IPv4-translated (::ffff:0:0:0/96), the deprecated IPv4-compatible
+ * form (::/96), NAT64 (64:ff9b::/96), 6to4 (2002::/16, the IPv4 in bits 16–47) and Teredo
+ * (2001::/32: the server's IPv4 in bits 32–63, the client's in the last 32 bits, inverted). Each
+ * reaches that IPv4 host through a dual-stack machine or a relay, so each is judged by it.
+ */
+function embeddedIpv4(address: string): string[] | null {
+  const g = ipv6Groups(address);
+  if (g === null || g.length !== 8) return null;
+  const [g0, g1, g2, g3, g4, g5, g6, g7] = g as [number, number, number, number, number, number, number, number];
+  const zeroTo = (n: number): boolean => g.slice(0, n).every((v) => v === 0);
+  if (zeroTo(5) && g5 === 0xffff) return [ipv4Of(g6, g7)];
+  if (zeroTo(4) && g4 === 0xffff && g5 === 0) return [ipv4Of(g6, g7)];
+  // `::1` and `::` are IPv6's own loopback and unspecified addresses, not IPv4-compatible ones.
+  if (zeroTo(6) && !(g6 === 0 && g7 <= 1)) return [ipv4Of(g6, g7)];
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return [ipv4Of(g6, g7)];
+  if (g0 === 0x2002) return [ipv4Of(g1, g2)];
+  if (g0 === 0x2001 && g1 === 0) return [ipv4Of(g2, g3), ipv4Of(g6 ^ 0xffff, g7 ^ 0xffff)];
+  return null;
 }
 
 /** Why `address` (an IP literal) may not be fetched, or null when it is public. */
 export function forbiddenAddressKind(address: string, policy: AddressPolicy = {}): string | null {
   const bare = address.replace(/^\[|\]$/g, '').split('%')[0]!;
   const inner = embeddedIpv4(bare);
-  if (inner !== null) return forbiddenAddressKind(inner, policy);
+  if (inner !== null) {
+    for (const ipv4 of inner) {
+      const kind = forbiddenAddressKind(ipv4, policy);
+      if (kind !== null) return kind;
+    }
+    return null;
+  }
   const family = isIP(bare);
   if (family === 0) return null;
   const type = family === 4 ? 'ipv4' : 'ipv6';

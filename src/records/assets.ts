@@ -4,9 +4,10 @@ import { mkdir, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { AppError, badRequest } from '../core/errors.js';
-import { IMAGE_FORMAT_NAMES, IMAGE_FORMATS, type ImageFormat } from '../core/images.js';
+import { IMAGE_FORMAT_NAMES, IMAGE_FORMATS, MAX_IMAGE_PIXELS, pixelCapMessage, type ImageFormat } from '../core/images.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../core/paths.js';
 import { assetKey } from '../blobs/object-keys.js';
+import { decodeSlots } from '../render/decode-slots.js';
 import { LocalBlobStore } from '../blobs/local-store.js';
 import type { BlobStore } from '../blobs/types.js';
 import type { AssetRow, RecordStore } from './types.js';
@@ -29,8 +30,6 @@ const ASSET_ID_PATTERN = idPattern('ast', 24);
  * files are saved with. SVG is refused: it is a document, not a photo.
  */
 const ACCEPTED_FORMATS: ReadonlyMap<string, ImageFormat> = new Map(IMAGE_FORMATS.map((format) => [format.decoded, format]));
-/** Larger images are refused before anything decodes them (a decompression bomb guard). */
-const MAX_PIXELS = 100_000_000;
 
 /** An asset as the API answers it: the row without its tenant and file name, times as ISO strings. */
 export type AssetRecord = Omit<AssetRow, 'tenant' | 'file' | 'created_at' | 'expires_at'> & {
@@ -71,7 +70,8 @@ async function inspectImage(body: Buffer): Promise<{ format: string; extension: 
   const { default: sharp } = await import('sharp');
   let meta;
   try {
-    meta = await sharp(body, { limitInputPixels: MAX_PIXELS }).metadata();
+    // The header only (no pixel is decoded): an image over the cap is refused below, naming the cap.
+    meta = await sharp(body, { limitInputPixels: false }).metadata();
   } catch {
     throw notAnImage('The upload is not a readable image.');
   }
@@ -83,17 +83,32 @@ async function inspectImage(body: Buffer): Promise<{ format: string; extension: 
   if (extension === undefined || meta.width === undefined || meta.height === undefined) {
     throw notAnImage(`Images of format ${meta.format ?? 'unknown'} are not accepted: send ${IMAGE_FORMAT_NAMES}.`);
   }
-  if (meta.width * meta.height > MAX_PIXELS) {
-    throw notAnImage(`The image is ${meta.width}x${meta.height}: at most ${MAX_PIXELS / 1_000_000} megapixels are accepted.`);
+  // Before anything decodes it: a decompression bomb guard (docs/security.md, "Bounded image decodes").
+  if (meta.width * meta.height > MAX_IMAGE_PIXELS) {
+    throw badRequest(pixelCapMessage(meta.width, meta.height), {
+      reason: 'invalid_image',
+      details: [{ field: 'body', message: `at most ${MAX_IMAGE_PIXELS / 1_000_000} megapixels` }],
+    });
   }
   // The header alone says little: a truncated or corrupt file would only fail at render time.
-  // Decode every pixel now and refuse it with the reason (docs/security.md).
-  try {
-    await sharp(body, { limitInputPixels: MAX_PIXELS, failOn: 'truncated' }).raw().toBuffer();
-  } catch {
-    // The decoder's own words name libraries and internals: the reason is said plainly.
+  // Read every byte of the image data now and refuse it with the reason (docs/security.md). It is
+  // shrunk as it streams, so the decode never holds the whole image; and it waits for one of the
+  // process's decode slots, or is refused with 429 when too many wait.
+  const decoded = await decodeSlots.run(
+    () =>
+      sharp(body, { limitInputPixels: MAX_IMAGE_PIXELS, failOn: 'truncated', sequentialRead: true })
+        .resize(256, 256, { fit: 'inside' })
+        .raw()
+        .toBuffer()
+        .then(
+          () => true,
+          () => false,
+        ),
+    { refuseWhenFull: true },
+  );
+  // The decoder's own words name libraries and internals: the reason is said plainly.
+  if (!decoded)
     throw notAnImage('The image cannot be decoded in full: it is truncated or corrupt. Export it again and upload the whole file.');
-  }
   return { format: meta.format!, extension, width: meta.width, height: meta.height };
 }
 

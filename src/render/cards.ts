@@ -1,4 +1,5 @@
 import { writeFile } from 'node:fs/promises';
+import { PRIVATE_FILE_MODE } from '../core/paths.js';
 import { join } from 'node:path';
 import sharp, { type OverlayOptions } from 'sharp';
 import type { PlacedImage } from './ffmpeg/plan.js';
@@ -662,14 +663,14 @@ export async function drawTimelineCards(
     signal?.throwIfAborted();
     const drawn = await drawCard(style, card.content, card.content.kind === 'contact' && card.content.logo ? logo : null);
     const file = join(dir, `card-${card.id}.png`);
-    await writeFile(file, drawn.buffer);
+    await writeFile(file, drawn.buffer, { mode: PRIVATE_FILE_MODE });
     cards.set(card.id, { file, x: drawn.x, y: drawn.y, width: drawn.width, height: drawn.height, rise: drawn.rise });
   }
   let brandBug: PlacedImage | null = null;
   if (timeline.brandBug !== null) {
     const drawn = await drawBrandBug(style, timeline.brandBug.agency, timeline.brandBug.logo ? logo : null);
     const file = join(dir, 'brand-bug.png');
-    await writeFile(file, drawn.buffer);
+    await writeFile(file, drawn.buffer, { mode: PRIVATE_FILE_MODE });
     brandBug = { file, x: drawn.x, y: drawn.y, width: drawn.width, height: drawn.height };
   }
   return { cards, brandBug };

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../core/paths.js';
 import { FONTS_DIR } from './package-files.js';
 
 /**
@@ -71,13 +72,14 @@ export function shippedFontsConfig(dir: string = FONTS_DIR): string {
   const known = written.get(dir);
   if (known !== undefined) return known;
   const configDir = join(tmpdir(), `immoreel-fontconfig-${process.getuid?.() ?? 'user'}`);
-  mkdirSync(configDir, { recursive: true });
+  mkdirSync(configDir, { recursive: true, mode: PRIVATE_DIR_MODE });
   const file = join(configDir, 'fonts.conf');
   const escapeXml = (value: string): string => value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   writeFileSync(
     file,
     `<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n` +
       `  <dir>${escapeXml(dir)}</dir>\n  <cachedir>${escapeXml(join(configDir, 'cache'))}</cachedir>\n${SCALE_BITMAP_FONTS}</fontconfig>\n`,
+    { mode: PRIVATE_FILE_MODE },
   );
   written.set(dir, file);
   return file;

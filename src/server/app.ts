@@ -53,6 +53,17 @@ function stampHeaders(requestId: string, reply: FastifyReply): void {
   reply.header('X-API-Version', API_VERSION);
 }
 
+/** An answer in the docs/api.md envelope written on the raw socket, which is then closed. */
+function endWithEnvelope(socket: Socket, status: string, problem: AppError, headers = ''): void {
+  const requestId = randomId('req', 20);
+  const body = JSON.stringify(envelope(problem, requestId));
+  socket.end(
+    `HTTP/1.1 ${status}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${headers}` +
+      `X-Request-Id: ${requestId}\r\nX-API-Version: ${API_VERSION}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
 /** A request so malformed that the HTTP parser gave up: answer the envelope on the raw socket. */
 function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
   if (!socket.writable) {
@@ -62,8 +73,6 @@ function clientErrorHandler(error: Error & { code?: string }, socket: Socket): v
   const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
   // The request (headers and body) did not arrive in time: a stalled peer holds nothing open.
   const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
-  const status = tooLarge ? 431 : timedOut ? 408 : 400;
-  const requestId = randomId('req', 20);
   const problem = new AppError(
     'BAD_REQUEST',
     tooLarge
@@ -73,12 +82,26 @@ function clientErrorHandler(error: Error & { code?: string }, socket: Socket): v
         : 'Malformed HTTP request.',
     { reason: tooLarge ? 'headers_too_large' : timedOut ? 'request_timeout' : 'malformed_http' },
   );
-  const body = JSON.stringify(envelope(problem, requestId));
-  socket.end(
-    `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : timedOut ? 'Request Timeout' : 'Bad Request'}\r\n` +
-      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `X-Request-Id: ${requestId}\r\nX-API-Version: ${API_VERSION}\r\nConnection: close\r\n\r\n${body}`,
+  endWithEnvelope(socket, tooLarge ? '431 Request Header Fields Too Large' : timedOut ? '408 Request Timeout' : '400 Bad Request', problem);
+}
+
+/**
+ * CONNECT never reaches fastify's routes: Node hands it to the server's `connect` listeners and,
+ * without one, drops the connection unanswered. This is an API, not a proxy: 405 in the envelope.
+ */
+function refuseConnect(socket: Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const problem = new AppError(
+    'METHOD_NOT_ALLOWED',
+    'CONNECT is not allowed: this server is an API, not a proxy. Send GET or POST to /api/v1/….',
+    {
+      reason: 'method_not_allowed',
+    },
   );
+  endWithEnvelope(socket, '405 Method Not Allowed', problem, 'Allow: GET, HEAD, POST\r\n');
 }
 
 /** Every group of routes of API v1; a new group is one more entry. */
@@ -184,6 +207,8 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
       requestTimeout: limits.requestTimeoutMs,
       headersTimeout: Math.min(limits.requestTimeoutMs, 60_000),
       connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(limits.requestTimeoutMs / 4))),
+      // Node would answer a request without Host with a bare 400: the onRequest hook below answers it in the envelope.
+      requireHostHeader: false,
     },
     // Our own onRequest check answers 503 with the envelope while closing (fastify's is a bare body).
     return503OnClosing: false,
@@ -211,8 +236,17 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
   app.addHook('preClose', async () => {
     closing = true;
   });
+  app.server.on('connect', (_request, socket: Socket) => refuseConnect(socket));
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     stampHeaders(request.id, reply);
+    // HTTP/1.1 requires Host (RFC 9112 §3.2); HTTP/1.0 may omit it.
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      reply.header('Connection', 'close');
+      throw new AppError('BAD_REQUEST', 'The request has no Host header: HTTP/1.1 requires one (e.g. Host: api.example.com).', {
+        reason: 'malformed_http',
+        details: [{ field: 'Host', message: 'missing' }],
+      });
+    }
     if (closing) {
       reply.header('Connection', 'close');
       throw new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down: retry in a few seconds.', {

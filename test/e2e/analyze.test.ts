@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnalyzeResponse, Property } from '../../src/core/types.js';
 import { REPO_ROOT, runCli } from '../helpers/cli.js';
 import { PROPERTY_FIELDS } from '../helpers/property-fixtures.js';
+import { readBatchCsv } from '../../src/jobs/batch.js';
 
 /**
  * `immoreel analyze` as a user runs it: the built CLI (npm test builds first) on the bundled demo
@@ -257,5 +258,33 @@ describe('immoreel analyze --csv (batch)', () => {
       expect(byId.get(bad)?.ok).toBe('false');
     }
     expect(byId.get('tanger-ar')?.primary_audience).toBe('investor');
+  });
+
+  it('writes ids and titles that look like formulas as text in results.csv and the failed rows (docs/security.md, "CSV files")', async () => {
+    const hostile = join(dir, 'hostile.csv');
+    const cmd = `=cmd|' /C calc'!A0`;
+    const hyperlink = '=HYPERLINK("http://evil.example/","Cliquez")';
+    await writeFile(
+      hostile,
+      stringify(
+        [
+          { id: cmd, description: '' },
+          { id: '@SUM(1)', description: `${hyperlink} Appartement à vendre à Gauthier, Casablanca : 85 m², 2 chambres. Prix 1 450 000 DH` },
+        ],
+        { header: true },
+      ),
+    );
+    const out = join(dir, 'hostile-results.csv');
+    const result = await runCli(['analyze', '--csv', hostile, '--out', out]);
+    expect(result.code, result.stderr).toBe(3);
+    // As a spreadsheet reads them: no cell starts with = + - @ (a plain negative number aside).
+    const results = parse(await readFile(out, 'utf8')) as string[][];
+    const failed = parse(await readFile(join(dir, 'hostile.failed.csv'), 'utf8')) as string[][];
+    for (const cell of [...results.flat(), ...failed.flat()]) if (!/^-\d+(\.\d+)?$/.test(cell)) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
+    expect(results.map((row) => row[0])).toEqual(['id', `'${cmd}`, "'@SUM(1)"]);
+    expect(results[2]?.[2]).toMatch(/^'=HYPERLINK\(/);
+    expect(failed[1]?.[0]).toBe(`'${cmd}`);
+    // Fed back in, the failed rows are the rows the user wrote.
+    expect((await readBatchCsv(join(dir, 'hostile.failed.csv'))).rows.map((row) => row.id)).toEqual([cmd]);
   });
 });

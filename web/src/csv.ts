@@ -1,4 +1,5 @@
 import { parse } from 'csv-parse/browser/esm/sync';
+import { csvRecordLine } from '../../src/core/csv-cells.js';
 import { decodeText } from '../../src/core/text.js';
 import { batchCsvOptions, detectDelimiter } from '../../src/jobs/batch-row.js';
 
@@ -24,10 +25,7 @@ export function csvRecords(text: string): { columns: string[]; records: Record<s
   return { columns, records };
 }
 
-function quote(value: string): string {
-  return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
-}
-
+/** The CLI's own CSV writer, formula-like cells neutralised (docs/security.md, "CSV files"). */
 export function toCsv(columns: string[], records: Record<string, string>[]): string {
-  return [columns, ...records.map((r) => columns.map((c) => r[c] ?? ''))].map((cells) => cells.map(quote).join(',')).join('\r\n') + '\r\n';
+  return [columns, ...records.map((r) => columns.map((c) => r[c] ?? ''))].map((cells) => csvRecordLine(cells, '\r\n')).join('');
 }

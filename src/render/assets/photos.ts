@@ -9,7 +9,9 @@ import type { Warning } from '../../core/types.js';
 import type { FetchPort } from '../../net/fetch.js';
 import type { LogoImage } from '../cards.js';
 import type { Shot } from '../storyboard.js';
-import { IMAGE_FORMAT_NAMES } from '../../core/images.js';
+import { IMAGE_FORMAT_NAMES, MAX_IMAGE_PIXELS } from '../../core/images.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../core/paths.js';
+import { decodeSlots } from '../decode-slots.js';
 
 /**
  * Photos and logo (docs/rendering.md): downloaded or read, decoded in full by sharp
@@ -44,9 +46,9 @@ export const MASTER_SIDE = 2048;
 export const MIN_PHOTO_SIDE = 200;
 /** Below this short side a photo is used, but will look soft: warned. */
 export const SOFT_PHOTO_SIDE = 480;
-/** Largest photo accepted, in bytes and in pixels (decompression bombs). */
+/** Largest photo accepted, in bytes and in pixels (decompression bombs; docs/security.md, "Bounded image decodes"). */
 export const MAX_PHOTO_BYTES = 25 * 1024 * 1024;
-export const MAX_PHOTO_PIXELS = 120_000_000;
+export const MAX_PHOTO_PIXELS = MAX_IMAGE_PIXELS;
 const CACHE_VERSION = 'v2';
 
 /** A short, safe name for a photo reference in messages. */
@@ -64,9 +66,10 @@ export function describeRef(ref: string): string {
   return basename(ref);
 }
 
+/** Cached photos are the tenants' photos: private like the rest of the data directory (docs/security.md, "Local data"). */
 async function writeAtomic(file: string, data: Buffer | string): Promise<void> {
   const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  await writeFile(temp, data);
+  await writeFile(temp, data, { mode: PRIVATE_FILE_MODE });
   await rename(temp, file);
 }
 
@@ -103,7 +106,7 @@ function explainDecodeError(error: unknown): string {
   if (/unsupported image format|bad seek|Input buffer/i.test(message)) return `it is not a ${IMAGE_FORMAT_NAMES} image`;
   if (/premature end|truncated|corrupt|unexpected end|VipsJpeg|read error|Invalid/i.test(message))
     return 'the file is truncated or corrupt';
-  if (/pixel limit/i.test(message)) return `it has more than ${MAX_PHOTO_PIXELS / 1e6} million pixels`;
+  if (/pixel limit/i.test(message)) return `it has more than ${MAX_PHOTO_PIXELS / 1e6} megapixels, the most accepted: export it smaller`;
   return message.split('\n')[0]?.slice(0, 160) ?? 'it could not be decoded';
 }
 
@@ -117,17 +120,20 @@ export async function normalizePhoto(bytes: Buffer, name: string, cacheDir: stri
     const meta = JSON.parse(await readFile(metaFile, 'utf8')) as { width: number; height: number };
     return { hash, file, width: meta.width, height: meta.height, name };
   }
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   let output: { data: Buffer; info: sharp.OutputInfo };
   try {
-    // failOn 'truncated': a cut-off JPEG is an error here, not a green band in the video.
-    output = await sharp(bytes, { failOn: 'truncated', limitInputPixels: MAX_PHOTO_PIXELS, sequentialRead: true })
-      .rotate()
-      .resize({ width: MASTER_SIDE, height: MASTER_SIDE, fit: 'inside', withoutEnlargement: true })
-      .toColourspace('srgb')
-      .flatten({ background: '#000000' })
-      .jpeg({ quality: 90 })
-      .toBuffer({ resolveWithObject: true });
+    // failOn 'truncated': a cut-off JPEG is an error here, not a green band in the video. One of
+    // the process's decode slots, waited for (docs/security.md, "Bounded image decodes").
+    output = await decodeSlots.run(() =>
+      sharp(bytes, { failOn: 'truncated', limitInputPixels: MAX_PHOTO_PIXELS, sequentialRead: true })
+        .rotate()
+        .resize({ width: MASTER_SIDE, height: MASTER_SIDE, fit: 'inside', withoutEnlargement: true })
+        .toColourspace('srgb')
+        .flatten({ background: '#000000' })
+        .jpeg({ quality: 90 })
+        .toBuffer({ resolveWithObject: true }),
+    );
   } catch (error) {
     throw new PhotoError(explainDecodeError(error));
   }
@@ -265,7 +271,7 @@ function noUsablePhoto(
   if (dropped.length > 0 && dropped.every((d) => d.network)) {
     return new AppError(
       'UPSTREAM_ERROR',
-      `${count === 1 ? 'The photo' : `None of the ${count} photos`} could be downloaded: ${why}. Check the internet connection (or that the photo host is up), then render again.`,
+      `${count === 1 ? 'The photo could not be downloaded' : `None of the ${count} photos could be downloaded`}: ${why}. Check the internet connection (or that the photo host is up), then render again.`,
       { reason: 'photos_unreachable', details, warnings },
     );
   }
@@ -296,7 +302,7 @@ export async function prepareShotSource(photo: MasterPhoto, shot: Shot, cacheDir
   const dir = join(cacheDir, 'shots');
   const file = join(dir, `${key}.jpg`);
   if (await exists(file)) return file;
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   let image: sharp.Sharp;
   if (fit === 'contain_blur') {
     const background = await sharp(photo.file)
@@ -331,14 +337,16 @@ export async function prepareLogo(ref: string, ctx: AssetContext): Promise<LogoI
   const dir = join(ctx.cacheDir, 'logos');
   const file = join(dir, `${hash}-${CACHE_VERSION}.png`);
   if (!(await exists(file))) {
-    await mkdir(dir, { recursive: true });
+    await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
     let data: Buffer;
     try {
-      data = await sharp(bytes, { failOn: 'truncated', limitInputPixels: MAX_PHOTO_PIXELS })
-        .rotate()
-        .resize({ width: 240, height: 96, fit: 'inside', withoutEnlargement: false })
-        .png()
-        .toBuffer();
+      data = await decodeSlots.run(() =>
+        sharp(bytes, { failOn: 'truncated', limitInputPixels: MAX_PHOTO_PIXELS })
+          .rotate()
+          .resize({ width: 240, height: 96, fit: 'inside', withoutEnlargement: false })
+          .png()
+          .toBuffer(),
+      );
     } catch (error) {
       throw new PhotoError(explainDecodeError(error));
     }

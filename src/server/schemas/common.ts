@@ -47,7 +47,7 @@ export const ErrorEnvelopeSchema: JsonSchema = {
             'invalid_request, invalid_json, invalid_field, invalid_job_id, invalid_content_length, invalid_image, invalid_webhook_url, unsupported_media_type, unsupported_url, ' +
             'body_too_large, too_large, bad_url, bad_request, idempotency_key_reused, unknown_asset, range_not_satisfiable, ' +
             'missing_key, malformed_header, invalid_key, billing_scope, other_tenant, route_not_permitted, monthly_quota, ' +
-            'analyze_rate, render_rate, job_reads_rate, account_rate, concurrent_renders, queued_jobs, ' +
+            'analyze_rate, render_rate, job_reads_rate, account_rate, concurrent_renders, queued_jobs, decode_queue_full, ' +
             'unknown_job, video_not_ready, no_video, unknown_route, method_not_allowed, endpoint_retired, ' +
             'listing_removed, unrecognisable_text, forbidden_address, too_many_redirects, shutting_down, store_unavailable, database_unavailable, storage_unavailable, not_ready.',
         },

@@ -65,6 +65,14 @@ describe('photos left out', () => {
     expect(error.warnings.filter((w) => w.code === 'PHOTO_DROPPED')).toHaveLength(3);
   }, 60_000);
 
+  it('says the one photo could not be downloaded', async () => {
+    const error = await failure(
+      loadPhotos(unreachable(1), { cacheDir: join(dir, 'cache'), allowLocalFiles: true, fetch: openFetch }, () => {}),
+    );
+    expect(error.code).toBe('UPSTREAM_ERROR');
+    expect(error.message).toMatch(/^The photo could not be downloaded: 127\.0\.0\.1:\d+\/…\/photo-1\.jpg: Could not reach/);
+  }, 60_000);
+
   it('names each reason when photos fail for different causes', async () => {
     const error = await failure(
       loadPhotos(

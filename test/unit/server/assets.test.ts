@@ -2,6 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
 import { purgeExpiredAssets, resolveAsset } from '../../../src/records/assets.js';
+import { decodeSlots, onDecodeRefused } from '../../../src/render/decode-slots.js';
+import { zeroPng } from '../../../scripts/crafted-images.js';
 import { makeHarness, type Harness } from '../../helpers/server-harness.js';
 
 let h: Harness;
@@ -17,6 +19,56 @@ interface AssetAnswer {
 }
 
 describe('POST /api/v1/assets', () => {
+  it('refuses an image over the pixel cap from its header, naming its size and the cap', async () => {
+    h = await makeHarness();
+    const { auth } = h.key();
+    // 7072 × 7072 = 50.01 megapixels, 52 KB of deflated zeros (docs/security.md, "Bounded image decodes").
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/assets',
+      headers: { ...auth, 'content-type': 'image/png' },
+      payload: zeroPng(7072),
+    });
+    expect(res.statusCode).toBe(400);
+    const { error } = JSON.parse(res.body) as { error: { reason: string; message: string } };
+    expect(error.reason).toBe('invalid_image');
+    expect(error.message).toMatch(/^The image is 7072 × 7072 pixels \(50 megapixels\): at most 50 megapixels are accepted/);
+  });
+
+  it('answers 429 decode_queue_full with Retry-After and the envelope while every decode slot and the queue are taken', async () => {
+    h = await makeHarness();
+    const { auth } = h.key();
+    const refused: string[] = [];
+    const stop = onDecodeRefused((reason) => refused.push(reason));
+    let open = (): void => {};
+    const held = new Promise<void>((resolve) => (open = resolve));
+    // Two decodes running and four uploads waiting, as ten parallel uploads of a large image would leave them.
+    const busy = Array.from({ length: 6 }, () => decodeSlots.run(() => held, { refuseWhenFull: true }));
+    try {
+      const res = await h.app.inject({
+        method: 'POST',
+        url: '/api/v1/assets',
+        headers: { ...auth, 'content-type': 'image/png' },
+        payload: await png(),
+      });
+      expect(res.statusCode).toBe(429);
+      expect(res.headers['retry-after']).toBe('2');
+      expect(JSON.parse(res.body)).toMatchObject({ ok: false, error: { code: 'RATE_LIMIT_EXCEEDED', reason: 'decode_queue_full' } });
+      expect(refused).toEqual(['decode_queue_full']);
+    } finally {
+      open();
+      await Promise.all(busy);
+      stop();
+    }
+    const again = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/assets',
+      headers: { ...auth, 'content-type': 'image/png' },
+      payload: await png(),
+    });
+    expect(again.statusCode).toBe(201);
+  });
+
   it('forgets an asset after 24 h: housekeeping removes its row and its bytes', async () => {
     let clock = Date.now();
     h = await makeHarness({ now: () => clock });

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resolveAsset } from '../../../src/records/assets.js';
+import { normalizePhoto, prepareLogo, prepareShotSource } from '../../../src/render/assets/photos.js';
+import type { Shot } from '../../../src/render/storyboard.js';
 import { openServerStore } from '../../../src/records/sqlite/server-records.js';
 import { makeHarness, type Harness } from '../../helpers/server-harness.js';
 
@@ -59,6 +61,32 @@ describe('data directory permissions', () => {
     expect(modeOf(join(h.dataDir, 'assets'))).toBe(0o700);
     const assetId = (JSON.parse(upload.body) as { asset: { asset_id: string } }).asset.asset_id;
     expect(modeOf(await resolveAsset(h, 'acme', assetId, h.dataDir))).toBe(0o600);
+  });
+
+  it("keeps a render's photo cache private: cache/render/{photos,shots,logos} 0700, their files 0600", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'immoreel-perm-'));
+    try {
+      const cacheDir = join(dataDir, 'cache', 'render');
+      const bytes = await sharp({ create: { width: 320, height: 240, channels: 3, background: '#336699' } })
+        .jpeg()
+        .toBuffer();
+      const master = await normalizePhoto(bytes, 'a.jpg', cacheDir);
+      const shot = { source: { width: 160, height: 90, fit: 'cover' }, look: 'plain' } as unknown as Shot;
+      const still = await prepareShotSource(master, shot, cacheDir);
+      const logoFile = join(dataDir, 'logo.png');
+      await sharp({ create: { width: 50, height: 50, channels: 4, background: '#ffffff' } }).toFile(logoFile);
+      await prepareLogo(logoFile, { cacheDir, allowLocalFiles: true, fetch: () => Promise.reject(new Error('no network here')) });
+      for (const dir of ['photos', 'shots', 'logos']) {
+        expect(modeOf(join(cacheDir, dir)), dir).toBe(0o700);
+        const files = readdirSync(join(cacheDir, dir));
+        expect(files.length, dir).toBeGreaterThan(0);
+        for (const file of files) expect(modeOf(join(cacheDir, dir, file)), `${dir}/${file}`).toBe(0o600);
+      }
+      expect(modeOf(master.file)).toBe(0o600);
+      expect(modeOf(still)).toBe(0o600);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('tightens files a render left with the default umask inside a private data directory, without a notice', async () => {
