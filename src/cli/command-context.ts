@@ -41,9 +41,11 @@ export interface CommandContext {
   /**
    * With `--database-url` or `--storage-url`: both stores opened, checked and migrated (a bad
    * configuration stops the command here, before anything starts, with its exit code); null for
-   * the embedded default, which the commands open as they always did.
+   * the embedded default, which the commands open as they always did. A database or storage not
+   * reachable yet is waited for, up to `--startup-wait` (docs/operations.md "Start-up"), each
+   * wait announced through `note` (default: a warning on stderr).
    */
-  openConfiguredBackends(): Promise<Backends | null>;
+  openConfiguredBackends(options?: { note?: (message: string) => void }): Promise<Backends | null>;
   /** The job records and video store the job layer is given: the configured ones, or the data directory's. */
   openJobStores(): Promise<JobStores>;
 }
@@ -73,7 +75,7 @@ function refuseBackendFlagsInRemoteMode(config: Config): void {
 }
 
 export function contextFor(command: Command): CommandContext {
-  const globals = command.optsWithGlobals<GlobalOptions & { allowLoopbackFetch?: boolean }>();
+  const globals = command.optsWithGlobals<GlobalOptions & { allowLoopbackFetch?: boolean; startupWait?: string }>();
   const environment = environmentOf(command);
   if (environment === null) throw new AppError('INTERNAL_SERVER_ERROR', 'The command was run without its environment (see ./run.ts main).');
   const config = loadConfig({ env: environment, flags: globals });
@@ -107,11 +109,12 @@ export function contextFor(command: Command): CommandContext {
       return openService(config, { ...options, warn: (message) => output.warn(message) });
     },
     backendOptions,
-    async openConfiguredBackends() {
+    async openConfiguredBackends({ note = (message: string) => output.warn(message) } = {}) {
       const options = backendOptions();
       if (options.databaseUrl === undefined && options.storageUrl === undefined) return null;
       const { openBackends } = await import('../records/backends.js');
-      return openBackends(options);
+      const { waitForBackends } = await import('../records/startup-wait.js');
+      return waitForBackends(() => openBackends(options), { budgetMs: config.startupWaitSeconds * 1000, note });
     },
     async openJobStores() {
       const { openJobStores } = await import('../records/job-backends.js');

@@ -88,7 +88,10 @@ export async function serve(flags: ServeFlags, command: Command): Promise<void> 
   const { startServer } = await import('../../server/start.js');
   const { config } = ctx;
   const { databaseUrl, storageUrl } = ctx.backendOptions();
-  const backends = await ctx.openConfiguredBackends();
+  // The server's logger does not exist yet: a start-up wait is logged as one of its JSON lines (level warn).
+  const backends = await ctx.openConfiguredBackends({
+    note: (msg) => process.stderr.write(`${JSON.stringify({ level: 40, time: Date.now(), event: 'startup_wait', msg })}\n`),
+  });
   const opened = backends === null ? {} : { records: backends.records, blobs: backends.blobs };
   const server = await startServer({
     ...{ databaseUrl, storageUrl, ...opened },

@@ -36,6 +36,10 @@ export function serveCommand(): Command {
         '--cors-origin <origin...>',
         'let browser pages of these origins call the API (e.g. https://crm.example.com; * = any). Default: no CORS',
       )
+      .option(
+        '--startup-wait <seconds>',
+        'wait this long for a database or storage not reachable yet, retrying with backoff (default 120, 0 = fail at once; env: IMMOREEL_STARTUP_WAIT_SECONDS)',
+      )
       .option('--drain-ms <ms>', 'on shutdown, how long running renders may finish before being re-queued', '25000')
       .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug']).default('info'))
       // Test and benchmark knobs: documented in docs/api.md, kept out of the everyday help.

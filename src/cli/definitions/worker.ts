@@ -17,6 +17,10 @@ export function workerCommand(): Command {
     )
     .option('--until-idle', 'exit once nothing is queued and nothing runs here')
     .option('--concurrency <n>', `renders at once (1–30; default here: ${defaultConcurrency()}, two per CPU core as memory allows)`)
+    .option(
+      '--startup-wait <seconds>',
+      'wait this long for a database or storage not reachable yet, retrying with backoff (default 120, 0 = fail at once; env: IMMOREEL_STARTUP_WAIT_SECONDS)',
+    )
     .addOption(
       new Option('--allow-loopback-fetch', 'let API jobs fetch from 127.0.0.1/::1 (tests with local fixture servers only)').hideHelp(),
     )
