@@ -1,8 +1,10 @@
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { Environment } from '../config/environment.js';
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/config-schema.js';
 import { AppError, badRequest } from '../core/errors.js';
+import { redactSecrets } from '../core/redact.js';
 import type { Service } from '../core/service.js';
 import type { Backends } from '../records/backends.js';
 import type { JobStores } from '../records/job-backends.js';
@@ -48,6 +50,12 @@ export interface CommandContext {
   openConfiguredBackends(options?: { note?: (message: string) => void }): Promise<Backends | null>;
   /** The job records and video store the job layer is given: the configured ones, or the data directory's. */
   openJobStores(): Promise<JobStores>;
+  /**
+   * The records a local command changes, as `records: SQLite …/immoreel.db` or `records:
+   * PostgreSQL postgres://user:***@host/db`: every command that changes or deletes data names the
+   * store it acts on (docs/cli.md "Database and storage"), so a forgotten variable is noticed.
+   */
+  recordsLabel(): string;
 }
 
 export interface BackendSelection {
@@ -115,6 +123,12 @@ export function contextFor(command: Command): CommandContext {
       const { openBackends } = await import('../records/backends.js');
       const { waitForBackends } = await import('../records/startup-wait.js');
       return waitForBackends(() => openBackends(options), { budgetMs: config.startupWaitSeconds * 1000, note });
+    },
+    recordsLabel() {
+      const { dataDir, databaseUrl } = backendOptions();
+      return databaseUrl === undefined
+        ? `records: SQLite ${join(dataDir, 'immoreel.db')}`
+        : `records: PostgreSQL ${redactSecrets(databaseUrl)}`;
     },
     async openJobStores() {
       const { openJobStores } = await import('../records/job-backends.js');
