@@ -8,12 +8,15 @@ Examples:
   $ immoreel worker --until-idle --quiet  # cron: render what is queued, then exit
   $ immoreel worker --concurrency 2
   $ IMMOREEL_DATABASE_URL=postgres://… IMMOREEL_STORAGE_URL=s3://videos/prod immoreel worker
-                                          # one of several render machines (docs/scaling.md)`;
+                                          # one of several render machines (docs/scaling.md)
+
+A database or storage not reachable yet is waited for (--startup-wait); a systemd unit
+with Restart=on-failure is in docs/operations.md.`;
 
 export function workerCommand(): Command {
   return new Command('worker')
     .description(
-      'Render queued jobs in the foreground (for cron or a service manager): those of the data directory, or of the shared database with --database-url.',
+      'Render queued jobs in the foreground (for a service manager or cron): those of the data directory, or with --database-url and --storage-url those of the shared PostgreSQL queue, videos uploaded to the shared storage (the data directory is then only scratch space).',
     )
     .option('--until-idle', 'exit once nothing is queued and nothing runs here')
     .option('--concurrency <n>', `renders at once (1–30; default here: ${defaultConcurrency()}, two per CPU core as memory allows)`)
