@@ -1,8 +1,10 @@
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { Environment } from '../config/environment.js';
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/config-schema.js';
 import { AppError, badRequest } from '../core/errors.js';
+import { redactSecrets } from '../core/redact.js';
 import type { Service } from '../core/service.js';
 import type { Backends } from '../records/backends.js';
 import type { JobStores } from '../records/job-backends.js';
@@ -41,11 +43,19 @@ export interface CommandContext {
   /**
    * With `--database-url` or `--storage-url`: both stores opened, checked and migrated (a bad
    * configuration stops the command here, before anything starts, with its exit code); null for
-   * the embedded default, which the commands open as they always did.
+   * the embedded default, which the commands open as they always did. A database or storage not
+   * reachable yet is waited for, up to `--startup-wait` (docs/operations.md "Start-up"), each
+   * wait announced through `note` (default: a warning on stderr).
    */
-  openConfiguredBackends(): Promise<Backends | null>;
+  openConfiguredBackends(options?: { note?: (message: string) => void }): Promise<Backends | null>;
   /** The job records and video store the job layer is given: the configured ones, or the data directory's. */
   openJobStores(): Promise<JobStores>;
+  /**
+   * The records a local command changes, as `records: SQLite …/immoreel.db` or `records:
+   * PostgreSQL postgres://user:***@host/db`: every command that changes or deletes data names the
+   * store it acts on (docs/cli.md "Database and storage"), so a forgotten variable is noticed.
+   */
+  recordsLabel(): string;
 }
 
 export interface BackendSelection {
@@ -73,7 +83,9 @@ function refuseBackendFlagsInRemoteMode(config: Config): void {
 }
 
 export function contextFor(command: Command): CommandContext {
-  const globals = command.optsWithGlobals<GlobalOptions & { allowLoopbackFetch?: boolean; metricsPort?: string; metricsHost?: string }>();
+  const globals = command.optsWithGlobals<
+    GlobalOptions & { allowLoopbackFetch?: boolean; metricsPort?: string; metricsHost?: string; startupWait?: string }
+  >();
   const environment = environmentOf(command);
   if (environment === null) throw new AppError('INTERNAL_SERVER_ERROR', 'The command was run without its environment (see ./run.ts main).');
   const config = loadConfig({ env: environment, flags: globals });
@@ -107,11 +119,18 @@ export function contextFor(command: Command): CommandContext {
       return openService(config, { ...options, warn: (message) => output.warn(message) });
     },
     backendOptions,
-    async openConfiguredBackends() {
+    async openConfiguredBackends({ note = (message: string) => output.warn(message) } = {}) {
       const options = backendOptions();
       if (options.databaseUrl === undefined && options.storageUrl === undefined) return null;
       const { openBackends } = await import('../records/backends.js');
-      return openBackends(options);
+      const { waitForBackends } = await import('../records/startup-wait.js');
+      return waitForBackends(() => openBackends(options), { budgetMs: config.startupWaitSeconds * 1000, note });
+    },
+    recordsLabel() {
+      const { dataDir, databaseUrl } = backendOptions();
+      return databaseUrl === undefined
+        ? `records: SQLite ${join(dataDir, 'immoreel.db')}`
+        : `records: PostgreSQL ${redactSecrets(databaseUrl)}`;
     },
     async openJobStores() {
       const { openJobStores } = await import('../records/job-backends.js');

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppError, badRequest, isAppError } from '../core/errors.js';
 import { redactSecrets } from '../core/redact.js';
+import { RemoteError } from '../client/errors.js';
 
 /*
  * What the CLI makes of anything thrown (docs/cli.md, "Errors"): our own errors pass through; a
@@ -62,7 +63,8 @@ async function saveTrace(error: unknown): Promise<string | null> {
 /** Anything thrown by a command, as the one AppError the CLI reports. */
 export async function cliError(error: unknown): Promise<AppError> {
   if (isAppError(error)) {
-    if (error.code !== 'INTERNAL_SERVER_ERROR') return error;
+    // A server's own 500 (remote mode) is reported as the server said it, with its request id: not a bug here.
+    if (error.code !== 'INTERNAL_SERVER_ERROR' || error instanceof RemoteError) return error;
     const mapped = fsError(error.cause);
     if (mapped !== null) return mapped;
     return unexpected(error.cause ?? error);

@@ -39,7 +39,7 @@ export function buildProgram(): Command {
     // (docs/configuration.md): commander sees only what was typed, so a flag wins over its variable.
     .option('--profile <name>', 'use a saved remote server profile (env: IMMOREEL_PROFILE)')
     .option('--base-url <url>', 'run against an immoreel server (remote mode) (env: IMMOREEL_BASE_URL)')
-    .option('--data-dir <dir>', 'local data directory (jobs, cache) (env: IMMOREEL_DATA_DIR)')
+    .option('--data-dir <dir>', 'data directory: jobs and cache, or only scratch space with --database-url (env: IMMOREEL_DATA_DIR)')
     .option(
       '--database-url <url>',
       'records in PostgreSQL (postgres://USER:PASSWORD@HOST/DB) instead of the data directory (env: IMMOREEL_DATABASE_URL)',

@@ -204,14 +204,15 @@ export function networkFailure(error: unknown): NetworkFailure | null {
   return { code, text: /CERT|TLS|SSL/i.test(code) ? `TLS error: ${message}` : message, transient: false };
 }
 
-export function unreachable(baseUrl: string, failure: NetworkFailure, timeoutMs?: number): RemoteError {
+/** The server could not be reached (exit 6); `suffix` may say how long it was waited for. */
+export function unreachable(baseUrl: string, failure: NetworkFailure, timeoutMs?: number, suffix = ''): RemoteError {
   const detail =
     failure.code === 'UND_ERR_HEADERS_TIMEOUT' && timeoutMs !== undefined
       ? `no answer within ${Number((timeoutMs / 1000).toFixed(1))} s`
       : failure.text;
   return new RemoteError(
     'SERVICE_UNAVAILABLE',
-    `Cannot reach the immoreel server at ${baseUrl} (${detail}). Check that it is running and that --base-url or the profile's URL is right.`,
+    `Cannot reach the immoreel server at ${baseUrl} (${detail}). Check that it is running and that --base-url or the profile's URL is right.${suffix}`,
     {
       reason: 'unreachable',
     },

@@ -14,6 +14,10 @@ import { RatePacer } from './pacing.js';
  * - Retries: a request that is safe to repeat (GET, or POST with an Idempotency-Key, or one whose
  *   repetition is harmless) is retried after a network error or a transient 5xx, 3 times, with
  *   exponential backoff and jitter (0.5 s, 1 s, 2 s…), or after the server's Retry-After.
+ * - Outages (docs/remote.md "Outages"): a server that answers 502/503/504 or cannot be connected
+ *   to is waited for instead, for up to `outageWaitMs` in all (IMMOREEL_REMOTE_WAIT_SECONDS),
+ *   with the same backoff, never sooner than its Retry-After; each wait is one warning line.
+ *   A refused connection is retried for any request: nothing reached the server.
  * - 429: always retried after Retry-After (never sooner), for any method — the server did not
  *   process a refused request. Up to 10 times, and not when the server asks for more than 120 s
  *   (then the 429 is reported: exit 5).
@@ -39,6 +43,8 @@ export interface HttpClientOptions {
   maxRateWaitS?: number;
   /** How many 429s in a row a request survives (default 10). */
   maxRateRetries?: number;
+  /** How long one request waits out a server that is down or answers 502/503/504 (default 120 s; 0 = no wait). */
+  outageWaitMs?: number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
@@ -126,6 +132,56 @@ class Refusal extends Error {
   }
 }
 
+/** Network failures that mean the server is not there for now (down, restarting, between deploys). */
+const DOWN_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'ECONNABORTED',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
+
+/** What the server says is unavailable, by the reason of its 503 (docs/operations.md "Outages"). */
+const OUTAGE_WORDS: Record<string, string> = {
+  database_unavailable: 'its database is unavailable',
+  storage_unavailable: 'its file storage is unavailable',
+  shutting_down: 'it is restarting',
+  not_ready: 'it is not ready',
+};
+
+/**
+ * An outage worth waiting out, in a few words for the wait line; null for any other failure. Only
+ * a refused connection is waited for on a request that is not safe to repeat: it never reached
+ * the server, whereas a 503 or a reset might follow work the server did.
+ */
+function outageOf(error: unknown, repeatable: boolean): string | null {
+  if (error instanceof Refusal) {
+    if (!repeatable || ![502, 503, 504].includes(error.status)) return null;
+    if (error.status === 502 && error.mapped.reason !== 'unexpected_answer') return null;
+    return OUTAGE_WORDS[error.mapped.reason ?? ''] ?? `HTTP ${error.status}`;
+  }
+  const failure = networkFailure(error);
+  if (failure === null || !DOWN_CODES.has(failure.code)) return null;
+  if (!repeatable && failure.code !== 'ECONNREFUSED') return null;
+  return failure.text;
+}
+
+/** Seconds for a wait line: a delay to the nearest second (tenths under one), time waited rounded down. */
+function wholeSeconds(ms: number, round: 'nearest' | 'down' = 'nearest'): string {
+  if (round === 'down') return String(Math.floor(ms / 1000));
+  return ms < 950 ? Math.max(0.1, ms / 1000).toFixed(1) : String(Math.round(ms / 1000));
+}
+
+/** The end of a give-up message: how long was waited, and the setting that bounds it. */
+function outageEnd(waitedMs: number, budgetMs: number): string {
+  return ` Gave up after waiting ${wholeSeconds(waitedMs, 'down')} s (IMMOREEL_REMOTE_WAIT_SECONDS=${Math.round(budgetMs / 1000)}).`;
+}
+
 /** The one-line warning for a deprecated route, or null when the answer carries no such header. */
 export function deprecationWarning(route: string, headers: HeaderMap, now: number = Date.now()): string | null {
   const deprecation = headers.deprecation;
@@ -150,7 +206,10 @@ export class HttpClient {
   private readonly warned = new Set<string>();
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   private readonly options: Required<
-    Pick<HttpClientOptions, 'requestTimeoutMs' | 'bodyTimeoutMs' | 'retries' | 'backoffMs' | 'maxRateWaitS' | 'maxRateRetries'>
+    Pick<
+      HttpClientOptions,
+      'requestTimeoutMs' | 'bodyTimeoutMs' | 'retries' | 'backoffMs' | 'maxRateWaitS' | 'maxRateRetries' | 'outageWaitMs'
+    >
   >;
 
   constructor(options: HttpClientOptions) {
@@ -166,6 +225,7 @@ export class HttpClient {
       backoffMs: options.backoffMs ?? 500,
       maxRateWaitS: options.maxRateWaitS ?? 120,
       maxRateRetries: options.maxRateRetries ?? 10,
+      outageWaitMs: options.outageWaitMs ?? 120_000,
     };
     this.agent = new Agent({
       connect: { timeout: options.connectTimeoutMs ?? 10_000 },
@@ -224,6 +284,11 @@ export class HttpClient {
     const timeoutMs = spec.timeoutMs ?? this.options.requestTimeoutMs;
     let failures = 0;
     let refusals = 0;
+    /** Retries spent on failures that are not outages (bounded by `retries`). */
+    let otherFailures = 0;
+    /** When this request first met the outage it is waiting out; whether it gave up on it. */
+    let outageSince: number | null = null;
+    let outageGaveUp = false;
     const attempt = async (): Promise<StreamAnswer> => {
       const ticket = await this.pacer.acquire(spec.route, spec.signal);
       let response;
@@ -287,20 +352,52 @@ export class HttpClient {
             refusals += 1;
             return Math.max(0, waitS * 1000);
           }
-          if (!spec.retryable || failures >= retries) return null;
+          const outage = outageOf(error, spec.retryable);
+          if (outage !== null) {
+            const now = Date.now();
+            outageSince ??= now;
+            const waited = now - outageSince;
+            const budget = this.options.outageWaitMs;
+            const asked = error instanceof Refusal && error.retryAfterS !== undefined ? error.retryAfterS * 1000 : 0;
+            // A little jitter over the server's Retry-After too: clients turned away together do not return together.
+            const delay = Math.max(asked * (1 + Math.random() * 0.2), this.backoff(failures + 1));
+            if (waited + delay > budget) {
+              outageGaveUp = budget > 0;
+              return null;
+            }
+            failures += 1;
+            this.warn(
+              `the immoreel server at ${this.baseUrl} is unavailable (${outage}); retrying in ${wholeSeconds(delay)} s (waited ${wholeSeconds(waited, 'down')} s of ${wholeSeconds(budget)} s)`,
+            );
+            return delay;
+          }
+          if (!spec.retryable || otherFailures >= retries) return null;
           if (error instanceof Refusal) {
             if (!error.transient) return null;
             failures += 1;
+            otherFailures += 1;
             const serverWait = error.retryAfterS !== undefined && error.retryAfterS <= 60 ? error.retryAfterS * 1000 : 0;
             return Math.max(serverWait, this.backoff(failures));
           }
           if (networkFailure(error)?.transient !== true) return null;
           failures += 1;
+          otherFailures += 1;
           return this.backoff(failures);
         },
       });
     } catch (error) {
+      const gaveUp = outageGaveUp && outageSince !== null ? outageEnd(Date.now() - outageSince, this.options.outageWaitMs) : '';
       if (error instanceof Refusal) {
+        if (error.status !== 429 && gaveUp !== '') {
+          const refused = error.mapped;
+          throw new RemoteError('SERVICE_UNAVAILABLE', `${refused.message}${gaveUp}`, {
+            reason: refused.reason,
+            details: refused.details,
+            requestId: refused.requestId,
+            status: error.status,
+            retryAfterS: error.retryAfterS,
+          });
+        }
         if (error.status !== 429) throw error.mapped;
         const waitS = error.retryAfterS ?? 1;
         const refused = error.mapped;
@@ -317,7 +414,7 @@ export class HttpClient {
       }
       const failure = networkFailure(error);
       if (failure === null) throw error;
-      throw unreachable(this.baseUrl, failure, timeoutMs);
+      throw unreachable(this.baseUrl, failure, timeoutMs, gaveUp);
     }
   }
 

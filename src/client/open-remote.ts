@@ -7,6 +7,8 @@ export interface RemoteOpenOptions extends RemoteSelection {
   configDir: string;
   /** Where warnings go (the CLI passes its own output, so they follow --quiet and --no-color). */
   warn?: (message: string) => void;
+  /** How long a request waits out a server that is down (`IMMOREEL_REMOTE_WAIT_SECONDS`, docs/remote.md "Outages"). */
+  outageWaitMs?: number;
 }
 
 /**
@@ -25,6 +27,7 @@ export async function openRemoteService(selection: RemoteOpenOptions): Promise<R
     baseUrl: target.baseUrl,
     apiKey: target.apiKey,
     warn,
+    ...(selection.outageWaitMs === undefined ? {} : { outageWaitMs: selection.outageWaitMs }),
     assetCacheFile: join(store.dir, 'asset-cache.json'),
   });
 }

@@ -73,6 +73,16 @@ export const ConfigSchema = Type.Object({
   /** The `AWS_*` variables as given: the S3 blob store's settings (the SDK reads its credential chain itself). */
   aws: Type.Record(Type.String(), Type.String()),
   jobs: JobTimingSettingsSchema,
+  /**
+   * `--startup-wait` / `IMMOREEL_STARTUP_WAIT_SECONDS` (serve, worker): how long a start waits for a
+   * database or storage that is not reachable yet (docs/operations.md "Start-up"); 0 = fail at once.
+   */
+  startupWaitSeconds: Type.Integer({ minimum: 0, maximum: 3600 }),
+  /**
+   * `IMMOREEL_REMOTE_WAIT_SECONDS`: how long remote mode waits out a server that answers 503 or
+   * refuses connections before it gives up with exit 6 (docs/remote.md "Outages"); 0 = at once.
+   */
+  remoteWaitSeconds: Type.Integer({ minimum: 0, maximum: 3600 }),
   /** A graphical session (`DISPLAY` or `WAYLAND_DISPLAY`): `studio` may open the browser. */
   display: Type.Boolean(),
   /** Where each selecting value came from: follow-up hints repeat only the flags (docs/cli.md "Hints"). */

@@ -23,6 +23,8 @@ export interface ConfigFlags {
   /** `serve`/`worker --metrics-port`, `--metrics-host` (as typed). */
   metricsPort?: string;
   metricsHost?: string;
+  /** `serve`/`worker --startup-wait <seconds>`, as typed. */
+  startupWait?: string;
 }
 
 export interface LoadConfigInput {
@@ -55,13 +57,25 @@ function integerForm(schema: TSchema, unit: string): string {
   return `a whole number${unit === '' ? '' : ` of ${unit}`} from ${String(schema.minimum)} to ${String(schema.maximum)}`;
 }
 
-function integerSetting(env: Environment, name: string, schema: TSchema, unit: string, fallback: number): number {
-  const text = given(env, name);
+function integerSetting(env: Environment, name: string, schema: TSchema, unit: string, fallback: number, flag?: FlagValue): number {
+  const typed = flag?.value === undefined || flag.value.trim() === '' ? undefined : flag.value;
+  const text = typed ?? given(env, name);
   if (text === undefined) return fallback;
   const value = /^\s*\d+\s*$/.test(text) ? Number(text) : Number.NaN;
-  if (!Value.Check(schema, value)) throw invalid(name, integerForm(schema, unit), text);
+  if (!Value.Check(schema, value)) throw invalid(typed === undefined ? name : flag!.name, integerForm(schema, unit), text);
   return value;
 }
+
+/** A flag that overrides a variable: its name for messages, and the value typed (undefined when not typed). */
+interface FlagValue {
+  name: string;
+  value: string | undefined;
+}
+
+/** Default of `--startup-wait`: two minutes covers a database or storage restarting beside us (docs/operations.md "Start-up"). */
+export const DEFAULT_STARTUP_WAIT_S = 120;
+/** Default of `IMMOREEL_REMOTE_WAIT_SECONDS` (docs/remote.md "Outages"). */
+export const DEFAULT_REMOTE_WAIT_S = 120;
 
 const EUR_FORM = 'a number of dirhams per euro greater than 0 and at most 1000, such as 10.8';
 
@@ -223,6 +237,21 @@ export function loadConfig(input: LoadConfigInput): Config {
       renderExpirySeconds: integerSetting(env, 'IMMOREEL_RENDER_EXPIRY_SECONDS', timings.renderExpirySeconds, 'seconds', 900),
       retryDelaySeconds: integerSetting(env, 'IMMOREEL_RETRY_DELAY_SECONDS', timings.retryDelaySeconds, 'seconds', 10),
     },
+    startupWaitSeconds: integerSetting(
+      env,
+      'IMMOREEL_STARTUP_WAIT_SECONDS',
+      ConfigSchema.properties.startupWaitSeconds,
+      'seconds',
+      DEFAULT_STARTUP_WAIT_S,
+      { name: '--startup-wait', value: flags.startupWait },
+    ),
+    remoteWaitSeconds: integerSetting(
+      env,
+      'IMMOREEL_REMOTE_WAIT_SECONDS',
+      ConfigSchema.properties.remoteWaitSeconds,
+      'seconds',
+      DEFAULT_REMOTE_WAIT_S,
+    ),
     display: given(env, 'DISPLAY') !== undefined || given(env, 'WAYLAND_DISPLAY') !== undefined,
     sources: {
       dataDir: dataDir.source,

@@ -24,6 +24,7 @@ export async function openService(config: Config, options: OpenServiceOptions = 
       ...(config.baseUrl === undefined ? {} : { baseUrl: config.baseUrl }),
       ...(config.apiKey === undefined ? {} : { apiKey: config.apiKey }),
       insecure: config.insecure,
+      outageWaitMs: config.remoteWaitSeconds * 1000,
       ...(options.warn === undefined ? {} : { warn: options.warn }),
     });
   }

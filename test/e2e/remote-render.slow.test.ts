@@ -77,7 +77,14 @@ let photos: string[];
 function cli(args: string[], timeoutMs = RENDER_TIMEOUT): Promise<CliResult> {
   return runCli(['--profile', 'acme', ...args], {
     timeoutMs,
-    env: { IMMOREEL_CONFIG_DIR: configDir, IMMOREEL_API_KEY: undefined, IMMOREEL_BASE_URL: undefined, IMMOREEL_PROFILE: undefined },
+    // A killed server is waited for this long (docs/remote.md "Outages"), not the default two minutes.
+    env: {
+      IMMOREEL_CONFIG_DIR: configDir,
+      IMMOREEL_API_KEY: undefined,
+      IMMOREEL_BASE_URL: undefined,
+      IMMOREEL_PROFILE: undefined,
+      IMMOREEL_REMOTE_WAIT_SECONDS: '3',
+    },
   });
 }
 

@@ -231,11 +231,15 @@ describe('every error class of the contract, mapped to its exit code', () => {
     expect(result.stderr).toMatch(/No job job_00000000000000000000000000.*request_id/);
   });
 
-  it('server down → exit 6 with a clear message', async () => {
+  it('server down → waits IMMOREEL_REMOTE_WAIT_SECONDS, saying so, then exit 6 with a clear message', async () => {
     const url = `http://127.0.0.1:${await closedPort()}`;
-    const result = await cli(['analyze', '--description', DESCRIPTION], withKey(keys.acme, url));
+    const result = await cli(['analyze', '--description', DESCRIPTION], {
+      env: { ...withKey(keys.acme, url).env, IMMOREEL_REMOTE_WAIT_SECONDS: '2' },
+    });
     expect(result.code).toBe(6);
+    expect(result.stderr).toContain(`warning: the immoreel server at ${url} is unavailable (connection refused); retrying in`);
     expect(result.stderr).toContain(`Cannot reach the immoreel server at ${url} (connection refused)`);
+    expect(result.stderr).toMatch(/Gave up after waiting [12] s \(IMMOREEL_REMOTE_WAIT_SECONDS=2\)\./);
   });
 
   it('--base-url with two profiles saved for it asks which one (exit 2)', async () => {

@@ -76,7 +76,8 @@ function checkKeyShape(key: string, source: string): string {
 }
 
 async function fetchMe(baseUrl: string, apiKey: string): Promise<MeAnswer> {
-  const http = new HttpClient({ baseUrl, apiKey, retries: 1 });
+  // Checking a key just typed: a server that is not there is more likely a wrong URL than an outage.
+  const http = new HttpClient({ baseUrl, apiKey, retries: 1, outageWaitMs: 0 });
   try {
     return (await http.json<MeAnswer>({ method: 'GET', path: '/api/v1/me', route: 'GET /api/v1/me', retryable: true })).body;
   } finally {

@@ -180,6 +180,8 @@ export async function waitJob(input: string, flags: { timeout?: string }, comman
 export async function cancelJob(input: string, _flags: unknown, command: Command): Promise<void> {
   await withService(command, async (ctx, service) => {
     const jobId = await resolveJobId(service, input);
+    // Local mode changes this machine's records: name them (remote mode acts on the server, already named by its URL).
+    if (ctx.mode === 'local') ctx.output.info(`Canceling ${jobId} in ${ctx.recordsLabel()}.`);
     const job = await service.cancelJob(jobId);
     if (job.state !== 'canceled')
       ctx.output.info(`${job.job_id} had already ${job.state === 'succeeded' ? 'succeeded' : 'failed'}; nothing to cancel.`);

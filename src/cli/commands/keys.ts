@@ -5,7 +5,7 @@ import type { RecordStore } from '../../records/types.js';
 import { contextFor } from '../command-context.js';
 
 /** Keys live in the records `serve` uses: the data directory's SQLite file, or PostgreSQL with --database-url. */
-async function withStore<T>(command: Command, work: (store: RecordStore) => T | Promise<T>): Promise<T> {
+async function withStore<T>(command: Command, work: (store: RecordStore, where: string) => T | Promise<T>): Promise<T> {
   const ctx = contextFor(command);
   if (ctx.mode === 'remote') {
     throw badRequest(
@@ -17,7 +17,7 @@ async function withStore<T>(command: Command, work: (store: RecordStore) => T | 
   const { dataDir, databaseUrl } = ctx.backendOptions();
   const store = await openRecords({ dataDir, databaseUrl });
   try {
-    return await work(store);
+    return await work(store, ctx.recordsLabel());
   } finally {
     await store.close();
   }
@@ -65,14 +65,15 @@ export async function createKey(
   command: Command,
 ): Promise<void> {
   const { output } = contextFor(command);
-  const created = await withStore(command, (store) =>
-    store.keys.create({
+  const { created, where } = await withStore(command, async (store, where) => ({
+    created: await store.keys.create({
       tenant: flags.tenant,
       preview: flags.preview,
       scopes: flags.scopes?.split(','),
       monthlyQuota: parseQuota(flags.monthlyQuota),
     }),
-  );
+    where,
+  }));
   const { record } = created;
   if (output.json) {
     output.data({
@@ -86,9 +87,12 @@ export async function createKey(
       monthly_quota: record.monthly_quota,
       webhook_secret: created.webhookSecret,
       created_at: record.created_at,
+      store: where,
     });
     return;
   }
+  // The key works only against the records it was written to: say which (a forgotten --database-url shows here).
+  output.info(`Created in ${where}.`);
   output.text(
     [
       `api_key         ${created.apiKey}`,
@@ -126,7 +130,7 @@ export async function listKeys(_flags: unknown, command: Command): Promise<void>
 /** `keys revoke`. */
 export async function revokeKey(keyId: string, _flags: unknown, command: Command): Promise<void> {
   const { output } = contextFor(command);
-  const record = await withStore(command, (store) => store.keys.revoke(keyId));
-  if (output.json) output.data({ ok: true, status: 'success', ...record });
-  else output.info(`Revoked ${record.key_id} (tenant ${record.tenant}).`);
+  const { record, where } = await withStore(command, async (store, where) => ({ record: await store.keys.revoke(keyId), where }));
+  if (output.json) output.data({ ok: true, status: 'success', ...record, store: where });
+  else output.info(`Revoked ${record.key_id} (tenant ${record.tenant}) in ${where}.`);
 }

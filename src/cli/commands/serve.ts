@@ -89,7 +89,13 @@ export async function serve(flags: ServeFlags, command: Command): Promise<void> 
   const { startServer } = await import('../../server/start.js');
   const { config } = ctx;
   const { databaseUrl, storageUrl } = ctx.backendOptions();
-  const backends = await ctx.openConfiguredBackends();
+  // The server's logger does not exist yet: a start-up wait is written as one of its JSON lines.
+  const backends = await ctx.openConfiguredBackends({
+    note: (msg) =>
+      process.stderr.write(
+        `${JSON.stringify({ level: 'warn', time: new Date().toISOString(), service: 'immoreel', event: 'startup_wait', msg })}\n`,
+      ),
+  });
   const opened = backends === null ? {} : { records: backends.records, blobs: backends.blobs };
   const metricsPort = await metricsPortOf(config);
   const server = await startServer({

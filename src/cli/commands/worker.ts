@@ -14,7 +14,7 @@ import { contextFor } from '../command-context.js';
 const DRAIN_MS = 30_000;
 
 /**
- * `worker`: renders queued jobs — of the local data directory, or with `--database-url` those the
+ * `worker`: renders queued jobs — of the data directory, or with `--database-url` those the
  * PostgreSQL render queue hands it (docs/scaling.md "Dispatch"); the data directory is then only
  * its scratch space.
  */

@@ -42,6 +42,10 @@ export function serveCommand(): Command {
         'serve GET /metrics (Prometheus) on this separate port (0 = any free port; IMMOREEL_METRICS_PORT); default: off',
       )
       .option('--metrics-host <host>', 'address of the metrics port (default 127.0.0.1; IMMOREEL_METRICS_HOST)')
+      .option(
+        '--startup-wait <seconds>',
+        'wait this long for a database or storage not reachable yet, retrying with backoff (default 120, 0 = fail at once; env: IMMOREEL_STARTUP_WAIT_SECONDS)',
+      )
       .option('--drain-ms <ms>', 'on shutdown, how long running renders may finish before being re-queued', '25000')
       .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug']).default('info'))
       // Test and benchmark knobs: documented in docs/api.md, kept out of the everyday help.

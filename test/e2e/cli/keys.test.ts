@@ -26,4 +26,15 @@ describe('API keys', () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/keys list/);
   });
+
+  it('names the records it writes the key to, and revokes it there', async () => {
+    const where = `records: SQLite ${join(dataDir, 'immoreel.db')}`;
+    const created = await runCli(['--data-dir', dataDir, 'keys', 'create', '--tenant', 'acme']);
+    expect(created.code).toBe(0);
+    expect(created.stderr).toContain(`Created in ${where}.`);
+    const keyId = /^key_id\s+(\S+)$/m.exec(created.stdout)?.[1];
+    const revoked = await runCli(['--data-dir', dataDir, 'keys', 'revoke', String(keyId), '--json']);
+    expect(revoked.code).toBe(0);
+    expect(JSON.parse(revoked.stdout)).toMatchObject({ key_id: keyId, store: where });
+  });
 });

@@ -113,9 +113,9 @@ describe('HttpClient: retries of 5xx and network errors', () => {
     expect(error.message).toContain('req_500xyz000000');
   });
 
-  it('reports a server that is not running as SERVICE_UNAVAILABLE (exit 6) after its retries', async () => {
+  it('reports a server that is not running as SERVICE_UNAVAILABLE (exit 6) at once when no wait is allowed', async () => {
     const url = `http://127.0.0.1:${await closedPort()}`;
-    const error = await failure(clientFor(url).json(ME));
+    const error = await failure(clientFor(url, { outageWaitMs: 0 }).json(ME));
     expect(error.code).toBe('SERVICE_UNAVAILABLE');
     expect(error.exitCode).toBe(6);
     expect(error.message).toBe(
@@ -128,6 +128,66 @@ describe('HttpClient: retries of 5xx and network errors', () => {
     const error = await failure(clientFor(fake.url, { retries: 0 }).json({ ...ME, timeoutMs: 300 }));
     expect(error.code).toBe('SERVICE_UNAVAILABLE');
     expect(error.message).toContain('no answer within 0.3 s');
+  });
+});
+
+describe('HttpClient: outages are waited out within IMMOREEL_REMOTE_WAIT_SECONDS (docs/remote.md "Outages")', () => {
+  const unavailable = (res: Parameters<Parameters<typeof startFake>[0]>[1]): void =>
+    sendJson(
+      res,
+      503,
+      envelope('SERVICE_UNAVAILABLE', "The service's database is unavailable for a moment; retry in 1 s.", {
+        reason: 'database_unavailable',
+      }),
+      {
+        'retry-after': '1',
+      },
+    );
+
+  it('waits out 503s never sooner than Retry-After, saying so, then returns the answer', async () => {
+    fake = await startFake((_req, res, index) =>
+      index < 2 ? unavailable(res) : sendJson(res, 200, { ok: true, key: { key_id: 'key_1' } }),
+    );
+    const warnings: string[] = [];
+    const answer = await clientFor(fake.url, { warn: (m) => warnings.push(m) }).json<{ key: { key_id: string } }>(ME);
+    expect(answer.body.key.key_id).toBe('key_1');
+    expect(fake.requests).toHaveLength(3);
+    expect(fake.requests[1]!.at - fake.requests[0]!.at).toBeGreaterThanOrEqual(1000);
+    expect(fake.requests[2]!.at - fake.requests[1]!.at).toBeGreaterThanOrEqual(1000);
+    expect(warnings).toEqual([
+      `the immoreel server at ${fake.url} is unavailable (its database is unavailable); retrying in 1 s (waited 0 s of 120 s)`,
+      expect.stringMatching(/is unavailable \(its database is unavailable\); retrying in 1 s \(waited [12] s of 120 s\)$/),
+    ]);
+  });
+
+  it('gives up with exit 6 once the wait is used up, saying how long it waited', async () => {
+    fake = await startFake((_req, res) => unavailable(res));
+    const error = await failure(clientFor(fake.url, { outageWaitMs: 3_000, warn: () => undefined }).json(ME));
+    expect(error.exitCode).toBe(6);
+    expect(error.message).toMatch(
+      /^The service's database is unavailable for a moment; retry in 1 s\. \(request_id \w+\) Gave up after waiting [12] s \(IMMOREEL_REMOTE_WAIT_SECONDS=3\)\.$/,
+    );
+    expect(fake.requests.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('waits for a server that refuses connections, even for a request not safe to repeat', async () => {
+    const url = `http://127.0.0.1:${await closedPort()}`;
+    const warnings: string[] = [];
+    const started = Date.now();
+    const error = await failure(clientFor(url, { outageWaitMs: 2_000, warn: (m) => warnings.push(m) }).json(ANALYZE));
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+    expect(error.exitCode).toBe(6);
+    expect(error.message).toMatch(
+      /^Cannot reach the immoreel server at .* \(connection refused\)\..* Gave up after waiting [12] s \(IMMOREEL_REMOTE_WAIT_SECONDS=2\)\.$/,
+    );
+    expect(warnings[0]).toMatch(/is unavailable \(connection refused\); retrying in [\d.]+ s \(waited 0 s of 2 s\)$/);
+  });
+
+  it('never re-sends a request not safe to repeat after a 503: the server may have done the work', async () => {
+    fake = await startFake((_req, res) => unavailable(res));
+    const error = await failure(clientFor(fake.url).json(ANALYZE));
+    expect(error.exitCode).toBe(6);
+    expect(fake.requests).toHaveLength(1);
   });
 });
 

@@ -230,7 +230,7 @@ describe('RemoteService.waitForJob', () => {
     fake = await startFake((_req, res) =>
       sendJson(res, 200, { ok: true, status: 'success', job: job(id, 'running') }, { 'retry-after': '1' }),
     );
-    const remote = serviceFor(fake.url);
+    const remote = serviceFor(fake.url, { outageWaitMs: 2_000, warn: () => undefined });
     const waiting = remote.waitForJob(id).catch((e: unknown) => e);
     await new Promise((r) => setTimeout(r, 300));
     await fake.close();

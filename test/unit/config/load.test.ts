@@ -27,6 +27,8 @@ describe('loadConfig', () => {
       proxy: {},
       aws: {},
       jobs: { leaseSeconds: 60, renderExpirySeconds: 900, retryDelaySeconds: 10 },
+      startupWaitSeconds: 120,
+      remoteWaitSeconds: 120,
       display: false,
       sources: { dataDir: 'default', databaseUrl: 'default', storageUrl: 'default', profile: 'default', baseUrl: 'default' },
     });
@@ -51,6 +53,8 @@ describe('loadConfig', () => {
         IMMOREEL_ALLOW_LOOPBACK_FETCH: '1',
         IMMOREEL_METRICS_PORT: '9464',
         IMMOREEL_METRICS_HOST: '0.0.0.0',
+        IMMOREEL_STARTUP_WAIT_SECONDS: '0',
+        IMMOREEL_REMOTE_WAIT_SECONDS: '15',
         FFMPEG_PATH: '/opt/ffmpeg/bin/ffmpeg',
         FFPROBE_PATH: '/opt/ffmpeg/bin/ffprobe',
         HTTPS_PROXY: 'http://proxy.example:3128',
@@ -76,6 +80,8 @@ describe('loadConfig', () => {
       allowLoopbackFetch: true,
       metricsPort: 9464,
       metricsHost: '0.0.0.0',
+      startupWaitSeconds: 0,
+      remoteWaitSeconds: 15,
       ffmpeg: { ffmpegPath: '/opt/ffmpeg/bin/ffmpeg', ffprobePath: '/opt/ffmpeg/bin/ffprobe', searchPath: '/usr/bin:/bin' },
       proxy: { httpsProxy: 'http://proxy.example:3128', noProxy: 'localhost,.internal' },
       color: false,
@@ -106,6 +112,14 @@ describe('loadConfig', () => {
     expect([config.color, config.insecure, config.allowLoopbackFetch]).toEqual([false, true, true]);
   });
 
+  it('takes --startup-wait over IMMOREEL_STARTUP_WAIT_SECONDS, and names the flag when its value is wrong', () => {
+    expect(loadConfig({ env: { IMMOREEL_STARTUP_WAIT_SECONDS: '30' }, flags: { startupWait: '5' } }).startupWaitSeconds).toBe(5);
+    expect(loadConfig({ env: { IMMOREEL_STARTUP_WAIT_SECONDS: '30' } }).startupWaitSeconds).toBe(30);
+    expect(() => loadConfig({ env: {}, flags: { startupWait: '2m' } })).toThrow(
+      '--startup-wait must be a whole number of seconds from 0 to 3600 (got "2m").',
+    );
+  });
+
   it('treats blank values as unset', () => {
     const config = loadConfig({
       env: { HOME: '/h', IMMOREEL_DATA_DIR: '', IMMOREEL_BASE_URL: '  ', NO_COLOR: '' },
@@ -122,6 +136,8 @@ describe('loadConfig', () => {
     ['IMMOREEL_LEASE_SECONDS', '0', 'a whole number of seconds from 1 to 86400'],
     ['IMMOREEL_RENDER_EXPIRY_SECONDS', '90000', 'a whole number of seconds from 1 to 86400'],
     ['IMMOREEL_RETRY_DELAY_SECONDS', '1.5', 'a whole number of seconds from 1 to 86400'],
+    ['IMMOREEL_STARTUP_WAIT_SECONDS', '-1', 'a whole number of seconds from 0 to 3600'],
+    ['IMMOREEL_REMOTE_WAIT_SECONDS', '7200', 'a whole number of seconds from 0 to 3600'],
     ['IMMOREEL_EUR_TO_MAD', 'ten', 'a number of dirhams per euro greater than 0 and at most 1000, such as 10.8'],
     ['IMMOREEL_EUR_TO_MAD', '0', 'a number of dirhams per euro greater than 0 and at most 1000, such as 10.8'],
     ['IMMOREEL_EUR_TO_MAD', '-3', 'a number of dirhams per euro greater than 0 and at most 1000, such as 10.8'],
