@@ -21,6 +21,9 @@ describe('loadConfig', () => {
       configDir: '/home/ada/.config/immoreel',
       insecure: false,
       allowLoopbackFetch: false,
+      trustProxy: false,
+      publicHosts: [],
+      sessions: { idleSeconds: 7200, maxSeconds: 43200 },
       color: true,
       ffmpeg: { searchPath: '' },
       proxy: {},
@@ -48,6 +51,10 @@ describe('loadConfig', () => {
         IMMOREEL_RENDER_EXPIRY_SECONDS: '30',
         IMMOREEL_RETRY_DELAY_SECONDS: '1',
         IMMOREEL_ALLOW_LOOPBACK_FETCH: '1',
+        IMMOREEL_TRUST_PROXY: 'yes',
+        IMMOREEL_PUBLIC_HOST: 'Studio.Example.com, 192.0.2.7,[2001:db8::1]',
+        IMMOREEL_SESSION_IDLE_SECONDS: '600',
+        IMMOREEL_SESSION_MAX_SECONDS: '3600',
         FFMPEG_PATH: '/opt/ffmpeg/bin/ffmpeg',
         FFPROBE_PATH: '/opt/ffmpeg/bin/ffprobe',
         HTTPS_PROXY: 'http://proxy.example:3128',
@@ -71,6 +78,9 @@ describe('loadConfig', () => {
       eurToMad: 10.95,
       jobs: { leaseSeconds: 2, renderExpirySeconds: 30, retryDelaySeconds: 1 },
       allowLoopbackFetch: true,
+      trustProxy: true,
+      publicHosts: ['studio.example.com', '192.0.2.7', '[2001:db8::1]'],
+      sessions: { idleSeconds: 600, maxSeconds: 3600 },
       ffmpeg: { ffmpegPath: '/opt/ffmpeg/bin/ffmpeg', ffprobePath: '/opt/ffmpeg/bin/ffprobe', searchPath: '/usr/bin:/bin' },
       proxy: { httpsProxy: 'http://proxy.example:3128', noProxy: 'localhost,.internal' },
       color: false,
@@ -84,8 +94,18 @@ describe('loadConfig', () => {
   it('lets flags override the environment, and says which came from where', () => {
     const config = loadConfig({
       env: { IMMOREEL_DATA_DIR: '/from/env', IMMOREEL_DATABASE_URL: 'postgres://env/db', IMMOREEL_BASE_URL: 'https://env.example.com' },
-      flags: { dataDir: '/from/flag', baseUrl: 'https://flag.example.com', color: false, insecure: true, allowLoopbackFetch: true },
+      flags: {
+        dataDir: '/from/flag',
+        baseUrl: 'https://flag.example.com',
+        color: false,
+        insecure: true,
+        allowLoopbackFetch: true,
+        trustProxy: true,
+        publicHost: ['a.example', 'b.example,c.example'],
+      },
     });
+    expect(config.trustProxy).toBe(true);
+    expect(config.publicHosts).toEqual(['a.example', 'b.example', 'c.example']);
     expect(config.dataDir).toBe('/from/flag');
     expect(config.baseUrl).toBe('https://flag.example.com');
     expect(config.databaseUrl).toBe('postgres://env/db');
@@ -113,6 +133,19 @@ describe('loadConfig', () => {
     ['IMMOREEL_EUR_TO_MAD', '0', 'a number of dirhams per euro greater than 0 and at most 1000, such as 10.8'],
     ['IMMOREEL_EUR_TO_MAD', '-3', 'a number of dirhams per euro greater than 0 and at most 1000, such as 10.8'],
     ['IMMOREEL_ALLOW_LOOPBACK_FETCH', 'maybe', 'one of 1, true, yes, on (on) or 0, false, no, off (off)'],
+    ['IMMOREEL_TRUST_PROXY', 'maybe', 'one of 1, true, yes, on (on) or 0, false, no, off (off)'],
+    [
+      'IMMOREEL_PUBLIC_HOST',
+      'https://studio.example.com',
+      'host names without scheme or port, separated by commas, such as studio.example.com',
+    ],
+    [
+      'IMMOREEL_PUBLIC_HOST',
+      'studio.example.com:8443',
+      'host names without scheme or port, separated by commas, such as studio.example.com',
+    ],
+    ['IMMOREEL_SESSION_IDLE_SECONDS', '30', 'a whole number of seconds from 60 to 2592000'],
+    ['IMMOREEL_SESSION_MAX_SECONDS', '12h', 'a whole number of seconds from 60 to 2592000'],
     ['HTTPS_PROXY', 'proxy.example:3128', 'an http:// or https:// URL such as http://proxy.example:3128'],
     ['http_proxy', 'socks5://proxy:1080', 'an http:// or https:// URL such as http://proxy.example:3128'],
   ])('refuses %s=%s, naming the variable and the form (exit 2)', (name, value, form) => {
