@@ -73,7 +73,7 @@ function refuseBackendFlagsInRemoteMode(config: Config): void {
 }
 
 export function contextFor(command: Command): CommandContext {
-  const globals = command.optsWithGlobals<GlobalOptions & { allowLoopbackFetch?: boolean }>();
+  const globals = command.optsWithGlobals<GlobalOptions & { allowLoopbackFetch?: boolean; trustProxy?: boolean; publicHost?: string[] }>();
   const environment = environmentOf(command);
   if (environment === null) throw new AppError('INTERNAL_SERVER_ERROR', 'The command was run without its environment (see ./run.ts main).');
   const config = loadConfig({ env: environment, flags: globals });

@@ -42,6 +42,9 @@ export interface HarnessOptions {
   runWorkers?: boolean;
   corsOrigins?: string[];
   allowLoopbackFetch?: boolean;
+  /** The Studio's host names and session lifetime (docs/studio.md). */
+  studio?: ServerDeps['studio'];
+  trustProxy?: boolean;
 }
 
 /** A finished-looking render that writes `bytes` bytes where the video belongs (API tests only; e2e renders for real). */
@@ -113,6 +116,8 @@ export async function makeHarness(options: HarnessOptions = {}): Promise<Harness
     log: { stream: sink, level: 'info' },
     corsOrigins: options.corsOrigins,
     allowLoopbackFetch: options.allowLoopbackFetch,
+    studio: options.studio,
+    trustProxy: options.trustProxy,
   });
   return {
     app,

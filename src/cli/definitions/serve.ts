@@ -11,6 +11,8 @@ Examples:
   $ immoreel serve --port 0                       # any free port: the address is logged on stderr
   $ IMMOREEL_DATABASE_URL=postgres://… IMMOREEL_STORAGE_URL=s3://videos/prod immoreel serve --host 0.0.0.0
                                                   # one of several API nodes (docs/scaling.md)
+  $ immoreel serve --trust-proxy --public-host studio.example.com
+                                                  # behind a TLS proxy: the Studio at https://studio.example.com
 
 Logs are JSON lines on stderr (request id, route, status, latency; never keys or bodies).
 The first line with "event":"listening" carries the bound "url". SIGTERM/SIGINT stop the
@@ -35,6 +37,14 @@ export function serveCommand(): Command {
       .option(
         '--cors-origin <origin...>',
         'let browser pages of these origins call the API (e.g. https://crm.example.com; * = any). Default: no CORS',
+      )
+      .option(
+        '--trust-proxy',
+        'the server is reached only through a reverse proxy: believe its X-Forwarded-Proto/-For/-Host (env IMMOREEL_TRUST_PROXY)',
+      )
+      .option(
+        '--public-host <host...>',
+        'host names the Studio answers to besides the listening address, e.g. studio.example.com (env IMMOREEL_PUBLIC_HOST)',
       )
       .option('--drain-ms <ms>', 'on shutdown, how long running renders may finish before being re-queued', '25000')
       .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug']).default('info'))
