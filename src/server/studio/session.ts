@@ -132,10 +132,13 @@ export function studioRequestHook(options: SessionOptions) {
       return;
     }
     if (request.headers.authorization !== undefined) return;
-    const token = sessionToken(request);
-    if (token === null) return;
+    const cookie = cookieValue(request.headers.cookie, sessionCookieName(request));
+    if (cookie === null || cookie === '') return;
     checkHost(request, options.hosts);
     checkSameOrigin(request, options.trustProxy);
+    // Not a session token at all (a cookie of an older immoreel held the key itself): ended, and cleared.
+    const token = SESSION_TOKEN_PATTERN.test(cookie) ? cookie : null;
+    if (token === null) throw sessionEnded(request);
     if (!SAFE_METHODS.has(request.method)) checkCsrf(request, token);
     const found = await options.records.sessions.authenticate(token, lifetime);
     if (found === null) throw sessionEnded(request);

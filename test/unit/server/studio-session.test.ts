@@ -210,7 +210,13 @@ describe('how a studio session ends', () => {
     const { cookie } = await signIn();
     const [session] = await h!.records.sessions.list();
     expect(session).toMatchObject({ tenant: 'acme', session_id: expect.stringMatching(/^ses_/) as unknown });
-    expect((await get('/api/v1/me', { cookie: `immoreel_session=${session!.session_id}` })).statusCode).toBe(401);
+    // Neither the public id nor a key (what the cookie of an older version held) is a session token.
+    for (const value of [session!.session_id, apiKey]) {
+      const refused = await get('/api/v1/me', { cookie: `immoreel_session=${value}` });
+      expect(refused.statusCode).toBe(401);
+      expect(refused.json().error.reason).toBe('session_ended');
+      expect(String(refused.headers['set-cookie'])).toContain('Max-Age=0');
+    }
     await h!.records.sessions.revoke(session!.session_id);
     expect((await get('/api/v1/me', { cookie })).statusCode).toBe(401);
     await expect(h!.records.sessions.revoke(session!.session_id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
