@@ -84,7 +84,14 @@ function refuseBackendFlagsInRemoteMode(config: Config): void {
 
 export function contextFor(command: Command): CommandContext {
   const globals = command.optsWithGlobals<
-    GlobalOptions & { allowLoopbackFetch?: boolean; metricsPort?: string; metricsHost?: string; startupWait?: string }
+    GlobalOptions & {
+      allowLoopbackFetch?: boolean;
+      metricsPort?: string;
+      metricsHost?: string;
+      startupWait?: string;
+      trustProxy?: boolean;
+      publicHost?: string[];
+    }
   >();
   const environment = environmentOf(command);
   if (environment === null) throw new AppError('INTERNAL_SERVER_ERROR', 'The command was run without its environment (see ./run.ts main).');

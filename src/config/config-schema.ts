@@ -38,6 +38,17 @@ export const JobTimingSettingsSchema = Type.Object({
 });
 export type JobTimingSettings = Static<typeof JobTimingSettingsSchema>;
 
+/** How long a Studio sign-in lasts (docs/studio.md "Sessions"), in seconds. */
+export const SessionSettingsSchema = Type.Object({
+  idleSeconds: Type.Integer({ minimum: 60, maximum: 2_592_000 }),
+  maxSeconds: Type.Integer({ minimum: 60, maximum: 2_592_000 }),
+});
+export type SessionSettings = Static<typeof SessionSettingsSchema>;
+
+/** A host name or IP address as a browser puts it in `Host`, without port: `studio.example.com`, `192.0.2.7`, `[2001:db8::1]`. */
+export const HOST_NAME_PATTERN =
+  '^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])$';
+
 export const ConfigSchema = Type.Object({
   /** `--data-dir` / `IMMOREEL_DATA_DIR`, else the platform's data directory (docs/jobs.md). */
   dataDir: Text,
@@ -64,6 +75,15 @@ export const ConfigSchema = Type.Object({
   metricsPort: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
   /** `--metrics-host` / `IMMOREEL_METRICS_HOST`: the address of the metrics port (default 127.0.0.1). */
   metricsHost: Text,
+  /**
+   * `serve --trust-proxy` / `IMMOREEL_TRUST_PROXY`: the server is reached only through a reverse
+   * proxy, whose `X-Forwarded-Proto`/`-For`/`-Host` are then believed (docs/studio.md "Behind a proxy").
+   */
+  trustProxy: Type.Boolean(),
+  /** `serve --public-host` / `IMMOREEL_PUBLIC_HOST`: the names the Studio answers to besides the bound address. */
+  publicHosts: Type.Array(Type.String({ pattern: HOST_NAME_PATTERN, maxLength: 253 })),
+  /** `IMMOREEL_SESSION_IDLE_SECONDS`, `IMMOREEL_SESSION_MAX_SECONDS` (serve, studio). */
+  sessions: SessionSettingsSchema,
   /** Colours on terminals: off with `--no-color` or a non-empty `NO_COLOR`. */
   color: Type.Boolean(),
   /** `IMMOREEL_EUR_TO_MAD`: MAD per EUR for prices stated in euros; unset = the analysis's own default. */

@@ -4,7 +4,15 @@ import type { TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { AppError, badRequest } from '../core/errors.js';
 import { wantsColor, type Environment } from './environment.js';
-import { ConfigSchema, JobTimingSettingsSchema, type Config, type ProxySettings, type Source } from './config-schema.js';
+import {
+  ConfigSchema,
+  HOST_NAME_PATTERN,
+  JobTimingSettingsSchema,
+  SessionSettingsSchema,
+  type Config,
+  type ProxySettings,
+  type Source,
+} from './config-schema.js';
 
 export type { Environment } from './environment.js';
 
@@ -25,6 +33,10 @@ export interface ConfigFlags {
   metricsHost?: string;
   /** `serve`/`worker --startup-wait <seconds>`, as typed. */
   startupWait?: string;
+  /** `serve --trust-proxy`. */
+  trustProxy?: boolean;
+  /** `serve --public-host` (repeatable, or comma-separated). */
+  publicHost?: string[];
 }
 
 export interface LoadConfigInput {
@@ -97,6 +109,28 @@ function booleanSetting(env: Environment, name: string): boolean {
   if (TRUE_WORDS.includes(word)) return true;
   if (FALSE_WORDS.includes(word)) return false;
   throw invalid(name, `one of ${TRUE_WORDS.join(', ')} (on) or ${FALSE_WORDS.join(', ')} (off)`, text);
+}
+
+const HOST_NAME = new RegExp(HOST_NAME_PATTERN);
+
+/**
+ * `--public-host` values (else `IMMOREEL_PUBLIC_HOST`), comma-separated or repeated: host names
+ * as a browser sends them in `Host`, lower-cased, without scheme or port.
+ */
+function publicHosts(flag: string[] | undefined, env: Environment): string[] {
+  const fromFlag = flag?.flatMap((value) => value.split(',')).filter((value) => value.trim() !== '');
+  const name = fromFlag !== undefined && fromFlag.length > 0 ? '--public-host' : 'IMMOREEL_PUBLIC_HOST';
+  const values = name === '--public-host' ? fromFlag! : (given(env, name)?.split(',') ?? []).filter((value) => value.trim() !== '');
+  return [
+    ...new Set(
+      values.map((value) => {
+        const host = value.trim().toLowerCase();
+        if (!HOST_NAME.test(host) || host.length > 253)
+          throw invalid(name, 'host names without scheme or port, separated by commas, such as studio.example.com', value);
+        return host;
+      }),
+    ),
+  ];
 }
 
 /** HTTPS_PROXY or https_proxy (the upper-case name first, as curl reads them), checked to be an http(s) URL. */
@@ -211,6 +245,7 @@ export function loadConfig(input: LoadConfigInput): Config {
   const ffprobePath = given(env, 'FFPROBE_PATH');
   const timings = JobTimingSettingsSchema.properties;
   const metrics = { port: metricsPort(flags.metricsPort, env), host: chosen(flags.metricsHost, env, 'IMMOREEL_METRICS_HOST', true).value };
+  const sessionTimes = SessionSettingsSchema.properties;
   const config: Config = {
     dataDir: dataDir.value ?? directories.data,
     configDir: configDir ?? directories.config,
@@ -223,6 +258,12 @@ export function loadConfig(input: LoadConfigInput): Config {
     allowLoopbackFetch: flags.allowLoopbackFetch === true || booleanSetting(env, 'IMMOREEL_ALLOW_LOOPBACK_FETCH'),
     ...(metrics.port === undefined ? {} : { metricsPort: metrics.port }),
     metricsHost: metrics.host ?? '127.0.0.1',
+    trustProxy: flags.trustProxy === true || booleanSetting(env, 'IMMOREEL_TRUST_PROXY'),
+    publicHosts: publicHosts(flags.publicHost, env),
+    sessions: {
+      idleSeconds: integerSetting(env, 'IMMOREEL_SESSION_IDLE_SECONDS', sessionTimes.idleSeconds, 'seconds', 2 * 3600),
+      maxSeconds: integerSetting(env, 'IMMOREEL_SESSION_MAX_SECONDS', sessionTimes.maxSeconds, 'seconds', 12 * 3600),
+    },
     color: wantsColor(env, flags.color),
     ...(rate === undefined ? {} : { eurToMad: rate }),
     ffmpeg: {

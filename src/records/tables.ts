@@ -130,3 +130,24 @@ export const JOB_CHARGES_TABLE = `
         route TEXT NOT NULL
       );
     `;
+
+/**
+ * Migration 3 of the `server` component: Studio sign-in sessions (src/records/studio-sessions.ts,
+ * docs/security.md "Studio sessions"). Only the token's hash is kept; times are milliseconds.
+ */
+export function studioSessionsTableV1(d: Dialect): string {
+  return `
+      CREATE TABLE server_studio_sessions (
+        session_id TEXT PRIMARY KEY,
+        token_hash TEXT NOT NULL UNIQUE,
+        key_id TEXT NOT NULL,
+        tenant TEXT NOT NULL,
+        created_at ${d.int64} NOT NULL,
+        last_used_at ${d.int64} NOT NULL,
+        idle_expires_at ${d.int64} NOT NULL,
+        expires_at ${d.int64} NOT NULL
+      );
+      CREATE INDEX server_studio_sessions_key ON server_studio_sessions(key_id);
+      CREATE INDEX server_studio_sessions_expiry ON server_studio_sessions(idle_expires_at);
+    `;
+}

@@ -5,6 +5,7 @@ import type { ApiKeyRecord, CreatedKey, CreateKeyOptions } from './api-keys.js';
 import type { BillableRoute, QuotaState, Reservation, UsageRow } from './quota.js';
 import type { RateDecision, RatePolicy } from './rate-limit.js';
 import type { DeliveryRow, DeliveryState } from './webhook-outbox.js';
+import type { SessionLifetime, StudioSession } from './studio-sessions.js';
 
 /**
  * The record store: every piece of shared state (docs/scaling.md "Record store"), behind
@@ -15,17 +16,37 @@ import type { DeliveryRow, DeliveryState } from './webhook-outbox.js';
 
 export type { JobPatch, JobRow, NewJob, Owner, JobQueue, JobRecords, QueueMessage, QueueSettings };
 export type { StoredAnswer, ApiKeyRecord, CreatedKey, CreateKeyOptions, BillableRoute, QuotaState, Reservation, UsageRow };
-export type { RateDecision, RatePolicy, DeliveryRow, DeliveryState };
+export type { RateDecision, RatePolicy, DeliveryRow, DeliveryState, SessionLifetime, StudioSession };
 
 export interface KeyRecords {
   create(options: CreateKeyOptions): Promise<CreatedKey>;
   get(keyId: string): Promise<ApiKeyRecord | null>;
   list(): Promise<ApiKeyRecord[]>;
   listForTenant(tenant: string): Promise<ApiKeyRecord[]>;
+  /** Also ends every Studio session of the key (docs/security.md "Studio sessions"). */
   revoke(keyId: string): Promise<ApiKeyRecord>;
   authenticate(presented: string): Promise<ApiKeyRecord | null>;
   touch(keyId: string): Promise<void>;
   webhookSecret(tenant: string): Promise<string | null>;
+}
+
+/** Studio sign-in sessions (src/records/studio-sessions.ts): only the token's hash is stored. */
+export interface SessionRecords {
+  /** A new session of an active key; the token is returned once, for the cookie. */
+  create(key: ApiKeyRecord, lifetime: SessionLifetime): Promise<{ token: string; session: StudioSession }>;
+  /**
+   * The live session a token names and its key, or null: unknown, malformed, expired (idle or
+   * absolute) or of a revoked key. A use pushes the idle expiry on (written at most once a minute).
+   */
+  authenticate(token: string, lifetime: SessionLifetime): Promise<{ session: StudioSession; key: ApiKeyRecord } | null>;
+  /** Sign-out: the token's session is deleted. True when there was one. */
+  end(token: string): Promise<boolean>;
+  /** Live sessions, oldest first. */
+  list(): Promise<StudioSession[]>;
+  /** Ends a session by its public id; NOT_FOUND when there is no live one. */
+  revoke(sessionId: string): Promise<StudioSession>;
+  /** Deletes ended sessions; how many. */
+  purgeExpired(): Promise<number>;
 }
 
 /** Monthly quotas, per key across all nodes. */
@@ -115,6 +136,7 @@ export interface RecordStore {
   readonly kind: 'sqlite' | 'postgres';
   readonly jobs: JobRecords;
   readonly keys: KeyRecords;
+  readonly sessions: SessionRecords;
   readonly usage: UsageRecords;
   readonly idempotency: IdempotencyRecords;
   readonly assets: AssetRecords;

@@ -201,6 +201,8 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     genReqId: (req) => requestIdFor(req.headers['x-request-id']),
     bodyLimit: 1024 * 1024,
+    // `--trust-proxy` (docs/studio.md "Behind a proxy"): only then are X-Forwarded-Proto/-For/-Host believed.
+    trustProxy: deps.trustProxy === true,
     requestTimeout: limits.requestTimeoutMs,
     // Node checks for overdue requests every 30 s by default: check often enough for the limit to hold.
     http: {
@@ -255,7 +257,7 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
       });
     }
   });
-  registerStudio(app, { keys: deps.records.keys, ...deps.studio });
+  registerStudio(app, { records: deps.records, trustProxy: deps.trustProxy, ...deps.studio });
   app.addHook('onRequest', createAuthorizer({ records: deps.records, limits, now }));
   app.addHook('onResponse', refundHook(deps.records.usage));
   app.addHook('onResponse', async (request, reply) => {

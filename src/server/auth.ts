@@ -64,7 +64,8 @@ export function createAuthorizer(options: AuthorizerOptions) {
     const access: RouteAccess | undefined = request.routeOptions.config?.access;
     if (access === undefined || access.scope === null) return;
 
-    const key = await keys.authenticate(bearerToken(request.headers.authorization));
+    // A Studio session's key (./studio/session.ts), already checked live; otherwise the bearer key.
+    const key = request.studioKey ?? (await keys.authenticate(bearerToken(request.headers.authorization)));
     if (key === null) {
       throw unauthorized(
         'Invalid API key: it is unknown or was revoked. Create one with `immoreel keys create`.',

@@ -9,6 +9,7 @@ import type { RouteRegistry } from './route-spec.js';
 import type { BlobStore } from '../blobs/types.js';
 import type { RecordStore } from '../records/types.js';
 import type { StudioLogin } from './studio/session.js';
+import type { SessionLifetime } from '../records/studio-sessions.js';
 
 /**
  * What routes are given: the app's parts and settings. Routes import this file, never app.ts
@@ -63,8 +64,13 @@ export interface ServerDeps {
   corsOrigins?: readonly string[];
   /** Refusals counted for the operator (docs/operations.md "Metrics"); default none. */
   metrics?: Metrics;
-  /** The Studio page at `/` (docs/studio.md); `login` is the one-time link of `immoreel studio`. */
-  studio?: { login?: StudioLogin; root?: string };
+  /**
+   * The Studio page at `/` (docs/studio.md); `login` is the one-time link of `immoreel studio`;
+   * `bindHost` and `publicHosts` the names it answers at; `sessionLifetime` how long a sign-in lasts.
+   */
+  studio?: { login?: StudioLogin; root?: string; bindHost?: string; publicHosts?: readonly string[]; sessionLifetime?: SessionLifetime };
+  /** `--trust-proxy`: the server is reached through a reverse proxy whose X-Forwarded-* headers are believed. */
+  trustProxy?: boolean;
 }
 
 export interface ServerContext {

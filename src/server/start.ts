@@ -17,6 +17,7 @@ import { purgeExpiredAssets, resolveAsset } from '../records/assets.js';
 import { API_PREFIX, type ServerLimits } from './api-limits.js';
 import { startJobEndDuties, type JobEndDuties } from './job-end.js';
 import type { StudioLogin } from './studio/session.js';
+import type { SessionLifetime } from '../records/studio-sessions.js';
 
 /**
  * `immoreel serve` without the CLI: opens the records, the blobs and the job layer, builds the
@@ -68,6 +69,12 @@ export interface StartOptions {
   studioLogin?: StudioLogin;
   /** What `serve --metrics-port` exports (docs/operations.md "Metrics"); default none. */
   metrics?: Metrics;
+  /** `--trust-proxy` (`Config.trustProxy`): X-Forwarded-Proto/-For/-Host are believed. */
+  trustProxy?: boolean;
+  /** `--public-host` (`Config.publicHosts`): names the Studio answers to besides the bound address's. */
+  publicHosts?: readonly string[];
+  /** How long a Studio sign-in lasts (`Config.sessions`); default 2 h idle, 12 h in all. */
+  sessionLifetime?: SessionLifetime;
 }
 
 export interface RunningServer {
@@ -191,8 +198,14 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     log: options.log,
     allowLoopbackFetch: allowLoopback,
     corsOrigins: options.corsOrigins,
-    studio: { login: options.studioLogin },
     metrics,
+    trustProxy: options.trustProxy,
+    studio: {
+      login: options.studioLogin,
+      bindHost: options.host,
+      publicHosts: options.publicHosts,
+      ...(options.sessionLifetime === undefined ? {} : { sessionLifetime: options.sessionLifetime }),
+    },
   });
   report = (message, fields) => app.log.warn(fields, message);
 
@@ -219,6 +232,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const housekeeping = setInterval(() => {
     records.idempotency.purgeExpired().catch((error: unknown) => app.log.warn({ err: error }, 'idempotency purge failed'));
     purgeExpiredAssets({ records, blobs }).catch((error: unknown) => app.log.warn({ err: error }, 'asset purge failed'));
+    records.sessions.purgeExpired().catch((error: unknown) => app.log.warn({ err: error }, 'studio session purge failed'));
   }, HOUSEKEEPING_MS);
   housekeeping.unref();
 

@@ -200,6 +200,45 @@ export function describeRecordStoreContract(implementations: [string, OpenRecord
       await store.close();
     });
 
+    it('keeps Studio sessions hashed, live until idle, absolute end, sign-out or key revocation', async () => {
+      const store = await open();
+      const lifetime = { idleMs: 60 * 60_000, maxMs: 3 * 3600_000 };
+      const { record: key } = await store.keys.create({ tenant: 'acme' });
+      const { record: other } = await store.keys.create({ tenant: 'beta' });
+      const first = await store.sessions.create(key, lifetime);
+      const second = await store.sessions.create(key, lifetime);
+      const third = await store.sessions.create(other, lifetime);
+      expect(first.token).toMatch(/^ims_[A-Za-z0-9_-]{43}$/);
+      expect(first.session).toMatchObject({ key_id: key.key_id, tenant: 'acme', created_at: new Date(clock).toISOString() });
+      expect(JSON.stringify(await store.sessions.list())).not.toContain(first.token);
+      expect((await store.sessions.authenticate(first.token, lifetime))?.key.key_id).toBe(key.key_id);
+      expect(await store.sessions.authenticate(`${first.token.slice(0, -1)}x`, lifetime)).toBeNull();
+      expect(await store.sessions.authenticate(first.session.session_id, lifetime)).toBeNull();
+      // Used after 50 minutes: live for another hour; the two unused for an hour: over.
+      clock += 50 * 60_000;
+      expect((await store.sessions.authenticate(first.token, lifetime))?.session.expires_at).toBe(new Date(clock + 3600_000).toISOString());
+      clock += 59 * 60_000;
+      expect(await store.sessions.authenticate(third.token, lifetime)).toBeNull();
+      expect((await store.sessions.list()).map((s) => s.session_id)).toEqual([first.session.session_id]);
+      expect(await store.sessions.end(first.token)).toBe(true);
+      expect(await store.sessions.end(first.token)).toBe(false);
+      expect(await store.sessions.authenticate(first.token, lifetime)).toBeNull();
+      expect(await store.sessions.purgeExpired()).toBe(2);
+      clock -= 109 * 60_000;
+      // Revoking a key ends its sessions; revoking a session by id ends that one only.
+      const a = await store.sessions.create(key, lifetime);
+      const b = await store.sessions.create(other, lifetime);
+      const c = await store.sessions.create(other, lifetime);
+      await store.keys.revoke(key.key_id);
+      expect(await store.sessions.authenticate(a.token, lifetime)).toBeNull();
+      expect((await store.sessions.revoke(b.session.session_id)).session_id).toBe(b.session.session_id);
+      expect(await rejection(store.sessions.revoke(b.session.session_id))).toMatchObject({ code: 'NOT_FOUND' });
+      expect((await store.sessions.list()).map((s) => s.session_id)).toEqual([c.session.session_id]);
+      expect((await store.sessions.authenticate(c.token, lifetime))?.key.tenant).toBe('beta');
+      expect(second.session.session_id).not.toBe(first.session.session_id);
+      await store.close();
+    });
+
     it('counts monthly quota per key, exactly, under concurrent requests', async () => {
       const store = await open();
       const results = await Promise.all(Array.from({ length: 12 }, () => store.usage.reserve('key_a', 5, 'render_video')));

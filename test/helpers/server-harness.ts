@@ -45,6 +45,9 @@ export interface HarnessOptions {
   allowLoopbackFetch?: boolean;
   /** What the app and its job pool report to (docs/operations.md "Metrics"); default none. */
   metrics?: Metrics;
+  /** The Studio's host names and session lifetime (docs/studio.md). */
+  studio?: ServerDeps['studio'];
+  trustProxy?: boolean;
 }
 
 /** A finished-looking render that writes `bytes` bytes where the video belongs (API tests only; e2e renders for real). */
@@ -118,6 +121,8 @@ export async function makeHarness(options: HarnessOptions = {}): Promise<Harness
     corsOrigins: options.corsOrigins,
     allowLoopbackFetch: options.allowLoopbackFetch,
     metrics: options.metrics,
+    studio: options.studio,
+    trustProxy: options.trustProxy,
   });
   return {
     app,

@@ -182,6 +182,8 @@ const fr: Dictionary = {
   'err.NETWORK':
     'Le serveur ne répond pas. Vérifiez que immoreel tourne toujours, puis réessayez : rien de ce que vous avez saisi n’est perdu.',
   'err.UNAUTHORIZED': 'Clé API inconnue ou révoquée. Créez-en une avec « immoreel keys create » et reconnectez-vous.',
+  'err.UNAUTHORIZED.session_ended':
+    'Votre session est terminée (déconnexion, expiration ou clé révoquée). Reconnectez-vous avec votre clé API.',
   'err.INSUFFICIENT_SCOPE': 'Cette clé n’a pas le droit de faire cela. Utilisez une clé qui a ce droit.',
   'err.INSUFFICIENT_SCOPE.csrf_token': 'La page a expiré. Rechargez-la puis réessayez.',
   'err.QUOTA_EXCEEDED': 'Le quota de cette clé est épuisé. Attendez la remise à zéro ou utilisez une autre clé.',
@@ -380,6 +382,8 @@ const en: Dictionary = {
   'err.title': 'Error',
   'err.NETWORK': 'The server does not answer. Check that immoreel is still running, then retry: nothing you entered is lost.',
   'err.UNAUTHORIZED': 'Unknown or revoked API key. Create one with “immoreel keys create” and sign in again.',
+  'err.UNAUTHORIZED.session_ended':
+    'Your session has ended (signed out, expired, or its key was revoked). Sign in again with your API key.',
   'err.INSUFFICIENT_SCOPE': 'This key is not allowed to do that. Use a key that holds this permission.',
   'err.INSUFFICIENT_SCOPE.csrf_token': 'The page has expired. Reload it and try again.',
   'err.QUOTA_EXCEEDED': 'This key’s quota is used up. Wait for the reset or use another key.',
@@ -577,6 +581,7 @@ const ar: Dictionary = {
   'err.title': 'خطأ',
   'err.NETWORK': 'الخادم لا يجيب. تأكد أن immoreel ما زال يعمل ثم أعد المحاولة: لم يضع شيء مما أدخلته.',
   'err.UNAUTHORIZED': 'مفتاح API غير معروف أو ملغى. أنشئ مفتاحًا بـ «immoreel keys create» ثم سجّل الدخول من جديد.',
+  'err.UNAUTHORIZED.session_ended': 'انتهت جلستك (تسجيل خروج أو انتهاء المدة أو إلغاء المفتاح). سجّل الدخول من جديد بمفتاح API.',
   'err.INSUFFICIENT_SCOPE': 'هذا المفتاح لا يملك هذه الصلاحية. استعمل مفتاحًا يملكها.',
   'err.INSUFFICIENT_SCOPE.csrf_token': 'انتهت صلاحية الصفحة. أعد تحميلها ثم حاول مجددًا.',
   'err.QUOTA_EXCEEDED': 'استُنفدت حصة هذا المفتاح. انتظر التجديد أو استعمل مفتاحًا آخر.',

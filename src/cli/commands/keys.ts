@@ -1,8 +1,18 @@
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { badRequest } from '../../core/errors.js';
 import type { ApiKeyRecord } from '../../records/api-keys.js';
-import type { RecordStore } from '../../records/types.js';
+import type { RecordStore, StudioSession } from '../../records/types.js';
 import { contextFor } from '../command-context.js';
+
+/** Which record store a command acts on, in words (no password): said by the session commands. */
+async function storeLabel(command: Command): Promise<string> {
+  const { dataDir, databaseUrl } = contextFor(command).backendOptions();
+  const { planDatabase } = await import('../../records/backends.js');
+  const { redactUrl } = await import('../../records/postgres/connection.js');
+  const database = planDatabase({ databaseUrl });
+  return database.kind === 'sqlite' ? `SQLite ${join(dataDir, 'immoreel.db')}` : `PostgreSQL ${redactUrl(database.url)}`;
+}
 
 /** Keys live in the records `serve` uses: the data directory's SQLite file, or PostgreSQL with --database-url. */
 async function withStore<T>(command: Command, work: (store: RecordStore, where: string) => T | Promise<T>): Promise<T> {
@@ -133,4 +143,43 @@ export async function revokeKey(keyId: string, _flags: unknown, command: Command
   const { record, where } = await withStore(command, async (store, where) => ({ record: await store.keys.revoke(keyId), where }));
   if (output.json) output.data({ ok: true, status: 'success', ...record, store: where });
   else output.info(`Revoked ${record.key_id} (tenant ${record.tenant}) in ${where}.`);
+}
+
+function sessionRow(session: StudioSession): string[] {
+  return [
+    session.session_id,
+    session.key_id,
+    session.tenant,
+    session.created_at.slice(0, 16).replace('T', ' '),
+    session.last_used_at.slice(0, 16).replace('T', ' '),
+    session.expires_at.slice(0, 16).replace('T', ' '),
+  ];
+}
+
+/** `keys sessions`: the live Studio sessions (docs/studio.md "Sessions"), and which store holds them. */
+export async function listSessions(flags: { tenant?: string }, command: Command): Promise<void> {
+  const { output } = contextFor(command);
+  const all = await withStore(command, (store) => store.sessions.list());
+  const sessions = flags.tenant === undefined ? all : all.filter((session) => session.tenant === flags.tenant);
+  const store = await storeLabel(command);
+  if (output.json) {
+    output.data({ ok: true, status: 'success', store, sessions });
+    return;
+  }
+  output.info(`Studio sessions in ${store}:`);
+  if (sessions.length === 0) {
+    output.info(flags.tenant === undefined ? 'No open Studio sessions.' : `No open Studio sessions for tenant ${flags.tenant}.`);
+    return;
+  }
+  const header = ['SESSION ID', 'KEY ID', 'TENANT', 'SIGNED IN (UTC)', 'LAST USED', 'ENDS'];
+  output.text(table([header, ...sessions.map(sessionRow)]));
+}
+
+/** `keys revoke-session`. */
+export async function revokeSession(sessionId: string, _flags: unknown, command: Command): Promise<void> {
+  const { output } = contextFor(command);
+  const session = await withStore(command, (store) => store.sessions.revoke(sessionId));
+  const store = await storeLabel(command);
+  if (output.json) output.data({ ok: true, status: 'success', store, ...session });
+  else output.info(`Ended Studio session ${session.session_id} (key ${session.key_id}, tenant ${session.tenant}) in ${store}.`);
 }

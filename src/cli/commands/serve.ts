@@ -20,6 +20,8 @@ export interface ServeFlags {
   drainMs: string;
   allowLoopbackFetch?: boolean;
   corsOrigin?: string[];
+  trustProxy?: boolean;
+  publicHost?: string[];
   logLevel: string;
 }
 
@@ -63,11 +65,12 @@ function corsOrigins(values: string[] | undefined): string[] | undefined {
 }
 
 /** What `serve` and `studio` hand the server from the configuration (docs/configuration.md). */
-export function serverSettings(config: Config): Pick<StartOptions, 'ffmpeg' | 'timings' | 'aws' | 'eurToMad'> {
+export function serverSettings(config: Config): Pick<StartOptions, 'ffmpeg' | 'timings' | 'aws' | 'eurToMad' | 'sessionLifetime'> {
   return {
     ffmpeg: config.ffmpeg,
     timings: config.jobs,
     aws: config.aws,
+    sessionLifetime: { idleMs: config.sessions.idleSeconds * 1000, maxMs: config.sessions.maxSeconds * 1000 },
     ...(config.eurToMad === undefined ? {} : { eurToMad: config.eurToMad }),
   };
 }
@@ -109,6 +112,8 @@ export async function serve(flags: ServeFlags, command: Command): Promise<void> 
     limits,
     allowLoopbackFetch: config.allowLoopbackFetch,
     corsOrigins: corsOrigins(flags.corsOrigin),
+    trustProxy: config.trustProxy,
+    publicHosts: config.publicHosts,
     log: { stream: process.stderr, level: flags.logLevel },
   }).catch(async (error: unknown) => {
     await backends?.close();

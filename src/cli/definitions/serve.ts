@@ -12,6 +12,8 @@ Examples:
   $ immoreel serve --metrics-port 9464            # Prometheus at http://127.0.0.1:9464/metrics (docs/operations.md)
   $ IMMOREEL_DATABASE_URL=postgres://… IMMOREEL_STORAGE_URL=s3://videos/prod immoreel serve --host 0.0.0.0
                                                   # one of several API nodes (docs/scaling.md)
+  $ immoreel serve --trust-proxy --public-host studio.example.com
+                                                  # behind a TLS proxy: the Studio at https://studio.example.com
 
 Logs are JSON lines on stderr (request id, route, status, latency; never keys or bodies).
 The first line with "event":"listening" carries the bound "url". SIGTERM/SIGINT stop the
@@ -45,6 +47,14 @@ export function serveCommand(): Command {
       .option(
         '--startup-wait <seconds>',
         'wait this long for a database or storage not reachable yet, retrying with backoff (default 120, 0 = fail at once; env: IMMOREEL_STARTUP_WAIT_SECONDS)',
+      )
+      .option(
+        '--trust-proxy',
+        'the server is reached only through a reverse proxy: believe its X-Forwarded-Proto/-For/-Host (env IMMOREEL_TRUST_PROXY)',
+      )
+      .option(
+        '--public-host <host...>',
+        'host names the Studio answers to besides the listening address, e.g. studio.example.com (env IMMOREEL_PUBLIC_HOST)',
       )
       .option('--drain-ms <ms>', 'on shutdown, how long running renders may finish before being re-queued', '25000')
       .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug']).default('info'))

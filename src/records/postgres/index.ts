@@ -8,6 +8,7 @@ import {
   PostgresIdempotencyRecords,
   PostgresKeyRecords,
   PostgresRateLimitRecords,
+  PostgresSessionRecords,
   PostgresUsageRecords,
   PostgresWebhookRecords,
 } from './server-records.js';
@@ -46,6 +47,7 @@ export async function openPostgresRecordStore(url: string, options: OpenPostgres
     pool,
     jobs,
     keys: new PostgresKeyRecords(pool, now),
+    sessions: new PostgresSessionRecords(pool, now),
     usage: new PostgresUsageRecords(pool, now),
     idempotency: new PostgresIdempotencyRecords(pool, now),
     assets: new PostgresAssetRecords(pool, now),

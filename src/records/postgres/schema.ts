@@ -1,5 +1,5 @@
 import { POSTGRES_DIALECT } from '../dialect.js';
-import { JOB_CHARGES_TABLE, jobsTableV1, serverTablesV1 } from '../tables.js';
+import { JOB_CHARGES_TABLE, jobsTableV1, serverTablesV1, studioSessionsTableV1 } from '../tables.js';
 import type { Client } from './connection.js';
 
 /** One schema change, applied once, in order, in its own transaction. Append; never edit one that shipped. */
@@ -50,6 +50,10 @@ const SERVER: PgMigration[] = [
   // on the caller's input is not charged), as in the SQLite schema.
   async (client) => {
     await client.query(JOB_CHARGES_TABLE);
+  },
+  // Studio sign-in sessions (docs/security.md "Studio sessions"), as in the SQLite schema.
+  async (client) => {
+    await client.query(studioSessionsTableV1(POSTGRES_DIALECT));
   },
 ];
 

@@ -15,7 +15,28 @@ import {
 import { periodOf, periodResetAt, type BillableRoute, type QuotaState, type Reservation, type UsageRow } from '../quota.js';
 import { bucketDecision, type RateDecision, type RatePolicy } from '../rate-limit.js';
 import type { DeliveryRow, DeliveryState } from '../webhook-outbox.js';
-import type { AssetRecords, AssetRow, IdempotencyRecords, KeyRecords, RateLimitRecords, UsageRecords, WebhookRecords } from '../types.js';
+import {
+  hashSessionToken,
+  liveSessionOf,
+  prepareSession,
+  SESSION_TOKEN_PATTERN,
+  sessionRowToRecord,
+  touchedIdleExpiry,
+  unknownSessionError,
+  type SessionLifetime,
+  type SessionRow,
+  type StudioSession,
+} from '../studio-sessions.js';
+import type {
+  AssetRecords,
+  AssetRow,
+  IdempotencyRecords,
+  KeyRecords,
+  RateLimitRecords,
+  SessionRecords,
+  UsageRecords,
+  WebhookRecords,
+} from '../types.js';
 import { withTransaction, type Client, type Pool } from './connection.js';
 
 /**
@@ -72,13 +93,17 @@ export class PostgresKeyRecords implements KeyRecords {
     return rows.map(keyRowToRecord);
   }
 
+  /** The key's Studio sessions end with it, in the same transaction (docs/security.md "Studio sessions"). */
   async revoke(keyId: string): Promise<ApiKeyRecord> {
     const existing = await this.get(keyId);
     if (existing === null) throw unknownKeyError(keyId);
-    await this.pool.query('UPDATE server_api_keys SET revoked_at = $1 WHERE key_id = $2 AND revoked_at IS NULL', [
-      new Date(this.now()).toISOString(),
-      keyId,
-    ]);
+    await withTransaction(this.pool, async (client) => {
+      await client.query('UPDATE server_api_keys SET revoked_at = $1 WHERE key_id = $2 AND revoked_at IS NULL', [
+        new Date(this.now()).toISOString(),
+        keyId,
+      ]);
+      await client.query('DELETE FROM server_studio_sessions WHERE key_id = $1', [keyId]);
+    });
     return (await this.get(keyId))!;
   }
 
@@ -98,6 +123,77 @@ export class PostgresKeyRecords implements KeyRecords {
       tenant,
     ]);
     return rows[0]?.webhook_secret ?? null;
+  }
+}
+
+/** Studio sessions, as the SQLite store keeps them (src/records/sqlite/studio-sessions.ts). */
+export class PostgresSessionRecords implements SessionRecords {
+  constructor(
+    private readonly pool: Pool,
+    private readonly now: () => number,
+  ) {}
+
+  async create(key: ApiKeyRecord, lifetime: SessionLifetime): Promise<{ token: string; session: StudioSession }> {
+    const { row, token } = prepareSession(key, lifetime, this.now());
+    await this.pool.query(
+      `INSERT INTO server_studio_sessions (session_id, token_hash, key_id, tenant, created_at, last_used_at, idle_expires_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [row.session_id, row.token_hash, row.key_id, row.tenant, row.created_at, row.last_used_at, row.idle_expires_at, row.expires_at],
+    );
+    return { token, session: sessionRowToRecord(row) };
+  }
+
+  async authenticate(token: string, lifetime: SessionLifetime): Promise<{ session: StudioSession; key: ApiKeyRecord } | null> {
+    if (!SESSION_TOKEN_PATTERN.test(token)) return null;
+    const hash = hashSessionToken(token);
+    const now = this.now();
+    const found = await this.pool.query<SessionRow>('SELECT * FROM server_studio_sessions WHERE token_hash = $1', [hash]);
+    const row = liveSessionOf(found.rows[0], hash, now);
+    if (row === null) return null;
+    const keys = await this.pool.query<KeyRow>('SELECT * FROM server_api_keys WHERE key_id = $1', [row.key_id]);
+    const keyRow = keys.rows[0];
+    if (keyRow === undefined || keyRow.revoked_at !== null) return null;
+    const idleExpiresAt = touchedIdleExpiry(row, lifetime, now);
+    if (idleExpiresAt !== null) {
+      await this.pool.query('UPDATE server_studio_sessions SET last_used_at = $1, idle_expires_at = $2 WHERE session_id = $3', [
+        now,
+        idleExpiresAt,
+        row.session_id,
+      ]);
+      row.last_used_at = now;
+      row.idle_expires_at = idleExpiresAt;
+    }
+    return { session: sessionRowToRecord(row), key: keyRowToRecord(keyRow) };
+  }
+
+  async end(token: string): Promise<boolean> {
+    if (!SESSION_TOKEN_PATTERN.test(token)) return false;
+    const { rowCount } = await this.pool.query('DELETE FROM server_studio_sessions WHERE token_hash = $1', [hashSessionToken(token)]);
+    return (rowCount ?? 0) > 0;
+  }
+
+  async list(): Promise<StudioSession[]> {
+    const now = this.now();
+    const { rows } = await this.pool.query<SessionRow>(
+      'SELECT * FROM server_studio_sessions WHERE idle_expires_at > $1 AND expires_at > $1 ORDER BY created_at, session_id COLLATE "C"',
+      [now],
+    );
+    return rows.map(sessionRowToRecord);
+  }
+
+  async revoke(sessionId: string): Promise<StudioSession> {
+    const now = this.now();
+    const { rows } = await this.pool.query<SessionRow>('DELETE FROM server_studio_sessions WHERE session_id = $1 RETURNING *', [sessionId]);
+    const row = rows[0];
+    if (row === undefined || row.idle_expires_at <= now || row.expires_at <= now) throw unknownSessionError(sessionId);
+    return sessionRowToRecord(row);
+  }
+
+  async purgeExpired(): Promise<number> {
+    const { rowCount } = await this.pool.query('DELETE FROM server_studio_sessions WHERE idle_expires_at <= $1 OR expires_at <= $1', [
+      this.now(),
+    ]);
+    return rowCount ?? 0;
   }
 }
 

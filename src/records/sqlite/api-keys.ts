@@ -51,15 +51,23 @@ export class KeyStore {
     return rows.map(keyRowToRecord);
   }
 
-  /** Revoked keys fail from the next request on: authentication reads the store every time. */
+  /**
+   * Revoked keys fail from the next request on: authentication reads the store every time. The
+   * key's Studio sessions end with it (docs/security.md "Studio sessions").
+   */
   revoke(keyId: string): ApiKeyRecord {
     const existing = this.get(keyId);
     if (existing === null) {
       throw unknownKeyError(keyId);
     }
-    if (existing.revoked_at === null) {
-      this.db.prepare('UPDATE server_api_keys SET revoked_at = ? WHERE key_id = ?').run(new Date(this.now()).toISOString(), keyId);
-    }
+    this.db
+      .transaction(() => {
+        if (existing.revoked_at === null) {
+          this.db.prepare('UPDATE server_api_keys SET revoked_at = ? WHERE key_id = ?').run(new Date(this.now()).toISOString(), keyId);
+        }
+        this.db.prepare('DELETE FROM server_studio_sessions WHERE key_id = ?').run(keyId);
+      })
+      .immediate();
     return this.get(keyId)!;
   }
 

@@ -37,6 +37,14 @@ export function openSqliteRecordStore(dataDir: string, options: { now?: () => nu
       touch: (keyId) => later(() => server.keys.touch(keyId)),
       webhookSecret: (tenant) => later(() => server.keys.webhookSecret(tenant)),
     },
+    sessions: {
+      create: (key, lifetime) => later(() => server.sessions.create(key, lifetime)),
+      authenticate: (token, lifetime) => later(() => server.sessions.authenticate(token, lifetime)),
+      end: (token) => later(() => server.sessions.end(token)),
+      list: () => later(() => server.sessions.list()),
+      revoke: (sessionId) => later(() => server.sessions.revoke(sessionId)),
+      purgeExpired: () => later(() => server.sessions.purgeExpired()),
+    },
     usage: {
       used: (keyId, period) => later(() => server.usage.used(keyId, period)),
       state: (keyId, limit) => later(() => server.usage.state(keyId, limit)),

@@ -1,9 +1,10 @@
 import { SQLITE_DIALECT } from '../dialect.js';
-import { JOB_CHARGES_TABLE, serverTablesV1 } from '../tables.js';
+import { JOB_CHARGES_TABLE, serverTablesV1, studioSessionsTableV1 } from '../tables.js';
 import { migrate, openDatabase, type Db, type Migration } from './driver.js';
 import { SqliteAssetRecords } from './assets.js';
 import { IdempotencyStore } from './idempotency.js';
 import { KeyStore } from './api-keys.js';
+import { SessionStore } from './studio-sessions.js';
 import { UsageStore } from './usage.js';
 import { WebhookStore } from './webhook-outbox.js';
 
@@ -18,12 +19,16 @@ const MIGRATIONS: Migration[] = [
   (db) => {
     db.exec(JOB_CHARGES_TABLE);
   },
+  (db) => {
+    db.exec(studioSessionsTableV1(SQLITE_DIALECT));
+  },
 ];
 
 export interface ServerStore {
   db: Db;
   dataDir: string;
   keys: KeyStore;
+  sessions: SessionStore;
   usage: UsageStore;
   idempotency: IdempotencyStore;
   assets: SqliteAssetRecords;
@@ -43,6 +48,7 @@ export function openServerStore(dataDir: string, options: ServerStoreOptions = {
     db,
     dataDir,
     keys: new KeyStore(db, now),
+    sessions: new SessionStore(db, now),
     usage: new UsageStore(db, now),
     idempotency: new IdempotencyStore(db, now),
     assets: new SqliteAssetRecords(db, now),

@@ -3,8 +3,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { KeyRecords } from '../../records/types.js';
-import { cookieAuthHook, sessionRoutes, type StudioLogin } from './session.js';
+import { networkInterfaces } from 'node:os';
+import type { SessionLifetime } from '../../records/studio-sessions.js';
+import type { RecordStore } from '../../records/types.js';
+import { servedHosts } from './request-guard.js';
+import { sessionRoutes, studioRequestHook, type StudioLogin } from './session.js';
 
 /**
  * The Studio web page (docs/studio.md): built by `npm run build` into dist/studio/ (hashed file
@@ -13,8 +16,16 @@ import { cookieAuthHook, sessionRoutes, type StudioLogin } from './session.js';
  */
 
 export interface StudioOptions {
-  keys: KeyRecords;
+  records: Pick<RecordStore, 'keys' | 'sessions'>;
   login?: StudioLogin;
+  /** The address the server listens on (default 127.0.0.1): the Studio answers at its names (./request-guard.ts). */
+  bindHost?: string;
+  /** `--public-host`: names the Studio answers to besides those of the bound address. */
+  publicHosts?: readonly string[];
+  /** `--trust-proxy`. */
+  trustProxy?: boolean;
+  /** How long a sign-in lasts (default: 2 h idle, 12 h in all). */
+  sessionLifetime?: SessionLifetime;
   /** Where the built page is (default: dist/studio of this package). */
   root?: string;
 }
@@ -45,19 +56,29 @@ export const CONTENT_SECURITY_POLICY = [
 function securityHeaders(request: FastifyRequest, reply: FastifyReply): void {
   reply.header('X-Content-Type-Options', 'nosniff');
   reply.header('X-Frame-Options', 'DENY');
+  // API answers too: no other site may embed them (an <img>, a <video>) with the visitor's cookie.
+  // CORS requests (--cors-origin) are not affected: the policy applies to no-cors loads only.
+  reply.header('Cross-Origin-Resource-Policy', 'same-origin');
   if (request.url.startsWith('/api/')) return;
   reply.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
   reply.header('Referrer-Policy', 'no-referrer');
   reply.header('Cross-Origin-Opener-Policy', 'same-origin');
-  reply.header('Cross-Origin-Resource-Policy', 'same-origin');
   reply.header('Permissions-Policy', 'camera=(), microphone=(), geolocation=()');
 }
 
-/** Call before the API authorizer is added: the cookie must become a bearer key before it runs. */
+/** Call before the API authorizer is added: the cookie must name its session's key before it runs. */
 export function registerStudio(app: FastifyInstance, options: StudioOptions): void {
+  const session = {
+    records: options.records,
+    login: options.login,
+    hosts: servedHosts(options.bindHost ?? '127.0.0.1', options.publicHosts ?? [], networkInterfaces()),
+    trustProxy: options.trustProxy === true,
+    lifetime: options.sessionLifetime,
+  };
+  app.decorateRequest('studioKey', null);
   app.addHook('onRequest', async (request, reply) => securityHeaders(request, reply));
-  app.addHook('onRequest', cookieAuthHook());
-  sessionRoutes(app, options);
+  app.addHook('onRequest', studioRequestHook(session));
+  sessionRoutes(app, session);
 
   const root = options.root ?? STUDIO_ROOT;
   if (!existsSync(join(root, 'index.html'))) {

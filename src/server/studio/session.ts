@@ -1,20 +1,35 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, badRequest } from '../../core/errors.js';
-import type { KeyRecords } from '../../records/types.js';
+import { DEFAULT_SESSION_LIFETIME, SESSION_TOKEN_PATTERN, type SessionLifetime } from '../../records/studio-sessions.js';
+import type { ApiKeyRecord, RecordStore } from '../../records/types.js';
+import { withHeaders } from '../errors.js';
+import { checkHost, checkSameOrigin } from './request-guard.js';
 
 /**
- * The Studio's sign-in (docs/studio.md, "Security"). The page never holds the API key: it sits in
- * an HttpOnly, SameSite=Strict session cookie, and a hook turns that cookie into the
- * `Authorization` header API v1 already understands, so every route keeps its scopes, rate limits
- * and quotas. A request that changes state with the cookie must also carry the CSRF token (an HMAC
- * of the key the attacker cannot compute) and, when the browser sends one, a same-origin `Origin`.
+ * The Studio's sign-in (docs/studio.md "Security", docs/security.md "Studio sessions"). The page
+ * never holds the API key, and neither does its cookie: signing in with a key opens a server-side
+ * session, and the HttpOnly, SameSite=Strict cookie carries only that session's random token
+ * (stored hashed). A hook running before the API's authorizer resolves the cookie to the session's
+ * key, so every route keeps its scopes, rate limits and quotas. Every request made with the cookie
+ * must come from this server's own page (Origin, Fetch Metadata) at a host name it serves; one
+ * that changes state must also carry the CSRF token, an HMAC of the session token.
  */
 
+/** Over plain http (loopback): the name without prefix, since `__Host-` cookies need `Secure`. */
 export const SESSION_COOKIE = 'immoreel_session';
+/** Over https (directly or through a trusted proxy): host-only, Path=/, Secure — no other site can set it. */
+export const SECURE_SESSION_COOKIE = '__Host-immoreel_session';
 export const CSRF_HEADER = 'x-csrf-token';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const KEY_SHAPE = /^[A-Za-z0-9._~+/-]+=*$/;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The key of the Studio session the cookie named; the API's authorizer uses it instead of a bearer key. */
+    studioKey: ApiKeyRecord | null;
+  }
+}
 
 /** A one-time sign-in link handed out by `immoreel studio`. */
 export interface StudioLogin {
@@ -23,13 +38,19 @@ export interface StudioLogin {
 }
 
 export interface SessionOptions {
-  keys: KeyRecords;
+  records: Pick<RecordStore, 'keys' | 'sessions'>;
   /** Set by `immoreel studio`: the link's token works once, then is forgotten. */
   login?: StudioLogin;
+  /** The host names Studio requests may be addressed to (./request-guard.ts `servedHosts`). */
+  hosts: ReadonlySet<string>;
+  /** `--trust-proxy`: the scheme a proxy reports is believed (fastify's `trustProxy` is set too). */
+  trustProxy: boolean;
+  lifetime?: SessionLifetime;
 }
 
-export function csrfTokenFor(apiKey: string): string {
-  return createHmac('sha256', apiKey).update('immoreel studio csrf v1').digest('base64url');
+/** The CSRF token of a session: only the page (told it by `GET /studio/session`) or a holder of the token can present it. */
+export function csrfTokenFor(sessionToken: string): string {
+  return createHmac('sha256', sessionToken).update('immoreel studio csrf v2').digest('base64url');
 }
 
 function sameText(a: string, b: string): boolean {
@@ -52,73 +73,113 @@ function forbidden(message: string, reason: string): AppError {
   return new AppError('INSUFFICIENT_SCOPE', message, { reason });
 }
 
-/** A browser tells where a request comes from; anything but this very origin is refused. */
-function checkOrigin(request: FastifyRequest): void {
-  const origin = request.headers.origin;
-  const host = request.headers.host;
-  if (origin !== undefined && (host === undefined || (origin !== `http://${host}` && origin !== `https://${host}`))) {
-    throw forbidden('Cross-site request refused: the Studio only accepts requests from its own page.', 'cross_origin');
-  }
-  const site = request.headers['sec-fetch-site'];
-  if (site !== undefined && site !== 'same-origin' && site !== 'none') {
-    throw forbidden('Cross-site request refused: the Studio only accepts requests from its own page.', 'cross_origin');
+function secure(request: FastifyRequest): boolean {
+  return request.protocol === 'https';
+}
+
+/** The cookie name of this request's scheme: over https only the `__Host-` one is read or written. */
+export function sessionCookieName(request: FastifyRequest): string {
+  return secure(request) ? SECURE_SESSION_COOKIE : SESSION_COOKIE;
+}
+
+/** The session token the cookie carries, or null (none, or not of our shape). */
+function sessionToken(request: FastifyRequest): string | null {
+  const value = cookieValue(request.headers.cookie, sessionCookieName(request));
+  return value !== null && SESSION_TOKEN_PATTERN.test(value) ? value : null;
+}
+
+function cookieAttributes(request: FastifyRequest): string {
+  // No Max-Age: the cookie goes when the browser closes; the server ends the session anyway.
+  return `Path=/; HttpOnly; SameSite=Strict${secure(request) ? '; Secure' : ''}`;
+}
+
+function setSessionCookie(request: FastifyRequest, reply: FastifyReply, token: string): void {
+  reply.header('Set-Cookie', `${sessionCookieName(request)}=${token}; ${cookieAttributes(request)}`);
+}
+
+export function clearingCookie(request: FastifyRequest): string {
+  return `${sessionCookieName(request)}=; ${cookieAttributes(request)}; Max-Age=0`;
+}
+
+function checkCsrf(request: FastifyRequest, token: string): void {
+  const sent = request.headers[CSRF_HEADER];
+  if (typeof sent !== 'string' || !sameText(sent, csrfTokenFor(token))) {
+    throw forbidden('Missing or wrong CSRF token: reload the Studio page and try again.', 'csrf_token');
   }
 }
 
-function sessionKey(request: FastifyRequest): string | null {
-  const value = cookieValue(request.headers.cookie, SESSION_COOKIE);
-  return value !== null && value !== '' && KEY_SHAPE.test(value) ? value : null;
-}
-
-function setSession(request: FastifyRequest, reply: FastifyReply, apiKey: string): void {
-  // Secure when the page is served over https (behind a proxy that says so); loopback is http.
-  const secure = request.protocol === 'https' ? '; Secure' : '';
-  reply.header('Set-Cookie', `${SESSION_COOKIE}=${apiKey}; Path=/; HttpOnly; SameSite=Strict${secure}`);
+/** 401 for a cookie whose session is over; the answer clears the cookie, so the page is signed out cleanly. */
+function sessionEnded(request: FastifyRequest): AppError {
+  return withHeaders(
+    new AppError('UNAUTHORIZED', 'Your Studio session has ended (signed out, expired, or its API key was revoked): sign in again.', {
+      reason: 'session_ended',
+    }),
+    { 'Set-Cookie': clearingCookie(request) },
+  );
 }
 
 /**
- * `onRequest`, before the API's own authorizer: a request without `Authorization` but with the
- * session cookie is authenticated by the cookie, after the CSRF checks for unsafe methods.
+ * `onRequest`, before the API's own authorizer. Studio routes (everything outside /api/) answer
+ * only at a served host name. An API request without `Authorization` but with the session
+ * cookie must be at a served host, from this origin, with the CSRF token if it changes state,
+ * and its session must be live; it then acts with the session's key.
  */
-export function cookieAuthHook() {
-  return async function cookieAuth(request: FastifyRequest): Promise<void> {
-    if (request.headers.authorization !== undefined) return;
-    if (!request.url.startsWith('/api/')) return;
-    const apiKey = sessionKey(request);
-    if (apiKey === null) return;
-    if (!SAFE_METHODS.has(request.method)) {
-      checkOrigin(request);
-      const token = request.headers[CSRF_HEADER];
-      if (typeof token !== 'string' || !sameText(token, csrfTokenFor(apiKey))) {
-        throw forbidden('Missing or wrong CSRF token: reload the Studio page and try again.', 'csrf_token');
-      }
+export function studioRequestHook(options: SessionOptions) {
+  const lifetime = options.lifetime ?? DEFAULT_SESSION_LIFETIME;
+  return async function studioRequest(request: FastifyRequest): Promise<void> {
+    if (!request.url.startsWith('/api/')) {
+      checkHost(request, options.hosts);
+      return;
     }
-    request.headers.authorization = `Bearer ${apiKey}`;
+    if (request.headers.authorization !== undefined) return;
+    const cookie = cookieValue(request.headers.cookie, sessionCookieName(request));
+    if (cookie === null || cookie === '') return;
+    checkHost(request, options.hosts);
+    checkSameOrigin(request, options.trustProxy);
+    // Not a session token at all (a cookie of an older immoreel held the key itself): ended, and cleared.
+    const token = SESSION_TOKEN_PATTERN.test(cookie) ? cookie : null;
+    if (token === null) throw sessionEnded(request);
+    if (!SAFE_METHODS.has(request.method)) checkCsrf(request, token);
+    const found = await options.records.sessions.authenticate(token, lifetime);
+    if (found === null) throw sessionEnded(request);
+    request.studioKey = found.key;
   };
+}
+
+function signedIn(key: ApiKeyRecord, token: string) {
+  return { ok: true, signed_in: true, tenant: key.tenant, masked_key: key.masked_key, plan: key.plan, csrf_token: csrfTokenFor(token) };
 }
 
 /** Sign in (key or one-time link), who am I, sign out. Outside /api/v1: they are the page's plumbing, not API. */
 export function sessionRoutes(app: FastifyInstance, options: SessionOptions): void {
   let login = options.login;
+  const lifetime = options.lifetime ?? DEFAULT_SESSION_LIFETIME;
+  const { keys, sessions } = options.records;
+
+  /** A new session for `key`; a session the browser already had is ended first (one cookie, one session). */
+  async function openSession(request: FastifyRequest, reply: FastifyReply, key: ApiKeyRecord): Promise<string> {
+    const previous = sessionToken(request);
+    if (previous !== null) await sessions.end(previous);
+    const { token } = await sessions.create(key, lifetime);
+    setSessionCookie(request, reply, token);
+    return token;
+  }
 
   app.get('/studio/session', async (request, reply) => {
-    checkOrigin(request);
+    checkSameOrigin(request, options.trustProxy);
     reply.header('Cache-Control', 'no-store');
-    const apiKey = sessionKey(request);
-    const record = apiKey === null ? null : await options.keys.authenticate(apiKey);
-    if (apiKey === null || record === null) return { ok: true, signed_in: false };
-    return {
-      ok: true,
-      signed_in: true,
-      tenant: record.tenant,
-      masked_key: record.masked_key,
-      plan: record.plan,
-      csrf_token: csrfTokenFor(apiKey),
-    };
+    const token = sessionToken(request);
+    const found = token === null ? null : await sessions.authenticate(token, lifetime);
+    if (token === null || found === null) {
+      // A cookie whose session is over is dropped here too, so the page starts clean.
+      if (cookieValue(request.headers.cookie, sessionCookieName(request)) !== null) reply.header('Set-Cookie', clearingCookie(request));
+      return { ok: true, signed_in: false };
+    }
+    return signedIn(found.key, token);
   });
 
   app.post('/studio/session', async (request, reply) => {
-    checkOrigin(request);
+    checkSameOrigin(request, options.trustProxy);
     reply.header('Cache-Control', 'no-store');
     const body = request.body as { api_key?: unknown } | null;
     const apiKey = typeof body?.api_key === 'string' ? body.api_key.trim() : '';
@@ -127,31 +188,24 @@ export function sessionRoutes(app: FastifyInstance, options: SessionOptions): vo
         reason: 'missing_key',
         details: [{ field: 'api_key', message: 'required' }],
       });
-    const record = KEY_SHAPE.test(apiKey) ? await options.keys.authenticate(apiKey) : null;
-    if (record === null) {
+    const key = KEY_SHAPE.test(apiKey) ? await keys.authenticate(apiKey) : null;
+    if (key === null) {
       throw new AppError('UNAUTHORIZED', 'Invalid API key: it is unknown or was revoked. Create one with `immoreel keys create`.', {
         reason: 'invalid_key',
       });
     }
-    setSession(request, reply, apiKey);
-    return {
-      ok: true,
-      signed_in: true,
-      tenant: record.tenant,
-      masked_key: record.masked_key,
-      plan: record.plan,
-      csrf_token: csrfTokenFor(apiKey),
-    };
+    return signedIn(key, await openSession(request, reply, key));
   });
 
+  // Sign-out always works: it ends the session if there is one and always clears the cookie, even
+  // when the session is already over (its key revoked, expired). It needs no CSRF token: ending a
+  // session gives a forger nothing, and cross-site callers are refused by the origin check.
   app.delete('/studio/session', async (request, reply) => {
-    checkOrigin(request);
-    const apiKey = sessionKey(request);
-    const token = request.headers[CSRF_HEADER];
-    if (apiKey !== null && (typeof token !== 'string' || !sameText(token, csrfTokenFor(apiKey)))) {
-      throw forbidden('Missing or wrong CSRF token: reload the Studio page and try again.', 'csrf_token');
-    }
-    reply.header('Set-Cookie', `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`);
+    checkSameOrigin(request, options.trustProxy);
+    reply.header('Cache-Control', 'no-store');
+    const token = sessionToken(request);
+    if (token !== null) await sessions.end(token);
+    reply.header('Set-Cookie', clearingCookie(request));
     return { ok: true, signed_in: false };
   });
 
@@ -161,8 +215,11 @@ export function sessionRoutes(app: FastifyInstance, options: SessionOptions): vo
     const current = login;
     if (current !== undefined && typeof token === 'string' && sameText(token, current.token)) {
       login = undefined;
-      setSession(request, reply, current.apiKey);
-      return reply.code(303).header('Location', '/').header('Cache-Control', 'no-store').send();
+      const key = await keys.authenticate(current.apiKey);
+      if (key !== null) {
+        await openSession(request, reply, key);
+        return reply.code(303).header('Location', '/').header('Cache-Control', 'no-store').send();
+      }
     }
     return reply.code(303).header('Location', '/?signin=link_used').header('Cache-Control', 'no-store').send();
   });

@@ -22,6 +22,9 @@ describe('loadConfig', () => {
       insecure: false,
       allowLoopbackFetch: false,
       metricsHost: '127.0.0.1',
+      trustProxy: false,
+      publicHosts: [],
+      sessions: { idleSeconds: 7200, maxSeconds: 43200 },
       color: true,
       ffmpeg: { searchPath: '' },
       proxy: {},
@@ -55,6 +58,10 @@ describe('loadConfig', () => {
         IMMOREEL_METRICS_HOST: '0.0.0.0',
         IMMOREEL_STARTUP_WAIT_SECONDS: '0',
         IMMOREEL_REMOTE_WAIT_SECONDS: '15',
+        IMMOREEL_TRUST_PROXY: 'yes',
+        IMMOREEL_PUBLIC_HOST: 'Studio.Example.com, 192.0.2.7,[2001:db8::1]',
+        IMMOREEL_SESSION_IDLE_SECONDS: '600',
+        IMMOREEL_SESSION_MAX_SECONDS: '3600',
         FFMPEG_PATH: '/opt/ffmpeg/bin/ffmpeg',
         FFPROBE_PATH: '/opt/ffmpeg/bin/ffprobe',
         HTTPS_PROXY: 'http://proxy.example:3128',
@@ -82,6 +89,9 @@ describe('loadConfig', () => {
       metricsHost: '0.0.0.0',
       startupWaitSeconds: 0,
       remoteWaitSeconds: 15,
+      trustProxy: true,
+      publicHosts: ['studio.example.com', '192.0.2.7', '[2001:db8::1]'],
+      sessions: { idleSeconds: 600, maxSeconds: 3600 },
       ffmpeg: { ffmpegPath: '/opt/ffmpeg/bin/ffmpeg', ffprobePath: '/opt/ffmpeg/bin/ffprobe', searchPath: '/usr/bin:/bin' },
       proxy: { httpsProxy: 'http://proxy.example:3128', noProxy: 'localhost,.internal' },
       color: false,
@@ -102,9 +112,13 @@ describe('loadConfig', () => {
         insecure: true,
         allowLoopbackFetch: true,
         metricsPort: '0',
+        trustProxy: true,
+        publicHost: ['a.example', 'b.example,c.example'],
       },
     });
     expect(config.metricsPort).toBe(0);
+    expect(config.trustProxy).toBe(true);
+    expect(config.publicHosts).toEqual(['a.example', 'b.example', 'c.example']);
     expect(config.dataDir).toBe('/from/flag');
     expect(config.baseUrl).toBe('https://flag.example.com');
     expect(config.databaseUrl).toBe('postgres://env/db');
@@ -143,6 +157,19 @@ describe('loadConfig', () => {
     ['IMMOREEL_EUR_TO_MAD', '-3', 'a number of dirhams per euro greater than 0 and at most 1000, such as 10.8'],
     ['IMMOREEL_ALLOW_LOOPBACK_FETCH', 'maybe', 'one of 1, true, yes, on (on) or 0, false, no, off (off)'],
     ['IMMOREEL_METRICS_PORT', '65536', 'a port number from 0 to 65535'],
+    ['IMMOREEL_TRUST_PROXY', 'maybe', 'one of 1, true, yes, on (on) or 0, false, no, off (off)'],
+    [
+      'IMMOREEL_PUBLIC_HOST',
+      'https://studio.example.com',
+      'host names without scheme or port, separated by commas, such as studio.example.com',
+    ],
+    [
+      'IMMOREEL_PUBLIC_HOST',
+      'studio.example.com:8443',
+      'host names without scheme or port, separated by commas, such as studio.example.com',
+    ],
+    ['IMMOREEL_SESSION_IDLE_SECONDS', '30', 'a whole number of seconds from 60 to 2592000'],
+    ['IMMOREEL_SESSION_MAX_SECONDS', '12h', 'a whole number of seconds from 60 to 2592000'],
     ['HTTPS_PROXY', 'proxy.example:3128', 'an http:// or https:// URL such as http://proxy.example:3128'],
     ['http_proxy', 'socks5://proxy:1080', 'an http:// or https:// URL such as http://proxy.example:3128'],
   ])('refuses %s=%s, naming the variable and the form (exit 2)', (name, value, form) => {

@@ -31,7 +31,7 @@ async function signOut(): Promise<void> {
   try {
     await request('DELETE', '/studio/session');
   } catch {
-    // Signed out locally anyway: the cookie dies with the browser session.
+    // Signed out locally anyway: the server ends an unused session itself (docs/studio.md "Sessions").
   }
   state.session = { signed_in: false };
   setCsrfToken('');
