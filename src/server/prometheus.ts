@@ -1,4 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+const PROMTOOL_REJECTED_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
 import type { BlobStore } from '../blobs/types.js';
 import type { Metrics, OutageService, RefusalReason } from '../core/metrics.js';
 import { JOB_STATES, type JobState } from '../core/types.js';
@@ -59,7 +61,12 @@ export class PrometheusMetrics implements Metrics {
   /** `processMetrics: false` leaves out prom-client's process metrics, whose GC observer stays for the life of the process. */
   constructor(options: { processMetrics?: boolean } = {}) {
     const registers = [this.registry];
-    if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry });
+    if (options.processMetrics !== false) {
+      collectDefaultMetrics({ register: this.registry });
+      // prom-client also exports these three as gauges with a counter's `_total` suffix, which
+      // promtool's lint rejects; `nodejs_active_handles` (by type) etc. carry the same numbers.
+      for (const name of PROMTOOL_REJECTED_DEFAULTS) this.registry.removeSingleMetric(name);
+    }
     this.inFlight = new Gauge({ name: 'immoreel_renders_in_flight', help: 'Renders running in this process now.', registers });
     this.renderSeconds = new Histogram({
       name: 'immoreel_render_duration_seconds',
