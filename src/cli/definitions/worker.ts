@@ -18,6 +18,15 @@ export function workerCommand(): Command {
     .option('--until-idle', 'exit once nothing is queued and nothing runs here')
     .option('--concurrency <n>', `renders at once (1–30; default here: ${defaultConcurrency()}, two per CPU core as memory allows)`)
     .addOption(
+      new Option('--log-level <level>', 'log level of the JSON lines on stderr (default info; warn with --quiet)').choices([
+        'fatal',
+        'error',
+        'warn',
+        'info',
+        'debug',
+      ]),
+    )
+    .addOption(
       new Option('--allow-loopback-fetch', 'let API jobs fetch from 127.0.0.1/::1 (tests with local fixture servers only)').hideHelp(),
     )
     .addHelpText('after', EXAMPLES)
