@@ -2,7 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isAppError, type ErrorCode, type ErrorDetail } from '../core/errors.js';
 import { emptyJsonBody, invalidJsonBody } from '../core/json-body.js';
 import { invalidInput, validationDetails } from '../core/requests.js';
-import { outageError, outageOf } from '../records/outage.js';
+import { clientFacingOutage } from '../records/outage.js';
 
 /**
  * The one error envelope of API v1 (docs/api.md) and the one place that produces it. Every failure
@@ -57,9 +57,10 @@ export function envelope(error: AppError, requestId: string): ErrorEnvelope {
 
 /** Turns whatever was thrown into an AppError; fastify's own errors get their contract code. */
 export function toHttpError(error: unknown): AppError {
-  // A database or storage outage is a 503 with Retry-After, never a 500, and never names an endpoint.
-  const outage = outageOf(error);
-  if (outage !== null) return outageError(outage, error);
+  // A database or storage outage (or a fault of their configuration) is a 503 with Retry-After,
+  // never a 500, and never names an endpoint or a variable: the log keeps the cause.
+  const outage = clientFacingOutage(error);
+  if (outage !== null) return outage;
   if (isAppError(error)) return error;
   const fastifyError = error as Partial<FastifyError> & {
     validation?: Parameters<typeof validationDetails>[0];
