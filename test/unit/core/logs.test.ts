@@ -1,7 +1,10 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { storageError } from '../../../src/blobs/errors.js';
+import { AppError } from '../../../src/core/errors.js';
 import { RepeatedLogLimiter } from '../../../src/core/log-throttle.js';
 import { createLogger } from '../../../src/core/logger.js';
+import { toHttpError } from '../../../src/server/errors.js';
 
 /** The log lines of `serve` and `worker` (docs/operations.md "Logs"). */
 
@@ -75,5 +78,36 @@ describe('RepeatedLogLimiter', () => {
     expect(limiter.log('outbox', log, 'webhook outbox unavailable')).toBe(true);
     expect(written.at(-1)![0]).toBe('webhook outbox unavailable');
     expect(written).toHaveLength(7);
+  });
+});
+
+describe('what clients are told of a fault of the storage or the database', () => {
+  const endpoint = 'http://10.1.2.3:9000';
+  const faults = [
+    storageError(
+      'storage_unreachable',
+      `The storage endpoint is unreachable (s3://videos at ${endpoint}: ECONNREFUSED): check AWS_ENDPOINT_URL_S3.`,
+    ),
+    storageError('storage_credentials', `The storage refused our credentials (s3://videos at ${endpoint}, 403): check AWS_ACCESS_KEY_ID.`),
+    storageError('bucket_missing', `The bucket videos does not exist (s3://videos at ${endpoint}): fix IMMOREEL_STORAGE_URL.`),
+    new AppError('BAD_REQUEST', 'The database in postgres://db.internal:5432/x does not exist: fix IMMOREEL_DATABASE_URL.', {
+      reason: 'database_missing',
+    }),
+  ];
+
+  it.each(faults.map((fault) => [fault.reason, fault] as const))(
+    '%s: a 503 that names no endpoint, bucket or variable',
+    (_reason, fault) => {
+      const answer = toHttpError(fault);
+      expect(answer).toMatchObject({ code: 'SERVICE_UNAVAILABLE', httpStatus: 503, retryAfterS: 5 });
+      expect(answer.message).not.toMatch(/10\.1\.2\.3|db\.internal|s3:\/\/|postgres:\/\/|AWS_|IMMOREEL_/);
+      // The detail stays with the error, for the log.
+      expect(answer.cause).toBe(fault);
+    },
+  );
+
+  it('passes a client error of ours on as it is', () => {
+    const notFound = storageError('blob_not_found', 'No blob jobs/x/output.mp4 in s3://videos.');
+    expect(toHttpError(notFound)).toBe(notFound);
   });
 });
