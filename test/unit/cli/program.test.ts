@@ -93,7 +93,7 @@ const COMMANDS: Record<string, string[]> = {
   'jobs cancel': [],
   'jobs download': ['--out', '--force'],
   'jobs purge': ['--older-than', '--dry-run', '--yes'],
-  worker: ['--until-idle', '--concurrency', '--allow-loopback-fetch'],
+  worker: ['--until-idle', '--concurrency', '--log-level', '--allow-loopback-fetch'],
   'auth login': ['--api-key-stdin', '--api-key'],
   'auth status': [],
   'auth logout': ['--all'],
