@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { AppError } from '../core/errors.js';
 import { createLogger } from '../core/logger.js';
+import { RepeatedLogLimiter } from '../core/log-throttle.js';
 import { OFF_THREAD_JSON_MIN_BYTES, RawJsonBody } from '../core/json-body.js';
 import { compileInputSchema, invalidInput, validationDetails } from '../core/requests.js';
 import { createAuthorizer, refundHook } from './auth.js';
@@ -230,7 +231,9 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
       'request',
     );
   });
-  app.setErrorHandler(errorHandler);
+  // Once a minute at most per service while it is down, however many requests meet the outage.
+  const repeats = new RepeatedLogLimiter(60_000, now);
+  app.setErrorHandler((error, request, reply) => errorHandler(error, request, reply, repeats));
   app.setNotFoundHandler((request, reply) => {
     const allow = allowedMethods(registry, request.url.split('?')[0]!);
     if (allow.length === 0 || request.method === 'OPTIONS') return notFoundHandler(request, reply);

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isAppError, type ErrorCode, type ErrorDetail } from '../core/errors.js';
 import { emptyJsonBody, invalidJsonBody } from '../core/json-body.js';
+import type { RepeatedLogLimiter } from '../core/log-throttle.js';
 import { invalidInput, validationDetails } from '../core/requests.js';
 import { clientFacingOutage } from '../records/outage.js';
 
@@ -123,13 +124,25 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
   return reply.code(status).type('application/json; charset=utf-8').send(envelope(error, request.id));
 }
 
-/** fastify's setErrorHandler: log what matters, answer the envelope. */
-export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+/**
+ * fastify's setErrorHandler: log what matters, answer the envelope. Requests failing on an outage
+ * of the database or the storage are logged once with the cause, then summarised at most once per
+ * interval by `repeats` (docs/operations.md "Logs"): every request meets the same outage.
+ */
+export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply, repeats?: RepeatedLogLimiter): FastifyReply {
   const appError = toHttpError(error);
   if (appError.httpStatus >= 500) {
     // The cause chain goes to the log only; the client gets the generic message and the request id.
     const cause = appError.code === 'INTERNAL_SERVER_ERROR' && !isAppError(error) ? error : (appError.cause ?? appError);
-    request.log.error({ err: cause, code: appError.code }, 'request failed');
+    const service = appError.reason === 'storage_unavailable' ? 'storage' : appError.reason === 'database_unavailable' ? 'database' : null;
+    if (service !== null && repeats !== undefined)
+      repeats.log(service, (message, fields) => request.log.warn(fields, message), `${service} unavailable: requests answered 503`, {
+        event: 'outage_requests',
+        service,
+        err: cause,
+        code: appError.code,
+      });
+    else request.log.error({ err: cause, code: appError.code }, 'request failed');
   }
   return sendError(request, reply, appError);
 }

@@ -120,10 +120,13 @@ describe('a download while the storage is down', () => {
         const failed = log
           .split('\n')
           .filter((line) => line !== '')
-          .map((line) => JSON.parse(line) as { msg?: string; level?: string; request_id?: string; err?: { message?: string } })
-          .find((line) => line.msg === 'request failed' && line.request_id === requestId);
-        expect(failed?.level).toBe('error');
+          .map((line) => JSON.parse(line) as { event?: string; level?: string; request_id?: string; err?: { message?: string } })
+          .find((line) => line.event === 'outage_requests' && line.request_id === requestId);
+        expect(failed?.level).toBe('warn');
         expect(failed?.err?.message).toContain(hostPort);
+        // Every request meets the same outage: the next ones are counted, not logged again.
+        for (let i = 0; i < 3; i += 1) expect((await call(`/jobs/${jobId}/video`)).status).toBe(503);
+        expect(log.match(/"event":"outage_requests"/g)).toHaveLength(1);
       } finally {
         await s3.resume();
       }
