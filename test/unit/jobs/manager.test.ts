@@ -10,6 +10,8 @@ import { storageError } from '../../../src/blobs/errors.js';
 import type { JobRecord } from '../../../src/core/types.js';
 import { JobManager, jobTimings, type JobManagerOptions } from '../../../src/jobs/manager.js';
 import { defaultConcurrency, threadBudget } from '../../../src/jobs/pool.js';
+import { claimDispatched } from '../../../src/jobs/delivery.js';
+import { openEmbeddedJobStores } from '../../../src/records/job-backends.js';
 import { IllegalTransitionError } from '../../../src/core/job-state.js';
 import { openDatabase } from '../../../src/records/sqlite/driver.js';
 import { LocalService } from '../../../src/service/local-service.js';
@@ -345,6 +347,26 @@ describe('JobManager', () => {
       {
         message: 'job re-queued for attempt 2 of 3: its worker stopped renewing its lease',
         fields: expect.objectContaining({ event: 'job_requeued', job_id: id, tenant: 't', attempt: 1, reason: 'lease_expired' }),
+        level: undefined,
+      },
+    ]);
+  });
+
+  it('re-queues a job the queue hands out again while its row is still running, and logs it', async () => {
+    const dataDir = tempDir();
+    const setup = await manager({ dataDir, runWorkers: false });
+    const id = (await setup.submit(fakeRequest(), { tenant: 't' })).job_id;
+    strandAsRunning(setup, id, 1, { host: 'elsewhere', pid: 1, leaseMs: 600_000 });
+    const stores = openEmbeddedJobStores(dataDir);
+    opened.push(stores);
+    const reports: Reported[] = [];
+    const owner = { id: `${hostname()}/${process.pid}/redelivered`, host: hostname(), pid: process.pid };
+    const claimed = await claimDispatched(stores.records.jobs, id, owner, 60_000, reporter(reports));
+    expect(claimed).toMatchObject({ state: 'running', attempts: 2, owner: owner.id });
+    expect(reports).toEqual([
+      {
+        message: 'job re-queued for attempt 2 of 3: the queue handed it out again',
+        fields: expect.objectContaining({ event: 'job_requeued', job_id: id, tenant: 't', attempt: 1, reason: 'redelivered' }),
         level: undefined,
       },
     ]);
