@@ -1,7 +1,8 @@
 import { sleep } from '../core/time.js';
 import type { JobRecords, JobRow, Owner } from '../records/job-rows.js';
 import { isTerminal } from '../core/job-state.js';
-import { finalFailurePatch } from '../records/job-rows.js';
+import { finalFailurePatch, MAX_ATTEMPTS } from '../records/job-rows.js';
+import type { ProblemReporter } from './pool.js';
 
 /**
  * What a worker does with a job a dispatching queue delivered (docs/scaling.md "Dispatch"). The
@@ -15,7 +16,13 @@ import { finalFailurePatch } from '../records/job-rows.js';
  * counting one more attempt. A finished or canceled job gives null: the entry is simply
  * completed, never rendered twice.
  */
-export async function claimDispatched(jobs: JobRecords, jobId: string, owner: Owner, leaseMs: number): Promise<JobRow | null> {
+export async function claimDispatched(
+  jobs: JobRecords,
+  jobId: string,
+  owner: Owner,
+  leaseMs: number,
+  report?: ProblemReporter,
+): Promise<JobRow | null> {
   const row = await jobs.row(jobId);
   if (row === undefined || isTerminal(row.state)) return null;
   if (row.state === 'running') {
@@ -27,6 +34,16 @@ export async function claimDispatched(jobs: JobRecords, jobId: string, owner: Ow
       (current) => current.state === 'running' && current.owner === previousOwner,
     );
     if (requeued === null) return null;
+    // Logged by the one process whose transition won (docs/operations.md "Logs").
+    report?.(`job re-queued for attempt ${row.attempts + 1} of ${MAX_ATTEMPTS}: the queue handed it out again`, {
+      event: 'job_requeued',
+      job_id: jobId,
+      tenant: row.tenant,
+      attempt: row.attempts,
+      max_attempts: MAX_ATTEMPTS,
+      reason: 'redelivered',
+      owner: previousOwner ?? '',
+    });
   }
   return jobs.claimNext(owner, leaseMs, [jobId]);
 }
@@ -43,7 +60,7 @@ export async function claimDelivered(
   jobs: JobRecords,
   jobId: string,
   owner: Owner,
-  options: { leaseMs: number; pollMs: number; stopped: () => boolean },
+  options: { leaseMs: number; pollMs: number; stopped: () => boolean; report?: ProblemReporter },
 ): Promise<JobRow | null> {
   for (;;) {
     if (options.stopped()) return null;
@@ -51,7 +68,7 @@ export async function claimDelivered(
     if (row === undefined || isTerminal(row.state)) return null;
     const leaseAlive = row.state === 'running' && row.lease_expires_at !== null && row.lease_expires_at >= Date.now();
     if (!leaseAlive) {
-      const claimed = await claimDispatched(jobs, jobId, owner, options.leaseMs);
+      const claimed = await claimDispatched(jobs, jobId, owner, options.leaseMs, options.report);
       if (claimed !== null) return claimed;
     }
     await sleep(options.pollMs);

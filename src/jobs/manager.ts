@@ -204,7 +204,12 @@ export class JobManager {
   private async workQueue(queue: JobQueue, concurrency: number, leaseMs: number, pollMs: number): Promise<void> {
     const { records, pool } = this;
     await queue.work(concurrency, async ({ jobId }) => {
-      const row = await claimDelivered(records, jobId, pool.owner, { leaseMs, pollMs: Math.max(pollMs, 500), stopped: () => this.closed });
+      const row = await claimDelivered(records, jobId, pool.owner, {
+        leaseMs,
+        pollMs: Math.max(pollMs, 500),
+        stopped: () => this.closed,
+        report: this.options.report,
+      });
       if (row === null) {
         if (this.closed && (await records.row(jobId))?.state === 'queued')
           throw new Error('this worker is stopping; the job is retried elsewhere');
@@ -217,7 +222,13 @@ export class JobManager {
     });
     await queue.workDeadLetters(async ({ jobId }) => {
       const failed = await failExhausted(records, jobId, queue.settings.attempts, pool.owner);
-      if (failed !== null) this.emitTerminal(failed);
+      if (failed === null) return;
+      (this.options.report ?? warnOnStderr)(
+        `job failed: each of its ${queue.settings.attempts} attempts failed or lost its worker`,
+        { event: 'job_exhausted', job_id: jobId, tenant: failed.tenant, attempt: failed.attempts, max_attempts: queue.settings.attempts },
+        'error',
+      );
+      this.emitTerminal(failed);
     });
   }
 

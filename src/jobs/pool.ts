@@ -16,6 +16,7 @@ import type { RenderEngine } from './engine.js';
 import { assertJobId } from '../core/job-ids.js';
 import type { JobQueue, JobRecords } from '../records/job-rows.js';
 import { rideOut, type RideOutOptions } from './ride-out.js';
+import { clientFacingOutage } from '../records/outage.js';
 import { finalFailurePatch, listingSummary, MAX_ATTEMPTS, type JobRow, type Owner } from '../records/job-rows.js';
 
 /** The most renders one pool runs at once (docs/jobs.md). */
@@ -36,11 +37,17 @@ export function threadBudget(concurrency: number, cores: number = availableParal
  * Where the job layer reports a failure it survives but someone must see: the server's log, the
  * worker's stderr (docs/jobs.md "Failures the job layer survives").
  */
-export type ProblemReporter = (message: string, fields: Record<string, string | number>) => void;
+export type ProblemReporter = (message: string, fields: Record<string, string | number>, level?: ReportLevel) => void;
 
-/** The default reporter: a process warning on stderr, so a failure is never silent even with no log wired. */
-export const warnOnStderr: ProblemReporter = (message, fields) => {
-  process.emitWarning(`${message} ${JSON.stringify(fields)}`, { code: 'IMMOREEL_JOBS' });
+/** How much a reported event matters: `warn` (the default) when nobody says. */
+export type ReportLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/**
+ * The default reporter: a process warning on stderr, so a failure is never silent even with no log
+ * wired. Events that are only news (`info`: an outage over; `debug`) are left out there.
+ */
+export const warnOnStderr: ProblemReporter = (message, fields, level = 'warn') => {
+  if (level === 'warn' || level === 'error') process.emitWarning(`${message} ${JSON.stringify(fields)}`, { code: 'IMMOREEL_JOBS' });
 };
 
 /** Owners alive in this process: a running job owned by this pid but by none of these is abandoned. */
@@ -147,8 +154,27 @@ export async function recoverAbandoned(
       );
     }
     if (moved === null) continue;
+    // Only the process whose transition won gets here: each recovery is logged once (docs/operations.md "Logs").
+    const why = row.lease_expires_at === null || row.lease_expires_at < now ? 'lease_expired' : 'worker_gone';
+    const fields = {
+      job_id: row.job_id,
+      tenant: row.tenant,
+      attempt: row.attempts,
+      max_attempts: MAX_ATTEMPTS,
+      reason: why,
+      owner: row.owner ?? '',
+    };
+    if (moved.state === 'queued')
+      report(`job re-queued for attempt ${row.attempts + 1} of ${MAX_ATTEMPTS}: its worker stopped renewing its lease`, {
+        event: 'job_requeued',
+        ...fields,
+      });
+    else
+      report(`job failed: its worker stopped during each of its ${row.attempts} attempts`, { event: 'job_abandoned', ...fields }, 'error');
     // A video put in place just before the kill was never recorded: it must not linger.
     await files.discardOutput(row.job_id, row.attempts);
+    // Nothing of this job runs here any more once it failed; a re-queued job's next attempt empties it anyway.
+    if (moved.state === 'failed') await rm(files.jobDir(row.job_id), { recursive: true, force: true }).catch(() => undefined);
     await queue?.abandon(row.job_id, `the worker ${row.owner ?? ''} stopped renewing its lease`).catch((error: unknown) =>
       report('the queue kept the entry of an abandoned job; it is retried when the entry expires', {
         job_id: row.job_id,
@@ -210,9 +236,23 @@ function jobError(error: unknown, watchdogMs: number, timedOut: boolean): { code
       message: `The render took longer than ${minutes} min and was stopped by the watchdog. Try a shorter duration, or fewer renders at once (--concurrency).`,
     };
   }
+  // Job errors reach API clients: an outage or a fault of the server's storage or database
+  // configuration is told in words that name no endpoint or variable (the log keeps the detail).
+  const outage = clientFacingOutage(error);
+  if (outage !== null) return { code: outage.code, message: outage.message };
   if (isAppError(error)) return { code: error.code, message: error.message };
   const first = (error instanceof Error ? `${error.name}: ${error.message}` : String(error)).split('\n')[0]!.slice(0, 300);
   return { code: 'RENDER_FAILED', message: `The render failed unexpectedly (${first}).` };
+}
+
+/** An error and its causes in one line, for the operator's log (never for clients). */
+function errorDetail(error: unknown): string {
+  const parts: string[] = [];
+  for (let current: unknown = error, depth = 0; current !== undefined && current !== null && depth < 4; depth += 1) {
+    parts.push(current instanceof Error ? current.message : String(current));
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return parts.join(' ← ').slice(0, 2000);
 }
 
 /** Progress writes per job are throttled: a render reports many times a second. */
@@ -241,19 +281,29 @@ export class WorkerPool {
     this.limit = pLimit(options.concurrency);
   }
 
-  /** Outages met by this job's record and upload writes are reported once as they begin and end. */
-  private rideOutOptions(jobId: string, operation: 'upload' | 'finish'): RideOutOptions {
+  /**
+   * Outages met by this job's record and upload writes are reported once as they begin, and once
+   * as they end or outlast the budget (docs/operations.md "Logs"); each try in between is a debug
+   * line at most, and is counted (docs/operations.md "Metrics").
+   */
+  private rideOutOptions(row: JobRow, operation: 'upload' | 'finish'): RideOutOptions {
+    const job = { job_id: row.job_id, tenant: row.tenant, attempt: row.attempts };
     return {
       budgetMs: this.options.outageBudgetMs,
       metrics: this.metrics,
       operation,
-      onOutage: ({ outage, phase, what, tries, waitedMs }) =>
-        this.report(phase === 'begins' ? `${outage} outage begins: waiting it out` : `${outage} outage over`, {
-          job_id: jobId,
-          while: what,
-          tries,
-          waited_ms: waitedMs,
-        }),
+      onOutage: ({ outage, phase, what, tries, waitedMs }) => {
+        const fields = { ...job, service: outage, while: what, tries, waited_ms: waitedMs };
+        if (phase === 'begins') this.report(`${outage} outage begins: waiting it out`, { event: 'outage_begins', ...fields });
+        else if (phase === 'ends') this.report(`${outage} outage over`, { event: 'outage_ends', ...fields }, 'info');
+        else this.report(`${outage} outage outlasted the budget: giving up`, { event: 'outage_gave_up', ...fields }, 'error');
+      },
+      onRetry: ({ outage, what, tries, delayMs, waitedMs, budgetMs }) =>
+        this.report(
+          `retrying ${what}: try ${tries} met the ${outage} outage, next in ${delayMs} ms (waited ${Math.round(waitedMs / 1000)} of ${Math.round(budgetMs / 1000)} s)`,
+          { event: 'outage_retry', ...job, service: outage, tries, delay_ms: delayMs, waited_ms: waitedMs },
+          'debug',
+        ),
     };
   }
 
@@ -454,6 +504,7 @@ export class WorkerPool {
     let uploaded: string | null = null;
     let renderSeconds: number | null = null;
     this.metrics.renderStarted();
+    let unrecorded = false;
     try {
       // Every attempt starts from an empty directory: nothing of a killed attempt is reused.
       await rm(workDir, { recursive: true, force: true });
@@ -493,7 +544,7 @@ export class WorkerPool {
       uploaded = await rideOut(
         `uploading the video of ${jobId}`,
         () => this.publish(row, outputPath, outcome.result.sha256),
-        this.rideOutOptions(jobId, 'upload'),
+        this.rideOutOptions(row, 'upload'),
       );
       if (controller.signal.aborted) throw controller.signal.reason;
       // Guarded on still owning the row: of two attempts that both uploaded, only one is recorded.
@@ -514,10 +565,18 @@ export class WorkerPool {
             },
             isMine,
           ),
-        this.rideOutOptions(jobId, 'finish'),
+        this.rideOutOptions(row, 'finish'),
       );
     } catch (error) {
       const failure = jobError(error, watchdogMs, timedOut);
+      if (failure.code === 'SERVICE_UNAVAILABLE')
+        this.report(`render attempt failed: ${failure.message}`, {
+          event: 'job_attempt_failed',
+          job_id: jobId,
+          tenant: row.tenant,
+          attempt: row.attempts,
+          error: errorDetail(error),
+        });
       // Gone before the job is recorded failed, so no reader ever sees a failed job with a video.
       // A failed discard must not hide the render's own failure, recorded next; purge removes what is left.
       await files.discardOutput(jobId, row.attempts).catch(() => undefined);
@@ -540,10 +599,12 @@ export class WorkerPool {
               },
               isMine,
             ),
-          this.rideOutOptions(jobId, 'finish'),
+          this.rideOutOptions(row, 'finish'),
         );
       } catch {
         finished = null;
+        // Still ours (its lease runs out later): nothing else works in its directory.
+        unrecorded = true;
       }
     } finally {
       clearTimeout(watchdog);
@@ -553,8 +614,12 @@ export class WorkerPool {
       // Canceled, re-queued, failed or lost to another attempt: no video may stay where a result is expected.
       // The outcome is already recorded; a file that resists removal is purge's (`jobs purge`) to remove.
       await files.discardOutput(jobId, row.attempts).catch(() => undefined);
-      // Canceled or stopped: its half-made files (render-*.tmp.mp4, soundtrack.wav) go too (best effort, as above).
-      if (controller.signal.aborted) await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
+      // Failed, canceled or stopped: the attempt's scratch (photos, render-*.tmp.mp4, soundtrack.wav)
+      // goes too, on every machine (docs/operations.md "Scratch space"; best effort, as above). A
+      // render that lost its row to another attempt leaves the directory alone: with a shared data
+      // directory that attempt may be working in it.
+      if (finished !== null || unrecorded || controller.signal.aborted)
+        await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
     } else if (!files.inPlace && uploaded !== null) {
       // The video is in the blob store: the scratch directory has served its purpose (what resists is purge's).
       await rm(workDir, { recursive: true, force: true }).catch(() => undefined);

@@ -1,7 +1,7 @@
 import { AppError } from '../core/errors.js';
 import type { Metrics } from '../core/metrics.js';
 import { sleep } from '../core/time.js';
-import { outageOf, type Outage } from '../records/outage.js';
+import { clientSafe, outageOf, type Outage } from '../records/outage.js';
 
 /**
  * Riding out a passing outage of the database or the object storage (docs/operations.md
@@ -16,8 +16,13 @@ export interface RideOutOptions {
   /** First delay between tries, doubled each time up to `maxDelayMs` (defaults 250 ms, 5 s). */
   firstDelayMs?: number;
   maxDelayMs?: number;
-  /** Told once when an outage begins for this operation, and once when it is over. */
-  onOutage?: (event: { outage: Outage; phase: 'begins' | 'ends'; what: string; tries: number; waitedMs: number }) => void;
+  /**
+   * Told once when an outage begins for this operation, and once when it is over: `ends` when the
+   * operation went through, `gives_up` when the outage outlasted the budget.
+   */
+  onOutage?: (event: { outage: Outage; phase: 'begins' | 'ends' | 'gives_up'; what: string; tries: number; waitedMs: number }) => void;
+  /** Told before each pause: try `tries` failed on `outage`, the next comes after `delayMs`. */
+  onRetry?: (event: { outage: Outage; what: string; tries: number; delayMs: number; waitedMs: number; budgetMs: number }) => void;
   signal?: AbortSignal;
   /** Counts each retry under `operation` and each outage begun (docs/operations.md "Metrics"). */
   metrics?: Pick<Metrics, 'retried' | 'outageBegan'>;
@@ -48,15 +53,19 @@ export async function rideOut<T>(what: string, operation: () => Promise<T>, opti
       current = outage;
       const waited = Date.now() - started;
       if (waited >= budgetMs) {
+        options.onOutage?.({ outage, phase: 'gives_up', what, tries, waitedMs: waited });
         const service = outage === 'database' ? 'database' : 'file storage';
-        throw new AppError(
-          'SERVICE_UNAVAILABLE',
-          `The service's ${service} stayed unavailable for ${Math.round(waited / 1000)} s while ${what}; nothing was charged — render again.`,
-          { reason: `${outage}_unavailable`, cause: error },
+        throw clientSafe(
+          new AppError(
+            'SERVICE_UNAVAILABLE',
+            `The service's ${service} stayed unavailable for ${Math.round(waited / 1000)} s while ${what}; nothing was charged — render again.`,
+            { reason: `${outage}_unavailable`, cause: error },
+          ),
         );
       }
       // Full jitter around the current step, so workers that lost the service together do not return in step.
       const pause = Math.min(delayMs, budgetMs - waited) * (0.5 + Math.random() / 2);
+      options.onRetry?.({ outage, what, tries, delayMs: Math.round(pause), waitedMs: waited, budgetMs });
       // An abort ends the pause early; the next try sees the signal and gives up with the outage error.
       await sleep(pause, options.signal).catch(() => undefined);
       options.metrics?.retried(options.operation ?? 'other');

@@ -61,9 +61,53 @@ export const OUTAGE_RETRY_AFTER_S = 5;
  */
 export function outageError(outage: Outage, cause?: unknown): AppError {
   const what = outage === 'database' ? 'database' : 'file storage';
-  return new AppError('SERVICE_UNAVAILABLE', `The service's ${what} is unavailable for a moment; retry in ${OUTAGE_RETRY_AFTER_S} s.`, {
-    reason: `${outage}_unavailable`,
-    retryAfterS: OUTAGE_RETRY_AFTER_S,
-    cause,
-  });
+  return clientSafe(
+    new AppError('SERVICE_UNAVAILABLE', `The service's ${what} is unavailable for a moment; retry in ${OUTAGE_RETRY_AFTER_S} s.`, {
+      reason: `${outage}_unavailable`,
+      retryAfterS: OUTAGE_RETRY_AFTER_S,
+      cause,
+    }),
+  );
+}
+
+/** Outage errors whose text was written for clients (no endpoint, no variable): passed on as they are. */
+const CLIENT_SAFE = new WeakSet<AppError>();
+
+export function clientSafe(error: AppError): AppError {
+  CLIENT_SAFE.add(error);
+  return error;
+}
+
+/**
+ * Faults of the server's own configuration (a missing bucket or database, refused credentials, a
+ * bad storage URL): the client can do nothing about them and must not read their text, which names
+ * the endpoint, the bucket or the variables to fix. Which service they concern, or null.
+ */
+const SERVER_SIDE_REASONS: Readonly<Record<string, Outage>> = {
+  bucket_missing: 'storage',
+  storage_credentials: 'storage',
+  storage_url_invalid: 'storage',
+  database_credentials: 'database',
+  database_missing: 'database',
+};
+
+function serverFaultOf(error: unknown): Outage | null {
+  for (let current: unknown = error, depth = 0; isAppError(current) && depth < 5; depth += 1) {
+    const fault = current.reason === undefined ? undefined : SERVER_SIDE_REASONS[current.reason];
+    if (fault !== undefined) return fault;
+    if (current.code !== 'INTERNAL_SERVER_ERROR') return null;
+    current = current.cause;
+  }
+  return null;
+}
+
+/**
+ * What a client may be told of an error of the database or the storage (docs/operations.md
+ * "Outages"): the generic 503 of `outageError` for an outage or a fault of the server's
+ * configuration, null for anything else (the error says what to do and names nothing internal).
+ */
+export function clientFacingOutage(error: unknown): AppError | null {
+  if (isAppError(error) && CLIENT_SAFE.has(error)) return error;
+  const outage = outageOf(error) ?? serverFaultOf(error);
+  return outage === null ? null : outageError(outage, error);
 }

@@ -2,9 +2,11 @@ import type { Socket } from 'node:net';
 import compress from '@fastify/compress';
 import cors from '@fastify/cors';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { AppError } from '../core/errors.js';
 import { NO_METRICS } from '../core/metrics.js';
+import { createLogger } from '../core/logger.js';
+import { RepeatedLogLimiter } from '../core/log-throttle.js';
 import { OFF_THREAD_JSON_MIN_BYTES, RawJsonBody } from '../core/json-body.js';
 import { compileInputSchema, invalidInput, validationDetails } from '../core/requests.js';
 import { createAuthorizer, refundHook } from './auth.js';
@@ -186,17 +188,11 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
   const now = deps.now ?? Date.now;
   const limits: ServerLimits = { ...DEFAULT_LIMITS, ...deps.limits };
   const log = deps.log ?? false;
+  const loggerInstance: FastifyBaseLogger | undefined =
+    log === false ? undefined : (log.logger ?? createLogger({ stream: log.stream, level: log.level, process: log.process ?? 'serve' }));
   const app = Fastify({
-    logger:
-      log === false
-        ? false
-        : {
-            level: log.level ?? 'info',
-            stream: log.stream,
-            base: { service: 'immoreel' },
-            timestamp: () => `,"time":"${new Date().toISOString()}"`,
-            formatters: { level: (label: string) => ({ level: label }) },
-          },
+    // The same JSON lines as `immoreel worker` writes (docs/operations.md "Logs").
+    ...(loggerInstance === undefined ? { logger: false } : { loggerInstance }),
     // Our own access line (onResponse below) replaces fastify's request logs: one line per request.
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     genReqId: (req) => requestIdFor(req.headers['x-request-id']),
@@ -273,7 +269,9 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
     );
   });
   const metrics = deps.metrics ?? NO_METRICS;
-  app.setErrorHandler((error, request, reply) => errorHandler(error, request, reply, metrics));
+  // Once a minute at most per service while it is down, however many requests meet the outage.
+  const repeats = new RepeatedLogLimiter(60_000, now);
+  app.setErrorHandler((error, request, reply) => errorHandler(error, request, reply, { metrics, repeats }));
   app.setNotFoundHandler((request, reply) => {
     const allow = allowedMethods(registry, request.url.split('?')[0]!);
     if (allow.length === 0 || request.method === 'OPTIONS') return notFoundHandler(request, reply);

@@ -2,8 +2,9 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isAppError, type ErrorCode, type ErrorDetail } from '../core/errors.js';
 import { emptyJsonBody, invalidJsonBody } from '../core/json-body.js';
 import { NO_METRICS, type Metrics, type RefusalReason } from '../core/metrics.js';
+import type { RepeatedLogLimiter } from '../core/log-throttle.js';
 import { invalidInput, validationDetails } from '../core/requests.js';
-import { outageError, outageOf } from '../records/outage.js';
+import { clientFacingOutage } from '../records/outage.js';
 
 /**
  * The one error envelope of API v1 (docs/api.md) and the one place that produces it. Every failure
@@ -58,9 +59,10 @@ export function envelope(error: AppError, requestId: string): ErrorEnvelope {
 
 /** Turns whatever was thrown into an AppError; fastify's own errors get their contract code. */
 export function toHttpError(error: unknown): AppError {
-  // A database or storage outage is a 503 with Retry-After, never a 500, and never names an endpoint.
-  const outage = outageOf(error);
-  if (outage !== null) return outageError(outage, error);
+  // A database or storage outage (or a fault of their configuration) is a 503 with Retry-After,
+  // never a 500, and never names an endpoint or a variable: the log keeps the cause.
+  const outage = clientFacingOutage(error);
+  if (outage !== null) return outage;
   if (isAppError(error)) return error;
   const fastifyError = error as Partial<FastifyError> & {
     validation?: Parameters<typeof validationDetails>[0];
@@ -135,15 +137,34 @@ export function refusalOf(error: AppError): RefusalReason | null {
   return null;
 }
 
-/** fastify's setErrorHandler: count refusals, log what matters, answer the envelope. */
-export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply, metrics: Metrics = NO_METRICS): FastifyReply {
+/**
+ * fastify's setErrorHandler: count refusals, log what matters, answer the envelope. Requests
+ * failing on an outage of the database or the storage are logged once with the cause, then
+ * summarised at most once per interval by `repeats` (docs/operations.md "Logs"): every request
+ * meets the same outage.
+ */
+export function errorHandler(
+  error: unknown,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  options: { metrics?: Metrics; repeats?: RepeatedLogLimiter } = {},
+): FastifyReply {
+  const { metrics = NO_METRICS, repeats } = options;
   const appError = toHttpError(error);
   const refusal = refusalOf(appError);
   if (refusal !== null) metrics.refused(refusal);
   if (appError.httpStatus >= 500) {
     // The cause chain goes to the log only; the client gets the generic message and the request id.
     const cause = appError.code === 'INTERNAL_SERVER_ERROR' && !isAppError(error) ? error : (appError.cause ?? appError);
-    request.log.error({ err: cause, code: appError.code }, 'request failed');
+    const service = appError.reason === 'storage_unavailable' ? 'storage' : appError.reason === 'database_unavailable' ? 'database' : null;
+    if (service !== null && repeats !== undefined)
+      repeats.log(service, (message, fields) => request.log.warn(fields, message), `${service} unavailable: requests answered 503`, {
+        event: 'outage_requests',
+        service,
+        err: cause,
+        code: appError.code,
+      });
+    else request.log.error({ err: cause, code: appError.code }, 'request failed');
   }
   return sendError(request, reply, appError);
 }

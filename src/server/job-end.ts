@@ -1,6 +1,7 @@
 import type { JobRecord } from '../core/types.js';
 import type { FetchPort } from '../net/fetch.js';
 import type { RecordStore, UsageRecords } from '../records/types.js';
+import { RepeatedLogLimiter } from '../core/log-throttle.js';
 import { webhookSender, WebhookDispatcher, type WebhookSender } from './webhook-sender.js';
 
 /**
@@ -40,7 +41,16 @@ export interface JobEndDutiesOptions {
   /** Test seam: sends one signed delivery (default: POST through `fetch`). */
   send?: WebhookSender;
   now?: () => number;
+  /** At most one line per this interval for a failure that repeats on every poll (default 60 s). */
+  repeatIntervalMs?: number;
 }
+
+/**
+ * Failures of the outbox as a whole, met by every poll while the database is down: logged once,
+ * then summarised once per interval (docs/operations.md "Logs"). Failures of one job or one
+ * delivery are each logged as they happen.
+ */
+const REPEATING = new Set(['webhook outbox unavailable', 'webhook sweep failed']);
 
 export interface JobEndDuties {
   onTerminal(job: JobRecord, tenant: string): Promise<void>;
@@ -52,7 +62,12 @@ const TERMINAL: ReadonlySet<string> = new Set(['succeeded', 'failed', 'canceled'
 
 export function startJobEndDuties(options: JobEndDutiesOptions): JobEndDuties {
   const { records } = options;
-  const log = options.log ?? (() => undefined);
+  const write = options.log ?? (() => undefined);
+  const repeats = new RepeatedLogLimiter(options.repeatIntervalMs ?? 60_000, options.now);
+  const log = (message: string, fields: Record<string, unknown>): void => {
+    if (REPEATING.has(message)) repeats.log(message, write, message, fields);
+    else write(message, fields);
+  };
   const dispatcher = new WebhookDispatcher({
     store: records.webhooks,
     secretFor: (tenant) => records.keys.webhookSecret(tenant),

@@ -2,6 +2,7 @@ import type { BodyFingerprint } from '../core/hash.js';
 import type { RawJsonBody } from '../core/json-body.js';
 import type { Metrics } from '../core/metrics.js';
 import type { JobList, JobRecord, JobState, ListJobsOptions, Property } from '../core/types.js';
+import type { Logger, LogProcess } from '../core/logger.js';
 import type { AnalyzeRequest } from '../core/requests.js';
 import type { ValidRenderRequest } from '../render/types.js';
 import type { ServerLimits } from './api-limits.js';
@@ -30,6 +31,10 @@ export interface JobsPort {
 export interface LogOptions {
   stream: NodeJS.WritableStream;
   level?: string;
+  /** Which process writes (the `process` field; default `serve`). */
+  process?: LogProcess;
+  /** A logger already made by `createLogger` (core/logger.ts): the app logs through it instead of making one. */
+  logger?: Logger;
 }
 
 /** What the analysis worker pool does with a large JSON body it is given unparsed (AnalysisPool satisfies it). */

@@ -7,6 +7,7 @@ import { badRequest } from '../core/errors.js';
 import { JobManager, type RenderEngine } from '../jobs/manager.js';
 import { warnOnStderr, type ProblemReporter } from '../jobs/pool.js';
 import { NO_METRICS, type Metrics } from '../core/metrics.js';
+import { createLogger, reporterOf } from '../core/logger.js';
 import { guardedFetch, timedFetch } from '../net/fetch.js';
 import { validateRenderRequest } from '../render/index.js';
 import type { BlobStore } from '../blobs/index.js';
@@ -155,8 +156,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     ...(options.eurToMad === undefined ? {} : { eurToMad: options.eurToMad }),
   });
   let jobs: JobManager;
-  // Failures the job layer survives go to the server's log once it exists (stderr until then).
-  let report: ProblemReporter = warnOnStderr;
+  // One logger for the app and the job layer, made before either (docs/operations.md "Logs").
+  const logger =
+    options.log === undefined || options.log === false ? null : (options.log.logger ?? createLogger({ process: 'serve', ...options.log }));
+  const report: ProblemReporter = logger === null ? warnOnStderr : reporterOf(logger);
   try {
     jobs = await JobManager.open({
       dataDir: options.dataDir,
@@ -175,7 +178,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       linkBase: API_PREFIX,
       watchdogMs: options.watchdogMs,
       analyze: (input, signal) => analysis.analyze(input, { fetchPage, signal }),
-      report: (message, fields) => report(message, fields),
+      report,
       metrics,
     });
   } catch (error) {
@@ -195,7 +198,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     },
     validateRender: (request) => validateRenderRequest(request, 'server'),
     limits: options.limits,
-    log: options.log,
+    log: logger === null ? options.log : { ...(options.log as LogOptions), logger },
     allowLoopbackFetch: allowLoopback,
     corsOrigins: options.corsOrigins,
     metrics,
@@ -207,7 +210,6 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       ...(options.sessionLifetime === undefined ? {} : { sessionLifetime: options.sessionLifetime }),
     },
   });
-  report = (message, fields) => app.log.warn(fields, message);
 
   // Also sends deliveries owed by jobs that ended elsewhere (a worker) or while no server ran.
   const duties = startJobEndDuties({
@@ -215,7 +217,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     fetch,
     backoffMs: options.webhookBackoffMs,
     pollMs: options.webhookPollMs,
-    log: (message, fields) => app.log.warn(fields, message),
+    ...(logger === null ? {} : { log: reporterOf(logger) }),
   });
   // onTerminal catches and logs its own failures (the sweep retries them): the job layer does not wait on it.
   jobs.onTerminal((job, tenant) => void duties.onTerminal(job, tenant));

@@ -57,7 +57,7 @@ export async function studio(flags: StudioFlags, command: Command): Promise<void
     port,
     concurrency,
     studioLogin: { token, apiKey: created.apiKey },
-    log: { stream: process.stderr, level: 'warn' },
+    log: { stream: process.stderr, level: 'warn', process: 'studio' },
   }).catch(async (error: unknown) => {
     await withKeys((keys) => keys.revoke(created.record.key_id));
     throw error;

@@ -9,6 +9,7 @@ import { openSqliteRecordStore } from '../../records/index.js';
 import { surviveQueueWritesLostToOutages } from '../lost-queue-writes.js';
 import { metricsPortOf } from '../metrics-port.js';
 import { contextFor } from '../command-context.js';
+import { createLogger, reporterOf } from '../../core/logger.js';
 
 /** Seconds a stopping worker lets running renders finish before putting them back in the queue. */
 const DRAIN_MS = 30_000;
@@ -19,7 +20,7 @@ const DRAIN_MS = 30_000;
  * its scratch space.
  */
 export async function worker(
-  flags: { untilIdle?: boolean; concurrency?: string; allowLoopbackFetch?: boolean },
+  flags: { untilIdle?: boolean; concurrency?: string; allowLoopbackFetch?: boolean; logLevel?: string },
   command: Command,
 ): Promise<void> {
   const ctx = contextFor(command);
@@ -30,10 +31,13 @@ export async function worker(
     );
   }
   const { dataDir } = config;
+  // JSON lines on stderr, as `serve` writes them (docs/operations.md "Logs"); --quiet keeps warnings and errors.
+  const log = createLogger({ stream: process.stderr, level: flags.logLevel ?? (output.quiet ? 'warn' : 'info'), process: 'worker' });
+  const report = reporterOf(log);
   // A worker outlives queue writes lost to a database restart (../lost-queue-writes.ts).
-  surviveQueueWritesLostToOutages((message) => output.warn(message));
+  surviveQueueWritesLostToOutages((message) => log.warn({ event: 'queue_write_lost' }, message));
   const configured = await ctx.openConfiguredBackends();
-  if (configured !== null) output.info(`Records and blobs: ${configured.describe()}`);
+  if (configured !== null) log.info({ event: 'backends' }, `Records and blobs: ${configured.describe()}`);
   // The embedded default: the data directory's own SQLite file and files, as `serve` uses them, so
   // this worker also renders API jobs that name uploaded assets and owes their webhooks.
   const records = configured?.records ?? openSqliteRecordStore(dataDir);
@@ -46,11 +50,7 @@ export async function worker(
   // API jobs fetch through the guarded port, as on an API node (docs/security.md); loopback only in tests.
   const fetch = guardedFetch({ allowLoopback: config.allowLoopbackFetch });
   // Whichever process ends a job settles its charge and sends its webhook (docs/scaling.md "Webhooks").
-  const duties = startJobEndDuties({
-    records,
-    fetch,
-    log: (message, fields) => output.warn(`${message} ${JSON.stringify(fields)}`),
-  });
+  const duties = startJobEndDuties({ records, fetch, log: report });
   const metricsPort = await metricsPortOf(config);
   let manager: JobManager;
   try {
@@ -66,7 +66,7 @@ export async function worker(
       timings: config.jobs,
       ...(config.eurToMad === undefined ? {} : { eurToMad: config.eurToMad }),
       resolveAsset: (tenant, assetId, scratchDir) => resolveAsset({ records, blobs }, tenant, assetId, scratchDir),
-      report: (message, fields) => output.warn(`${message} ${JSON.stringify(fields)}`),
+      report,
       ...(metricsPort === null ? {} : { metrics: metricsPort.metrics }),
     });
   } catch (error) {
@@ -84,18 +84,28 @@ export async function worker(
     })());
   // onTerminal catches and logs its own failures (the sweep retries them): the job layer does not wait on it.
   manager.onTerminal((job, tenant) => void duties.onTerminal(job, tenant));
-  manager.onTerminal((job) => {
+  manager.onTerminal((job, tenant) => {
+    // --json: one record a job on stdout, for scripts; the log line goes to stderr either way.
     if (output.json) output.record({ ok: true, status: 'success', job });
-    else if (job.state === 'failed') output.warn(`${job.job_id} failed: ${job.error?.message ?? ''}`);
-    else output.info(`${job.job_id} ${job.state}`);
+    const fields = { event: 'job_ended', job_id: job.job_id, tenant, attempt: job.attempts, state: job.state };
+    if (job.state === 'failed') log.warn({ ...fields, error_code: job.error?.code }, `${job.job_id} failed: ${job.error?.message ?? ''}`);
+    else log.info(fields, `${job.job_id} ${job.state}`);
   });
   // The worker's metrics and probes (docs/operations.md "Metrics"); a port that cannot be had stops it.
   const metricsUrl = await metricsPort?.listen({ records, blobs }).catch(async (error: unknown) => {
     await close(0);
     throw error;
   });
-  if (metricsUrl !== undefined) output.info(`Metrics on ${metricsUrl}/metrics, probes on ${metricsUrl}/api/v1/health and /api/v1/ready`);
-  output.info(
+  if (metricsUrl !== undefined) {
+    log.info({ event: 'metrics', url: `${metricsUrl}/metrics` }, `Metrics on ${metricsUrl}/metrics, probes on ${metricsUrl}/api/v1/health and /api/v1/ready`);
+  }
+  log.info(
+    {
+      event: 'ready',
+      concurrency: manager.concurrency,
+      threads_per_render: manager.threadsPerRender,
+      ...(configured === null ? { data_dir: dataDir } : { records: records.kind, videos: blobs.location }),
+    },
     `Worker on ${configured === null ? dataDir : `${records.kind} records, videos in ${blobs.location}`}: ${manager.concurrency} render(s) at once, up to ${manager.threadsPerRender} ffmpeg thread(s) each (shared among the renders running).`,
   );
   let stopping = false;
@@ -104,7 +114,7 @@ export async function worker(
       // A second signal stops at once: the process ends, and its running jobs go back to the queue
       // when their lease runs out (at once for a worker on the same machine: its pid is gone).
       if (stopping) return resolve();
-      output.info(`${signal}: finishing running renders (up to ${DRAIN_MS / 1000} s; again to stop now)…`);
+      log.info({ event: 'shutdown', signal }, `${signal}: finishing running renders (up to ${DRAIN_MS / 1000} s; again to stop now)…`);
       stopping = true;
       close(DRAIN_MS).then(resolve, reject);
     };
@@ -114,8 +124,9 @@ export async function worker(
   if (flags.untilIdle) {
     await Promise.race([manager.whenIdle(), stopped]);
     await close();
-    output.info('Queue drained; worker stopping.');
+    log.info({ event: 'stopped' }, 'Queue drained; worker stopping.');
   } else {
     await stopped;
+    log.info({ event: 'stopped' }, 'stopped');
   }
 }

@@ -57,7 +57,11 @@ export function serveCommand(): Command {
         'host names the Studio answers to besides the listening address, e.g. studio.example.com (env IMMOREEL_PUBLIC_HOST)',
       )
       .option('--drain-ms <ms>', 'on shutdown, how long running renders may finish before being re-queued', '25000')
-      .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug']).default('info'))
+      .addOption(
+        new Option('--log-level <level>', 'log level of the JSON lines on stderr')
+          .choices(['fatal', 'error', 'warn', 'info', 'debug'])
+          .default('info'),
+      )
       // Test and benchmark knobs: documented in docs/api.md, kept out of the everyday help.
       .addOption(
         new Option('--rate-window-ms <ms>', 'length of every rate-limit window (tests shorten it)')

@@ -31,6 +31,15 @@ export function workerCommand(): Command {
       'wait this long for a database or storage not reachable yet, retrying with backoff (default 120, 0 = fail at once; env: IMMOREEL_STARTUP_WAIT_SECONDS)',
     )
     .addOption(
+      new Option('--log-level <level>', 'log level of the JSON lines on stderr (default info; warn with --quiet)').choices([
+        'fatal',
+        'error',
+        'warn',
+        'info',
+        'debug',
+      ]),
+    )
+    .addOption(
       new Option('--allow-loopback-fetch', 'let API jobs fetch from 127.0.0.1/::1 (tests with local fixture servers only)').hideHelp(),
     )
     .addHelpText('after', EXAMPLES)

@@ -1,12 +1,20 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3BlobStore } from '../../../src/blobs/s3-store.js';
 import { rideOut } from '../../../src/jobs/ride-out.js';
+import { startServer } from '../../../src/server/start.js';
+import { TEST_FFMPEG } from '../../helpers/config.js';
+import { fakeEngine } from '../../helpers/fake-engine.js';
 import { startS3, type S3Server } from '../../helpers/services.js';
 
 /**
  * A video upload while the object storage restarts (docs/operations.md "Outages"): the write is
  * waited out with backoff and lands once the server is back; past the budget it fails with a
- * retryable SERVICE_UNAVAILABLE that names no endpoint.
+ * retryable SERVICE_UNAVAILABLE that names no endpoint. A download while it is down answers 503
+ * in words that name nothing of the deployment; the log keeps the detail (docs/operations.md "Logs").
  */
 
 let s3: S3Server;
@@ -49,6 +57,82 @@ describe('an upload during a storage outage', () => {
       expect((failure as Error).message).not.toContain(s3.endpoint);
     } finally {
       await s3.resume();
+    }
+  });
+});
+
+describe('a download while the storage is down', () => {
+  it('answers 503 naming neither the endpoint nor a variable; the log line has the detail', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'immoreel-download-outage-'));
+    let log = '';
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        log += chunk.toString();
+        done();
+      },
+    });
+    const server = await startServer({
+      dataDir: root,
+      storageUrl: `s3://${s3.bucket}/api`,
+      aws: s3.env,
+      host: '127.0.0.1',
+      port: 0,
+      engine: fakeEngine({ ms: 50 }),
+      ffmpeg: TEST_FFMPEG,
+      log: { stream, level: 'info' },
+    });
+    try {
+      const { apiKey } = await server.records.keys.create({ tenant: 'acme' });
+      const call = (path: string, init: RequestInit = {}): Promise<Response> =>
+        fetch(`${server.url}/api/v1${path}`, {
+          ...init,
+          headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+        });
+      const created = await call('/render-video', {
+        method: 'POST',
+        body: JSON.stringify({
+          description: 'Appartement 120 m² à Maarif, Casablanca, 1 850 000 DH',
+          photos: ['https://photos.example.com/a.jpg'],
+        }),
+      });
+      expect(created.status, await created.clone().text()).toBe(202);
+      const jobId = ((await created.json()) as { job: { job_id: string } }).job.job_id;
+      let state = '';
+      for (let i = 0; i < 200 && state !== 'succeeded' && state !== 'failed'; i += 1) {
+        state = ((await (await call(`/jobs/${jobId}`)).json()) as { job: { state: string } }).job.state;
+        if (state !== 'succeeded') await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(state).toBe('succeeded');
+      expect((await call(`/jobs/${jobId}/video`)).status).toBe(200);
+
+      await s3.halt();
+      try {
+        const download = await call(`/jobs/${jobId}/video`);
+        const body = await download.text();
+        expect(download.status, body).toBe(503);
+        expect(Number(download.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+        expect(JSON.parse(body)).toMatchObject({ error: { code: 'SERVICE_UNAVAILABLE', reason: 'storage_unavailable' } });
+        const hostPort = new URL(s3.endpoint).host;
+        expect(body).not.toContain(hostPort);
+        expect(body).not.toMatch(/IMMOREEL_|AWS_|s3:\/\//);
+        // The operator's line, under the request id the client got, names the endpoint that failed.
+        const requestId = download.headers.get('x-request-id');
+        const failed = log
+          .split('\n')
+          .filter((line) => line !== '')
+          .map((line) => JSON.parse(line) as { event?: string; level?: string; request_id?: string; err?: { message?: string } })
+          .find((line) => line.event === 'outage_requests' && line.request_id === requestId);
+        expect(failed?.level).toBe('warn');
+        expect(failed?.err?.message).toContain(hostPort);
+        // Every request meets the same outage: the next ones are counted, not logged again.
+        for (let i = 0; i < 3; i += 1) expect((await call(`/jobs/${jobId}/video`)).status).toBe(503);
+        expect(log.match(/"event":"outage_requests"/g)).toHaveLength(1);
+      } finally {
+        await s3.resume();
+      }
+    } finally {
+      await server.close();
+      rmSync(root, { recursive: true, force: true });
     }
   });
 });

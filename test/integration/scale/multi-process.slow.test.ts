@@ -153,7 +153,7 @@ describe('2 API nodes and 3 workers on one PostgreSQL and one bucket', () => {
           await processes.spawn(`worker-${n}`, [...backendArgs(join(work, `worker-${n}`)), '--json', 'worker', '--concurrency', '1'], {
             env: backendEnv(),
             // Ready once its stores are checked: the renders below are then the only thing measured.
-            readyWhen: /^Worker on /m,
+            readyWhen: /"event":"ready"/,
           }),
         );
       }

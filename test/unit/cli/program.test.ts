@@ -100,7 +100,7 @@ const COMMANDS: Record<string, string[]> = {
   'jobs cancel': [],
   'jobs download': ['--out', '--force'],
   'jobs purge': ['--older-than', '--dry-run', '--yes'],
-  worker: ['--until-idle', '--concurrency', '--metrics-port', '--metrics-host', '--startup-wait', '--allow-loopback-fetch'],
+  worker: ['--until-idle', '--concurrency', '--metrics-port', '--metrics-host', '--startup-wait', '--log-level', '--allow-loopback-fetch'],
   'auth login': ['--api-key-stdin', '--api-key'],
   'auth status': [],
   'auth logout': ['--all'],

@@ -1,13 +1,17 @@
 import { openJobManager } from '../../helpers/job-manager.js';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/core/errors.js';
+import { storageError } from '../../../src/blobs/errors.js';
 import type { JobRecord } from '../../../src/core/types.js';
 import { JobManager, jobTimings, type JobManagerOptions } from '../../../src/jobs/manager.js';
 import { defaultConcurrency, threadBudget } from '../../../src/jobs/pool.js';
+import { claimDispatched } from '../../../src/jobs/delivery.js';
+import { openEmbeddedJobStores } from '../../../src/records/job-backends.js';
 import { IllegalTransitionError } from '../../../src/core/job-state.js';
 import { openDatabase } from '../../../src/records/sqlite/driver.js';
 import { LocalService } from '../../../src/service/local-service.js';
@@ -57,6 +61,17 @@ function strandAsRunning(m: JobManager, jobId: string, attempts: number, owner: 
     `UPDATE jobs SET state = 'running', attempts = ?, owner = ?, owner_host = ?, owner_pid = ?, lease_expires_at = ? WHERE job_id = ?`,
   ).run(attempts, `${owner.host}/${owner.pid}/dead`, owner.host, owner.pid, Date.now() + owner.leaseMs, jobId);
   db.close();
+}
+
+interface Reported {
+  message: string;
+  fields: Record<string, string | number>;
+  level: string | undefined;
+}
+
+/** A `report` that keeps what the job layer tells the log. */
+function reporter(into: Reported[]): NonNullable<JobManagerOptions['report']> {
+  return (message, fields, level) => void into.push({ message, fields, level });
 }
 
 function deadPid(): number {
@@ -245,6 +260,36 @@ describe('JobManager', () => {
     });
   });
 
+  it("removes a failed attempt's scratch, and records a storage failure in words that name nothing internal", async () => {
+    const reports: Reported[] = [];
+    const endpoint = 'http://10.1.2.3:9000';
+    const m = await manager({
+      report: reporter(reports),
+      engine: async (_request, ctx) => {
+        // What a render leaves in its scratch before failing: downloaded photos, a half-made video.
+        await writeFile(join(ctx.workDir, 'photo-1.jpg'), Buffer.alloc(2 * 1024 * 1024, 1));
+        await writeFile(join(ctx.workDir, 'render-1.tmp.mp4'), Buffer.alloc(1024, 2));
+        throw storageError(
+          'storage_unreachable',
+          `The storage endpoint is unreachable (s3://videos at ${endpoint}: ECONNREFUSED): check AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL and the network.`,
+        );
+      },
+    });
+    const id = (await m.submit(fakeRequest(), { tenant: 't' })).job_id;
+    const job = await until(() => stateOf(m, id), terminal);
+    expect(job).toMatchObject({ state: 'failed', error: { code: 'SERVICE_UNAVAILABLE' } });
+    expect(job.error?.message).toMatch(/file storage is unavailable/);
+    expect(job.error?.message).not.toMatch(/10\.1\.2\.3|s3:\/\/|AWS_|IMMOREEL_/);
+    // Nothing of the attempt is left under the scratch root.
+    await until(
+      () => readdirSync(m.files.jobsDir),
+      (entries) => entries.length === 0,
+    );
+    // The operator's log keeps what the client is not told.
+    expect(reports.find((r) => r.fields.event === 'job_attempt_failed')?.fields).toMatchObject({ job_id: id, tenant: 't', attempt: 1 });
+    expect(String(reports.find((r) => r.fields.event === 'job_attempt_failed')?.fields.error)).toContain(endpoint);
+  });
+
   it('fails a render that exceeds the watchdog', async () => {
     const m = await manager({ watchdogMs: 150, engine: fakeEngine({ ms: 5000 }) });
     const id = (await m.submit(fakeRequest(), { tenant: 't' })).job_id;
@@ -288,13 +333,43 @@ describe('JobManager', () => {
     expect(job).toMatchObject({ state: 'succeeded', attempts: 2 });
   });
 
-  it('re-queues a job whose lease expired (a worker on another machine stopped)', async () => {
+  it('re-queues a job whose lease expired (a worker on another machine stopped), and logs it once', async () => {
     const dataDir = tempDir();
     const setup = await manager({ dataDir, runWorkers: false });
     const id = (await setup.submit(fakeRequest(), { tenant: 't' })).job_id;
     strandAsRunning(setup, id, 1, { host: 'elsewhere', pid: 1, leaseMs: -1 });
-    const m = await manager({ dataDir, runWorkers: false });
+    const reports: Reported[] = [];
+    const m = await manager({ dataDir, runWorkers: false, report: reporter(reports) });
+    // A second process opening the store finds nothing left to recover: the event is not told twice.
+    await manager({ dataDir, runWorkers: false, report: reporter(reports) });
     expect(await stateOf(m, id)).toMatchObject({ state: 'queued', attempts: 1, stage: null });
+    expect(reports).toEqual([
+      {
+        message: 'job re-queued for attempt 2 of 3: its worker stopped renewing its lease',
+        fields: expect.objectContaining({ event: 'job_requeued', job_id: id, tenant: 't', attempt: 1, reason: 'lease_expired' }),
+        level: undefined,
+      },
+    ]);
+  });
+
+  it('re-queues a job the queue hands out again while its row is still running, and logs it', async () => {
+    const dataDir = tempDir();
+    const setup = await manager({ dataDir, runWorkers: false });
+    const id = (await setup.submit(fakeRequest(), { tenant: 't' })).job_id;
+    strandAsRunning(setup, id, 1, { host: 'elsewhere', pid: 1, leaseMs: 600_000 });
+    const stores = openEmbeddedJobStores(dataDir);
+    opened.push(stores);
+    const reports: Reported[] = [];
+    const owner = { id: `${hostname()}/${process.pid}/redelivered`, host: hostname(), pid: process.pid };
+    const claimed = await claimDispatched(stores.records.jobs, id, owner, 60_000, reporter(reports));
+    expect(claimed).toMatchObject({ state: 'running', attempts: 2, owner: owner.id });
+    expect(reports).toEqual([
+      {
+        message: 'job re-queued for attempt 2 of 3: the queue handed it out again',
+        fields: expect.objectContaining({ event: 'job_requeued', job_id: id, tenant: 't', attempt: 1, reason: 'redelivered' }),
+        level: undefined,
+      },
+    ]);
   });
 
   it("leaves a live worker's job alone", async () => {

@@ -113,6 +113,10 @@ describe('a queue that refuses a state change', () => {
     expect((await manager.get(job_id))?.job).toMatchObject({ state: 'queued', attempts: 1 });
     expect(reported).toEqual([
       {
+        message: 'job re-queued for attempt 2 of 3: its worker stopped renewing its lease',
+        fields: expect.objectContaining({ event: 'job_requeued', job_id, tenant: 't', attempt: 1, reason: 'worker_gone' }),
+      },
+      {
         message: expect.stringMatching(/queue kept the entry of an abandoned job/),
         fields: { job_id, state: 'queued', error: 'Error: connection terminated unexpectedly' },
       },
