@@ -140,6 +140,15 @@ async function decodeBombs(): Promise<void> {
     try {
       const pool = new Pool(url, { connections: 16 });
       const statuses = new Map<string, number>();
+      // The same probe for 3 s with nothing else in flight: what the machine's own load costs.
+      const quiet: number[] = [];
+      for (const until = Date.now() + 3000; Date.now() < until;) {
+        const due = performance.now();
+        await (await pool.request({ method: 'GET', path: '/api/v1/health' })).body.dump();
+        quiet.push(performance.now() - due);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      quiet.sort((a, b) => a - b);
       const deadline = Date.now() + DURATION_S * 1000;
       let retryAfter = 0;
       const uploader = async (): Promise<void> => {
@@ -172,6 +181,9 @@ async function decodeBombs(): Promise<void> {
       latencies.sort((a, b) => a - b);
       const p99 = percentile(latencies, 99);
       console.log(`PNG ${side} × ${side} (${(png.length / 1024).toFixed(0)} KB):`);
+      console.log(
+        `  health with nothing in flight first: p50 ${percentile(quiet, 50).toFixed(1)} ms, p99 ${percentile(quiet, 99).toFixed(1)} ms`,
+      );
       console.log(
         `  uploads answered: ${[...statuses.entries()].map(([status, count]) => `${status} ×${count}`).join(', ')}; ${retryAfter} with Retry-After`,
       );
