@@ -97,7 +97,10 @@ export async function worker(
     throw error;
   });
   if (metricsUrl !== undefined) {
-    log.info({ event: 'metrics', url: `${metricsUrl}/metrics` }, `Metrics on ${metricsUrl}/metrics, probes on ${metricsUrl}/api/v1/health and /api/v1/ready`);
+    log.info(
+      { event: 'metrics', url: `${metricsUrl}/metrics` },
+      `Metrics on ${metricsUrl}/metrics, probes on ${metricsUrl}/api/v1/health and /api/v1/ready`,
+    );
   }
   log.info(
     {
