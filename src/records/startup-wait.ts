@@ -73,7 +73,10 @@ export function notReachableYet(error: unknown): { service: 'database' | 'storag
   return { service, why };
 }
 
-const seconds = (ms: number): string => `${Math.round(ms / 1000)} s`;
+/** Time waited, in whole seconds rounded down. */
+const seconds = (ms: number): string => `${Math.floor(ms / 1000)} s`;
+/** A delay to come: to the nearest second, tenths under one. */
+const delayText = (ms: number): string => (ms < 950 ? `${Math.max(0.1, ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`);
 
 /**
  * Runs `open` until it succeeds, waiting between tries while `notReachableYet` says the failure
@@ -94,7 +97,7 @@ export async function waitForBackends<T>(open: () => Promise<T>, options: Startu
       if (options.budgetMs === 0) throw asServiceUnavailable(error, pending.service);
       if (waited >= options.budgetMs || delay < 100) throw gaveUp(error, pending.service, waited, options.budgetMs);
       options.note(
-        `${pending.service} not reachable yet (${pending.why}); retrying in ${seconds(Math.max(1000, delay))} (waited ${seconds(waited)} of ${seconds(options.budgetMs)})`,
+        `${pending.service} not reachable yet (${pending.why}); retrying in ${delayText(delay)} (waited ${seconds(waited)} of ${seconds(options.budgetMs)})`,
       );
       await sleep(delay);
     }

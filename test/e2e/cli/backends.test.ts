@@ -122,14 +122,17 @@ describe('bad configuration: message and exit code before anything starts', () =
     expect(result.stderr).toContain('The storage refused our credentials');
   });
 
-  it('an unreachable S3 endpoint exits 6', async () => {
+  it('an unreachable S3 endpoint is waited for (docs/operations.md "Start-up"), then exits 6', async () => {
     const port = await freePort();
     const result = await cli(['worker', '--until-idle', '--storage-url', `s3://${s3.bucket}`], {
       ...s3.env,
       AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${port}`,
+      IMMOREEL_STARTUP_WAIT_SECONDS: '2',
     });
     expect(result.code).toBe(6);
+    expect(result.stderr).toMatch(/warning: storage not reachable yet \([^)]+\); retrying in [\d.]+ s \(waited \d s of 2 s\)/);
     expect(result.stderr).toContain('The storage endpoint is unreachable');
+    expect(result.stderr).toContain('Gave up after waiting 2 s for it (--startup-wait / IMMOREEL_STARTUP_WAIT_SECONDS, now 2 s).');
   });
 
   it('a malformed storage URL exits 2', async () => {

@@ -39,7 +39,7 @@ describe('waitForBackends', () => {
     );
     expect(opened).toBe('backends');
     expect(notes).toHaveLength(2);
-    expect(notes[0]).toMatch(/^database not reachable yet \(connection refused\); retrying in 1 s \(waited 0 s of 120 s\)$/);
+    expect(notes[0]).toMatch(/^database not reachable yet \(connection refused\); retrying in (0\.\d|1) s \(waited 0 s of 120 s\)$/);
     // Backoff with jitter: about 1 s, then about 2 s.
     expect(time.slept[0]).toBeGreaterThanOrEqual(750);
     expect(time.slept[1]).toBeGreaterThanOrEqual(1500);
