@@ -345,23 +345,27 @@ describe('2 API nodes and 2 workers on one PostgreSQL and one bucket, under faul
       };
 
       // The job rows as they stand (owner pid, progress), read directly: one short connection each, since PostgreSQL restarts.
-      const running = async (): Promise<{ job_id: string; owner_pid: number; progress: number }[]> => {
+      const running = async (): Promise<{ job_id: string; owner_pid: number; stage: string | null; progress: number }[]> => {
         const db = new pg.Client({ connectionString: databaseUrl });
         await db.connect();
         try {
-          const rows = await db.query<{ job_id: string; owner_pid: number; progress: number }>(
-            "SELECT job_id, owner_pid, progress FROM jobs WHERE state = 'running' AND owner_pid IS NOT NULL",
+          const rows = await db.query<{ job_id: string; owner_pid: number; stage: string | null; progress: number }>(
+            "SELECT job_id, owner_pid, stage, progress FROM jobs WHERE state = 'running' AND owner_pid IS NOT NULL",
           );
           return rows.rows;
         } finally {
           await db.end();
         }
       };
-      const renderInFlight = (what: string) =>
-        waitFor(what, async () => ((await running()).some((r) => r.progress > 0) ? true : undefined), {
-          timeoutMs: 180_000,
-          processes,
-        });
+      // A render three quarters encoded when a service goes: it ends during the outage, so its upload
+      // or its record is what must wait the outage out (docs/operations.md "Outages").
+      const renderNearlyDone = (what: string) =>
+        waitFor(
+          what,
+          async () =>
+            (await running()).some((r) => (r.stage === 'rendering' && r.progress >= 0.75) || r.stage === 'verifying') ? true : undefined,
+          { timeoutMs: 240_000, everyMs: 250, processes },
+        );
 
       const polling = startPolling(() => [nodeA, nodeB], key.api_key);
       const recovery: Record<string, number> = {};
@@ -382,7 +386,7 @@ describe('2 API nodes and 2 workers on one PostgreSQL and one bucket, under faul
       let next = 0;
       await submitBatch(next, 4, [nodeA, nodeB]);
       next += 4;
-      await renderInFlight('a render in progress before the PostgreSQL restart');
+      await renderNearlyDone('a render nearly done before the PostgreSQL restart');
 
       const pgDown = Date.now();
       await pgServer.halt();
@@ -414,7 +418,7 @@ describe('2 API nodes and 2 workers on one PostgreSQL and one bucket, under faul
       // Batch 2; once a render is under way, the S3 server stops for 15 s.
       await submitBatch(next, 2, [nodeA, nodeB]);
       next += 2;
-      await renderInFlight('a render in progress before the S3 server stops');
+      await renderNearlyDone('a render nearly done before the S3 server stops');
       const succeededSoFar = polling.lists.at(-1)!.jobs.filter((j) => j.state === 'succeeded');
       const s3Down = Date.now();
       await s3.halt();
