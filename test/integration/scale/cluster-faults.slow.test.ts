@@ -382,7 +382,7 @@ describe('2 API nodes and 2 workers on one PostgreSQL and one bucket, under faul
       const sawReady503 = (node: Node, from: number, to: number): boolean =>
         polling.ready.some((r) => r.node === node.name && r.at >= from && r.at <= to && r.status === 503);
 
-      // Batch 1, through both nodes; once a render is under way, PostgreSQL restarts.
+      // Batch 1, through both nodes; once a render is nearly done, PostgreSQL restarts.
       let next = 0;
       await submitBatch(next, 4, [nodeA, nodeB]);
       next += 4;
@@ -415,7 +415,7 @@ describe('2 API nodes and 2 workers on one PostgreSQL and one bucket, under faul
       recovery['database: first job progress'] = moved.at - pgUp;
       await scrapeWorkerMetrics();
 
-      // Batch 2; once a render is under way, the S3 server stops for 15 s.
+      // Batch 2; once a render is nearly done, the S3 server stops for 15 s.
       await submitBatch(next, 2, [nodeA, nodeB]);
       next += 2;
       await renderNearlyDone('a render nearly done before the S3 server stops');
