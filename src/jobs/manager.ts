@@ -9,6 +9,7 @@ import type { JobList, JobRecord, JobState, ListJobsOptions } from '../core/type
 import type { RenderContext, ValidRenderRequest } from '../render/types.js';
 import type { BlobStore } from '../blobs/types.js';
 import { claimDelivered, failExhausted } from './delivery.js';
+import { rideOut } from './ride-out.js';
 import { defaultEngine, type RenderEngine } from './engine.js';
 import { hashInputs } from '../core/hash.js';
 import { assertJobId, newJobId } from '../core/job-ids.js';
@@ -185,7 +186,7 @@ export class JobManager {
       });
       manager = new JobManager(records, files, pool, queue, options, closeOwned);
       // Jobs left `running` by a crashed process go back to the queue before anything else happens.
-      for (const row of await recoverAbandoned(records, files, queue, options.report)) manager.emitTerminal(row);
+      for (const row of await recoverAbandoned(records, files, queue, options.report, pool.lapsed)) manager.emitTerminal(row);
       pool.start();
       if (queue !== null && options.runWorkers !== false) await manager.workQueue(queue, concurrency, leaseMs, pollMs);
       return manager;
@@ -203,25 +204,30 @@ export class JobManager {
    */
   private async workQueue(queue: JobQueue, concurrency: number, leaseMs: number, pollMs: number): Promise<void> {
     const { records, pool } = this;
+    // A delivery met by a database outage waits it out: thrown, it would fail the entry with a
+    // queue write that the outage loses too, and the job would wait for the entry's expiry
+    // (docs/operations.md "Outages").
+    const stateOf = (jobId: string): Promise<string | undefined> =>
+      rideOut(`reading ${jobId}`, async () => (await records.row(jobId))?.state);
     await queue.work(concurrency, async ({ jobId }) => {
-      const row = await claimDelivered(records, jobId, pool.owner, {
-        leaseMs,
-        pollMs: Math.max(pollMs, 500),
-        stopped: () => this.closed,
-        report: this.options.report,
-      });
+      const row = await rideOut(`claiming ${jobId}`, () =>
+        claimDelivered(records, jobId, pool.owner, {
+          leaseMs,
+          pollMs: Math.max(pollMs, 500),
+          stopped: () => this.closed,
+          report: this.options.report,
+        }),
+      );
       if (row === null) {
-        if (this.closed && (await records.row(jobId))?.state === 'queued')
-          throw new Error('this worker is stopping; the job is retried elsewhere');
+        if (this.closed && (await stateOf(jobId)) === 'queued') throw new Error('this worker is stopping; the job is retried elsewhere');
         return;
       }
       const ended = await pool.runDelivered(row);
       // Put back in the queue by this worker's shutdown: the entry must be retried, not completed.
-      if (ended === null && (await records.row(jobId))?.state === 'queued')
-        throw new Error('this worker stopped before finishing the render');
+      if (ended === null && (await stateOf(jobId)) === 'queued') throw new Error('this worker stopped before finishing the render');
     });
     await queue.workDeadLetters(async ({ jobId }) => {
-      const failed = await failExhausted(records, jobId, queue.settings.attempts, pool.owner);
+      const failed = await rideOut(`ending ${jobId}`, () => failExhausted(records, jobId, queue.settings.attempts, pool.owner));
       if (failed === null) return;
       (this.options.report ?? warnOnStderr)(
         `job failed: each of its ${queue.settings.attempts} attempts failed or lost its worker`,

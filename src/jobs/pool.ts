@@ -63,12 +63,41 @@ function pidAlive(pid: number): boolean {
   }
 }
 
-/** True when the worker holding a running job is certainly gone, or stopped renewing its lease. */
-function abandoned(row: JobRow, now: number): boolean {
-  if (row.lease_expires_at === null || row.lease_expires_at < now) return true;
-  if (row.owner_host !== HOST || row.owner_pid === null || row.owner === null) return false;
-  if (row.owner_pid === process.pid) return !liveOwners.has(row.owner);
-  return !pidAlive(row.owner_pid);
+/**
+ * Whether the worker holding a running job is gone: `dead` when that is certain (its process on
+ * this host no longer exists), `lapsed` when only its lease ran out, `alive` otherwise.
+ */
+function holderOf(row: JobRow, now: number): 'dead' | 'lapsed' | 'alive' {
+  if (row.owner_host === HOST && row.owner_pid !== null && row.owner !== null) {
+    if (row.owner_pid === process.pid ? !liveOwners.has(row.owner) : !pidAlive(row.owner_pid)) return 'dead';
+  }
+  return row.lease_expires_at === null || row.lease_expires_at < now ? 'lapsed' : 'alive';
+}
+
+/**
+ * Leases seen run out, by job: a lapsed lease is acted on only when a later look, at least
+ * `confirmMs` after the first, finds the very same lease. A database outage longer than the lease
+ * lets every lease of live workers run out at once; each renews its own within a poll of the
+ * database coming back, so a job whose lease changed in between was never abandoned
+ * (docs/jobs.md "Crash safety").
+ */
+export class LapsedLeases {
+  private readonly seen = new Map<string, { lease: number | null; at: number }>();
+
+  constructor(readonly confirmMs: number) {}
+
+  /** True once the same lapsed lease of `row` has been seen for `confirmMs`. */
+  confirmed(row: JobRow, now: number): boolean {
+    const before = this.seen.get(row.job_id);
+    if (before !== undefined && before.lease === row.lease_expires_at) return now - before.at >= this.confirmMs;
+    this.seen.set(row.job_id, { lease: row.lease_expires_at, at: now });
+    return this.confirmMs <= 0;
+  }
+
+  /** Forgets the jobs that are no longer running (`running`: the ids seen running now). */
+  keepOnly(running: ReadonlySet<string>): void {
+    for (const jobId of this.seen.keys()) if (!running.has(jobId)) this.seen.delete(jobId);
+  }
 }
 
 /**
@@ -113,26 +142,35 @@ export class JobFiles {
 }
 
 /**
- * Crash recovery (docs/jobs.md): a job found `running` whose worker is dead (same machine, process
- * gone) or whose lease expired goes back to `queued`, or to `failed` once it has been tried
- * MAX_ATTEMPTS times. With a dispatching queue (PostgreSQL), the one process whose transition
- * won also fails the job's queue entry, so the queue hands it to a worker now instead of after
- * its expiry. Returns the jobs that became `failed`. A queue that refuses the abandon is reported:
- * the row is already right, and its entry is handed out again when it expires (claimDelivered
- * then finds the job queued, or finished, and acts on the row).
+ * Crash recovery (docs/jobs.md "Crash safety"): a job found `running` whose worker is dead (same
+ * machine, process gone) goes back to `queued` at once, or to `failed` once it has been tried
+ * MAX_ATTEMPTS times; one whose lease ran out does so once `lapsed` has seen that same lease run
+ * out for its `confirmMs` (without `lapsed`, at once). With a dispatching queue (PostgreSQL), the
+ * one process whose transition won also fails the job's queue entry, so the queue hands it to a
+ * worker now instead of after its expiry. Returns the jobs that became `failed`. A queue that
+ * refuses the abandon is reported: the row is already right, and its entry is handed out again
+ * when it expires (claimDelivered then finds the job queued, or finished, and acts on the row).
  */
 export async function recoverAbandoned(
   records: JobRecords,
   files: JobFiles,
   queue: JobQueue | null = null,
   report: ProblemReporter = warnOnStderr,
+  lapsed: LapsedLeases = new LapsedLeases(0),
 ): Promise<JobRow[]> {
   const failed: JobRow[] = [];
   const now = Date.now();
-  for (const row of await records.runningJobs()) {
-    if (!abandoned(row, now)) continue;
+  const rows = await records.runningJobs();
+  lapsed.keepOnly(new Set(rows.map((row) => row.job_id)));
+  for (const row of rows) {
+    const holder = holderOf(row, now);
+    if (holder === 'alive' || (holder === 'lapsed' && !lapsed.confirmed(row, now))) continue;
+    // Moved only if nobody took the row meanwhile and its holder did not renew the lease it was judged by.
     const sameHolder = (current: JobRow): boolean =>
-      current.state === 'running' && current.owner === row.owner && abandoned(current, Date.now());
+      current.state === 'running' &&
+      current.owner === row.owner &&
+      current.lease_expires_at === row.lease_expires_at &&
+      holderOf(current, Date.now()) !== 'alive';
     let moved: JobRow | null;
     if (row.attempts >= MAX_ATTEMPTS) {
       moved = await records.transition(
@@ -275,10 +313,16 @@ export class WorkerPool {
   private ticking = false;
   private tickAgain = false;
   private idleWaiters: (() => void)[] = [];
+  /**
+   * Lapsed leases this pool saw, confirmed after half a lease (at most 15 s): long enough for a
+   * live worker to renew once the database is back, short next to the lease itself.
+   */
+  readonly lapsed: LapsedLeases;
 
   constructor(private readonly options: PoolOptions) {
     this.owner = { id: `${HOST}/${process.pid}/${randomBytes(4).toString('hex')}`, host: HOST, pid: process.pid };
     this.limit = pLimit(options.concurrency);
+    this.lapsed = new LapsedLeases(Math.min(options.leaseMs / 2, 15_000));
   }
 
   /**
@@ -286,7 +330,7 @@ export class WorkerPool {
    * as they end or outlast the budget (docs/operations.md "Logs"); each try in between is a debug
    * line at most, and is counted (docs/operations.md "Metrics").
    */
-  private rideOutOptions(row: JobRow, operation: 'upload' | 'finish'): RideOutOptions {
+  private rideOutOptions(row: JobRow, operation: 'read' | 'upload' | 'finish'): RideOutOptions {
     const job = { job_id: row.job_id, tenant: row.tenant, attempt: row.attempts };
     return {
       budgetMs: this.options.outageBudgetMs,
@@ -410,7 +454,8 @@ export class WorkerPool {
     }
     if (now - this.lastRecovery >= Math.min(5000, leaseMs)) {
       this.lastRecovery = now;
-      for (const row of await recoverAbandoned(records, this.options.files, this.options.queue, this.report)) this.options.onTerminal(row);
+      for (const row of await recoverAbandoned(records, this.options.files, this.options.queue, this.report, this.lapsed))
+        this.options.onTerminal(row);
     }
     // With a dispatching queue, jobs arrive through `runDelivered`; this pool claims nothing itself.
     while (this.options.queue === null && this.accepting && this.limit.activeCount + this.limit.pendingCount < this.limit.concurrency) {
@@ -522,11 +567,24 @@ export class WorkerPool {
         fetch: timedFetch(row.allow_local_files === 1 ? this.options.openFetch : this.options.guardedFetch, this.metrics),
         ...(this.options.eurToMad === undefined ? {} : { eurToMad: this.options.eurToMad }),
         ...(this.options.analyze === undefined ? {} : { analyze: this.options.analyze }),
-        ...(resolveAsset === undefined ? {} : { resolveAsset: (assetId: string) => resolveAsset(row.tenant, assetId, workDir) }),
+        // An uploaded photo is read from the database and the storage: an outage of either is waited
+        // out, not turned into a photo left out (docs/operations.md "Outages").
+        ...(resolveAsset === undefined
+          ? {}
+          : {
+              resolveAsset: (assetId: string) =>
+                rideOut(`reading the photo ${assetId} of ${jobId}`, () => resolveAsset(row.tenant, assetId, workDir), {
+                  ...this.rideOutOptions(row, 'read'),
+                  signal: controller.signal,
+                }),
+            }),
       };
       // Canceled while the directory was being prepared: an abort event would never reach the engine.
       if (controller.signal.aborted) throw controller.signal.reason;
-      const request = await records.requestOf(jobId);
+      const request = await rideOut(`reading the request of ${jobId}`, () => records.requestOf(jobId), {
+        ...this.rideOutOptions(row, 'read'),
+        signal: controller.signal,
+      });
       const renderStarted = process.hrtime.bigint();
       const outcome = await engine(request, ctx);
       const engineSeconds = secondsSince(renderStarted);

@@ -26,8 +26,12 @@ const SOCKET_CODES = new Set([
  * 53300 too_many_connections.
  */
 const POSTGRES_STATES = /^(08...|57P0[123]|53300)$/;
-/** node-postgres's own words for a connection that died or never came. */
-const POSTGRES_MESSAGES = /Connection terminated|connection timeout|Client has encountered a connection error|terminating connection/i;
+/**
+ * node-postgres's own words for a connection that died or never came (pg-pool's "timeout exceeded
+ * when trying to connect" is what a server that drops packets, rather than refusing, gives).
+ */
+const POSTGRES_MESSAGES =
+  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|terminating connection/i;
 
 export function outageOf(error: unknown): Outage | null {
   for (let current: unknown = error, depth = 0; current !== undefined && current !== null && depth < 5; depth += 1) {

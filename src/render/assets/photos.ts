@@ -177,6 +177,9 @@ export async function loadPhotos(
           return await readImageRef(ref, ctx);
         } catch (error) {
           if (ctx.signal?.aborted) throw ctx.signal.reason ?? error;
+          // Our own storage or database stayed down past the wait (docs/operations.md "Outages"): the
+          // render fails retryable and refunded, not as if the customer's photo were unusable.
+          if (error instanceof AppError && error.code === 'SERVICE_UNAVAILABLE') throw error;
           const network =
             error instanceof AppError &&
             error.code === 'UPSTREAM_ERROR' &&

@@ -339,10 +339,18 @@ describe('JobManager', () => {
     const id = (await setup.submit(fakeRequest(), { tenant: 't' })).job_id;
     strandAsRunning(setup, id, 1, { host: 'elsewhere', pid: 1, leaseMs: -1 });
     const reports: Reported[] = [];
-    const m = await manager({ dataDir, runWorkers: false, report: reporter(reports) });
+    // The lapsed lease is seen at start, and acted on once a later look finds the same one (half a lease on).
+    const m = await manager({ dataDir, runWorkers: false, leaseMs: 400, report: reporter(reports) });
+    expect((await stateOf(m, id)).state).toBe('running');
+    expect(
+      await until(
+        () => stateOf(m, id),
+        (job) => job.state === 'queued',
+      ),
+    ).toMatchObject({ state: 'queued', attempts: 1, stage: null });
     // A second process opening the store finds nothing left to recover: the event is not told twice.
-    await manager({ dataDir, runWorkers: false, report: reporter(reports) });
-    expect(await stateOf(m, id)).toMatchObject({ state: 'queued', attempts: 1, stage: null });
+    await manager({ dataDir, runWorkers: false, leaseMs: 400, report: reporter(reports) });
+    await new Promise((r) => setTimeout(r, 600));
     expect(reports).toEqual([
       {
         message: 'job re-queued for attempt 2 of 3: its worker stopped renewing its lease',
@@ -372,6 +380,21 @@ describe('JobManager', () => {
     ]);
   });
 
+  it('leaves a job alone whose live worker renews its lapsed lease (a database outage longer than the lease)', async () => {
+    const dataDir = tempDir();
+    const setup = await manager({ dataDir, runWorkers: false });
+    const id = (await setup.submit(fakeRequest(), { tenant: 't' })).job_id;
+    strandAsRunning(setup, id, 1, { host: 'elsewhere', pid: 1, leaseMs: -1 });
+    const m = await manager({ dataDir, runWorkers: false, leaseMs: 400 });
+    // Its worker, back in touch with the database, renews before the lapse is confirmed.
+    const db = openDatabase(dataDir);
+    db.prepare('UPDATE jobs SET lease_expires_at = ? WHERE job_id = ?').run(Date.now() + 600_000, id);
+    db.close();
+    // Several recovery polls (every lease, here 400 ms) later it still runs under its worker.
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(await stateOf(m, id)).toMatchObject({ state: 'running', attempts: 1 });
+  });
+
   it("leaves a live worker's job alone", async () => {
     const dataDir = tempDir();
     const setup = await manager({ dataDir, runWorkers: false });
@@ -379,6 +402,29 @@ describe('JobManager', () => {
     strandAsRunning(setup, id, 1, { host: 'elsewhere', pid: 1, leaseMs: 600_000 });
     const m = await manager({ dataDir, runWorkers: false });
     expect((await stateOf(m, id)).state).toBe('running');
+  });
+
+  it('waits out a storage outage while reading an uploaded photo, then renders (docs/operations.md "Outages")', async () => {
+    let refusals = 2;
+    const render = fakeEngine({ ms: 20 });
+    const m = await manager({
+      // An uploaded photo read while the storage refuses connections, then answers again.
+      resolveAsset: async () => {
+        if (refusals > 0) {
+          refusals -= 1;
+          throw new AppError('SERVICE_UNAVAILABLE', 'The storage endpoint is unreachable.', { reason: 'storage_unreachable' });
+        }
+        return '/dev/null';
+      },
+      engine: async (request, ctx) => {
+        await ctx.resolveAsset!('ast_photo');
+        return render(request, ctx);
+      },
+    });
+    const { job_id } = await m.submit(fakeRequest(), { tenant: 't' });
+    const job = await until(() => stateOf(m, job_id), terminal);
+    expect(job).toMatchObject({ state: 'succeeded', attempts: 1 });
+    expect(refusals).toBe(0);
   });
 
   it('fails a job after its third interrupted attempt, saying why', async () => {
