@@ -8,6 +8,7 @@ import type { JobList, JobRecord, JobState, ListJobsOptions } from '../core/type
 import type { RenderContext, ValidRenderRequest } from '../render/types.js';
 import type { BlobStore } from '../blobs/types.js';
 import { claimDelivered, failExhausted } from './delivery.js';
+import { DEFAULT_FETCH_BUDGET_MS } from './fetch-stage.js';
 import { defaultEngine, type RenderEngine } from './engine.js';
 import { hashInputs } from '../core/hash.js';
 import { assertJobId, newJobId } from '../core/job-ids.js';
@@ -61,6 +62,8 @@ export interface JobManagerOptions {
   leaseMs?: number;
   /** How often the pool looks for work, cancels and dead workers (default 250 ms). */
   pollMs?: number;
+  /** The total time a job may spend fetching its inputs (default: `timings.fetchBudgetSeconds`, else 120 s). */
+  fetchBudgetMs?: number;
   /**
    * Where failures the job layer survives are reported (docs/jobs.md "Failures the job layer
    * survives"): the server's log, the worker's stderr. Default: a process warning on stderr.
@@ -178,12 +181,13 @@ export class JobManager {
         analyze: options.analyze,
         onTerminal: (row) => manager?.emitTerminal(row),
         report: options.report,
+        fetchBudgetMs: options.fetchBudgetMs ?? (options.timings?.fetchBudgetSeconds ?? DEFAULT_FETCH_BUDGET_MS / 1000) * 1000,
       });
       manager = new JobManager(records, files, pool, queue, options, closeOwned);
       // Jobs left `running` by a crashed process go back to the queue before anything else happens.
       for (const row of await recoverAbandoned(records, files, queue, options.report)) manager.emitTerminal(row);
       pool.start();
-      if (queue !== null && options.runWorkers !== false) await manager.workQueue(queue, concurrency, leaseMs, pollMs);
+      if (queue !== null && options.runWorkers !== false) await manager.workQueue(queue, leaseMs, pollMs);
       return manager;
     } catch (error) {
       // The error that stopped the opening is the one to report; a close failing after it adds nothing.
@@ -197,20 +201,30 @@ export class JobManager {
    * live worker still holds it), render, upload, record. A handler that throws makes pg-boss retry
    * the entry; entries whose attempts are used up end their job `failed` (`failExhausted`).
    */
-  private async workQueue(queue: JobQueue, concurrency: number, leaseMs: number, pollMs: number): Promise<void> {
+  private async workQueue(queue: JobQueue, leaseMs: number, pollMs: number): Promise<void> {
     const { records, pool } = this;
-    await queue.work(concurrency, async ({ jobId }) => {
-      const row = await claimDelivered(records, jobId, pool.owner, { leaseMs, pollMs: Math.max(pollMs, 500), stopped: () => this.closed });
-      if (row === null) {
-        if (this.closed && (await records.row(jobId))?.state === 'queued')
-          throw new Error('this worker is stopping; the job is retried elsewhere');
-        return;
-      }
-      const ended = await pool.runDelivered(row);
-      // Put back in the queue by this worker's shutdown: the entry must be retried, not completed.
-      if (ended === null && (await records.row(jobId))?.state === 'queued')
-        throw new Error('this worker stopped before finishing the render');
-    });
+    // Entries are taken as this pool has room in its fetch stage, fairly between tenants (docs/scaling.md "Fairness").
+    await queue.work(
+      () => pool.room(),
+      async ({ jobId, tenant }) => {
+        const release = pool.holdDelivery(tenant ?? '');
+        let row: JobRow | null;
+        try {
+          row = await claimDelivered(records, jobId, pool.owner, { leaseMs, pollMs: Math.max(pollMs, 500), stopped: () => this.closed });
+        } finally {
+          release();
+        }
+        if (row === null) {
+          if (this.closed && (await records.row(jobId))?.state === 'queued')
+            throw new Error('this worker is stopping; the job is retried elsewhere');
+          return;
+        }
+        const ended = await pool.runDelivered(row);
+        // Put back in the queue by this worker's shutdown: the entry must be retried, not completed.
+        if (ended === null && (await records.row(jobId))?.state === 'queued')
+          throw new Error('this worker stopped before finishing the render');
+      },
+    );
     await queue.workDeadLetters(async ({ jobId }) => {
       const failed = await failExhausted(records, jobId, queue.settings.attempts, pool.owner);
       if (failed !== null) this.emitTerminal(failed);

@@ -47,6 +47,8 @@ export const SOFT_PHOTO_SIDE = 480;
 /** Largest photo accepted, in bytes and in pixels (decompression bombs). */
 export const MAX_PHOTO_BYTES = 25 * 1024 * 1024;
 export const MAX_PHOTO_PIXELS = 120_000_000;
+/** Largest logo accepted, in bytes. */
+export const MAX_LOGO_BYTES = 5 * 1024 * 1024;
 const CACHE_VERSION = 'v2';
 
 /** A short, safe name for a photo reference in messages. */
@@ -326,7 +328,7 @@ export async function prepareShotSource(photo: MasterPhoto, shot: Shot, cacheDir
 
 /** The agency logo: fitted into a small box, transparency kept. */
 export async function prepareLogo(ref: string, ctx: AssetContext): Promise<LogoImage> {
-  const bytes = await readImageRef(ref, ctx, 5 * 1024 * 1024);
+  const bytes = await readImageRef(ref, ctx, MAX_LOGO_BYTES);
   const hash = createHash('sha256').update(bytes).digest('hex');
   const dir = join(ctx.cacheDir, 'logos');
   const file = join(dir, `${hash}-${CACHE_VERSION}.png`);
