@@ -13,7 +13,7 @@ import { defaultEngine, type RenderEngine } from './engine.js';
 import { hashInputs } from '../core/hash.js';
 import { assertJobId, newJobId } from '../core/job-ids.js';
 import { defaultConcurrency, JobFiles, MAX_CONCURRENCY, recoverAbandoned, warnOnStderr, WorkerPool, type ProblemReporter } from './pool.js';
-import type { JobQueue, JobRecords, QueueSettings } from '../records/job-rows.js';
+import type { JobQueue, JobRecords, PreparedRequest, QueueSettings } from '../records/job-rows.js';
 import { isTerminal } from '../core/job-state.js';
 import { MAX_ATTEMPTS, type JobRow, type NewJob } from '../records/job-rows.js';
 
@@ -268,13 +268,15 @@ export class JobManager {
     return this.files.blobs;
   }
 
-  async submit(request: ValidRenderRequest, options: { tenant: string }): Promise<JobRecord> {
+  /** `prepared`: the stored JSON and input hash of the whole request, when `request` lacks its page (a large body). */
+  async submit(request: ValidRenderRequest, options: { tenant: string; prepared?: PreparedRequest }): Promise<JobRecord> {
     const { metadata: _metadata, webhook_url: _webhook, ...inputs } = request;
     const job: NewJob = {
       jobId: newJobId(),
       tenant: options.tenant,
       request,
-      inputHash: hashInputs(inputs),
+      ...(options.prepared === undefined ? {} : { requestJson: options.prepared.requestJson }),
+      inputHash: options.prepared?.inputHash ?? hashInputs(inputs),
       allowLocalFiles: this.options.allowLocalFiles === true,
       linkBase: this.options.linkBase ?? null,
     };

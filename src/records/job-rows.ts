@@ -189,10 +189,21 @@ export interface Owner {
   pid: number;
 }
 
+/**
+ * A request's stored JSON and input hash, made where a large body was parsed (off the server's
+ * event loop, docs/security.md "Measured"): serialising a 5 MB page again here would stall it.
+ */
+export interface PreparedRequest {
+  requestJson: string;
+  inputHash: string;
+}
+
 export interface NewJob {
   jobId: string;
   tenant: string;
   request: ValidRenderRequest;
+  /** The whole request as JSON when `request` is a copy without its page (a large body); else made from `request`. */
+  requestJson?: string;
   inputHash: string;
   allowLocalFiles: boolean;
   linkBase: string | null;
@@ -300,7 +311,7 @@ export function newJobValues(job: NewJob): (string | number | null)[] {
     job.request.template,
     job.request.format,
     job.request.language,
-    JSON.stringify(job.request),
+    job.requestJson ?? JSON.stringify(job.request),
     job.inputHash,
     job.allowLocalFiles ? 1 : 0,
     job.linkBase,

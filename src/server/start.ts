@@ -8,6 +8,7 @@ import { JobManager, type RenderEngine } from '../jobs/manager.js';
 import { warnOnStderr, type ProblemReporter } from '../jobs/pool.js';
 import { guardedFetch } from '../net/fetch.js';
 import { validateRenderRequest } from '../render/index.js';
+import { RenderBodyPool } from './render-body-pool.js';
 import type { BlobStore } from '../blobs/index.js';
 import { openBackends } from '../records/backends.js';
 import type { RecordStore } from '../records/types.js';
@@ -170,6 +171,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     throw error;
   }
 
+  // Large render bodies are parsed in their own threads, like large analysis bodies (docs/security.md "Measured").
+  const renderBodies = new RenderBodyPool();
   const app = buildApp({
     records,
     blobs,
@@ -180,6 +183,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       fingerprint: (body, route, signal) => analysis.fingerprintJson(body, route, signal),
     },
     validateRender: (request) => validateRenderRequest(request, 'server'),
+    renderJson: renderBodies,
     limits: options.limits,
     log: options.log,
     allowLoopbackFetch: allowLoopback,
@@ -204,6 +208,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   } catch (error) {
     await duties.stop();
     await jobs.close();
+    await renderBodies.close();
     await analysis.close();
     await backends.close();
     throw listenError(error, options);
@@ -230,6 +235,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         await app.close();
         await jobs.close({ drainMs: closeOptions.drainMs ?? 0 });
         await duties.stop();
+        await renderBodies.close();
         await analysis.close();
         await backends.close();
       })();
