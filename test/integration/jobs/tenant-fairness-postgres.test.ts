@@ -84,7 +84,7 @@ describe('render slots across two workers on PostgreSQL, with a tenant whose pho
     // Both workers have taken A's jobs and are waiting on the slow host before B submits.
     await until('both workers fetch from the slow host', () => hosts.slowHits() >= 4, 20_000);
     const submittedAt = Date.now();
-    const b = await first.submit(fakeRequest({ listing: fakeProperty('B'), photos: [hosts.fastUrl('b.jpg')], duration_s: 6 }), {
+    const b = await first.submit(fakeRequest({ listing: fakeProperty('B'), photos: [hosts.fastUrl('b.jpg')], duration_s: 10 }), {
       tenant: 'tenant-b',
     });
     await until("tenant B's render begins", () => begun.has(b.job_id), 10_000);

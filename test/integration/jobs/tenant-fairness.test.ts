@@ -61,7 +61,7 @@ describe('render slots on one node, with a tenant whose photo host trickles', ()
     // A's first jobs are fetching before B submits: the slot-holding case the tester found.
     await until('the slow host receives requests', async () => hosts.slowHits() > 0, 10_000);
     const submittedAt = Date.now();
-    const b = await manager.submit(fakeRequest({ listing: fakeProperty('B'), photos: [hosts.fastUrl('b.jpg')], duration_s: 6 }), {
+    const b = await manager.submit(fakeRequest({ listing: fakeProperty('B'), photos: [hosts.fastUrl('b.jpg')], duration_s: 10 }), {
       tenant: 'tenant-b',
     });
     await until("tenant B's render begins", async () => begun.has(b.job_id), 10_000);
