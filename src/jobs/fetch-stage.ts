@@ -38,7 +38,8 @@ export interface PrefetchOptions {
 }
 
 export interface Prefetched {
-  listing: Property;
+  /** The analysed listing; null when the analysis needs no network (a description, or a page when photos are given): the engine analyses it, as always. */
+  listing: Property | null;
   /** The render's fetch port: what was fetched, replayed; anything else goes to the network. */
   fetch: FetchPort;
   resolveAsset?: (assetId: string) => Promise<string>;
@@ -96,15 +97,18 @@ export async function prefetchInputs(request: ValidRenderRequest, options: Prefe
   };
   try {
     options.onProgress('fetching_assets', 0);
-    let listing: Property;
+    // The analysis belongs here only when it reaches the network: a listing URL, or a saved page whose photos are the ones to fetch.
+    const needsNetwork = request.input.url !== undefined || (request.photos.length === 0 && request.input.html !== undefined);
+    let listing: Property | null = request.listing;
     try {
-      listing = request.listing ?? (await track(request.input.url ?? 'the listing', () => options.analyze(request.input, signal)));
+      if (listing === null && needsNetwork)
+        listing = await track(request.input.url ?? 'the listing', () => options.analyze(request.input, signal));
     } catch (error) {
       if (options.signal.aborted) throw options.signal.reason;
       if (budget.signal.aborted) throw overBudget();
       throw error;
     }
-    const photos = (request.photos.length > 0 ? request.photos : listing.photos).slice(0, MAX_PHOTOS);
+    const photos = (request.photos.length > 0 ? request.photos : (listing?.photos ?? [])).slice(0, MAX_PHOTOS);
     const wanted = new Map<string, number>();
     for (const ref of photos) if (refKind(ref) === 'http') wanted.set(`${MAX_PHOTO_BYTES} ${ref}`, MAX_PHOTO_BYTES);
     const logo = request.branding.unbranded === true ? undefined : request.branding.logo_url;

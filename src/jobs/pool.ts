@@ -519,7 +519,7 @@ export class WorkerPool {
       };
       // Canceled while the directory was being prepared: an abort event would never reach the engine.
       if (controller.signal.aborted) throw controller.signal.reason;
-      const outcome = await engine({ ...request, listing: inputs.listing }, ctx);
+      const outcome = await engine({ ...request, listing: inputs.listing ?? request.listing }, ctx);
       const file = await stat(outputPath).catch(() => null);
       if (file === null || file.size !== outcome.result.size_bytes) {
         throw new Error(
