@@ -22,6 +22,9 @@ export const DEFAULT_FETCH_BUDGET_MS = 120_000;
 /** Jobs of one tenant fetching at once in one process (docs/scaling.md "Fairness"). */
 export const FETCHES_PER_TENANT = 2;
 
+/** The overall progress a job reaches once its downloads are done, inside the fetching_assets slice. */
+const FETCH_PROGRESS = 0.07;
+
 /** Jobs one pool fetches at once: fetching is network waiting, so more than the render slots. */
 export function fetchSlots(concurrency: number): number {
   return Math.max(8, 2 * concurrency);
@@ -136,7 +139,8 @@ export async function prefetchInputs(request: ValidRenderRequest, options: Prefe
           outcomes.set(key, { ok: false, error });
         }
         done += 1;
-        options.onProgress('fetching_assets', (0.9 * done) / keys.length);
+        // Overall progress: the render's fetching_assets slice is 0 → 0.08 (src/render/pipeline.ts); the downloads fill most of it.
+        options.onProgress('fetching_assets', (FETCH_PROGRESS * done) / keys.length);
       }
     };
     await Promise.all(Array.from({ length: Math.min(4, keys.length) }, lane));
