@@ -1,10 +1,8 @@
-import { readlinkSync } from 'node:fs';
-import { constants, setPriority } from 'node:os';
-import { isMainThread } from 'node:worker_threads';
 import { Piscina, workerData } from 'piscina';
 import { isAppError } from '../core/errors.js';
 import { requestFingerprint } from '../core/hash.js';
 import { parseJsonBody } from '../core/json-body.js';
+import { yieldToEventLoop } from '../core/thread-priority.js';
 import type { Property } from '../core/types.js';
 import type { AnalyzeRequest } from '../core/requests.js';
 import { validateAnalyzeRequest, type ValidAnalyzeRequest } from '../core/analyze-rules.js';
@@ -19,21 +17,7 @@ import { analyzeListing } from './analyze.js';
  * `fingerprintJsonBody`): parsing and checking them is CPU work the server's event loop never does.
  */
 
-/**
- * Analysis threads give way to the server's event loop when the cores are busy (docs/security.md
- * "Measured"): on Linux each thread has its own nice value, and this one is raised (lower
- * priority), which any process may do. The threads still use every idle cycle; a health check no
- * longer waits for a core behind them. Elsewhere, or if refused, the thread keeps its priority.
- */
-function yieldToEventLoop(): void {
-  if (isMainThread || process.platform !== 'linux') return;
-  try {
-    const threadId = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    if (Number.isInteger(threadId) && threadId > 0) setPriority(threadId, constants.priority.PRIORITY_BELOW_NORMAL);
-  } catch {
-    // No /proc or not permitted: analysis still runs, at the process's priority.
-  }
-}
+// Analysis threads give way to the server's event loop when the cores are busy (docs/security.md "Measured").
 yieldToEventLoop();
 
 type ErrorAnswer = { ok: false; error: { code: string; message: string; reason?: string; details: { field: string; message: string }[] } };

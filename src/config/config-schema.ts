@@ -35,6 +35,8 @@ export const JobTimingSettingsSchema = Type.Object({
   leaseSeconds: Type.Integer({ minimum: 1, maximum: 86_400 }),
   renderExpirySeconds: Type.Integer({ minimum: 1, maximum: 86_400 }),
   retryDelaySeconds: Type.Integer({ minimum: 1, maximum: 86_400 }),
+  /** `IMMOREEL_FETCH_BUDGET_SECONDS`: the total time a job may spend fetching its listing and photos (docs/scaling.md "Fairness"). */
+  fetchBudgetSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400 })),
 });
 export type JobTimingSettings = Static<typeof JobTimingSettingsSchema>;
 

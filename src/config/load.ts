@@ -277,6 +277,7 @@ export function loadConfig(input: LoadConfigInput): Config {
       leaseSeconds: integerSetting(env, 'IMMOREEL_LEASE_SECONDS', timings.leaseSeconds, 'seconds', 60),
       renderExpirySeconds: integerSetting(env, 'IMMOREEL_RENDER_EXPIRY_SECONDS', timings.renderExpirySeconds, 'seconds', 900),
       retryDelaySeconds: integerSetting(env, 'IMMOREEL_RETRY_DELAY_SECONDS', timings.retryDelaySeconds, 'seconds', 10),
+      fetchBudgetSeconds: integerSetting(env, 'IMMOREEL_FETCH_BUDGET_SECONDS', timings.fetchBudgetSeconds, 'seconds', 120),
     },
     startupWaitSeconds: integerSetting(
       env,

@@ -10,11 +10,12 @@ import type { RenderContext, ValidRenderRequest } from '../render/types.js';
 import type { BlobStore } from '../blobs/types.js';
 import { claimDelivered, failExhausted } from './delivery.js';
 import { rideOut } from './ride-out.js';
+import { DEFAULT_FETCH_BUDGET_MS } from './fetch-stage.js';
 import { defaultEngine, type RenderEngine } from './engine.js';
 import { hashInputs } from '../core/hash.js';
 import { assertJobId, newJobId } from '../core/job-ids.js';
 import { defaultConcurrency, JobFiles, MAX_CONCURRENCY, recoverAbandoned, warnOnStderr, WorkerPool, type ProblemReporter } from './pool.js';
-import type { JobQueue, JobRecords, QueueSettings } from '../records/job-rows.js';
+import type { JobQueue, JobRecords, PreparedRequest, QueueSettings } from '../records/job-rows.js';
 import { isTerminal } from '../core/job-state.js';
 import { MAX_ATTEMPTS, type JobRow, type NewJob } from '../records/job-rows.js';
 
@@ -63,6 +64,8 @@ export interface JobManagerOptions {
   leaseMs?: number;
   /** How often the pool looks for work, cancels and dead workers (default 250 ms). */
   pollMs?: number;
+  /** The total time a job may spend fetching its inputs (default: `timings.fetchBudgetSeconds`, else 120 s). */
+  fetchBudgetMs?: number;
   /**
    * Where failures the job layer survives are reported (docs/jobs.md "Failures the job layer
    * survives"): the server's log, the worker's stderr. Default: a process warning on stderr.
@@ -183,12 +186,13 @@ export class JobManager {
         onTerminal: (row) => manager?.emitTerminal(row),
         report: options.report,
         metrics: options.metrics,
+        fetchBudgetMs: options.fetchBudgetMs ?? (options.timings?.fetchBudgetSeconds ?? DEFAULT_FETCH_BUDGET_MS / 1000) * 1000,
       });
       manager = new JobManager(records, files, pool, queue, options, closeOwned);
       // Jobs left `running` by a crashed process go back to the queue before anything else happens.
       for (const row of await recoverAbandoned(records, files, queue, options.report, pool.lapsed)) manager.emitTerminal(row);
       pool.start();
-      if (queue !== null && options.runWorkers !== false) await manager.workQueue(queue, concurrency, leaseMs, pollMs);
+      if (queue !== null && options.runWorkers !== false) await manager.workQueue(queue, leaseMs, pollMs);
       return manager;
     } catch (error) {
       // The error that stopped the opening is the one to report; a close failing after it adds nothing.
@@ -202,30 +206,40 @@ export class JobManager {
    * live worker still holds it), render, upload, record. A handler that throws makes pg-boss retry
    * the entry; entries whose attempts are used up end their job `failed` (`failExhausted`).
    */
-  private async workQueue(queue: JobQueue, concurrency: number, leaseMs: number, pollMs: number): Promise<void> {
+  private async workQueue(queue: JobQueue, leaseMs: number, pollMs: number): Promise<void> {
     const { records, pool } = this;
     // A delivery met by a database outage waits it out: thrown, it would fail the entry with a
     // queue write that the outage loses too, and the job would wait for the entry's expiry
     // (docs/operations.md "Outages").
     const stateOf = (jobId: string): Promise<string | undefined> =>
       rideOut(`reading ${jobId}`, async () => (await records.row(jobId))?.state);
-    await queue.work(concurrency, async ({ jobId }) => {
-      const row = await rideOut(`claiming ${jobId}`, () =>
-        claimDelivered(records, jobId, pool.owner, {
-          leaseMs,
-          pollMs: Math.max(pollMs, 500),
-          stopped: () => this.closed,
-          report: this.options.report,
-        }),
-      );
-      if (row === null) {
-        if (this.closed && (await stateOf(jobId)) === 'queued') throw new Error('this worker is stopping; the job is retried elsewhere');
-        return;
-      }
-      const ended = await pool.runDelivered(row);
-      // Put back in the queue by this worker's shutdown: the entry must be retried, not completed.
-      if (ended === null && (await stateOf(jobId)) === 'queued') throw new Error('this worker stopped before finishing the render');
-    });
+    // Entries are taken as this pool has room in its fetch stage, fairly between tenants (docs/scaling.md "Fairness").
+    await queue.work(
+      () => pool.room(),
+      async ({ jobId, tenant }) => {
+        const release = pool.holdDelivery(tenant ?? '');
+        let row: JobRow | null;
+        try {
+          row = await rideOut(`claiming ${jobId}`, () =>
+            claimDelivered(records, jobId, pool.owner, {
+              leaseMs,
+              pollMs: Math.max(pollMs, 500),
+              stopped: () => this.closed,
+              report: this.options.report,
+            }),
+          );
+        } finally {
+          release();
+        }
+        if (row === null) {
+          if (this.closed && (await stateOf(jobId)) === 'queued') throw new Error('this worker is stopping; the job is retried elsewhere');
+          return;
+        }
+        const ended = await pool.runDelivered(row);
+        // Put back in the queue by this worker's shutdown: the entry must be retried, not completed.
+        if (ended === null && (await stateOf(jobId)) === 'queued') throw new Error('this worker stopped before finishing the render');
+      },
+    );
     await queue.workDeadLetters(async ({ jobId }) => {
       const failed = await rideOut(`ending ${jobId}`, () => failExhausted(records, jobId, queue.settings.attempts, pool.owner));
       if (failed === null) return;
@@ -275,13 +289,15 @@ export class JobManager {
     return this.files.blobs;
   }
 
-  async submit(request: ValidRenderRequest, options: { tenant: string }): Promise<JobRecord> {
+  /** `prepared`: the stored JSON and input hash of the whole request, when `request` lacks its page (a large body). */
+  async submit(request: ValidRenderRequest, options: { tenant: string; prepared?: PreparedRequest }): Promise<JobRecord> {
     const { metadata: _metadata, webhook_url: _webhook, ...inputs } = request;
     const job: NewJob = {
       jobId: newJobId(),
       tenant: options.tenant,
       request,
-      inputHash: hashInputs(inputs),
+      ...(options.prepared === undefined ? {} : { requestJson: options.prepared.requestJson }),
+      inputHash: options.prepared?.inputHash ?? hashInputs(inputs),
       allowLocalFiles: this.options.allowLocalFiles === true,
       linkBase: this.options.linkBase ?? null,
     };

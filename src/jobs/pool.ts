@@ -3,13 +3,13 @@ import { createReadStream } from 'node:fs';
 import { chmod, mkdir, rm, stat } from 'node:fs/promises';
 import { availableParallelism, hostname } from 'node:os';
 import { join } from 'node:path';
-import pLimit, { type LimitFunction } from 'p-limit';
 import { isAppError } from '../core/errors.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../core/paths.js';
 import type { JobStage } from '../core/types.js';
 import { NO_METRICS, secondsSince, type Metrics } from '../core/metrics.js';
 import { timedFetch, type FetchPort } from '../net/fetch.js';
-import type { RenderContext } from '../render/types.js';
+import type { RenderContext, ValidRenderRequest } from '../render/types.js';
+import type { Property } from '../core/types.js';
 import { videoKey } from '../blobs/object-keys.js';
 import type { BlobStore } from '../blobs/types.js';
 import type { RenderEngine } from './engine.js';
@@ -17,6 +17,8 @@ import { assertJobId } from '../core/job-ids.js';
 import type { JobQueue, JobRecords } from '../records/job-rows.js';
 import { rideOut, type RideOutOptions } from './ride-out.js';
 import { clientFacingOutage } from '../records/outage.js';
+import { FairSlots } from './fair-slots.js';
+import { DEFAULT_FETCH_BUDGET_MS, fetchSlots, FetchStage, prefetchInputs } from './fetch-stage.js';
 import { finalFailurePatch, listingSummary, MAX_ATTEMPTS, type JobRow, type Owner } from '../records/job-rows.js';
 
 /** The most renders one pool runs at once (docs/jobs.md). */
@@ -252,6 +254,8 @@ export interface PoolOptions {
   outageBudgetMs?: number;
   /** Renders, fetches, uploads and retries of this pool (docs/operations.md "Metrics"); default none. */
   metrics?: Metrics;
+  /** The total time a job may spend fetching its inputs before it fails (default 120 s; docs/scaling.md "Fairness"). */
+  fetchBudgetMs?: number;
 }
 
 interface ActiveRender {
@@ -303,7 +307,10 @@ const PROGRESS_WRITE_MS = 300;
  */
 export class WorkerPool {
   readonly owner: Owner;
-  private readonly limit: LimitFunction;
+  /** Render slots, shared round-robin between waiting tenants (docs/scaling.md "Fairness"). */
+  private readonly slots: FairSlots;
+  /** Jobs claimed and fetching their inputs, before they ask for a slot. */
+  private readonly fetchStage = new FetchStage();
   private readonly active = new Map<string, ActiveRender>();
   private readonly wanted = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
@@ -321,7 +328,7 @@ export class WorkerPool {
 
   constructor(private readonly options: PoolOptions) {
     this.owner = { id: `${HOST}/${process.pid}/${randomBytes(4).toString('hex')}`, host: HOST, pid: process.pid };
-    this.limit = pLimit(options.concurrency);
+    this.slots = new FairSlots(options.concurrency);
     this.lapsed = new LapsedLeases(Math.min(options.leaseMs / 2, 15_000));
   }
 
@@ -360,12 +367,27 @@ export class WorkerPool {
   }
 
   get concurrency(): number {
-    return this.limit.concurrency;
+    return this.slots.capacity;
   }
 
   set concurrency(value: number) {
-    this.limit.concurrency = value;
+    this.slots.capacity = value;
     this.kick();
+  }
+
+  /**
+   * What this pool can take now (docs/scaling.md "Fairness"): jobs it may still claim into its
+   * fetch stage (none while as many fetched jobs wait for a slot as there are slots), and the
+   * tenants already holding their share of that stage here.
+   */
+  room(): { free: number; fullTenants: string[] } {
+    const free = this.slots.pendingCount >= this.slots.capacity ? 0 : fetchSlots(this.slots.capacity) - this.fetchStage.size;
+    return { free: Math.max(0, free), fullTenants: this.fetchStage.fullTenants() };
+  }
+
+  /** Counts a delivered job against its tenant's share of the fetch stage until it is claimed or dropped. */
+  holdDelivery(tenant: string): () => void {
+    return this.fetchStage.hold(tenant);
   }
 
   /**
@@ -373,7 +395,7 @@ export class WorkerPool {
    * the pool's maximum), so a lone foreground render gets every core.
    */
   get threads(): number {
-    return threadBudget(Math.max(1, Math.min(this.limit.concurrency, this.active.size)));
+    return threadBudget(Math.max(1, Math.min(this.slots.capacity, this.slots.activeCount)));
   }
 
   get activeCount(): number {
@@ -458,9 +480,10 @@ export class WorkerPool {
         this.options.onTerminal(row);
     }
     // With a dispatching queue, jobs arrive through `runDelivered`; this pool claims nothing itself.
-    while (this.options.queue === null && this.accepting && this.limit.activeCount + this.limit.pendingCount < this.limit.concurrency) {
+    // Claimed into the fetch stage, fairly: never a tenant that already holds its share of it here.
+    while (this.options.queue === null && this.accepting && this.room().free > 0) {
       const scope = this.options.claimAny ? undefined : [...this.wanted];
-      const row = await records.claimNext(this.owner, leaseMs, scope);
+      const row = await records.claimNext(this.owner, leaseMs, scope, this.room().fullTenants);
       if (row === null) break;
       this.wanted.delete(row.job_id);
       // Claimed by the pool, not by a caller: nobody else would see the render's promise reject.
@@ -480,6 +503,13 @@ export class WorkerPool {
     }
   }
 
+  /** A job's listing analysed as the engine would (the server: in its worker-thread pool). */
+  private async analyzeInput(input: ValidRenderRequest['input'], signal: AbortSignal, fetch: FetchPort): Promise<Property> {
+    if (this.options.analyze !== undefined) return this.options.analyze(input, signal);
+    const { analyzeListing } = await import('../analysis/analyze.js');
+    return analyzeListing(input, { signal, fetch, ...(this.options.eurToMad === undefined ? {} : { eurToMad: this.options.eurToMad }) });
+  }
+
   /**
    * Renders a job the dispatching queue delivered and this pool has claimed (`claimDelivered`);
    * resolves with the row as it ended (null when another process moved it first).
@@ -493,9 +523,11 @@ export class WorkerPool {
     let outcome: JobRow | null = null;
     const render: ActiveRender = { controller, done: Promise.resolve() };
     this.active.set(row.job_id, render);
-    render.done = this.limit(async () => {
-      outcome = await this.run(row, controller);
-    }).finally(() => {
+    const held = this.fetchStage.hold(row.tenant);
+    render.done = (async () => {
+      outcome = await this.run(row, controller, held);
+    })().finally(() => {
+      held();
       this.active.delete(row.job_id);
       this.kick();
     });
@@ -523,20 +555,22 @@ export class WorkerPool {
     return key;
   }
 
-  private async run(row: JobRow, controller: AbortController): Promise<JobRow | null> {
+  private async run(row: JobRow, controller: AbortController, fetched: () => void): Promise<JobRow | null> {
     const { records, files, engine, watchdogMs } = this.options;
     const jobId = row.job_id;
     const workDir = files.jobDir(jobId);
     const outputPath = files.outputPath(jobId);
     const isMine = (current: JobRow): boolean => current.state === 'running' && current.owner === this.owner.id;
     let timedOut = false;
-    const watchdog = setTimeout(() => {
-      timedOut = true;
-      controller.abort(new WatchdogTimeout(watchdogMs));
-    }, watchdogMs);
+    let watchdog: NodeJS.Timeout | undefined;
+    let releaseSlot: (() => void) | null = null;
     let lastWrite = 0;
     let lastStage: JobStage | null = null;
-    const onProgress = (stage: JobStage, progress: number): void => {
+    let highest = 0;
+    const onProgress = (stage: JobStage, reported: number): void => {
+      // The fetch stage and the render both report fetching_assets: progress never goes back.
+      const progress = Math.max(highest, reported);
+      highest = progress;
       const now = Date.now();
       if (stage === lastStage && now - lastWrite < PROGRESS_WRITE_MS) return;
       lastStage = stage;
@@ -548,12 +582,49 @@ export class WorkerPool {
     let finished: JobRow | null = null;
     let uploaded: string | null = null;
     let renderSeconds: number | null = null;
-    this.metrics.renderStarted();
     let unrecorded = false;
     try {
       // Every attempt starts from an empty directory: nothing of a killed attempt is reused.
       await rm(workDir, { recursive: true, force: true });
       await mkdir(workDir, { recursive: true, mode: PRIVATE_DIR_MODE });
+      // A job is trusted or not by where it came from (local mode or the server), not by who renders it.
+      const network = timedFetch(row.allow_local_files === 1 ? this.options.openFetch : this.options.guardedFetch, this.metrics);
+      const request = await rideOut(`reading the request of ${jobId}`, () => records.requestOf(jobId), {
+        ...this.rideOutOptions(row, 'read'),
+        signal: controller.signal,
+      });
+      // The fetch stage (docs/scaling.md "Fairness"): the inputs are local before a render slot is taken.
+      const inputs = await this.fetchStage.run(
+        row.tenant,
+        () =>
+          prefetchInputs(request, {
+            workDir,
+            signal: controller.signal,
+            fetch: network,
+            budgetMs: this.options.fetchBudgetMs ?? DEFAULT_FETCH_BUDGET_MS,
+            analyze: (input, signal) => this.analyzeInput(input, signal, network),
+            onProgress,
+            // An uploaded photo is read from the database and the storage: an outage of either is waited
+            // out, not turned into a photo left out (docs/operations.md "Outages").
+            ...(resolveAsset === undefined
+              ? {}
+              : {
+                  resolveAsset: (assetId: string) =>
+                    rideOut(`reading the photo ${assetId} of ${jobId}`, () => resolveAsset(row.tenant, assetId, workDir), {
+                      ...this.rideOutOptions(row, 'read'),
+                      signal: controller.signal,
+                    }),
+                }),
+          }),
+        controller.signal,
+      );
+      fetched();
+      releaseSlot = await this.slots.acquire(row.tenant, controller.signal);
+      this.metrics.renderStarted();
+      watchdog = setTimeout(() => {
+        timedOut = true;
+        controller.abort(new WatchdogTimeout(watchdogMs));
+      }, watchdogMs);
       const ctx: RenderContext = {
         workDir,
         outputPath,
@@ -563,30 +634,15 @@ export class WorkerPool {
         onProgress,
         watchdogMs,
         allowLocalFiles: row.allow_local_files === 1,
-        // A job is trusted or not by where it came from (local mode or the server), not by who renders it.
-        fetch: timedFetch(row.allow_local_files === 1 ? this.options.openFetch : this.options.guardedFetch, this.metrics),
+        fetch: inputs.fetch,
         ...(this.options.eurToMad === undefined ? {} : { eurToMad: this.options.eurToMad }),
         ...(this.options.analyze === undefined ? {} : { analyze: this.options.analyze }),
-        // An uploaded photo is read from the database and the storage: an outage of either is waited
-        // out, not turned into a photo left out (docs/operations.md "Outages").
-        ...(resolveAsset === undefined
-          ? {}
-          : {
-              resolveAsset: (assetId: string) =>
-                rideOut(`reading the photo ${assetId} of ${jobId}`, () => resolveAsset(row.tenant, assetId, workDir), {
-                  ...this.rideOutOptions(row, 'read'),
-                  signal: controller.signal,
-                }),
-            }),
+        ...(inputs.resolveAsset === undefined ? {} : { resolveAsset: inputs.resolveAsset }),
       };
       // Canceled while the directory was being prepared: an abort event would never reach the engine.
       if (controller.signal.aborted) throw controller.signal.reason;
-      const request = await rideOut(`reading the request of ${jobId}`, () => records.requestOf(jobId), {
-        ...this.rideOutOptions(row, 'read'),
-        signal: controller.signal,
-      });
       const renderStarted = process.hrtime.bigint();
-      const outcome = await engine(request, ctx);
+      const outcome = await engine({ ...request, listing: inputs.listing ?? request.listing }, ctx);
       const engineSeconds = secondsSince(renderStarted);
       const file = await stat(outputPath).catch(() => null);
       if (file === null || file.size !== outcome.result.size_bytes) {
@@ -666,7 +722,9 @@ export class WorkerPool {
       }
     } finally {
       clearTimeout(watchdog);
-      this.metrics.renderEnded(renderSeconds);
+      if (releaseSlot !== null) this.metrics.renderEnded(renderSeconds);
+      fetched();
+      releaseSlot?.();
     }
     if (finished === null || finished.state !== 'succeeded') {
       // Canceled, re-queued, failed or lost to another attempt: no video may stay where a result is expected.

@@ -189,10 +189,21 @@ export interface Owner {
   pid: number;
 }
 
+/**
+ * A request's stored JSON and input hash, made where a large body was parsed (off the server's
+ * event loop, docs/security.md "Measured"): serialising a 5 MB page again here would stall it.
+ */
+export interface PreparedRequest {
+  requestJson: string;
+  inputHash: string;
+}
+
 export interface NewJob {
   jobId: string;
   tenant: string;
   request: ValidRenderRequest;
+  /** The whole request as JSON when `request` is a copy without its page (a large body); else made from `request`. */
+  requestJson?: string;
   inputHash: string;
   allowLocalFiles: boolean;
   linkBase: string | null;
@@ -216,10 +227,11 @@ export interface JobRecords {
   /** Read, check the edge, write — atomically; null when the job is gone or `guard` refuses. */
   transition(jobId: string, to: JobState, patch?: JobPatch, guard?: (row: JobRow) => boolean): Promise<JobRow | null>;
   /**
-   * Takes the oldest queued job (optionally among `onlyIds`) for `owner`; never the same job
+   * Takes a queued job (optionally among `onlyIds`, never of `skipTenants`) for `owner`: of the
+   * tenant with the fewest jobs running, the oldest (docs/scaling.md "Fairness"); never the same job
    * twice, and never a job of a tenant that already has MAX_RUNNING_PER_TENANT running (src/core/job-limits.ts).
    */
-  claimNext(owner: Owner, leaseMs: number, onlyIds?: readonly string[]): Promise<JobRow | null>;
+  claimNext(owner: Owner, leaseMs: number, onlyIds?: readonly string[], skipTenants?: readonly string[]): Promise<JobRow | null>;
   renewLeases(owner: Owner, leaseMs: number): Promise<void>;
   stillOwned(owner: Owner, jobIds: readonly string[]): Promise<Set<string>>;
   setProgress(jobId: string, owner: Owner, stage: JobStage, progress: number): Promise<void>;
@@ -245,6 +257,14 @@ export interface QueueSettings {
 
 export interface QueueMessage {
   jobId: string;
+  /** The job's tenant, as the entry names it (absent from entries written before it was). */
+  tenant?: string;
+}
+
+/** What a worker can take now (docs/scaling.md "Fairness"): how many more entries, and of which tenants none. */
+export interface DeliveryRoom {
+  free: number;
+  fullTenants: readonly string[];
 }
 
 /**
@@ -256,8 +276,11 @@ export interface JobQueue {
   readonly settings: Readonly<QueueSettings>;
   /** Inserts the row and its entry in one transaction (neither exists without the other). */
   submit(job: NewJob): Promise<JobRow>;
-  /** Runs `handler` for delivered entries, `concurrency` at once: resolve = done, throw = retry. */
-  work(concurrency: number, handler: (message: QueueMessage) => Promise<void>): Promise<void>;
+  /**
+   * Runs `handler` for delivered entries while `room()` says the worker can take more, fairly between
+   * tenants (docs/scaling.md "Fairness"): resolve = done, throw = retry.
+   */
+  work(room: () => DeliveryRoom, handler: (message: QueueMessage) => Promise<void>): Promise<void>;
   /** Runs `handler` for entries whose attempts are used up. */
   workDeadLetters(handler: (message: QueueMessage) => Promise<void>): Promise<void>;
   /** Fails the current attempt of a job's entry now (its worker is gone), so it is retried or dead-lettered at once. */
@@ -288,7 +311,7 @@ export function newJobValues(job: NewJob): (string | number | null)[] {
     job.request.template,
     job.request.format,
     job.request.language,
-    JSON.stringify(job.request),
+    job.requestJson ?? JSON.stringify(job.request),
     job.inputHash,
     job.allowLocalFiles ? 1 : 0,
     job.linkBase,

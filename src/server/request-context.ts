@@ -5,6 +5,8 @@ import type { JobList, JobRecord, JobState, ListJobsOptions, Property } from '..
 import type { Logger, LogProcess } from '../core/logger.js';
 import type { AnalyzeRequest } from '../core/requests.js';
 import type { ValidRenderRequest } from '../render/types.js';
+import type { PreparedRequest } from '../records/job-rows.js';
+import type { CheckedRenderBody } from './render-body-pool.js';
 import type { ServerLimits } from './api-limits.js';
 import type { RouteRegistry } from './route-spec.js';
 import type { BlobStore } from '../blobs/types.js';
@@ -19,7 +21,8 @@ import type { SessionLifetime } from '../records/studio-sessions.js';
 
 /** What the HTTP layer needs from the job layer (JobManager satisfies it), on either backend. */
 export interface JobsPort {
-  submit(request: ValidRenderRequest, options: { tenant: string }): Promise<JobRecord>;
+  /** `prepared`: the request's stored JSON and input hash, made off the event loop for a large body. */
+  submit(request: ValidRenderRequest, options: { tenant: string; prepared?: PreparedRequest }): Promise<JobRecord>;
   get(jobId: string): Promise<{ job: JobRecord; tenant: string } | null>;
   list(tenant: string, options?: ListJobsOptions): Promise<JobList>;
   cancel(jobId: string): Promise<JobRecord>;
@@ -57,6 +60,8 @@ export interface ServerDeps {
    * "Measured"); without it, every body is parsed and checked here.
    */
   analyzeJson?: JsonBodyAnalysis;
+  /** Large render bodies parsed and checked off the event loop (docs/security.md "Measured"); without it, here. */
+  renderJson?: { check(body: RawJsonBody, route: string, signal: AbortSignal): Promise<CheckedRenderBody> };
   /** The body as received: the schema and the rules are checked here (docs/api.md "One schema per input"). */
   validateRender(request: unknown): ValidRenderRequest | Promise<ValidRenderRequest>;
   limits?: Partial<ServerLimits>;

@@ -10,6 +10,7 @@ import { NO_METRICS, type Metrics } from '../core/metrics.js';
 import { createLogger, reporterOf } from '../core/logger.js';
 import { guardedFetch, timedFetch } from '../net/fetch.js';
 import { validateRenderRequest } from '../render/index.js';
+import { RenderBodyPool } from './render-body-pool.js';
 import type { BlobStore } from '../blobs/index.js';
 import { openBackends } from '../records/backends.js';
 import type { RecordStore } from '../records/types.js';
@@ -187,6 +188,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     throw error;
   }
 
+  // Large render bodies are parsed in their own threads, like large analysis bodies (docs/security.md "Measured").
+  const renderBodies = new RenderBodyPool();
   const app = buildApp({
     records,
     blobs,
@@ -197,6 +200,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       fingerprint: (body, route, signal) => analysis.fingerprintJson(body, route, signal),
     },
     validateRender: (request) => validateRenderRequest(request, 'server'),
+    renderJson: renderBodies,
     limits: options.limits,
     log: logger === null ? options.log : { ...(options.log as LogOptions), logger },
     allowLoopbackFetch: allowLoopback,
@@ -227,6 +231,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   } catch (error) {
     await duties.stop();
     await jobs.close();
+    await renderBodies.close();
     await analysis.close();
     await backends.close();
     throw listenError(error, options);
@@ -254,6 +259,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         await app.close();
         await jobs.close({ drainMs: closeOptions.drainMs ?? 0 });
         await duties.stop();
+        await renderBodies.close();
         await analysis.close();
         await backends.close();
       })();

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import PgBoss from 'pg-boss';
 import type { JobState } from '../../core/types.js';
 
-import type { JobQueue, JobRow, NewJob, QueueMessage, QueueSettings } from '../job-rows.js';
+import type { DeliveryRoom, JobQueue, JobRow, NewJob, QueueMessage, QueueSettings } from '../job-rows.js';
 import { insertJob } from './insert-job.js';
 import { redactUrl, withTransaction, type Client, type Pool } from './connection.js';
 
@@ -75,7 +75,38 @@ function executorOf(client: Client): PgBoss.Db {
   };
 }
 
+/** pg-boss's own schema (its default): the fair fetch reads its job table. */
+const BOSS_SCHEMA = 'pgboss';
+
+/**
+ * The fair fetch (docs/scaling.md "Fairness"): pg-boss's own fetch (state, start_after,
+ * `FOR UPDATE SKIP LOCKED`, the same update to `active`), but ordered first by how many jobs the
+ * entry's tenant has running across the whole service, and never of a tenant this worker already
+ * holds its share of. A tenant with many slow jobs running is served after one with none.
+ */
+const FAIR_FETCH = `
+  WITH running AS (
+    SELECT tenant, COUNT(*) AS n FROM jobs WHERE state = 'running' GROUP BY tenant
+  ), next AS (
+    SELECT j.id FROM ${BOSS_SCHEMA}.job j
+      LEFT JOIN running r ON r.tenant = j.data->>'tenant'
+    WHERE j.name = $1 AND j.state < 'active' AND j.start_after < now()
+      AND NOT (COALESCE(j.data->>'tenant', '') = ANY($2::text[]))
+    ORDER BY COALESCE(r.n, 0), j.priority DESC, j.created_on, j.id
+    LIMIT 1
+    FOR UPDATE OF j SKIP LOCKED
+  )
+  UPDATE ${BOSS_SCHEMA}.job j SET
+    state = 'active',
+    started_on = now(),
+    retry_count = CASE WHEN j.started_on IS NOT NULL THEN j.retry_count + 1 ELSE j.retry_count END
+  FROM next
+  WHERE j.name = $1 AND j.id = next.id
+  RETURNING j.id, j.data`;
+
 export class RenderDispatch {
+  private fair: { stop: () => void; inFlight: Set<Promise<void>> } | null = null;
+
   private constructor(
     private readonly boss: PgBoss,
     private readonly pool: Pool,
@@ -175,6 +206,78 @@ export class RenderDispatch {
   }
 
   /**
+   * Takes entries one by one while `room()` has room, with the fair fetch above, and runs `handler`
+   * for each (not awaited: the next entry is taken while it runs). A handler that resolves completes
+   * the entry; one that throws fails the attempt, which pg-boss retries. Expiry and retries stay
+   * pg-boss's: the entry is `active` exactly as pg-boss's own fetch leaves it.
+   */
+  workFair(room: () => DeliveryRoom, handler: (message: RenderMessage) => Promise<void>, pollingIntervalMs = 1000): void {
+    if (this.fair !== null) return;
+    const inFlight = new Set<Promise<void>>();
+    let stopped = false;
+    let wake: (() => void) | null = null;
+    const kick = (): void => {
+      wake?.();
+    };
+    const run = (id: string, message: RenderMessage): void => {
+      const done = (async () => {
+        try {
+          await handler(message);
+          await this.boss.complete(this.queue, id);
+        } catch (error) {
+          await this.boss
+            .fail(this.queue, id, { message: (error as Error).message })
+            .catch((failure: unknown) => this.options.onError?.(failure as Error));
+        }
+      })().finally(() => {
+        inFlight.delete(done);
+        kick();
+      });
+      inFlight.add(done);
+    };
+    const loop = async (): Promise<void> => {
+      while (!stopped) {
+        let took = false;
+        try {
+          const { free, fullTenants } = room();
+          if (free > 0) {
+            const { rows } = await this.pool.query<{ id: string; data: RenderMessage }>(FAIR_FETCH, [this.queue, [...fullTenants]]);
+            const entry = rows[0];
+            if (entry !== undefined && !stopped) {
+              took = true;
+              run(entry.id, entry.data);
+            } else if (entry !== undefined) {
+              // Stopped while fetching: give the entry back for another worker, without waiting for its expiry.
+              await this.boss.fail(this.queue, entry.id, { message: 'this worker is stopping' });
+            }
+          }
+        } catch (error) {
+          // A lost database connection: the next poll tries again.
+          this.options.onError?.(error as Error);
+        }
+        if (!took && !stopped) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, pollingIntervalMs);
+            wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+          wake = null;
+        }
+      }
+    };
+    this.fair = {
+      stop: () => {
+        stopped = true;
+        kick();
+      },
+      inFlight,
+    };
+    void loop();
+  }
+
+  /**
    * Consumes the dead-letter queue: entries whose every attempt failed or expired. `handler`
    * should end the job (`failExhausted`) so the record says why, and its webhook goes out.
    */
@@ -206,13 +309,19 @@ export class RenderDispatch {
 
   /** Stops this node's fetch loops (handlers already running go on). */
   async stopWork(): Promise<void> {
+    this.fair?.stop();
     await this.boss.offWork(this.queue);
     await this.boss.offWork(this.deadLetter);
   }
 
   /** Stops fetching; waits up to `timeoutMs` for running handlers. */
   async stop(timeoutMs = 30_000): Promise<void> {
-    await this.boss.stop({ graceful: true, wait: true, timeout: timeoutMs });
+    this.fair?.stop();
+    const started = Date.now();
+    if (this.fair !== null && this.fair.inFlight.size > 0) {
+      await Promise.race([Promise.allSettled([...this.fair.inFlight]), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+    }
+    await this.boss.stop({ graceful: true, wait: true, timeout: Math.max(1000, timeoutMs - (Date.now() - started)) });
   }
 }
 
@@ -225,8 +334,13 @@ export function renderQueueOf(dispatch: RenderDispatch, settings: QueueSettings)
   return {
     settings,
     submit: (job: NewJob): Promise<JobRow> => dispatch.submit(job),
-    async work(concurrency, handler) {
-      await dispatch.work(concurrency, (message: RenderMessage) => handler({ jobId: message.jobId } satisfies QueueMessage), poll);
+    work(room, handler) {
+      dispatch.workFair(
+        room,
+        (message: RenderMessage) => handler({ jobId: message.jobId, tenant: message.tenant } satisfies QueueMessage),
+        poll * 1000,
+      );
+      return Promise.resolve();
     },
     async workDeadLetters(handler) {
       await dispatch.workDeadLetters((message) => handler({ jobId: message.jobId }), poll);

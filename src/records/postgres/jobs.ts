@@ -143,15 +143,16 @@ export class PostgresJobRecords implements JobRecords {
   }
 
   /**
-   * The oldest queued job whose tenant has fewer than MAX_RUNNING_PER_TENANT running, taken for
+   * The oldest queued job of the tenant with the fewest running (none of `skipTenants`, none whose
+   * tenant has MAX_RUNNING_PER_TENANT running: docs/scaling.md "Fairness"), taken for
    * `owner`. The candidate row is locked (`SKIP LOCKED`: concurrent claimers take other rows),
    * then a transaction-scoped advisory lock on its tenant serialises the count-and-claim of that
    * tenant across every worker, so the limit holds for the whole service. One tenant per
    * transaction (a full one is skipped in the next), so two claimers never wait on each other's locks.
    */
-  async claimNext(owner: Owner, leaseMs: number, onlyIds?: readonly string[]): Promise<JobRow | null> {
+  async claimNext(owner: Owner, leaseMs: number, onlyIds?: readonly string[], skipTenants: readonly string[] = []): Promise<JobRow | null> {
     if (onlyIds !== undefined && onlyIds.length === 0) return null;
-    const full: string[] = [];
+    const full: string[] = [...skipTenants];
     for (;;) {
       const outcome = await withTransaction(this.pool, async (client): Promise<JobRow | 'none' | { full: string }> => {
         const params: unknown[] = [full];
@@ -160,9 +161,11 @@ export class PostgresJobRecords implements JobRecords {
           params.push([...onlyIds]);
           filter = ` AND job_id = ANY($2::text[])`;
         }
+        // Of the tenant with the fewest jobs running, the oldest (docs/scaling.md "Fairness").
         const candidate = await client.query<{ job_id: string; tenant: string }>(
-          `SELECT job_id, tenant FROM jobs WHERE state = 'queued' AND NOT (tenant = ANY($1::text[]))${filter}
-           ORDER BY job_id COLLATE "C" LIMIT 1 FOR UPDATE SKIP LOCKED`,
+          `SELECT job_id, tenant FROM jobs q WHERE state = 'queued' AND NOT (tenant = ANY($1::text[]))${filter}
+           ORDER BY (SELECT COUNT(*) FROM jobs r WHERE r.tenant = q.tenant AND r.state = 'running'), job_id COLLATE "C"
+           LIMIT 1 FOR UPDATE OF q SKIP LOCKED`,
           params,
         );
         const next = candidate.rows[0];

@@ -136,23 +136,26 @@ export class JobStore {
   }
 
   /**
-   * Atomically takes the oldest queued job (optionally only among `onlyIds`) for `owner`: the
+   * Atomically takes a queued job (optionally only among `onlyIds`, never of `skipTenants`) for
+   * `owner` — the oldest of the tenant with the fewest running (docs/scaling.md "Fairness"): the
    * IMMEDIATE transaction holds SQLite's write lock from the read to the update, so two processes
    * can never claim the same job.
    */
-  claimNext(owner: Owner, leaseMs: number, onlyIds?: readonly string[]): JobRow | null {
+  claimNext(owner: Owner, leaseMs: number, onlyIds?: readonly string[], skipTenants: readonly string[] = []): JobRow | null {
     if (onlyIds !== undefined && onlyIds.length === 0) return null;
     const claim = this.db.transaction((): JobRow | null => {
-      const filter = onlyIds === undefined ? '' : ` AND job_id IN (${onlyIds.map(() => '?').join(', ')})`;
+      const filter =
+        (onlyIds === undefined ? '' : ` AND job_id IN (${onlyIds.map(() => '?').join(', ')})`) +
+        (skipTenants.length === 0 ? '' : ` AND tenant NOT IN (${skipTenants.map(() => '?').join(', ')})`);
       // A tenant with MAX_RUNNING_PER_TENANT jobs running gets no more until one ends; the
       // write lock held from this read to the update makes the count exact across processes.
       const next = this.db
         .prepare(
           `SELECT job_id, state FROM jobs q WHERE state = 'queued'${filter}
              AND (SELECT COUNT(*) FROM jobs r WHERE r.tenant = q.tenant AND r.state = 'running') < ?
-           ORDER BY job_id LIMIT 1`,
+           ORDER BY (SELECT COUNT(*) FROM jobs r WHERE r.tenant = q.tenant AND r.state = 'running'), job_id LIMIT 1`,
         )
-        .get(...(onlyIds ?? []), MAX_RUNNING_PER_TENANT) as { job_id: string; state: JobState } | undefined;
+        .get(...(onlyIds ?? []), ...skipTenants, MAX_RUNNING_PER_TENANT) as { job_id: string; state: JobState } | undefined;
       if (next === undefined) return null;
       assertTransition(next.job_id, next.state, 'running');
       const now = nowIso();
@@ -227,7 +230,7 @@ export function sqliteJobRecords(store: JobStore): JobRecords {
     list: (tenant, listOptions) => later(() => store.list(tenant, listOptions)),
     count: (tenant, states) => later(() => store.count(tenant, states)),
     transition: (jobId, to, patch, guard) => later(() => store.transition(jobId, to, patch, guard)),
-    claimNext: (owner, leaseMs, onlyIds) => later(() => store.claimNext(owner, leaseMs, onlyIds)),
+    claimNext: (owner, leaseMs, onlyIds, skipTenants) => later(() => store.claimNext(owner, leaseMs, onlyIds, skipTenants)),
     renewLeases: (owner, leaseMs) => later(() => store.renewLeases(owner, leaseMs)),
     stillOwned: (owner, jobIds) => later(() => store.stillOwned(owner, jobIds)),
     setProgress: (jobId, owner, stage, progress) => later(() => store.setProgress(jobId, owner, stage, progress)),

@@ -49,6 +49,8 @@ export const SOFT_PHOTO_SIDE = 480;
 /** Largest photo accepted, in bytes and in pixels (decompression bombs; docs/security.md, "Bounded image decodes"). */
 export const MAX_PHOTO_BYTES = 25 * 1024 * 1024;
 export const MAX_PHOTO_PIXELS = MAX_IMAGE_PIXELS;
+/** Largest logo accepted, in bytes. */
+export const MAX_LOGO_BYTES = 5 * 1024 * 1024;
 const CACHE_VERSION = 'v2';
 
 /** A short, safe name for a photo reference in messages. */
@@ -335,7 +337,7 @@ export async function prepareShotSource(photo: MasterPhoto, shot: Shot, cacheDir
 
 /** The agency logo: fitted into a small box, transparency kept. */
 export async function prepareLogo(ref: string, ctx: AssetContext): Promise<LogoImage> {
-  const bytes = await readImageRef(ref, ctx, 5 * 1024 * 1024);
+  const bytes = await readImageRef(ref, ctx, MAX_LOGO_BYTES);
   const hash = createHash('sha256').update(bytes).digest('hex');
   const dir = join(ctx.cacheDir, 'logos');
   const file = join(dir, `${hash}-${CACHE_VERSION}.png`);

@@ -11,7 +11,9 @@ import { settleJobCharge } from '../job-end.js';
 import { API_PREFIX } from '../api-limits.js';
 import { ErrorEnvelopeSchema, IdempotencyHeadersSchema, JobEnvelopeSchema } from '../schemas/common.js';
 import { RenderBodySchema } from '../schemas/api-bodies.js';
-import { AUTH_ERRORS, caller, idempotencyKeyOf, RATE_HEADERS, REPLAYED_HEADER } from './common.js';
+import { abortOnDisconnect, AUTH_ERRORS, caller, idempotencyKeyOf, RATE_HEADERS, REPLAYED_HEADER } from './common.js';
+import { RawJsonBody } from '../../core/json-body.js';
+import type { PreparedRequest } from '../../records/job-rows.js';
 
 /** When a tenant is at its job limit, a slot usually frees within a render's length. */
 const BUSY_RETRY_AFTER_S = 30;
@@ -108,6 +110,8 @@ export function renderRoutes(app: FastifyInstance, ctx: ServerContext): void {
       body: RenderBodySchema,
       bodyCheckedByHandler: true,
       bodyLimit: ctx.limits.jsonBodyLimitBytes,
+      // A 6 MB body is parsed and checked in a thread, not here (docs/security.md "Measured").
+      largeBodyOffThread: ctx.deps.renderJson !== undefined,
       headers: IdempotencyHeadersSchema,
       responses: {
         '202': {
@@ -127,15 +131,26 @@ export function renderRoutes(app: FastifyInstance, ctx: ServerContext): void {
       const auth = caller(request);
       const tenant = auth.key.tenant;
       // Unchecked until validateRender: the schema and the rules answer together (bodyCheckedByHandler).
-      const body: unknown = request.body;
+      const received: unknown = request.body;
       // The request's rules before anything else reads the body (the idempotency hash included):
-      // the free-form parts' depth and size are among them, and the answer is the CLI's.
-      const valid = await ctx.deps.validateRender(body);
+      // the free-form parts' depth and size are among them, and the answer is the CLI's. A large
+      // body arrives unparsed (`largeBodyOffThread`): a thread parses and checks it (docs/security.md "Measured").
+      let body: unknown = received;
+      let valid: ValidRenderRequest;
+      let prepared: PreparedRequest | undefined;
+      if (received instanceof RawJsonBody && ctx.deps.renderJson !== undefined) {
+        const checked = await ctx.deps.renderJson.check(received, 'POST /render-video', abortOnDisconnect(reply));
+        valid = checked.request;
+        prepared = checked.prepared;
+        body = checked.fingerprint;
+      } else {
+        valid = await ctx.deps.validateRender(body);
+      }
       const submit = async () => {
         await checkAssets(ctx, tenant, valid);
         checkWebhookUrl(ctx, valid.webhook_url);
         await checkJobLimits(ctx, auth);
-        const job = await ctx.deps.jobs.submit(valid, { tenant });
+        const job = await ctx.deps.jobs.submit(valid, { tenant, ...(prepared === undefined ? {} : { prepared }) });
         if (auth.reservation !== null) {
           await ctx.deps.records.usage.chargeJob(job.job_id, auth.reservation);
           // A job that ended before its charge was written found nothing to settle: settle it now.
