@@ -60,6 +60,8 @@ export interface ServerDeps {
   allowLoopbackFetch?: boolean;
   /** Browser origins allowed by CORS (`--cors-origin`); none (the default) = no CORS headers. */
   corsOrigins?: readonly string[];
+  /** Where template stills are cached once drawn (`<data dir>/cache/stills`; docs/studio.md "Templates and formats"). */
+  stillsDir?: string;
   /** The Studio page at `/` (docs/studio.md); `login` is the one-time link of `immoreel studio`. */
   studio?: { login?: StudioLogin; root?: string };
 }

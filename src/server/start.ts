@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { fetchListingPage, type FetchPageOptions } from '../analysis/portals/index.js';
@@ -184,6 +185,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     log: options.log,
     allowLoopbackFetch: allowLoopback,
     corsOrigins: options.corsOrigins,
+    stillsDir: join(options.dataDir, 'cache', 'stills'),
     studio: { login: options.studioLogin },
   });
   report = (message, fields) => app.log.warn(fields, message);
