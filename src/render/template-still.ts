@@ -5,10 +5,11 @@ import sharp from 'sharp';
 import { PRIVATE_DIR_MODE } from '../core/paths.js';
 import type { Language, Property } from '../core/types.js';
 import { drawCard } from './cards.js';
-import { demoBranding, demoPhotos } from './demo.js';
+import { analyzeListing } from '../analysis/analyze.js';
+import { demoBranding, demoListingText, demoPhotos } from './demo.js';
 import { FORMAT_SIZES } from './formats.js';
 import { buildStoryboard } from './storyboard.js';
-import { loadTemplate } from './templates.js';
+import { loadTemplate, type Template } from './templates.js';
 
 /**
  * A template's still (docs/studio.md "Templates and formats"): its title card over the intro's
@@ -24,22 +25,41 @@ export const STILL_HEIGHT = 360;
 /** Bumped when the drawing changes, so cached stills of the old drawing are not served. */
 const DRAWING_VERSION = 1;
 
-export interface StillOptions {
-  /** Where stills are kept once drawn (`<data dir>/cache/stills`). */
-  cacheDir: string;
-  /** The bundled demo listing, analysed in `language`: only called when the still is not cached. */
-  demoListing: (language: Language) => Promise<Property>;
+/** The bundled demo listing analysed once per language and process (a known text: no network, a few ms). */
+const demoListings = new Map<Language, Promise<Property>>();
+function demoListing(language: Language): Promise<Property> {
+  let listing = demoListings.get(language);
+  if (listing === undefined) {
+    listing = analyzeListing({ description: demoListingText(), language });
+    listing.catch(() => demoListings.delete(language));
+    demoListings.set(language, listing);
+  }
+  return listing;
 }
 
-/** The JPEG still of template `name` with its title card in `language`. The template must exist (`templateExists`). */
-export async function templateStill(name: string, language: Language, options: StillOptions): Promise<Buffer> {
+/** Draws in progress, by cache file: requests for one still at once (a picker asks for three) share one draw. */
+const drawing = new Map<string, Promise<Buffer>>();
+
+/**
+ * The JPEG still of template `name` with its title card in `language`, kept in `cacheDir`
+ * (`<data dir>/cache/stills`). The template must exist (`templateExists`).
+ */
+export async function templateStill(name: string, language: Language, cacheDir: string): Promise<Buffer> {
   const template = loadTemplate(name);
   const version = createHash('sha256').update(JSON.stringify({ template, language, DRAWING_VERSION })).digest('hex').slice(0, 16);
-  const file = join(options.cacheDir, `${name}-${language}-${version}.jpg`);
+  const file = join(cacheDir, `${name}-${language}-${version}.jpg`);
   const cached = await readFile(file).catch(() => null);
   if (cached !== null) return cached;
+  let draw = drawing.get(file);
+  if (draw === undefined) {
+    draw = drawStill(template, language, cacheDir, file).finally(() => drawing.delete(file));
+    drawing.set(file, draw);
+  }
+  return draw;
+}
 
-  const listing = await options.demoListing(language);
+async function drawStill(template: Template, language: Language, cacheDir: string, file: string): Promise<Buffer> {
+  const listing = await demoListing(language);
   const photo = demoPhotos()[0];
   if (photo === undefined) throw new Error('the bundled demo photos are missing (assets/demo/photos)');
   const { width, height } = FORMAT_SIZES.landscape;
@@ -64,7 +84,7 @@ export async function templateStill(name: string, language: Language, options: S
   }
   const frame = await source.resize(width, height, { fit: 'cover' }).composite(overlays).png().toBuffer();
   const still = await sharp(frame).resize(STILL_WIDTH, STILL_HEIGHT).jpeg({ quality: 78, mozjpeg: true }).toBuffer();
-  await mkdir(options.cacheDir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  await mkdir(cacheDir, { recursive: true, mode: PRIVATE_DIR_MODE });
   // Written aside, then renamed: two first requests at once never serve half a file.
   const temp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
   await writeFile(temp, still);

@@ -6,7 +6,6 @@ import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../core/errors.js';
 import { LANGUAGES, type Language } from '../../core/types.js';
 import { listTemplates, templateExists } from '../../render/templates.js';
-import { demoListingText } from '../../render/demo.js';
 import type { ServerContext } from '../request-context.js';
 import { API_PREFIX } from '../api-limits.js';
 import { notModified } from '../http-range.js';
@@ -73,10 +72,7 @@ export function templateStillRoutes(app: FastifyInstance, ctx: ServerContext): v
       }
       // The renderer (sharp, Pango) is loaded when a still is first asked for, not at start.
       const { templateStill } = await import('../../render/template-still.js');
-      const still = await templateStill(name, language, {
-        cacheDir: stillsDir(),
-        demoListing: (lang) => ctx.deps.analyze({ description: demoListingText(), language: lang }, AbortSignal.timeout(30_000)),
-      });
+      const still = await templateStill(name, language, stillsDir());
       const etag = `"${createHash('sha256').update(still).digest('base64url').slice(0, 27)}"`;
       reply.header('Content-Type', 'image/jpeg').header('ETag', etag).header('Cache-Control', 'private, max-age=86400');
       if (notModified(request.headers['if-none-match'], etag)) return reply.code(304).send();
