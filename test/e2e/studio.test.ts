@@ -283,7 +283,10 @@ describe('the Studio in Chromium', () => {
         });
       element.muted = true;
       await element.play();
+      // At least 1.5 s of playing; on a loaded machine the decoder may take longer to get past 0.3 s (up to 15 s).
       await new Promise((resolve) => setTimeout(resolve, 1500));
+      for (let waited = 0; element.currentTime <= 0.3 && waited < 15_000; waited += 250)
+        await new Promise((resolve) => setTimeout(resolve, 250));
       element.pause();
       return { duration: element.duration, width: element.videoWidth, height: element.videoHeight, time: element.currentTime };
     });
