@@ -1,3 +1,4 @@
+import { posterPathOf } from '../core/paths.js';
 import { storageError } from './errors.js';
 import type { ByteRange } from './types.js';
 
@@ -49,6 +50,16 @@ export function resolveRange(key: string, range: ByteRange, size: number): ByteR
  */
 export function videoKey(jobId: string, attempt?: number): string {
   return assertBlobKey(attempt === undefined ? `jobs/${jobId}/output.mp4` : `jobs/${jobId}/output-${attempt}.mp4`);
+}
+
+/**
+ * Where the poster of the video at `videoKey` lives: next to it, `…/output[-<attempt>]-poster.jpg`,
+ * so the succeeded row that names the video's attempt names its poster too (docs/api.md "The poster").
+ */
+export function posterKey(videoKey: string): string {
+  const key = posterPathOf(videoKey);
+  if (key === null) throw storageError('blob_key_invalid', `Not a video key: ${JSON.stringify(videoKey.slice(0, 80))}.`);
+  return assertBlobKey(key);
 }
 
 /** Where an uploaded asset's bytes live: `assets/<asset_id>.<ext>`, as in the data directory. */

@@ -1,4 +1,7 @@
 import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { rename, rm, stat } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
 import { AppError, badRequest } from '../core/errors.js';
 import type { AnalyzeResponse, JobList, JobRecord, ListJobsOptions, WaitOptions } from '../core/types.js';
 import type { Service } from '../core/service.js';
@@ -249,6 +252,27 @@ export class RemoteService implements Service {
     if (job.result.expired_at !== undefined)
       throw new AppError('GONE', `The video of ${id} was removed from the server on ${job.result.expired_at}; render it again.`);
     return downloadJobVideo(this.http, job, destination, this.options.download);
+  }
+
+  /** GET /api/v1/jobs/{id}/poster to `destination` (via a `.part` file renamed when complete). */
+  async downloadPoster(jobId: string, destination: string): Promise<number> {
+    const id = encodeURIComponent(jobId);
+    const answer = await this.http.send({
+      method: 'GET',
+      path: `/api/v1/jobs/${id}/poster`,
+      route: 'GET /api/v1/jobs/{job_id}/poster',
+      headers: { accept: 'image/jpeg' },
+      retryable: true,
+    });
+    const partial = `${destination}.part`;
+    try {
+      await pipeline(answer.body, createWriteStream(partial));
+      await rename(partial, destination);
+    } catch (error) {
+      await rm(partial, { force: true });
+      throw badRequest(`Cannot write ${destination}: ${(error as Error).message}`, { reason: 'cannot_write' });
+    }
+    return (await stat(destination)).size;
   }
 
   async close(): Promise<void> {

@@ -8,6 +8,14 @@ import { join } from 'node:path';
 export const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
 
+/**
+ * Where a video's poster sits next to it: `x.mp4` → `x-poster.jpg` — files (the CLI's `--poster`,
+ * a job's directory) and blob keys alike (docs/api.md "The poster"). Null for a name not ending in .mp4.
+ */
+export function posterPathOf(videoPath: string): string | null {
+  return videoPath.toLowerCase().endsWith('.mp4') ? `${videoPath.slice(0, -'.mp4'.length)}-poster.jpg` : null;
+}
+
 /** What immoreel owns inside a data directory; nothing else there is touched. */
 const OWNED_ENTRIES = ['immoreel.db', 'immoreel.db-wal', 'immoreel.db-shm', 'immoreel.db-journal', 'jobs', 'assets', 'cache'];
 

@@ -14,5 +14,7 @@ export interface Service {
   waitForJob(jobId: string, options?: WaitOptions): Promise<JobRecord>;
   /** Copies the verified video to `destination`; returns the bytes written. */
   downloadVideo(jobId: string, destination: string): Promise<number>;
+  /** Copies the video's poster (a JPEG of its title card, docs/api.md "The poster") to `destination`; returns the bytes written. */
+  downloadPoster(jobId: string, destination: string): Promise<number>;
   close(): Promise<void>;
 }

@@ -10,7 +10,7 @@ import { NO_METRICS, secondsSince, type Metrics } from '../core/metrics.js';
 import { timedFetch, type FetchPort } from '../net/fetch.js';
 import type { RenderContext, ValidRenderRequest } from '../render/types.js';
 import type { Property } from '../core/types.js';
-import { videoKey } from '../blobs/object-keys.js';
+import { posterKey, videoKey } from '../blobs/object-keys.js';
 import type { BlobStore } from '../blobs/types.js';
 import type { RenderEngine } from './engine.js';
 import { assertJobId } from '../core/job-ids.js';
@@ -126,6 +126,11 @@ export class JobFiles {
     return join(this.jobDir(jobId), 'output.mp4');
   }
 
+  /** The poster drawn next to the video (docs/api.md "The poster"); in place, it already sits at its key. */
+  posterPath(jobId: string): string {
+    return join(this.jobDir(jobId), 'output-poster.jpg');
+  }
+
   /**
    * The blob key of attempt `attempt`'s video. In place (the embedded default) it is the rendered
    * file itself, `jobs/<id>/output.mp4`, as always; elsewhere each attempt uploads to its own key and
@@ -135,11 +140,26 @@ export class JobFiles {
     return this.inPlace ? videoKey(jobId) : videoKey(jobId, attempt);
   }
 
-  /** Removes whatever video attempt `attempt` left (a job that did not end `succeeded` has none). */
+  /** Removes whatever video (and poster) attempt `attempt` left (a job that did not end `succeeded` has none). */
   async discardOutput(jobId: string, attempt: number): Promise<void> {
     await rm(this.outputPath(jobId), { force: true });
+    await rm(this.posterPath(jobId), { force: true });
     // A leftover attempt key is never read (the succeeded row names its own attempt) and purge removes it.
-    if (!this.inPlace && attempt > 0) await this.blobs.delete(this.videoKey(jobId, attempt)).catch(() => undefined);
+    if (!this.inPlace && attempt > 0) {
+      await this.blobs.delete(this.videoKey(jobId, attempt)).catch(() => undefined);
+      await this.blobs.delete(posterKey(this.videoKey(jobId, attempt))).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Uploads the poster drawn next to the video to its key, beside the video's (docs/api.md "The
+   * poster"). In place it is already there; a render that drew none (a warning) uploads nothing.
+   */
+  async publishPoster(jobId: string, attempt: number): Promise<void> {
+    if (this.inPlace) return;
+    const file = this.posterPath(jobId);
+    if ((await stat(file).catch(() => null)) === null) return;
+    await this.blobs.put(posterKey(this.videoKey(jobId, attempt)), createReadStream(file), { contentType: 'image/jpeg' });
   }
 }
 
@@ -551,6 +571,7 @@ export class WorkerPool {
     }
     const started = process.hrtime.bigint();
     await files.blobs.put(key, createReadStream(outputPath), { sha256: expected, contentType: 'video/mp4' });
+    await files.publishPoster(row.job_id, row.attempts);
     this.metrics.uploaded(secondsSince(started));
     return key;
   }
@@ -628,6 +649,7 @@ export class WorkerPool {
       const ctx: RenderContext = {
         workDir,
         outputPath,
+        posterPath: files.posterPath(jobId),
         signal: controller.signal,
         ffmpeg: this.options.ffmpeg,
         threads: this.threads,

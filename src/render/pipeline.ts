@@ -16,6 +16,7 @@ import type { RenderContext, RenderedVideo, RenderSpec } from './types.js';
 import { MAX_PHOTOS } from './render-rules.js';
 import { verifyVideo } from './verify.js';
 import { FORMAT_SIZES } from './formats.js';
+import { posterTimeS, writePoster } from './poster.js';
 
 /**
  * renderListing: an analysed listing and a validated request to a verified MP4 (docs/architecture.md,
@@ -206,6 +207,17 @@ export async function renderListing(
       );
       lap('verify');
       signal.throwIfAborted();
+      if (ctx.posterPath !== undefined) {
+        // Drawn from the verified file, before it is published: a job that succeeds has its poster
+        // already. A video without one is still the video: the poster's failure is a warning.
+        try {
+          await writePoster(temp, posterTimeS(timeline), ctx.posterPath, { binaries, signal, redact, watchdogMs: ctx.watchdogMs });
+        } catch (error) {
+          if (signal.aborted) throw error;
+          warnings.push({ code: 'POSTER_SKIPPED', message: `The poster image could not be drawn: ${(error as Error).message}` });
+        }
+        lap('poster');
+      }
       await publish(temp, ctx.outputPath);
       report('verifying', 1);
       options.onDebug?.({ timeline, args: plan.args, timings });

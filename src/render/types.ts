@@ -29,6 +29,8 @@ export interface RenderContext {
   workDir: string;
   /** Where the verified MP4 must end up; written under a temporary name, then renamed. */
   outputPath: string;
+  /** Where the video's poster (a JPEG of its title card) goes, when one is wanted (docs/api.md "The poster"). */
+  posterPath?: string;
   signal: AbortSignal;
   /** Where ffmpeg and ffprobe are (docs/configuration.md), as the entry point read them. */
   ffmpeg: FfmpegSettings;

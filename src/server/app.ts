@@ -20,6 +20,7 @@ import { analyzeRoutes } from './routes/analyze.js';
 import { assetRoutes } from './routes/assets.js';
 import { healthRoutes } from './routes/health.js';
 import { jobRoutes } from './routes/jobs.js';
+import { templateStillRoutes } from './routes/template-stills.js';
 import { openapiRoutes } from './routes/openapi.js';
 import { renderRoutes } from './routes/render.js';
 import { retiredRoutes } from './routes/retired.js';
@@ -107,7 +108,17 @@ function refuseConnect(socket: Socket): void {
 }
 
 /** Every group of routes of API v1; a new group is one more entry. */
-const ROUTE_GROUPS = [analyzeRoutes, renderRoutes, jobRoutes, assetRoutes, accountRoutes, healthRoutes, retiredRoutes, openapiRoutes];
+const ROUTE_GROUPS = [
+  analyzeRoutes,
+  renderRoutes,
+  jobRoutes,
+  templateStillRoutes,
+  assetRoutes,
+  accountRoutes,
+  healthRoutes,
+  retiredRoutes,
+  openapiRoutes,
+];
 
 /** Headers a browser script may read on a cross-origin answer (CORS exposes only a few by default). */
 const EXPOSED_HEADERS = [

@@ -74,6 +74,8 @@ export interface ServerDeps {
   corsOrigins?: readonly string[];
   /** Refusals counted for the operator (docs/operations.md "Metrics"); default none. */
   metrics?: Metrics;
+  /** Where template stills are cached once drawn (`<data dir>/cache/stills`; docs/studio.md "Templates and formats"). */
+  stillsDir?: string;
   /**
    * The Studio page at `/` (docs/studio.md); `login` is the one-time link of `immoreel studio`;
    * `bindHost` and `publicHosts` the names it answers at; `sessionLifetime` how long a sign-in lasts.

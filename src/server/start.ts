@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { fetchListingPage, type FetchPageOptions } from '../analysis/portals/index.js';
@@ -207,6 +208,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     corsOrigins: options.corsOrigins,
     metrics,
     trustProxy: options.trustProxy,
+    stillsDir: join(options.dataDir, 'cache', 'stills'),
     studio: {
       login: options.studioLogin,
       bindHost: options.host,

@@ -19,7 +19,7 @@ import { JobManager } from '../jobs/manager.js';
 import { openFetchVia, type FetchPort } from '../net/fetch.js';
 import { isTerminal } from '../core/job-state.js';
 import type { ValidRenderRequest } from '../render/types.js';
-import type { BlobStore } from '../blobs/index.js';
+import { posterKey, type BlobStore } from '../blobs/index.js';
 import type { AssetParts } from '../records/assets.js';
 import type { RecordStore } from '../records/index.js';
 import { openJobStores, type JobStores } from '../records/job-backends.js';
@@ -271,6 +271,35 @@ export class LocalService implements Service {
       await rm(partial, { force: true });
       if (error instanceof AppError) throw error;
       throw badRequest(`Cannot write ${target}: ${(error as Error).message}`);
+    }
+  }
+
+  /** Copies the poster next to the video in the blob store (docs/api.md "The poster"), atomically. */
+  async downloadPoster(jobId: string, destination: string): Promise<number> {
+    const job = await this.getJob(jobId);
+    const manager = await this.jobs();
+    const key = posterKey(await this.videoOf(job, manager));
+    if ((await manager.blobs.head(key)) === null) {
+      throw new AppError('NOT_FOUND', `Job ${job.job_id} has no poster (it was rendered before posters existed, or drawing it failed).`, {
+        reason: 'no_poster',
+      });
+    }
+    const partial = `${destination}.${randomBytes(4).toString('hex')}.part`;
+    try {
+      let bytes = 0;
+      const counter = new Transform({
+        transform(chunk: Buffer, _encoding, callback) {
+          bytes += chunk.length;
+          callback(null, chunk);
+        },
+      });
+      await pipeline((await manager.blobs.get(key)).body, counter, createWriteStream(partial));
+      await rename(partial, destination);
+      return bytes;
+    } catch (error) {
+      await rm(partial, { force: true });
+      if (error instanceof AppError) throw error;
+      throw badRequest(`Cannot write ${destination}: ${(error as Error).message}`);
     }
   }
 

@@ -61,10 +61,13 @@ describe('immoreel on PostgreSQL + S3', { timeout: 240_000 }, () => {
     const log = startWorker('worker');
 
     const out = join(work, 'demo.mp4');
-    const render = await runCli(['--json', '--data-dir', join(work, 'cli'), 'render', '--demo', '--duration', '10', '--out', out], {
-      env,
-      timeoutMs: 220_000,
-    });
+    const render = await runCli(
+      ['--json', '--data-dir', join(work, 'cli'), 'render', '--demo', '--duration', '10', '--out', out, '--poster'],
+      {
+        env,
+        timeoutMs: 220_000,
+      },
+    );
     expect(render.code, `${render.stderr}\nworker: ${log.text}`).toBe(0);
     const printed = JSON.parse(render.stdout) as { job: { job_id: string; state: string; attempts: number } };
     expect(printed.job).toMatchObject({ state: 'succeeded', attempts: 1 });
@@ -77,7 +80,11 @@ describe('immoreel on PostgreSQL + S3', { timeout: 240_000 }, () => {
     const keys: string[] = [];
     for await (const entry of blobs.list(`jobs/${id}/`)) keys.push(entry.key);
     await blobs.close();
-    expect(keys).toEqual([`jobs/${id}/output-1.mp4`]);
+    expect(keys.sort()).toEqual([`jobs/${id}/output-1-poster.jpg`, `jobs/${id}/output-1.mp4`]);
+    // --poster: the title card's frame from the bucket, beside the video, at its size.
+    expect(JSON.parse(render.stdout)).toMatchObject({ poster: join(work, 'demo-poster.jpg') });
+    const poster = await probe(join(work, 'demo-poster.jpg'));
+    expect(poster).toMatchObject({ videoCodec: 'mjpeg', width: 1280, height: 720 });
 
     // Another process with another data directory sees and downloads the same job.
     const listed = await runCli(['--json', '--data-dir', join(work, 'other'), 'jobs', 'list'], { env });

@@ -141,9 +141,12 @@ describe('remote renders', () => {
     expect(job.state).toBe('succeeded');
 
     const out = join(work, 'downloaded.mp4');
-    const download = await cli(['jobs', 'download', job.job_id, '--out', out, '--json']);
+    const download = await cli(['jobs', 'download', job.job_id, '--out', out, '--poster', '--json']);
     expect(download.code).toBe(0);
-    expect(JSON.parse(download.stdout)).toMatchObject({ ok: true, path: out, size_bytes: job.result!.size_bytes });
+    const poster = join(work, 'downloaded-poster.jpg');
+    expect(JSON.parse(download.stdout)).toMatchObject({ ok: true, path: out, size_bytes: job.result!.size_bytes, poster });
+    // The poster over HTTP: the title card's frame at the video's size.
+    expect(await probe(poster)).toMatchObject({ videoCodec: 'mjpeg', width: 1280, height: 720 });
     expect(sha256(out)).toBe(job.result!.sha256.replace(/^sha256:/, ''));
     expect(existsSync(`${out}.part`)).toBe(false);
     expect(expectPlayable720p60(await probe(out))).toEqual([]);

@@ -18,14 +18,18 @@ describe('immoreel render (CLI, local mode)', { timeout: 180_000 }, () => {
   it('renders the bundled demo offline into a verified MP4 and prints the job record', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'immoreel-e2e-render-'));
     const out = join(dir, 'demo.mp4');
-    const result = await runCli(['--json', '--data-dir', join(dir, 'data'), 'render', '--demo', '--duration', '10', '--out', out], {
-      timeoutMs: 170_000,
-    });
+    const result = await runCli(
+      ['--json', '--data-dir', join(dir, 'data'), 'render', '--demo', '--duration', '10', '--out', out, '--poster'],
+      {
+        timeoutMs: 170_000,
+      },
+    );
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const printed = JSON.parse(result.stdout) as {
       ok: boolean;
       file: string;
+      poster: string;
       job: { state: string; result: Record<string, unknown>; listing: { price_mad: number } };
     };
     expect(printed.ok).toBe(true);
@@ -56,6 +60,9 @@ describe('immoreel render (CLI, local mode)', { timeout: 180_000 }, () => {
     expect(audio).toMatchObject({ codec_name: 'aac', profile: 'LC', sample_rate: '48000', channels: 2 });
     expect(Math.abs(Number(audio?.bit_rate) - 160_000)).toBeLessThan(8_000);
     expect(Number(format.duration)).toBeCloseTo(10, 1);
+    // --poster: the title card's frame beside the video, at its size.
+    expect(printed.poster).toBe(join(dir, 'demo-poster.jpg'));
+    expect(probe(printed.poster).streams[0]).toMatchObject({ codec_name: 'mjpeg', width: 1280, height: 720 });
   });
 
   it('refuses bad render settings before queueing, naming each flag typed (exit 2)', async () => {

@@ -96,6 +96,8 @@ export function fakeEngine(options: FakeEngineOptions = {}): RenderEngine {
     const temp = `${ctx.outputPath}.tmp`;
     await writeFile(temp, bytes);
     await rename(temp, ctx.outputPath);
+    // The poster the real pipeline draws beside the video (docs/api.md "The poster"), as bytes.
+    if (ctx.posterPath !== undefined) await writeFile(ctx.posterPath, Buffer.from('not really a jpeg'));
     return {
       result: {
         width: 1280,

@@ -50,12 +50,17 @@ export interface HarnessOptions {
   trustProxy?: boolean;
 }
 
+/** The poster the fake engines draw: a JPEG's first and last bytes around a marker. */
+export const FAKE_POSTER = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff]), Buffer.from('fake poster'), Buffer.from([0xff, 0xd9])]);
+
 /** A finished-looking render that writes `bytes` bytes where the video belongs (API tests only; e2e renders for real). */
 export function fakeRenderEngine(bytes: number, durationS = 10): RenderEngine {
   return async (request, ctx) => {
     const { writeFile } = await import('node:fs/promises');
     ctx.onProgress('rendering', 0.5);
     await writeFile(ctx.outputPath, Buffer.alloc(bytes, 7));
+    // A poster's bytes (the route serves what the engine drew; tests with real renders check the JPEG).
+    if (ctx.posterPath !== undefined) await writeFile(ctx.posterPath, FAKE_POSTER);
     const listing = request.listing ?? (await analyzeListing(request.input));
     return {
       result: {

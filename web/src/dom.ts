@@ -9,6 +9,27 @@ export const $ = <T extends HTMLElement = HTMLElement>(id: string): T => {
   return node as T;
 };
 
+/**
+ * The value of an option of the form: a <select> or <input> by id, or the checked radio of a group
+ * (the template and format pickers are fieldsets of radio tiles, docs/studio.md "Templates and formats").
+ */
+export function optionValue(id: string): string {
+  const node = $(id);
+  if (node instanceof HTMLFieldSetElement) return node.querySelector<HTMLInputElement>('input[type="radio"]:checked')?.value ?? '';
+  return (node as HTMLInputElement | HTMLSelectElement).value;
+}
+
+/** Sets an option (see optionValue); a value no radio has leaves the group as it was. */
+export function setOptionValue(id: string, value: string): void {
+  const node = $(id);
+  if (!(node instanceof HTMLFieldSetElement)) {
+    (node as HTMLInputElement | HTMLSelectElement).value = value;
+    return;
+  }
+  const radio = [...node.querySelectorAll<HTMLInputElement>('input[type="radio"]')].find((input) => input.value === value);
+  if (radio !== undefined) radio.checked = true;
+}
+
 export function make<K extends keyof HTMLElementTagNameMap>(
   tag: K,
   attributes: Record<string, string> = {},

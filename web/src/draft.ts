@@ -1,4 +1,4 @@
-import { $ } from './dom.js';
+import { $, optionValue, setOptionValue } from './dom.js';
 import { state, type PhotoItem } from './state.js';
 import type { Property } from './types.js';
 
@@ -26,7 +26,7 @@ export function saveDraft(): void {
     analysedInput: state.analysedInput,
     property: state.property,
     photos: state.photos.flatMap((p) => (p.status === 'ready' && p.ref !== null ? [{ name: p.name, ref: p.ref, preview: p.preview }] : [])),
-    options: Object.fromEntries(OPTION_IDS.map((id) => [id, $<HTMLInputElement | HTMLSelectElement>(id).value])),
+    options: Object.fromEntries(OPTION_IDS.map((id) => [id, optionValue(id)])),
   };
   try {
     localStorage.setItem(DRAFT_STORE, JSON.stringify(draft));
@@ -46,7 +46,7 @@ export function restoreDraft(): boolean {
   if (draft === null || typeof draft !== 'object') return false;
   $<HTMLTextAreaElement>('listing').value = typeof draft.text === 'string' ? draft.text : '';
   for (const [id, value] of Object.entries(draft.options ?? {})) {
-    if (OPTION_IDS.includes(id) && typeof value === 'string') $<HTMLInputElement | HTMLSelectElement>(id).value = value;
+    if (OPTION_IDS.includes(id) && typeof value === 'string') setOptionValue(id, value);
   }
   state.analysedInput = typeof draft.analysedInput === 'string' ? draft.analysedInput : '';
   state.property = draft.property ?? null;

@@ -7,7 +7,7 @@ import { renderBatch, wireBatch } from './views/batch.js';
 import { wireBranding } from './views/branding.js';
 import { loadHistory, renderHistory, wireHistory } from './views/history.js';
 import { openAddressedJob, renderJob, wireJob } from './views/job.js';
-import { renderAnalysis, wireNewVideo } from './views/new-video.js';
+import { renderAnalysis, showTemplateStills, wireNewVideo } from './views/new-video.js';
 import { renderPhotos, wirePhotos } from './views/photos.js';
 import { signedIn, wireSignIn } from './views/signin.js';
 
@@ -59,6 +59,7 @@ function route(): void {
   if (!state.session?.signed_in) return showView('signin');
   const hash = location.hash.replace('#', '');
   showView(hash === 'history' || hash === 'batch' ? hash : 'new');
+  showTemplateStills();
   void openAddressedJob();
 }
 

@@ -4,6 +4,7 @@ import { stripVTControlCharacters } from 'node:util';
 import type { ChalkInstance } from 'chalk';
 import type { Command } from 'commander';
 import { AppError, badRequest } from '../../core/errors.js';
+import { posterPathOf } from '../../core/paths.js';
 import type { JobRecord, JobState } from '../../core/types.js';
 import type { Service } from '../../core/service.js';
 import { assertJobId, isJobId } from '../../core/job-ids.js';
@@ -190,7 +191,11 @@ export async function cancelJob(input: string, _flags: unknown, command: Command
 }
 
 /** `jobs download`. */
-export async function downloadJob(input: string, flags: { out: string; force?: boolean }, command: Command): Promise<void> {
+export async function downloadJob(
+  input: string,
+  flags: { out: string; force?: boolean; poster?: boolean },
+  command: Command,
+): Promise<void> {
   await withService(command, async (ctx, service) => {
     const jobId = await resolveJobId(service, input);
     // A directory (existing, or named with a trailing /) receives DIR/JOB_ID.mp4 (decided here, so local and remote services agree).
@@ -211,8 +216,12 @@ export async function downloadJob(input: string, flags: { out: string; force?: b
       });
     }
     const bytes = await service.downloadVideo(jobId, path);
-    if (ctx.output.json) ctx.output.data({ ok: true, status: 'success', job_id: jobId, path, size_bytes: bytes });
-    else ctx.output.text(`Saved ${path} (${(bytes / 1e6).toFixed(1)} MB)`);
+    // Next to the video, named after it (docs/api.md "The poster"); `path` ends in .mp4 (checked above).
+    const poster = flags.poster === true ? posterPathOf(path) : null;
+    if (poster !== null) await service.downloadPoster(jobId, poster);
+    if (ctx.output.json)
+      ctx.output.data({ ok: true, status: 'success', job_id: jobId, path, size_bytes: bytes, ...(poster === null ? {} : { poster }) });
+    else ctx.output.text(`Saved ${path} (${(bytes / 1e6).toFixed(1)} MB)${poster === null ? '' : ` and ${poster}`}`);
   });
 }
 

@@ -5,6 +5,7 @@ import { dirname, extname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { AppError, badRequest } from '../../core/errors.js';
+import { posterPathOf } from '../../core/paths.js';
 import { isRemoteRef } from '../../core/refs.js';
 import type { JobRecord, Property } from '../../core/types.js';
 import type { Branding, RenderRequest } from '../../core/requests.js';
@@ -36,6 +37,7 @@ export interface RenderFlags extends InputFlags {
   color?: string;
   unbranded?: boolean;
   out?: string;
+  poster?: boolean;
   wait?: boolean;
   csv?: string;
   outDir?: string;
@@ -229,6 +231,11 @@ function refuseIgnoredInputs(flags: RenderFlags, stdinArg: string | undefined): 
       );
     }
   }
+  if (flags.wait === false && flags.poster === true) {
+    throw badRequest(
+      '--poster is not used with --no-wait (nothing is downloaded): drop --poster, then fetch it with `immoreel jobs download JOB_ID --poster`.',
+    );
+  }
   if (flags.wait === false && flags.out !== undefined) {
     throw badRequest(
       '--out is not used with --no-wait (nothing is downloaded): drop --out, then fetch the video with `immoreel jobs download JOB_ID --out FILE.mp4`.',
@@ -306,9 +313,12 @@ async function renderOne(ctx: CommandContext, flags: RenderFlags, stdinArg: stri
     }
     const out = target.file ?? join(target.dir, `${job.job_id}.mp4`);
     await service.downloadVideo(job.job_id, out);
-    progress.succeed(`Video saved to ${out}`);
+    // Next to the video, named after it (docs/cli.md "Files and paths"); checkOut made sure `out` ends in .mp4.
+    const poster = flags.poster === true ? posterPathOf(out) : null;
+    if (poster !== null) await service.downloadPoster(job.job_id, poster);
+    progress.succeed(`Video saved to ${out}${poster === null ? '' : `, poster to ${poster}`}`);
     for (const warning of job.warnings) output.warn(`${warning.message} [${warning.code}]`);
-    if (output.json) output.data({ ok: true, status: 'success', job, file: out });
+    if (output.json) output.data({ ok: true, status: 'success', job, file: out, ...(poster === null ? {} : { poster }) });
     else {
       const r = job.result;
       output.text(

@@ -47,6 +47,7 @@ export function jobsCommand(): Command {
     .argument('<job_id>')
     .option('--out <file>', 'where to write the MP4 (a directory: DIR/JOB_ID.mp4)', '.')
     .option('--force', 'overwrite the file if it exists')
+    .option('--poster', "also write the video's poster, a JPEG of its title card, next to it (<file>-poster.jpg)")
     .action(lazy(async () => (await import('../commands/jobs.js')).downloadJob));
 
   jobs

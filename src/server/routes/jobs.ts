@@ -8,7 +8,8 @@ import { envelope, withHeaders } from '../errors.js';
 import { notModified, parseRange, rangeStillValid } from '../http-range.js';
 import { createHash } from 'node:crypto';
 import { ErrorEnvelopeSchema, JobEnvelopeSchema, JobIdParamsSchema, JobSchema } from '../schemas/common.js';
-import { JobListQuerySchema } from '../schemas/api-bodies.js';
+import { JobListQuerySchema, PosterQuerySchema } from '../schemas/api-bodies.js';
+import { posterKey } from '../../blobs/object-keys.js';
 import { AUTH_ERRORS, caller, RATE_HEADERS } from './common.js';
 
 const ETAG_HEADER = {
@@ -267,6 +268,79 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
       }
       reply.header('Content-Length', String(size));
       if (request.method === 'HEAD') return reply.send(noBody());
+      return reply.send((await ctx.deps.blobs.get(key)).body);
+    },
+  );
+
+  ctx.registry.add(
+    app,
+    {
+      method: 'GET',
+      url: `${API_PREFIX}/jobs/:job_id/poster`,
+      operationId: 'getPoster',
+      summary: "A JPEG of the video's title card, at the video's size",
+      description:
+        'Drawn from the verified video when the render succeeds (docs/api.md "The poster"); use it as the `poster` of a `<video>` or as a preview. ' +
+        "`format` may be given and must be the job's own for now. `If-None-Match` with its `ETag` answers 304.",
+      tag: 'jobs',
+      access: readAccess,
+      params: JobIdParamsSchema,
+      querystring: PosterQuerySchema,
+      headers: {
+        type: 'object',
+        properties: { 'if-none-match': { type: 'string', description: 'The `ETag` of the poster you hold.' } },
+      },
+      responses: {
+        '200': {
+          description: 'The poster.',
+          contentType: 'image/jpeg',
+          schema: { type: 'string', format: 'binary', contentMediaType: 'image/jpeg' },
+          headers: {
+            ...ETAG_HEADER,
+            'Content-Length': { description: 'Bytes in this answer.', schema: { type: 'integer' } },
+            ...RATE_HEADERS,
+          },
+        },
+        '304': { description: 'Not Modified: `If-None-Match` names this poster.', headers: { ...ETAG_HEADER, ...RATE_HEADERS } },
+        ...AUTH_ERRORS,
+        '404': {
+          description:
+            'NOT_FOUND: no such job; its video is not ready (`reason: video_not_ready`); it has no poster (`no_poster`: failed, canceled, purged, ' +
+            'or rendered before posters existed); or `format` is not the one it was rendered in (`format_not_rendered`).',
+          schema: ErrorEnvelopeSchema,
+        },
+      },
+    },
+    async (request, reply) => {
+      const job = await ownJob(ctx, request);
+      const { format } = request.query as { format?: string };
+      if (format !== undefined && format !== job.format) {
+        throw new AppError(
+          'NOT_FOUND',
+          `Job ${job.job_id} was rendered in ${job.format}, so it has no ${format} poster: ask for format=${job.format}.`,
+          {
+            reason: 'format_not_rendered',
+            details: [{ field: 'format', message: `must be ${job.format}` }],
+          },
+        );
+      }
+      // Next to the video in the blob store, named after the attempt that won (docs/api.md "The poster").
+      const video = await ctx.deps.jobs.videoKey(job.job_id);
+      const key = video === null ? null : posterKey(video);
+      const info = key === null ? null : await ctx.deps.blobs.head(key);
+      if (key === null || info === null) {
+        const pending = job.state === 'queued' || job.state === 'running';
+        throw new AppError(
+          'NOT_FOUND',
+          pending
+            ? `Job ${job.job_id} is ${job.state}: its poster is drawn when the video is ready.`
+            : `Job ${job.job_id} has no poster (state ${job.state}, its files were purged, or it was rendered before posters existed).`,
+          { reason: pending ? 'video_not_ready' : 'no_poster', ...(pending ? { retryAfterS: POLL_AFTER_S[job.state] } : {}) },
+        );
+      }
+      reply.header('Content-Type', 'image/jpeg').header('ETag', info.etag).header('Cache-Control', 'private, max-age=3600');
+      if (notModified(request.headers['if-none-match'], info.etag)) return reply.code(304).send();
+      reply.header('Content-Length', String(info.size));
       return reply.send((await ctx.deps.blobs.get(key)).body);
     },
   );

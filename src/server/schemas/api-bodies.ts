@@ -1,4 +1,4 @@
-import { JOB_STATES } from '../../core/types.js';
+import { JOB_STATES, VIDEO_FORMATS } from '../../core/types.js';
 import { PropertySchema } from '../../core/property-schema.js';
 import type { JsonSchema } from './common.js';
 
@@ -22,6 +22,18 @@ export const JobListQuerySchema: JsonSchema = {
     state: { type: 'string', enum: [...JOB_STATES] },
     limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
     cursor: { type: 'string', minLength: 1, maxLength: 200, description: 'The `next_cursor` of the previous page.' },
+  },
+};
+
+export const PosterQuerySchema: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    format: {
+      type: 'string',
+      enum: [...VIDEO_FORMATS],
+      description: "The frame shape of the poster: for now only the job's own `format` exists (another is a 404).",
+    },
   },
 };
 

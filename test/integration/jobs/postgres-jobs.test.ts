@@ -121,7 +121,11 @@ describe('jobs on PostgreSQL + pg-boss + S3', () => {
     expect(jobs.every((job) => job.attempts === 1)).toBe(true);
     const reader = await node(databaseUrl, storageUrl);
     for (const job of jobs) {
-      expect(await keysUnder(reader.blobs, `jobs/${job.job_id}/`)).toEqual([`jobs/${job.job_id}/output-1.mp4`]);
+      // The poster goes beside the video, under the same attempt's name.
+      expect(await keysUnder(reader.blobs, `jobs/${job.job_id}/`)).toEqual([
+        `jobs/${job.job_id}/output-1-poster.jpg`,
+        `jobs/${job.job_id}/output-1.mp4`,
+      ]);
       expect(await api.videoKey(job.job_id)).toBe(`jobs/${job.job_id}/output-1.mp4`);
     }
     // The CLI's download reads the bucket and checks the recorded checksum.
@@ -133,6 +137,9 @@ describe('jobs on PostgreSQL + pg-boss + S3', () => {
     const out = join(reader.dataDir, 'copy.mp4');
     const bytes = await service.downloadVideo(local.job_id, out);
     expect(readFileSync(out).length).toBe(bytes);
+    const poster = join(reader.dataDir, 'copy-poster.jpg');
+    await service.downloadPoster(local.job_id, poster);
+    expect(readFileSync(poster, 'utf8')).toBe('not really a jpeg');
     expect(bytes).toBeGreaterThan(0);
     // Purge deletes the video from the bucket and marks the record expired.
     const purger = await manager(reader, { runWorkers: false, queue: quickQueue });
@@ -230,7 +237,7 @@ describe('jobs on PostgreSQL + pg-boss + S3', () => {
       );
       expect(ended.map((j) => `${j.job_id} ${j.state}`)).toEqual([`${id} succeeded`]);
       const reader = await node(databaseUrl, storageUrl);
-      expect(await keysUnder(reader.blobs, `jobs/${id}/`)).toEqual([`jobs/${id}/output-2.mp4`]);
+      expect(await keysUnder(reader.blobs, `jobs/${id}/`)).toEqual([`jobs/${id}/output-2-poster.jpg`, `jobs/${id}/output-2.mp4`]);
     }, 90_000);
 
     it('fails the job with a clear error once its attempts are used up', async () => {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { PrometheusMetrics } from '../../../src/server/prometheus.js';
 import { sample } from '../../helpers/prometheus-text.js';
-import { LISTING_TEXT, makeHarness, type Harness } from '../../helpers/server-harness.js';
+import { FAKE_POSTER, LISTING_TEXT, makeHarness, type Harness } from '../../helpers/server-harness.js';
 
 /** Every render needs photos; the file engine of these tests never downloads them. */
 const PHOTOS = ['https://cdn.example.com/photo-1.jpg'];
@@ -74,6 +74,38 @@ describe('render jobs over HTTP', () => {
     expect(errorOf(outside.body).reason).toBe('range_not_satisfiable');
   });
 
+  it('serves the poster drawn with the video: JPEG, ETag, 304, and only in the format rendered', async () => {
+    h = await makeHarness();
+    const { auth } = h.key();
+    const created = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/render-video',
+      headers: auth,
+      payload: { description: LISTING_TEXT, photos: PHOTOS, format: 'square' },
+    });
+    const job = jobOf(created.body);
+    await until(
+      () => h.app.inject({ method: 'GET', url: `/api/v1/jobs/${job.job_id}`, headers: auth }),
+      (res) => jobOf(res.body).state === 'succeeded',
+    );
+    const poster = await h.app.inject({ method: 'GET', url: `/api/v1/jobs/${job.job_id}/poster?format=square`, headers: auth });
+    expect(poster.statusCode, poster.body).toBe(200);
+    expect(poster.headers['content-type']).toBe('image/jpeg');
+    expect(poster.rawPayload.equals(FAKE_POSTER)).toBe(true);
+    const again = await h.app.inject({
+      method: 'GET',
+      url: `/api/v1/jobs/${job.job_id}/poster`,
+      headers: { ...auth, 'if-none-match': String(poster.headers.etag) },
+    });
+    expect(again.statusCode).toBe(304);
+    const other = await h.app.inject({ method: 'GET', url: `/api/v1/jobs/${job.job_id}/poster?format=portrait`, headers: auth });
+    expect(other.statusCode).toBe(404);
+    expect(errorOf(other.body)).toMatchObject({ reason: 'format_not_rendered', details: [{ field: 'format' }] });
+    expect(JSON.parse(other.body).error.message).toContain('rendered in square');
+    const unknown = await h.app.inject({ method: 'GET', url: `/api/v1/jobs/${job.job_id}/poster?format=round`, headers: auth });
+    expect(unknown.statusCode).toBe(400);
+  });
+
   it("keeps tenants apart: another tenant's job, video and cancel are 403, lists are per tenant", async () => {
     h = await makeHarness({ runWorkers: false });
     const a = h.key({ tenant: 'a' });
@@ -105,6 +137,7 @@ describe('render jobs over HTTP', () => {
       for (const [method, suffix] of [
         ['GET', ''],
         ['GET', '/video'],
+        ['GET', '/poster'],
         ['POST', '/cancel'],
       ] as const) {
         const res = await h.app.inject({ method, url: `/api/v1/jobs/${id}${suffix}`, headers: auth });
@@ -120,6 +153,10 @@ describe('render jobs over HTTP', () => {
     expect(notReady.statusCode).toBe(404);
     expect(errorOf(notReady.body).reason).toBe('video_not_ready');
     expect(notReady.headers['retry-after']).toBe('5');
+    const posterNotReady = await h.app.inject({ method: 'GET', url: `/api/v1/jobs/${jobA.job_id}/poster`, headers: a.auth });
+    expect(posterNotReady.statusCode).toBe(404);
+    expect(errorOf(posterNotReady.body).reason).toBe('video_not_ready');
+    expect(JSON.parse(posterNotReady.body).error.message).toMatch(/is queued: its poster is drawn when the video is ready/);
     const canceled = await h.app.inject({ method: 'POST', url: `/api/v1/jobs/${jobA.job_id}/cancel`, headers: a.auth });
     expect(jobOf(canceled.body).state).toBe('canceled');
   });

@@ -46,6 +46,8 @@ describe('GET /api/v1/openapi.json', () => {
         'POST /api/v1/jobs/{job_id}/cancel',
         'GET /api/v1/jobs/{job_id}/video',
         'HEAD /api/v1/jobs/{job_id}/video',
+        'GET /api/v1/jobs/{job_id}/poster',
+        'GET /api/v1/templates/{name}/still',
         'POST /api/v1/assets',
         'GET /api/v1/me',
         'GET /api/v1/usage',

@@ -1,5 +1,5 @@
 import { request } from '../api.js';
-import { $, make, showError } from '../dom.js';
+import { $, make, setOptionValue, showError } from '../dom.js';
 import { formatDate, t } from '../i18n.js';
 import { ACTIVE, state } from '../state.js';
 import type { JobRecord } from '../types.js';
@@ -95,7 +95,7 @@ function rerun(job: JobRecord): void {
   const saved = ((job.metadata ?? {}) as { studio?: StudioMetadata }).studio ?? {};
   $<HTMLTextAreaElement>('listing').value = saved.input ?? job.listing?.title ?? '';
   const set = (id: string, value: string | undefined): void => {
-    if (value !== undefined) $<HTMLSelectElement | HTMLInputElement>(id).value = value;
+    if (value !== undefined) setOptionValue(id, value);
   };
   set('opt-template', saved.template ?? job.template);
   set('opt-format', saved.format ?? job.format);

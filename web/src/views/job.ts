@@ -35,6 +35,9 @@ export function renderJob(job: JobRecord): void {
   const result = $('job-result');
   if (job.state === 'succeeded' && job.links.video !== null) {
     const video = $<HTMLVideoElement>('job-video');
+    // The title card's frame until it plays (docs/api.md "The poster"); set before the source, so it shows at once.
+    const poster = `/api/v1/jobs/${encodeURIComponent(job.job_id)}/poster`;
+    if (video.getAttribute('poster') !== poster) video.poster = poster;
     if (video.getAttribute('src') !== job.links.video) video.src = job.links.video;
     video.setAttribute('aria-label', t('job.video'));
     const link = $<HTMLAnchorElement>('job-download');
@@ -89,6 +92,7 @@ export function followJob(job: JobRecord): void {
   progressStart = null;
   $('copy-status').textContent = '';
   $<HTMLVideoElement>('job-video').removeAttribute('src');
+  $<HTMLVideoElement>('job-video').removeAttribute('poster');
   renderJob(job);
   setJobAddress(job.job_id);
   if (state.view !== 'new') hooks.route();

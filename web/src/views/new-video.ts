@@ -1,6 +1,6 @@
 import { ApiError, request, sleep, uploadAsset } from '../api.js';
 import { marketChart } from '../chart.js';
-import { $, explain, make, showError } from '../dom.js';
+import { $, explain, make, optionValue, showError } from '../dom.js';
 import { formatDate, formatNumber, formatPlace, formatSource, t } from '../i18n.js';
 import { state } from '../state.js';
 import type { JobRecord, Property, Warning } from '../types.js';
@@ -153,8 +153,8 @@ export interface RenderOptions {
 export function renderOptions(): RenderOptions {
   const duration = $<HTMLInputElement>('opt-duration').value.trim();
   return {
-    template: $<HTMLSelectElement>('opt-template').value,
-    format: $<HTMLSelectElement>('opt-format').value,
+    template: optionValue('opt-template'),
+    format: optionValue('opt-format'),
     language: $<HTMLSelectElement>('opt-language').value,
     target_audience: $<HTMLSelectElement>('opt-audience').value,
     music: $<HTMLSelectElement>('opt-music').value,
@@ -236,7 +236,22 @@ function clearDraft(): void {
   $('listing').focus();
 }
 
+/**
+ * Each template tile shows the template's still with its title card in the video's language
+ * (docs/studio.md "Templates and formats"). Called once signed in: the still is an API call.
+ */
+export function showTemplateStills(): void {
+  const language = encodeURIComponent(optionValue('opt-language'));
+  for (const image of document.querySelectorAll<HTMLImageElement>('img.still')) {
+    const src = `/api/v1/templates/${encodeURIComponent(image.dataset.template ?? '')}/still?language=${language}`;
+    if (image.getAttribute('src') !== src) image.src = src;
+  }
+}
+
 export function wireNewVideo(): void {
+  $('opt-language').addEventListener('change', () => {
+    if (state.session?.signed_in) showTemplateStills();
+  });
   $('draft-clear').addEventListener('click', clearDraft);
   $('analyze-form').addEventListener('submit', (event) => void analyze(event));
   $('render-form').addEventListener('submit', (event) => void renderVideo(event));
