@@ -65,7 +65,10 @@ export interface AssetParts {
 }
 
 /** Checks that `body` is a whole, decodable image of an accepted format; what the row records of it. */
-async function inspectImage(body: Buffer): Promise<{ format: string; extension: string; width: number; height: number }> {
+async function inspectImage(
+  body: Buffer,
+  refuseWhenBusy: boolean,
+): Promise<{ format: string; extension: string; width: number; height: number }> {
   if (body.length === 0) throw notAnImage('The upload is empty: send the image bytes as the request body.');
   const { default: sharp } = await import('sharp');
   let meta;
@@ -93,7 +96,8 @@ async function inspectImage(body: Buffer): Promise<{ format: string; extension: 
   // The header alone says little: a truncated or corrupt file would only fail at render time.
   // Read every byte of the image data now and refuse it with the reason (docs/security.md). It is
   // shrunk as it streams, so the decode never holds the whole image; and it waits for one of the
-  // process's decode slots, or is refused with 429 when too many wait.
+  // process's decode slots, or, for an API upload (`refuseWhenBusy`), is refused with 429 when too
+  // many wait. The CLI's own photos wait their turn: nobody would retry them.
   const decoded = await decodeSlots.run(
     () =>
       sharp(body, { limitInputPixels: MAX_IMAGE_PIXELS, failOn: 'truncated', sequentialRead: true })
@@ -104,7 +108,7 @@ async function inspectImage(body: Buffer): Promise<{ format: string; extension: 
           () => true,
           () => false,
         ),
-    { refuseWhenFull: true },
+    { refuseWhenFull: refuseWhenBusy },
   );
   // The decoder's own words name libraries and internals: the reason is said plainly.
   if (!decoded)
@@ -113,8 +117,14 @@ async function inspectImage(body: Buffer): Promise<{ format: string; extension: 
 }
 
 /** Stores an upload: bytes first, then the row, so a row never names bytes that are not there. */
-export async function saveAsset(parts: AssetParts, tenant: string, body: Buffer, contentType: string): Promise<AssetRecord> {
-  const image = await inspectImage(body);
+export async function saveAsset(
+  parts: AssetParts,
+  tenant: string,
+  body: Buffer,
+  contentType: string,
+  options: { refuseWhenBusy?: boolean } = {},
+): Promise<AssetRecord> {
+  const image = await inspectImage(body, options.refuseWhenBusy === true);
   const assetId = randomId('ast', 24);
   const file = `${assetId}.${image.extension}`;
   const sha256 = createHash('sha256').update(body).digest('hex');

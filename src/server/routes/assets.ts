@@ -71,6 +71,8 @@ export function assetRoutes(app: FastifyInstance, ctx: ServerContext): void {
           caller(request).key.tenant,
           request.body,
           contentType,
+          // An API client is told to come back when the decode queue is full (docs/security.md).
+          { refuseWhenBusy: true },
         );
         return reply.code(201).send({ ok: true, status: 'success', asset });
       },

@@ -432,8 +432,10 @@ describe('2 API nodes and 2 workers on one PostgreSQL and one bucket, under faul
         async () => {
           const rows = await running();
           for (const w of workers) {
-            const owned = rows.filter((r) => r.owner_pid === w.proc.pid && r.progress > 0).map((r) => r.job_id);
-            if (owned.length > 0 && (await groupCommands(w.proc.pid)).includes('ffmpeg')) return { worker: w, owned };
+            const rendering = rows.some((r) => r.owner_pid === w.proc.pid && r.progress > 0);
+            // Every job it holds dies with it: the one rendering, and those claimed into its fetch stage.
+            const owned = rows.filter((r) => r.owner_pid === w.proc.pid).map((r) => r.job_id);
+            if (rendering && (await groupCommands(w.proc.pid)).includes('ffmpeg')) return { worker: w, owned };
           }
           return undefined;
         },
@@ -443,6 +445,11 @@ describe('2 API nodes and 2 workers on one PostgreSQL and one bucket, under faul
       victim.worker.proc.signalGroup('SIGKILL');
       const killedAt = Date.now();
       expect((await victim.worker.proc.exited).signal).toBe('SIGKILL');
+      // It may have claimed another job between the look above and the kill; its rows still name it
+      // until a recovery poll (every 5 s here) hands them on.
+      for (const row of await running()) {
+        if (row.owner_pid === victim.worker.proc.pid && !victim.owned.includes(row.job_id)) victim.owned.push(row.job_id);
+      }
       // A supervisor starts a new worker (systemd Restart=on-failure): two render again.
       await startWorker(3);
       const retaken = await waitFor(
