@@ -14,7 +14,13 @@ export interface ValidRenderRequest {
   /** URLs, `asset:<id>` references or local file paths; empty = the listing page's photos. */
   photos: string[];
   template: string;
+  /** The primary output's format: `formats[0]`. */
   format: VideoFormat;
+  /**
+   * Every output of the job, in request order, 1–3 distinct formats (docs/api.md "Video packs").
+   * Requests stored before packs have none: the record stores read them as `[format]` (`storedRequest`).
+   */
+  formats: VideoFormat[];
   /** null = the template's default duration. */
   duration_s: number | null;
   language: Language;
@@ -24,6 +30,13 @@ export interface ValidRenderRequest {
   metadata: Record<string, unknown> | null;
 }
 
+/** One output of a render: where its verified MP4 (and its poster, when wanted) must end up. */
+export interface OutputTarget {
+  format: VideoFormat;
+  outputPath: string;
+  posterPath?: string;
+}
+
 export interface RenderContext {
   /** The job's own directory: the engine reads and writes nothing outside it (and the shared photo cache). */
   workDir: string;
@@ -31,6 +44,8 @@ export interface RenderContext {
   outputPath: string;
   /** Where the video's poster (a JPEG of its title card) goes, when one is wanted (docs/api.md "The poster"). */
   posterPath?: string;
+  /** One target per format of `RenderSpec.formats`, in that order; when set, `outputPath` and `posterPath` are ignored. */
+  outputs?: OutputTarget[];
   signal: AbortSignal;
   /** Where ffmpeg and ffprobe are (docs/configuration.md), as the entry point read them. */
   ffmpeg: FfmpegSettings;
@@ -63,12 +78,17 @@ export interface RenderContext {
 }
 
 /** What the renderer needs of a validated request: the listing is analysed before, by the job layer. */
-export type RenderSpec = Pick<ValidRenderRequest, 'photos' | 'template' | 'format' | 'duration_s' | 'language' | 'music' | 'branding'>;
+export type RenderSpec = Pick<ValidRenderRequest, 'photos' | 'template' | 'format' | 'duration_s' | 'language' | 'music' | 'branding'> & {
+  /** Absent = `[format]`. */
+  formats?: VideoFormat[];
+};
 
 /** What the renderer hands back: the verified video and what it left out. */
 export interface RenderedVideo {
   /** ffprobe-verified properties of `outputPath` (video_url is filled in by the job layer). */
   result: Omit<VideoResult, 'video_url'>;
+  /** Every output, in `formats` order; `result` is `outputs[0].result`. */
+  outputs: Array<{ format: VideoFormat; result: Omit<VideoResult, 'video_url'> }>;
   warnings: Warning[];
 }
 
