@@ -348,7 +348,7 @@ function errorDetail(error: unknown): string {
 }
 
 /** What the engine says of each output it rendered. */
-type RenderedOutputs = RenderOutcome['outputs'];
+type RenderedOutputs = NonNullable<RenderOutcome['outputs']>;
 
 /** Progress writes per job are throttled: a render reports many times a second. */
 const PROGRESS_WRITE_MS = 300;
@@ -713,7 +713,8 @@ export class WorkerPool {
       // The primary is `result`, as the engine reported it; the others as `outputs` list them.
       const rendered: RenderedOutputs = [
         { format: formats[0]!, result: outcome.result },
-        ...outcome.outputs.filter((output) => output.format !== formats[0]),
+        // An engine that leaves `outputs` out rendered one output, `result` (src/render/types.ts).
+        ...(outcome.outputs ?? []).filter((output) => output.format !== formats[0]),
       ];
       for (const target of targets) {
         const reported = rendered.find((output) => output.format === target.format)?.result.size_bytes;
