@@ -374,12 +374,14 @@ describe('the Studio in Chromium', () => {
     expect(await page.locator('#photo-list li.photo.ready').count()).toBe(3);
     expect(await page.textContent('#rerun-status')).toContain(jobId);
 
+    // The draft keeps the formats ticked (read back after a reload in the test of the draft below).
+    const draft = await page.evaluate(() => localStorage.getItem('immoreel.studio.draft'));
+    expect((JSON.parse(draft ?? '{}') as { options?: Record<string, string> }).options?.['opt-format']).toBe('landscape,portrait');
     // Branding is remembered; the key is nowhere the page can read.
     await page.setViewportSize(DESKTOP);
     await page.reload();
     await page.waitForSelector('#new-view:not([hidden])');
     expect(await page.inputValue('#brand-agency')).toBe('Agence Atlas');
-    expect(await ticked()).toEqual(['landscape', 'portrait']);
     const readable = await page.evaluate(
       () => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie,
     );
@@ -486,6 +488,8 @@ describe('the Studio in Chromium', () => {
     await page.waitForFunction(() => document.querySelectorAll('#photo-list li.photo.ready').length === 2, null, { timeout: 60_000 });
     await page.fill('#opt-duration', '30');
     await page.check('#opt-template input[value="luxury"]');
+    await page.check('#opt-format input[value="portrait"]');
+    await page.uncheck('#opt-format input[value="landscape"]');
     await page.click('#render-btn');
     await page.waitForSelector('#job-panel:not([hidden])');
     const jobId = jobInAddress(page);
@@ -507,6 +511,9 @@ describe('the Studio in Chromium', () => {
     expect(await page.textContent('#analysis-heading')).toBe(title);
     expect(await page.inputValue('#opt-duration')).toBe('30');
     expect(await page.isChecked('#opt-template input[value="luxury"]')).toBe(true);
+    expect(await page.$$eval('#opt-format input:checked', (boxes) => boxes.map((box) => (box as HTMLInputElement).value))).toEqual([
+      'portrait',
+    ]);
     expect(await page.locator('#photo-list li.photo.ready').count()).toBe(2);
     expect(await page.$$eval('#photo-list li img', (images) => images.map((img) => img.getAttribute('alt')))).toEqual([
       'photo-1.jpg',

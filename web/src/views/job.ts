@@ -38,7 +38,7 @@ export function renderJob(job: JobRecord): void {
     renderOutputs(job, outputs);
     result.hidden = false;
   } else if (job.state === 'succeeded' && job.links.video !== null) {
-    // A job from before packs: its one video, as the page always showed it.
+    // A record without `outputs` (a server older than packs): its one video, as the page showed it then.
     $('job-outputs').hidden = true;
     $('job-download').hidden = false;
     showVideo(job.links.video, `/api/v1/jobs/${encodeURIComponent(job.job_id)}/poster`, t('job.video'));
