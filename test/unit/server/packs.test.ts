@@ -1,10 +1,16 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/core/errors.js';
 import type { JobRecord } from '../../../src/core/types.js';
 import { batchRowRequest } from '../../../src/jobs/batch-row.js';
 import { validateRenderRequest } from '../../../src/render/render-rules.js';
 import { openSqlite } from '../../../src/records/sqlite/driver.js';
+import { LocalService } from '../../../src/service/local-service.js';
+import { TEST_FFMPEG } from '../../helpers/config.js';
+import { fakeEngine } from '../../helpers/fake-engine.js';
 import { FAKE_POSTER, LISTING_TEXT, makeHarness, type Harness } from '../../helpers/server-harness.js';
 
 /**
@@ -186,5 +192,40 @@ describe('a pack job over HTTP', () => {
     expect(video.statusCode).toBe(200);
     const other = await harness.app.inject({ method: 'GET', url: `/api/v1/jobs/${jobId}/video?format=portrait`, headers: auth });
     expect(other.statusCode).toBe(404);
+  });
+});
+
+describe('a pack job in local mode, its videos in another store', () => {
+  it("uploads every output and poster under the attempt's keys and downloads each by format", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'immoreel-packs-'));
+    const storage = join(dir, 'bucket');
+    const service = new LocalService({
+      ffmpeg: TEST_FFMPEG,
+      dataDir: join(dir, 'data'),
+      storageUrl: pathToFileURL(storage).href,
+      engine: fakeEngine({ ms: 20 }),
+      pollMs: 20,
+    });
+    try {
+      const queued = await service.renderVideo({ description: LISTING_TEXT, photos: PHOTOS, formats: ['square', 'portrait'] });
+      const job = await service.waitForJob(queued.job_id);
+      expect(job.state).toBe('succeeded');
+      // The primary keeps the attempt's own key; the other output and both posters sit beside it.
+      for (const key of ['output-1.mp4', 'output-1-poster.jpg', 'output-1-portrait.mp4', 'output-1-portrait-poster.jpg'])
+        expect(existsSync(join(storage, 'jobs', job.job_id, key)), key).toBe(true);
+      for (const format of ['square', 'portrait'] as const) {
+        const file = join(dir, `${format}.mp4`);
+        await service.downloadVideo(job.job_id, file, { format });
+        expect(readFileSync(file, 'utf8')).toContain(`a ${format} mp4`);
+        expect(await service.downloadPoster(job.job_id, join(dir, `${format}.jpg`), { format })).toBeGreaterThan(0);
+      }
+      await expect(service.downloadVideo(job.job_id, join(dir, 'x.mp4'), { format: 'landscape' })).rejects.toMatchObject({
+        code: 'NOT_FOUND',
+        reason: 'format_not_rendered',
+      });
+    } finally {
+      await service.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
