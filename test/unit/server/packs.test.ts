@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '../../../src/core/errors.js';
 import type { JobRecord } from '../../../src/core/types.js';
 import { batchRowRequest } from '../../../src/jobs/batch-row.js';
+import { runRenderBatch, type RenderBatchRecord } from '../../../src/jobs/render-batch.js';
 import { validateRenderRequest } from '../../../src/render/render-rules.js';
 import { openSqlite } from '../../../src/records/sqlite/driver.js';
 import { LocalService } from '../../../src/service/local-service.js';
@@ -223,6 +224,56 @@ describe('a pack job in local mode, its videos in another store', () => {
         code: 'NOT_FOUND',
         reason: 'format_not_rendered',
       });
+    } finally {
+      await service.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a batch CSV with a formats column', () => {
+  it('writes <id>-<format>.mp4 per output of a pack row, fails a bad row naming the formats, and resumes packs', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'immoreel-packs-'));
+    const service = new LocalService({ ffmpeg: TEST_FFMPEG, dataDir: join(dir, 'data'), engine: fakeEngine({ ms: 20 }), pollMs: 20 });
+    const csv = join(dir, 'listings.csv');
+    const outDir = join(dir, 'videos');
+    writeFileSync(
+      csv,
+      [
+        'id,description,photos,formats',
+        `pack,${LISTING_TEXT.replace(/,/g, ' ')},${PHOTOS[0]},landscape|portrait`,
+        `bad,${LISTING_TEXT.replace(/,/g, ' ')},${PHOTOS[0]},"landscape,reel"`,
+        `plain,${LISTING_TEXT.replace(/,/g, ' ')},${PHOTOS[0]},`,
+      ].join('\n'),
+    );
+    const run = async (resume: boolean): Promise<RenderBatchRecord[]> => {
+      const records: RenderBatchRecord[] = [];
+      await runRenderBatch(service, { csv, outDir, resume, concurrency: 2, defaults: {} }, { onRecord: (r) => records.push(r) });
+      return records.sort((a, b) => a.id.localeCompare(b.id));
+    };
+    try {
+      const [bad, pack, plain] = await run(false);
+      expect(bad).toMatchObject({
+        ok: false,
+        error: { message: expect.stringContaining('formats[1] must be one of landscape, portrait, square') },
+      });
+      expect(pack).toMatchObject({
+        ok: true,
+        video: join(outDir, 'pack-landscape.mp4'),
+        videos: [join(outDir, 'pack-landscape.mp4'), join(outDir, 'pack-portrait.mp4')],
+      });
+      expect(readFileSync(join(outDir, 'pack-portrait.mp4'), 'utf8')).toContain('a portrait mp4');
+      expect(plain).toMatchObject({ ok: true, video: join(outDir, 'plain.mp4') });
+      expect((plain as { videos?: unknown }).videos).toBeUndefined();
+      // --resume skips the pack only while every one of its files is intact.
+      const resumed = await run(true);
+      expect(resumed.find((r) => r.id === 'pack')).toMatchObject({
+        ok: true,
+        skipped: true,
+        videos: [join(outDir, 'pack-landscape.mp4'), join(outDir, 'pack-portrait.mp4')],
+      });
+      writeFileSync(join(outDir, 'pack-portrait.mp4'), 'changed');
+      expect((await run(true)).find((r) => r.id === 'pack')).toMatchObject({ ok: true, skipped: false });
     } finally {
       await service.close();
       rmSync(dir, { recursive: true, force: true });
