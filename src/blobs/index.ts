@@ -8,7 +8,7 @@ export { LocalBlobStore } from './local-store.js';
 export { S3BlobStore, s3ClientConfig, type AwsEnvironment } from './s3-store.js';
 export { parseStorageUrl, type StorageLocation } from './storage-url.js';
 export { storageError, isStorageError, type StorageReason } from './errors.js';
-export { assertBlobKey, assetKey, posterKey, videoKey } from './object-keys.js';
+export { assertBlobKey, assetKey, outputKey, posterKey, videoKey } from './object-keys.js';
 
 export interface OpenBlobStoreOptions {
   /** `--storage-url` / `IMMOREEL_STORAGE_URL`; unset means files in the data directory. */

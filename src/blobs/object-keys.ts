@@ -1,4 +1,4 @@
-import { posterPathOf } from '../core/paths.js';
+import { formatPathOf, posterPathOf } from '../core/paths.js';
 import { storageError } from './errors.js';
 import type { ByteRange } from './types.js';
 
@@ -58,6 +58,18 @@ export function videoKey(jobId: string, attempt?: number): string {
  */
 export function posterKey(videoKey: string): string {
   const key = posterPathOf(videoKey);
+  if (key === null) throw storageError('blob_key_invalid', `Not a video key: ${JSON.stringify(videoKey.slice(0, 80))}.`);
+  return assertBlobKey(key);
+}
+
+/**
+ * Where the output in `format` of a job whose primary video is at `videoKey` lives: the primary
+ * keeps `videoKey` itself (jobs and routes from before packs read it unchanged), every other
+ * output sits beside it, `…/output[-<attempt>]-<format>.mp4` (docs/jobs.md "Outputs").
+ */
+export function outputKey(videoKey: string, format: string, primary: boolean): string {
+  if (primary) return videoKey;
+  const key = formatPathOf(videoKey, format);
   if (key === null) throw storageError('blob_key_invalid', `Not a video key: ${JSON.stringify(videoKey.slice(0, 80))}.`);
   return assertBlobKey(key);
 }

@@ -3,7 +3,8 @@ import { rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { AppError, badRequest } from '../core/errors.js';
-import type { JobRecord } from '../core/types.js';
+import type { JobRecord, VideoFormat } from '../core/types.js';
+import { outputOf } from '../core/job-outputs.js';
 import { networkFailure, unreachable } from './errors.js';
 import type { HttpClient } from './http.js';
 import { sha256File } from '../core/files.js';
@@ -32,6 +33,8 @@ export async function downloadTarget(destination: string, jobId: string): Promis
 
 export interface DownloadOptions {
   sleep?: (ms: number) => Promise<void>;
+  /** Which output of a pack (docs/api.md "Video packs"); default the primary. */
+  format?: VideoFormat;
 }
 
 /** Downloads the video of a succeeded `job` to `destination`; returns its size in bytes. */
@@ -42,12 +45,14 @@ export async function downloadJobVideo(
   options: DownloadOptions = {},
 ): Promise<number> {
   const sleep = options.sleep ?? ((ms: number) => defaultSleep(ms));
-  const result = job.result;
-  if (result === null) throw badRequest(`Job ${job.job_id} has no video.`, { reason: 'no_video' });
+  const output = outputOf(job, options.format === undefined ? {} : { format: options.format });
+  const result = output.primary ? job.result : (job.outputs?.find((o) => o.format === output.format) ?? null);
+  if (result === null) throw badRequest(`Job ${job.job_id} has no ${output.format} video.`, { reason: 'no_video' });
   const expected = result.sha256.replace(/^sha256:/, '');
   const target = await downloadTarget(destination, job.job_id);
   const partial = `${target}.part`;
-  const path = `/api/v1/jobs/${encodeURIComponent(job.job_id)}/video`;
+  // The plain route for the primary: a server from before packs knows no `format`.
+  const path = `/api/v1/jobs/${encodeURIComponent(job.job_id)}/video${output.primary ? '' : `?format=${output.format}`}`;
   let restartedOnce = false;
 
   for (let attempt = 1; ; attempt += 1) {

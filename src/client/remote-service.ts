@@ -4,7 +4,7 @@ import { rename, rm, stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { AppError, badRequest } from '../core/errors.js';
 import type { AnalyzeResponse, JobList, JobRecord, ListJobsOptions, WaitOptions } from '../core/types.js';
-import type { Service } from '../core/service.js';
+import type { OutputChoice, Service } from '../core/service.js';
 import type { AnalyzeRequest, RenderRequest } from '../core/requests.js';
 import { downloadJobVideo, type DownloadOptions } from './download.js';
 import { RemoteError } from './errors.js';
@@ -238,7 +238,7 @@ export class RemoteService implements Service {
     }
   }
 
-  async downloadVideo(jobId: string, destination: string): Promise<number> {
+  async downloadVideo(jobId: string, destination: string, choice: OutputChoice = {}): Promise<number> {
     const job = await this.getJob(jobId);
     const id = job.job_id;
     if (job.state === 'failed')
@@ -251,15 +251,18 @@ export class RemoteService implements Service {
     }
     if (job.result.expired_at !== undefined)
       throw new AppError('GONE', `The video of ${id} was removed from the server on ${job.result.expired_at}; render it again.`);
-    return downloadJobVideo(this.http, job, destination, this.options.download);
+    return downloadJobVideo(this.http, job, destination, {
+      ...this.options.download,
+      ...(choice.format === undefined ? {} : { format: choice.format }),
+    });
   }
 
-  /** GET /api/v1/jobs/{id}/poster to `destination` (via a `.part` file renamed when complete). */
-  async downloadPoster(jobId: string, destination: string): Promise<number> {
+  /** GET /api/v1/jobs/{id}/poster[?format=] to `destination` (via a `.part` file renamed when complete). */
+  async downloadPoster(jobId: string, destination: string, choice: OutputChoice = {}): Promise<number> {
     const id = encodeURIComponent(jobId);
     const answer = await this.http.send({
       method: 'GET',
-      path: `/api/v1/jobs/${id}/poster`,
+      path: `/api/v1/jobs/${id}/poster${choice.format === undefined ? '' : `?format=${choice.format}`}`,
       route: 'GET /api/v1/jobs/{job_id}/poster',
       headers: { accept: 'image/jpeg' },
       retryable: true,

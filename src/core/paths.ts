@@ -16,6 +16,15 @@ export function posterPathOf(videoPath: string): string | null {
   return videoPath.toLowerCase().endsWith('.mp4') ? `${videoPath.slice(0, -'.mp4'.length)}-poster.jpg` : null;
 }
 
+/**
+ * The name of a pack's output in `format` beside the video `videoPath`: `x.mp4` → `x-portrait.mp4`
+ * (its poster then `x-portrait-poster.jpg`) — the CLI's files and, for every output but the
+ * primary, a job's files and blob keys (docs/jobs.md "Outputs"). Null for a name not ending in .mp4.
+ */
+export function formatPathOf(videoPath: string, format: string): string | null {
+  return videoPath.toLowerCase().endsWith('.mp4') ? `${videoPath.slice(0, -'.mp4'.length)}-${format}.mp4` : null;
+}
+
 /** What immoreel owns inside a data directory; nothing else there is touched. */
 const OWNED_ENTRIES = ['immoreel.db', 'immoreel.db-wal', 'immoreel.db-shm', 'immoreel.db-journal', 'jobs', 'assets', 'cache'];
 

@@ -105,8 +105,17 @@ export const RenderRequestSchema = Type.Object(
     format: Type.Optional(
       Type.Union(
         VIDEO_FORMATS.map((f) => Type.Literal(f)),
-        { default: 'landscape' },
+        { default: 'landscape', description: 'One video in this format. Not together with `formats`.' },
       ),
+    ),
+    formats: Type.Optional(
+      Type.Array(Type.Union(VIDEO_FORMATS.map((f) => Type.Literal(f))), {
+        minItems: 1,
+        maxItems: VIDEO_FORMATS.length,
+        description:
+          'A video pack (docs/api.md "Video packs"): one video per format, each distinct, from one job and one quota unit. ' +
+          'The first is the primary output (`result`, the plain video and poster routes). Not together with `format`.',
+      }),
     ),
     duration_s: Type.Optional(
       Type.Number({ minimum: MIN_DURATION_S, maximum: MAX_DURATION_S, 'x-unit': 'seconds', description: "Default: the template's." }),
@@ -199,6 +208,15 @@ function messageOf(error: AjvLikeError): string {
       return error.params.limit === 1 ? 'must not be empty' : `is shorter than ${String(error.params.limit)} characters`;
     case 'maxItems':
       return `has more than ${String(error.params.limit)} entries`;
+    case 'minItems':
+      if (error.params.limit === 1) {
+        // A list of choices says which: `formats must list at least one of landscape, portrait, square`.
+        const choices = (schema.items as { anyOf?: { const?: unknown }[] } | undefined)?.anyOf?.map((m) => m.const);
+        return choices !== undefined && choices.every((c) => c !== undefined)
+          ? `must list at least one of ${choices.map(String).join(', ')}`
+          : 'must not be empty';
+      }
+      return `has fewer than ${String(error.params.limit)} entries`;
     case 'minimum':
     case 'maximum':
       if (typeof schema.minimum === 'number' && typeof schema.maximum === 'number') {

@@ -1,5 +1,10 @@
 import type { AnalyzeRequest, RenderRequest } from './requests.js';
-import type { AnalyzeResponse, JobList, JobRecord, ListJobsOptions, WaitOptions } from './types.js';
+import type { AnalyzeResponse, JobList, JobRecord, ListJobsOptions, VideoFormat, WaitOptions } from './types.js';
+
+/** Which output of a job (docs/api.md "Video packs"): one of its `formats`; default the primary. */
+export interface OutputChoice {
+  format?: VideoFormat;
+}
 
 /**
  * The one interface the CLI talks to (docs/architecture.md). Implemented locally (engine + job store) and
@@ -12,9 +17,9 @@ export interface Service {
   listJobs(options?: ListJobsOptions): Promise<JobList>;
   cancelJob(jobId: string): Promise<JobRecord>;
   waitForJob(jobId: string, options?: WaitOptions): Promise<JobRecord>;
-  /** Copies the verified video to `destination`; returns the bytes written. */
-  downloadVideo(jobId: string, destination: string): Promise<number>;
-  /** Copies the video's poster (a JPEG of its title card, docs/api.md "The poster") to `destination`; returns the bytes written. */
-  downloadPoster(jobId: string, destination: string): Promise<number>;
+  /** Copies the verified video (of the output `choice` names) to `destination`; returns the bytes written. */
+  downloadVideo(jobId: string, destination: string, choice?: OutputChoice): Promise<number>;
+  /** Copies a video's poster (a JPEG of its title card, docs/api.md "The poster") to `destination`; returns the bytes written. */
+  downloadPoster(jobId: string, destination: string, choice?: OutputChoice): Promise<number>;
   close(): Promise<void>;
 }

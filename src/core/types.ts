@@ -266,6 +266,12 @@ export interface VideoResult {
   expired_at?: string;
 }
 
+/**
+ * One video of a job (docs/jobs.md "Outputs"): what ffprobe verified, its format, and where its
+ * poster is (null when none was drawn, or the files were purged).
+ */
+export type JobOutput = VideoResult & { format: VideoFormat; poster_url: string | null };
+
 /** The job record of docs/jobs.md, as returned by GET /api/v1/jobs/{job_id} and `immoreel jobs show`. */
 export interface JobRecord {
   job_id: string;
@@ -278,10 +284,16 @@ export interface JobRecord {
   started_at: string | null;
   finished_at: string | null;
   template: string;
+  /** The primary output's format: `formats[0]`. */
   format: VideoFormat;
+  /** Every format the job renders, in request order (one for a plain request). */
+  formats: VideoFormat[];
   language: Language;
   listing: { title: string; city: string | null; district: string | null; price_mad: number | null } | null;
+  /** The primary output (`outputs[0]` without its format and poster), as before packs. */
   result: VideoResult | null;
+  /** Every output, in `formats` order; null until the job succeeded. */
+  outputs: JobOutput[] | null;
   error: { code: string; message: string } | null;
   warnings: Warning[];
   metadata: Record<string, unknown> | null;

@@ -63,6 +63,17 @@ function parseBoolean(value: string, field: string): boolean {
   });
 }
 
+/**
+ * A pack's formats as a person types them (docs/cli.md "Video packs"): `landscape,portrait` or
+ * `landscape|portrait`, spaces and empty entries ignored; the request's rules check the values.
+ */
+export function splitFormats(value: string): RenderRequest['formats'] {
+  return value
+    .split(/[|,]/)
+    .map((f) => f.trim())
+    .filter((f) => f !== '') as RenderRequest['formats'];
+}
+
 export interface RowRequestOptions {
   /** Settings that apply to every row unless the row sets them (the command line's); the listing inputs never come from here. */
   defaults?: RenderRequest;
@@ -101,7 +112,14 @@ export function batchRowRequest(values: Readonly<Record<string, string>>, rowId:
     if (value !== undefined) (request as Record<string, unknown>)[key] = value;
   }
   const format = pick('format');
+  const formats = pick('formats');
+  // A row's own choice replaces the command line's, whichever of the two each uses.
+  if (format !== undefined || formats !== undefined) {
+    delete request.format;
+    delete request.formats;
+  }
   if (format !== undefined) request.format = format as RenderRequest['format'];
+  if (formats !== undefined) request.formats = splitFormats(formats);
   const duration = pick('duration_s');
   if (duration !== undefined) {
     const n = Number(duration);

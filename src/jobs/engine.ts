@@ -14,7 +14,7 @@ export const defaultEngine: RenderEngine = async (request, ctx) => {
   const listing = request.listing ?? (await analyzeInput(request, ctx));
   const { renderListing } = await import('../render/index.js');
   const video = await renderListing(listing, request, ctx);
-  return { result: video.result, listing, warnings: [...listing.warnings, ...video.warnings] };
+  return { result: video.result, outputs: video.outputs, listing, warnings: [...listing.warnings, ...video.warnings] };
 };
 
 async function analyzeInput(request: ValidRenderRequest, ctx: RenderContext): Promise<RenderOutcome['listing']> {

@@ -5,7 +5,7 @@ import type { FfmpegSettings, JobTimingSettings } from '../config/config-schema.
 import { AppError, badRequest } from '../core/errors.js';
 import type { Metrics } from '../core/metrics.js';
 import { guardedFetch, openFetch, type FetchPort } from '../net/fetch.js';
-import type { JobList, JobRecord, JobState, ListJobsOptions } from '../core/types.js';
+import type { JobList, JobRecord, JobState, ListJobsOptions, VideoFormat } from '../core/types.js';
 import type { RenderContext, ValidRenderRequest } from '../render/types.js';
 import type { BlobStore } from '../blobs/types.js';
 import { claimDelivered, failExhausted } from './delivery.js';
@@ -17,7 +17,7 @@ import { assertJobId, newJobId } from '../core/job-ids.js';
 import { defaultConcurrency, JobFiles, MAX_CONCURRENCY, recoverAbandoned, warnOnStderr, WorkerPool, type ProblemReporter } from './pool.js';
 import type { JobQueue, JobRecords, PreparedRequest, QueueSettings } from '../records/job-rows.js';
 import { isTerminal } from '../core/job-state.js';
-import { MAX_ATTEMPTS, type JobRow, type NewJob } from '../records/job-rows.js';
+import { MAX_ATTEMPTS, rowFormats, type JobRow, type NewJob } from '../records/job-rows.js';
 
 export type { RenderEngine } from './engine.js';
 
@@ -351,11 +351,18 @@ export class JobManager {
     return this.records.toRecord(canceled);
   }
 
-  /** The blob key of the verified video of a succeeded, unpurged job; null otherwise (or when it is missing). */
-  async videoKey(jobId: string): Promise<string | null> {
+  /**
+   * The blob key of the verified video of a succeeded, unpurged job — of its output in `format`
+   * (default: the primary, docs/jobs.md "Outputs"); null otherwise (or when it is missing). A format
+   * the job does not render is refused by the caller first (`formats` of its record).
+   */
+  async videoKey(jobId: string, format?: VideoFormat): Promise<string | null> {
     const row = await this.records.row(assertJobId(jobId));
     if (row === undefined || row.state !== 'succeeded' || row.expired_at !== null) return null;
-    const key = this.files.videoKey(row.job_id, row.attempts);
+    const formats = rowFormats(row);
+    const index = format === undefined ? 0 : formats.indexOf(format);
+    if (index < 0) return null;
+    const key = this.files.outputKey(row.job_id, row.attempts, formats[index]!, index === 0);
     return (await this.files.blobs.head(key)) === null ? null : key;
   }
 

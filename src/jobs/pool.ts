@@ -5,12 +5,13 @@ import { availableParallelism, hostname } from 'node:os';
 import { join } from 'node:path';
 import { isAppError } from '../core/errors.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../core/paths.js';
-import type { JobStage } from '../core/types.js';
+import type { JobStage, VideoFormat } from '../core/types.js';
 import { NO_METRICS, secondsSince, type Metrics } from '../core/metrics.js';
 import { timedFetch, type FetchPort } from '../net/fetch.js';
-import type { RenderContext, ValidRenderRequest } from '../render/types.js';
+import type { OutputTarget, RenderContext, RenderOutcome, ValidRenderRequest } from '../render/types.js';
 import type { Property } from '../core/types.js';
-import { posterKey, videoKey } from '../blobs/object-keys.js';
+import { outputKey, posterKey, videoKey } from '../blobs/object-keys.js';
+import { formatPathOf, posterPathOf } from '../core/paths.js';
 import type { BlobStore } from '../blobs/types.js';
 import type { RenderEngine } from './engine.js';
 import { assertJobId } from '../core/job-ids.js';
@@ -19,7 +20,15 @@ import { rideOut, type RideOutOptions } from './ride-out.js';
 import { clientFacingOutage } from '../records/outage.js';
 import { FairSlots } from './fair-slots.js';
 import { DEFAULT_FETCH_BUDGET_MS, fetchSlots, FetchStage, prefetchInputs } from './fetch-stage.js';
-import { finalFailurePatch, listingSummary, MAX_ATTEMPTS, type JobRow, type Owner } from '../records/job-rows.js';
+import {
+  finalFailurePatch,
+  listingSummary,
+  MAX_ATTEMPTS,
+  rowFormats,
+  type JobRow,
+  type Owner,
+  type StoredOutput,
+} from '../records/job-rows.js';
 
 /** The most renders one pool runs at once (docs/jobs.md). */
 export { defaultConcurrency, MAX_CONCURRENCY } from '../core/job-limits.js';
@@ -126,11 +135,6 @@ export class JobFiles {
     return join(this.jobDir(jobId), 'output.mp4');
   }
 
-  /** The poster drawn next to the video (docs/api.md "The poster"); in place, it already sits at its key. */
-  posterPath(jobId: string): string {
-    return join(this.jobDir(jobId), 'output-poster.jpg');
-  }
-
   /**
    * The blob key of attempt `attempt`'s video. In place (the embedded default) it is the rendered
    * file itself, `jobs/<id>/output.mp4`, as always; elsewhere each attempt uploads to its own key and
@@ -140,26 +144,52 @@ export class JobFiles {
     return this.inPlace ? videoKey(jobId) : videoKey(jobId, attempt);
   }
 
-  /** Removes whatever video (and poster) attempt `attempt` left (a job that did not end `succeeded` has none). */
-  async discardOutput(jobId: string, attempt: number): Promise<void> {
-    await rm(this.outputPath(jobId), { force: true });
-    await rm(this.posterPath(jobId), { force: true });
+  /**
+   * Where the output in `format` of a job is rendered: the primary (`formats[0]`) at `outputPath`,
+   * as before packs, every other one beside it, `output-<format>.mp4` (docs/jobs.md "Outputs").
+   */
+  outputTarget(jobId: string, format: VideoFormat, primary: boolean): Required<OutputTarget> {
+    const outputPath = primary ? this.outputPath(jobId) : (formatPathOf(this.outputPath(jobId), format) as string);
+    return { format, outputPath, posterPath: posterPathOf(outputPath) as string };
+  }
+
+  /** The blob key of the output in `format` of attempt `attempt` (docs/jobs.md "Outputs"). */
+  outputKey(jobId: string, attempt: number, format: VideoFormat, primary: boolean): string {
+    return outputKey(this.videoKey(jobId, attempt), format, primary);
+  }
+
+  /**
+   * Removes whatever videos (and posters) attempt `attempt` left (a job that did not end `succeeded`
+   * has none), every format's: any of them may have been written before the attempt stopped.
+   */
+  async discardOutput(jobId: string, attempt: number, formats: readonly VideoFormat[] = []): Promise<void> {
+    const targets = [
+      this.outputTarget(jobId, formats[0] ?? 'landscape', true),
+      ...formats.slice(1).map((f) => this.outputTarget(jobId, f, false)),
+    ];
+    for (const target of targets) {
+      await rm(target.outputPath, { force: true });
+      await rm(target.posterPath, { force: true });
+    }
     // A leftover attempt key is never read (the succeeded row names its own attempt) and purge removes it.
     if (!this.inPlace && attempt > 0) {
-      await this.blobs.delete(this.videoKey(jobId, attempt)).catch(() => undefined);
-      await this.blobs.delete(posterKey(this.videoKey(jobId, attempt))).catch(() => undefined);
+      const keys = [this.videoKey(jobId, attempt), ...formats.slice(1).map((f) => this.outputKey(jobId, attempt, f, false))];
+      for (const key of keys) {
+        await this.blobs.delete(key).catch(() => undefined);
+        await this.blobs.delete(posterKey(key)).catch(() => undefined);
+      }
     }
   }
 
   /**
-   * Uploads the poster drawn next to the video to its key, beside the video's (docs/api.md "The
+   * Uploads a poster drawn next to its video to its key, beside the video's (docs/api.md "The
    * poster"). In place it is already there; a render that drew none (a warning) uploads nothing.
+   * True when the output has a poster.
    */
-  async publishPoster(jobId: string, attempt: number): Promise<void> {
-    if (this.inPlace) return;
-    const file = this.posterPath(jobId);
-    if ((await stat(file).catch(() => null)) === null) return;
-    await this.blobs.put(posterKey(this.videoKey(jobId, attempt)), createReadStream(file), { contentType: 'image/jpeg' });
+  async publishPoster(posterPath: string, key: string): Promise<boolean> {
+    if ((await stat(posterPath).catch(() => null)) === null) return false;
+    if (!this.inPlace) await this.blobs.put(posterKey(key), createReadStream(posterPath), { contentType: 'image/jpeg' });
+    return true;
   }
 }
 
@@ -232,7 +262,7 @@ export async function recoverAbandoned(
     else
       report(`job failed: its worker stopped during each of its ${row.attempts} attempts`, { event: 'job_abandoned', ...fields }, 'error');
     // A video put in place just before the kill was never recorded: it must not linger.
-    await files.discardOutput(row.job_id, row.attempts);
+    await files.discardOutput(row.job_id, row.attempts, rowFormats(row));
     // Nothing of this job runs here any more once it failed; a re-queued job's next attempt empties it anyway.
     if (moved.state === 'failed') await rm(files.jobDir(row.job_id), { recursive: true, force: true }).catch(() => undefined);
     await queue?.abandon(row.job_id, `the worker ${row.owner ?? ''} stopped renewing its lease`).catch((error: unknown) =>
@@ -316,6 +346,9 @@ function errorDetail(error: unknown): string {
   }
   return parts.join(' ← ').slice(0, 2000);
 }
+
+/** What the engine says of each output it rendered. */
+type RenderedOutputs = NonNullable<RenderOutcome['outputs']>;
 
 /** Progress writes per job are throttled: a render reports many times a second. */
 const PROGRESS_WRITE_MS = 300;
@@ -555,32 +588,42 @@ export class WorkerPool {
   }
 
   /**
-   * Puts the verified video where results live: in place (nothing to copy: the embedded default),
-   * or uploaded to the blob store under this attempt's key with the SHA-256 the engine recorded,
-   * checked while the bytes stream. Returns the key.
+   * Puts the verified videos where results live: in place (nothing to copy: the embedded default),
+   * or uploaded to the blob store under this attempt's keys with the SHA-256 the engine recorded,
+   * checked while the bytes stream; each poster beside its video (docs/jobs.md "Outputs"). Returns
+   * what the row keeps of each output, in `formats` order.
    */
-  private async publish(row: JobRow, outputPath: string, sha256: string): Promise<string> {
+  private async publish(row: JobRow, targets: readonly Required<OutputTarget>[], rendered: RenderedOutputs): Promise<StoredOutput[]> {
     const { files } = this.options;
-    const key = files.videoKey(row.job_id, row.attempts);
-    if (files.inPlace) return key;
-    const expected = sha256.replace(/^sha256:/, '');
-    const hash = createHash('sha256');
-    for await (const chunk of createReadStream(outputPath)) hash.update(chunk as Buffer);
-    if (hash.digest('hex') !== expected) {
-      throw new Error(`the video written for ${row.job_id} does not match the SHA-256 the engine recorded`);
+    const stored: StoredOutput[] = [];
+    for (const [index, target] of targets.entries()) {
+      const result = rendered.find((output) => output.format === target.format)?.result;
+      if (result === undefined) throw new Error(`the engine rendered no ${target.format} video for ${row.job_id}`);
+      const key = files.outputKey(row.job_id, row.attempts, target.format, index === 0);
+      if (!files.inPlace) {
+        const expected = result.sha256.replace(/^sha256:/, '');
+        const hash = createHash('sha256');
+        for await (const chunk of createReadStream(target.outputPath)) hash.update(chunk as Buffer);
+        if (hash.digest('hex') !== expected) {
+          throw new Error(`the ${target.format} video written for ${row.job_id} does not match the SHA-256 the engine recorded`);
+        }
+        const started = process.hrtime.bigint();
+        await files.blobs.put(key, createReadStream(target.outputPath), { sha256: expected, contentType: 'video/mp4' });
+        this.metrics.uploaded(secondsSince(started));
+      }
+      const { expired_at: _expired, ...verified } = result as typeof result & { expired_at?: string };
+      stored.push({ ...verified, format: target.format, poster: await files.publishPoster(target.posterPath, key) });
     }
-    const started = process.hrtime.bigint();
-    await files.blobs.put(key, createReadStream(outputPath), { sha256: expected, contentType: 'video/mp4' });
-    await files.publishPoster(row.job_id, row.attempts);
-    this.metrics.uploaded(secondsSince(started));
-    return key;
+    return stored;
   }
 
   private async run(row: JobRow, controller: AbortController, fetched: () => void): Promise<JobRow | null> {
     const { records, files, engine, watchdogMs } = this.options;
     const jobId = row.job_id;
     const workDir = files.jobDir(jobId);
-    const outputPath = files.outputPath(jobId);
+    const formats = rowFormats(row);
+    // One target per format, the primary first (docs/jobs.md "Outputs").
+    const targets = formats.map((format, index) => files.outputTarget(jobId, format, index === 0));
     const isMine = (current: JobRow): boolean => current.state === 'running' && current.owner === this.owner.id;
     let timedOut = false;
     let watchdog: NodeJS.Timeout | undefined;
@@ -648,8 +691,9 @@ export class WorkerPool {
       }, watchdogMs);
       const ctx: RenderContext = {
         workDir,
-        outputPath,
-        posterPath: files.posterPath(jobId),
+        outputPath: targets[0]!.outputPath,
+        posterPath: targets[0]!.posterPath,
+        outputs: targets,
         signal: controller.signal,
         ffmpeg: this.options.ffmpeg,
         threads: this.threads,
@@ -666,22 +710,32 @@ export class WorkerPool {
       const renderStarted = process.hrtime.bigint();
       const outcome = await engine({ ...request, listing: inputs.listing ?? request.listing }, ctx);
       const engineSeconds = secondsSince(renderStarted);
-      const file = await stat(outputPath).catch(() => null);
-      if (file === null || file.size !== outcome.result.size_bytes) {
-        throw new Error(
-          `the engine reported a video of ${outcome.result.size_bytes} bytes but ${file === null ? 'none exists' : `${file.size} bytes exist`}`,
-        );
+      // The primary is `result`, as the engine reported it; the others as `outputs` list them.
+      const rendered: RenderedOutputs = [
+        { format: formats[0]!, result: outcome.result },
+        // An engine that leaves `outputs` out rendered one output, `result` (src/render/types.ts).
+        ...(outcome.outputs ?? []).filter((output) => output.format !== formats[0]),
+      ];
+      for (const target of targets) {
+        const reported = rendered.find((output) => output.format === target.format)?.result.size_bytes;
+        const file = await stat(target.outputPath).catch(() => null);
+        if (reported === undefined || file === null || file.size !== reported) {
+          throw new Error(
+            `the engine reported a ${target.format} video of ${reported ?? 'no'} bytes but ${file === null ? 'none exists' : `${file.size} bytes exist`}`,
+          );
+        }
+        // Whatever engine wrote it, under whatever umask: a stored video is its owner's only.
+        await chmod(target.outputPath, PRIVATE_FILE_MODE);
       }
-      // Whatever engine wrote it, under whatever umask: a stored video is its owner's only.
-      await chmod(outputPath, PRIVATE_FILE_MODE);
       renderSeconds = engineSeconds;
       if (controller.signal.aborted) throw controller.signal.reason;
       // A storage or database outage during the upload or the record is waited out (docs/operations.md "Outages").
-      uploaded = await rideOut(
-        `uploading the video of ${jobId}`,
-        () => this.publish(row, outputPath, outcome.result.sha256),
+      const outputs = await rideOut(
+        `uploading the videos of ${jobId}`,
+        () => this.publish(row, targets, rendered),
         this.rideOutOptions(row, 'upload'),
       );
+      uploaded = files.videoKey(jobId, row.attempts);
       if (controller.signal.aborted) throw controller.signal.reason;
       // Guarded on still owning the row: of two attempts that both uploaded, only one is recorded.
       finished = await rideOut(
@@ -696,6 +750,7 @@ export class WorkerPool {
               finished_at: new Date().toISOString(),
               lease_expires_at: null,
               result_json: JSON.stringify(outcome.result),
+              outputs_json: JSON.stringify(outputs),
               listing_json: JSON.stringify(listingSummary(outcome.listing)),
               warnings_json: JSON.stringify(outcome.warnings),
             },
@@ -715,7 +770,7 @@ export class WorkerPool {
         });
       // Gone before the job is recorded failed, so no reader ever sees a failed job with a video.
       // A failed discard must not hide the render's own failure, recorded next; purge removes what is left.
-      await files.discardOutput(jobId, row.attempts).catch(() => undefined);
+      await files.discardOutput(jobId, row.attempts, formats).catch(() => undefined);
       uploaded = null;
       try {
         finished = await rideOut(
@@ -751,7 +806,7 @@ export class WorkerPool {
     if (finished === null || finished.state !== 'succeeded') {
       // Canceled, re-queued, failed or lost to another attempt: no video may stay where a result is expected.
       // The outcome is already recorded; a file that resists removal is purge's (`jobs purge`) to remove.
-      await files.discardOutput(jobId, row.attempts).catch(() => undefined);
+      await files.discardOutput(jobId, row.attempts, formats).catch(() => undefined);
       // Failed, canceled or stopped: the attempt's scratch (photos, render-*.tmp.mp4, soundtrack.wav)
       // goes too, on every machine (docs/operations.md "Scratch space"; best effort, as above). A
       // render that lost its row to another attempt leaves the directory alone: with a shared data

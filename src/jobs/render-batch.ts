@@ -4,7 +4,7 @@ import { batchIdOf, batchRowIdempotencyKey } from './batch-keys.js';
 import { AppError, badRequest } from '../core/errors.js';
 import { sha256File } from '../core/files.js';
 import { isRemoteRef } from '../core/refs.js';
-import type { JobRecord } from '../core/types.js';
+import type { JobRecord, VideoFormat } from '../core/types.js';
 import type { Service } from '../core/service.js';
 import type { RenderRequest } from '../core/requests.js';
 import { failedFileFor, readBatchCsv, runBatch, updateFailedCsv, type BatchColumns, type BatchRow } from './batch.js';
@@ -36,6 +36,8 @@ interface ManifestEntry {
   job_id: string;
   sha256: string;
   size_bytes: number;
+  /** A pack's row (a `formats` column): each output's file name and SHA-256, in the job's order. */
+  outputs?: { format: VideoFormat; file: string; sha256: string }[];
 }
 
 interface Manifest {
@@ -112,6 +114,7 @@ export const RENDER_BATCH_COLUMNS: BatchColumns = {
     'photos',
     'template',
     'format',
+    'formats',
     'duration_s',
     'language',
     'target_audience',
@@ -132,7 +135,17 @@ export const RENDER_BATCH_COLUMNS: BatchColumns = {
 
 /** One line of the batch's results (NDJSON with --json): the same envelope as every command. */
 export type RenderBatchRecord =
-  | { ok: true; status: 'success'; id: string; skipped: boolean; job_id: string; video: string; job?: JobRecord }
+  | {
+      ok: true;
+      status: 'success';
+      id: string;
+      skipped: boolean;
+      job_id: string;
+      /** The primary video; a pack's row lists every video in `videos`, the primary first. */
+      video: string;
+      videos?: string[];
+      job?: JobRecord;
+    }
   | { ok: false; status: 'error'; id: string; job_id: string | null; error: ReturnType<AppError['toJSON']> };
 
 export interface RenderBatchHooks {
@@ -159,7 +172,8 @@ export interface RenderBatchSummary {
 }
 
 /**
- * `render --csv FILE --out-dir DIR [--resume]`: one job per row, one video per row at DIR/<id>.mp4,
+ * `render --csv FILE --out-dir DIR [--resume]`: one job per row, one video per row at DIR/<id>.mp4
+ * (a pack's row: DIR/<id>-<format>.mp4 per format),
  * failed rows in FILE.failed.csv (input columns + error_code, error_message). `--resume` reads
  * DIR/.immoreel-batch.json, written as rows succeed.
  */
@@ -207,11 +221,22 @@ export async function runRenderBatch(service: Service, options: RenderBatchOptio
       const entry = manifest.rows[row.id];
       const prep = prepared.get(row.id);
       if (entry === undefined || prep === undefined || prep instanceof AppError || entry.input_hash !== prep.hash) continue;
-      const video = join(outDir, `${row.id}.mp4`);
+      const files = entry.outputs ?? [{ file: `${row.id}.mp4`, sha256: entry.sha256 }];
       const job = await service.getJob(entry.job_id).catch(() => null);
-      if (job?.state !== 'succeeded' || (await fileSha256(video)) !== entry.sha256) continue;
+      if (job?.state !== 'succeeded') continue;
+      const intact = await Promise.all(files.map(async (f) => (await fileSha256(join(outDir, f.file))) === f.sha256));
+      if (intact.includes(false)) continue;
       skip.add(row.id);
-      hooks.onRecord({ ok: true, status: 'success', id: row.id, skipped: true, job_id: entry.job_id, video });
+      const videos = files.map((f) => join(outDir, f.file));
+      hooks.onRecord({
+        ok: true,
+        status: 'success',
+        id: row.id,
+        skipped: true,
+        job_id: entry.job_id,
+        video: videos[0]!,
+        ...(entry.outputs === undefined ? {} : { videos }),
+      });
     }
   }
 
@@ -262,16 +287,28 @@ export async function runRenderBatch(service: Service, options: RenderBatchOptio
           jobOf.delete(row.id);
         });
       if (job.state !== 'succeeded' || job.result === null) throw jobFailure(job);
-      const video = join(outDir, `${row.id}.mp4`);
-      const bytes = await service.downloadVideo(job.job_id, video);
+      // A pack's row (a `formats` column) writes DIR/<id>-<format>.mp4 per output (docs/cli.md "Batch CSV").
+      const pack = prep.request.formats !== undefined;
+      const outputs = (pack ? job.formats : job.formats.slice(0, 1)).map((format) => ({
+        format,
+        file: pack ? `${row.id}-${format}.mp4` : `${row.id}.mp4`,
+        sha256: (format === job.formats[0] ? job.result?.sha256 : job.outputs?.find((o) => o.format === format)?.sha256) ?? '',
+      }));
+      let bytes = 0;
+      for (const output of outputs) {
+        const size = await service.downloadVideo(job.job_id, join(outDir, output.file), { format: output.format });
+        if (output.format === job.formats[0]) bytes = size;
+      }
       manifest.rows[row.id] = {
         input_hash: prep.hash,
         job_id: job.job_id,
         sha256: job.result.sha256.replace(/^sha256:/, ''),
         size_bytes: bytes,
+        ...(pack ? { outputs: outputs.map((o) => ({ ...o, sha256: o.sha256.replace(/^sha256:/, '') })) } : {}),
       };
       await saveManifest();
-      return { job, video };
+      const videos = outputs.map((o) => join(outDir, o.file));
+      return { job, video: videos[0]!, videos: pack ? videos : undefined };
     },
     {
       concurrency: options.concurrency,
@@ -293,6 +330,7 @@ export async function runRenderBatch(service: Service, options: RenderBatchOptio
             skipped: false,
             job_id: outcome.value.job.job_id,
             video: outcome.value.video,
+            ...(outcome.value.videos === undefined ? {} : { videos: outcome.value.videos }),
             job: outcome.value.job,
           });
         } else {

@@ -6,10 +6,13 @@ import {
   type JobRecord,
   type JobStage,
   type JobState,
+  type JobOutput,
   type ListJobsOptions,
+  type VideoFormat,
   type VideoResult,
   type Warning,
 } from '../core/types.js';
+import { formatPathOf, posterPathOf } from '../core/paths.js';
 import type { ValidRenderRequest } from '../render/types.js';
 import type { JobList, Property } from '../core/types.js';
 import { isJobId } from '../core/job-ids.js';
@@ -57,6 +60,8 @@ export const JOB_ROW_COLUMNS = [
   'owner_pid',
   'lease_expires_at',
   'expired_at',
+  'formats_json',
+  'outputs_json',
 ].join(', ');
 
 export interface JobRow {
@@ -87,6 +92,27 @@ export interface JobRow {
   owner_pid: number | null;
   lease_expires_at: number | null;
   expired_at: string | null;
+  /** The job's formats in request order (JSON); null on rows written before packs: `[format]`. */
+  formats_json: string | null;
+  /** Each output's verified properties (`StoredOutput[]`, JSON) once succeeded; null before, and on rows written before packs. */
+  outputs_json: string | null;
+}
+
+/** What a row keeps of one output: what ffprobe verified, and whether its poster was drawn. */
+export type StoredOutput = Omit<VideoResult, 'video_url' | 'expired_at'> & { format: VideoFormat; poster: boolean };
+
+/** The formats of a row: `formats_json`, or the one `format` of a row written before packs. */
+export function rowFormats(row: Pick<JobRow, 'format' | 'formats_json'>): VideoFormat[] {
+  return row.formats_json === null ? [row.format as VideoFormat] : (JSON.parse(row.formats_json) as VideoFormat[]);
+}
+
+/**
+ * A stored request as the job layer reads it: one stored before packs has no `formats` and is
+ * read as `[format]` (docs/jobs.md "Outputs").
+ */
+export function storedRequest(json: string): ValidRenderRequest {
+  const request = JSON.parse(json) as Omit<ValidRenderRequest, 'formats'> & { formats?: VideoFormat[] };
+  return { ...request, formats: request.formats ?? [request.format] };
 }
 
 export type ListingSummary = NonNullable<JobRecord['listing']>;
@@ -138,6 +164,8 @@ export function toJobRecord(row: JobRow, jobsDir: string): JobRecord {
   }
   const result: VideoResult | null =
     stored === null ? null : { video_url: links.video as string, ...stored, ...(expired ? { expired_at: row.expired_at as string } : {}) };
+  const formats = rowFormats(row);
+  const outputs = row.state === 'succeeded' && stored !== null ? jobOutputs(row, formats, stored, dir) : null;
   if (expired) links = { ...links, video: null };
   return {
     job_id: row.job_id,
@@ -151,14 +179,47 @@ export function toJobRecord(row: JobRow, jobsDir: string): JobRecord {
     finished_at: row.finished_at,
     template: row.template,
     format: row.format as JobRecord['format'],
+    formats,
     language: row.language as JobRecord['language'],
     listing: row.listing_json === null ? null : (JSON.parse(row.listing_json) as ListingSummary),
     result: row.state === 'succeeded' ? result : null,
+    outputs,
     error: row.state === 'failed' && row.error_code !== null ? { code: row.error_code, message: row.error_message ?? '' } : null,
     warnings: JSON.parse(row.warnings_json) as Warning[],
     metadata: row.metadata_json === null ? null : (JSON.parse(row.metadata_json) as Record<string, unknown>),
     links,
   };
+}
+
+/**
+ * The outputs of a succeeded row (docs/jobs.md "Outputs"), each with its own links: through the API
+ * `…/video?format=<format>` and `…/poster?format=<format>`, in local mode the files of the job's
+ * directory. A row written before packs has one output, its `result`, whose poster is assumed drawn
+ * (the poster route says `no_poster` when it was not). Purged files have no poster link.
+ */
+function jobOutputs(row: JobRow, formats: VideoFormat[], primary: Omit<VideoResult, 'video_url'>, dir: string): JobOutput[] {
+  const stored: StoredOutput[] =
+    row.outputs_json === null ? [{ ...primary, format: formats[0]!, poster: true }] : (JSON.parse(row.outputs_json) as StoredOutput[]);
+  const expired = row.expired_at !== null;
+  return stored.map(({ poster, ...output }, index) => {
+    let video: string;
+    let posterUrl: string;
+    if (row.link_base === null) {
+      const file = index === 0 ? join(dir, 'output.mp4') : (formatPathOf(join(dir, 'output.mp4'), output.format) as string);
+      video = pathToFileURL(file).href;
+      posterUrl = pathToFileURL(posterPathOf(file) as string).href;
+    } else {
+      const self = `${row.link_base}/jobs/${row.job_id}`;
+      video = `${self}/video?format=${output.format}`;
+      posterUrl = `${self}/poster?format=${output.format}`;
+    }
+    return {
+      video_url: video,
+      ...output,
+      ...(expired ? { expired_at: row.expired_at as string } : {}),
+      poster_url: poster && !expired ? posterUrl : null,
+    };
+  });
 }
 
 /** Columns a state transition may set besides `state` and `updated_at`. */
@@ -172,6 +233,7 @@ export type JobPatch = Partial<
     | 'finished_at'
     | 'listing_json'
     | 'result_json'
+    | 'outputs_json'
     | 'error_code'
     | 'error_message'
     | 'warnings_json'
@@ -304,7 +366,7 @@ export function listingSummary(property: Pick<Property, 'title' | 'city' | 'dist
 /**
  * The columns a new job row takes from its submission, in the order of both stores' INSERT
  * (template, format, language, request_json, input_hash, allow_local_files, link_base,
- * listing_json, metadata_json): SQLite here, PostgreSQL in src/records/postgres/jobs.ts.
+ * listing_json, metadata_json, formats_json): SQLite here, PostgreSQL in src/records/postgres/jobs.ts.
  */
 export function newJobValues(job: NewJob): (string | number | null)[] {
   return [
@@ -317,6 +379,7 @@ export function newJobValues(job: NewJob): (string | number | null)[] {
     job.linkBase,
     job.request.listing === null ? null : JSON.stringify(listingSummary(job.request.listing)),
     job.request.metadata === null ? null : JSON.stringify(job.request.metadata),
+    JSON.stringify(job.request.formats),
   ];
 }
 

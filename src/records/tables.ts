@@ -47,6 +47,16 @@ export function jobsTableV1(d: Dialect): string {
     `;
 }
 
+/**
+ * Migration 2 of the `jobs` component: video packs (docs/jobs.md "Outputs"). `formats_json` is the
+ * job's formats in request order, `outputs_json` what each output's render verified; rows written
+ * before packs have neither and are read as one output in `format`.
+ */
+export const JOBS_OUTPUTS_COLUMNS = `
+      ALTER TABLE jobs ADD COLUMN formats_json TEXT;
+      ALTER TABLE jobs ADD COLUMN outputs_json TEXT;
+    `;
+
 /** Migration 1 of the `server` component: tenants, API keys, usage, idempotency, assets, the webhook outbox. */
 export function serverTablesV1(d: Dialect): string {
   return `

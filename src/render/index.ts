@@ -6,4 +6,4 @@
 export { validateRenderRequest } from './render-rules.js';
 export { renderListing, type EngineOptions, type RenderDebug } from './pipeline.js';
 export { listTemplates, loadTemplate, type Template } from './templates.js';
-export type { RenderContext, RenderedVideo, RenderOutcome, RenderSpec, ValidRenderRequest } from './types.js';
+export type { OutputTarget, RenderContext, RenderedVideo, RenderOutcome, RenderSpec, ValidRenderRequest } from './types.js';

@@ -4,15 +4,15 @@ import { dirname, join } from 'node:path';
 import pLimit from 'p-limit';
 import { badRequest } from '../core/errors.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../core/paths.js';
-import type { JobStage, Property, Warning } from '../core/types.js';
+import type { JobStage, Property, VideoFormat, Warning } from '../core/types.js';
 import { describeRef, loadPhotos, prepareLogo, prepareShotSource, PhotoError, type AssetContext } from './assets/photos.js';
 import { drawTimelineCards, type CardStyle, type LogoImage } from './cards.js';
-import { buildRenderPlan, type EncoderSettings } from './ffmpeg/plan.js';
+import { buildRenderPlan, type EncoderSettings, type PlacedImage, type RenderPlan } from './ffmpeg/plan.js';
 import { resolveBinaries, runFfmpeg } from './ffmpeg/runner.js';
 import { prepareSoundtrack, resolveMusic } from './music.js';
 import { buildStoryboard, type Timeline } from './storyboard.js';
 import { loadTemplate } from './templates.js';
-import type { RenderContext, RenderedVideo, RenderSpec } from './types.js';
+import type { OutputTarget, RenderContext, RenderedVideo, RenderSpec } from './types.js';
 import { MAX_PHOTOS } from './render-rules.js';
 import { verifyVideo } from './verify.js';
 import { FORMAT_SIZES } from './formats.js';
@@ -22,9 +22,13 @@ import { posterTimeS, writePoster } from './poster.js';
  * renderListing: an analysed listing and a validated request to a verified MP4 (docs/architecture.md,
  * "A render, from the shell or the route down to ffmpeg"). The listing is analysed before, by the job
  * layer: nothing here knows about portals. Stages as the job record shows them: fetching_assets
- * (photos, logo), preparing (photos, stills, cards, soundtrack), rendering (one ffmpeg run),
- * verifying (ffprobe). `progress` is overall and never goes back: each stage owns a slice of
+ * (photos, logo), preparing (photos, stills, cards, soundtrack), rendering (ffmpeg), verifying
+ * (ffprobe, posters). `progress` is overall and never goes back: each stage owns a slice of
  * 0 → 1, rendering the largest.
+ *
+ * A pack (several formats, docs/rendering.md "Packs") is one call: photos fetched and decoded once,
+ * one soundtrack, then a storyboard, stills and cards per format; every stage covers every output
+ * before the next stage starts, so the stages and the progress of the job record stay in order.
  */
 
 const STAGE_SPAN: Readonly<Record<JobStage, [number, number]>> = {
@@ -35,8 +39,11 @@ const STAGE_SPAN: Readonly<Record<JobStage, [number, number]>> = {
 };
 
 export interface RenderDebug {
+  /** The primary output's timeline and ffmpeg arguments (`outputs[0]`). */
   timeline: Timeline;
   args: string[];
+  /** Every output's, in `formats` order. */
+  outputs: Array<{ format: VideoFormat; timeline: Timeline; args: string[] }>;
   timings: Record<string, number>;
 }
 
@@ -56,6 +63,38 @@ function progressReporter(ctx: RenderContext): (stage: JobStage, fraction: numbe
   };
 }
 
+/**
+ * The outputs of a render: `ctx.outputs` checked against the request's formats, or the single
+ * output of `ctx.outputPath`. A mismatch is the caller's bug (validation already checked the
+ * request), so it is a plain error, not a message for the user.
+ */
+export function outputTargets(
+  request: Pick<RenderSpec, 'format' | 'formats'>,
+  ctx: Pick<RenderContext, 'outputPath' | 'posterPath' | 'outputs'>,
+): OutputTarget[] {
+  const formats = request.formats ?? [request.format];
+  if (formats.length === 0) throw new Error('RenderSpec.formats is empty: give at least one format');
+  if (formats[0] !== request.format)
+    throw new Error(`RenderSpec.formats starts with ${formats[0]} but format is ${request.format}: the first format is the primary one`);
+  const duplicate = formats.find((f, i) => formats.indexOf(f) !== i);
+  if (duplicate !== undefined) throw new Error(`RenderSpec.formats lists ${duplicate} twice`);
+  if (ctx.outputs === undefined) {
+    if (formats.length > 1) throw new Error(`a render of ${formats.length} formats needs RenderContext.outputs, one target per format`);
+    return [
+      { format: request.format, outputPath: ctx.outputPath, ...(ctx.posterPath === undefined ? {} : { posterPath: ctx.posterPath }) },
+    ];
+  }
+  if (ctx.outputs.length !== formats.length || ctx.outputs.some((o, i) => o.format !== formats[i])) {
+    throw new Error(
+      `RenderContext.outputs (${ctx.outputs.map((o) => o.format).join(', ')}) must list the formats ${formats.join(', ')}, in that order`,
+    );
+  }
+  const paths = ctx.outputs.flatMap((o) => (o.posterPath === undefined ? [o.outputPath] : [o.outputPath, o.posterPath]));
+  const clash = paths.find((p, i) => paths.indexOf(p) !== i);
+  if (clash !== undefined) throw new Error(`RenderContext.outputs writes two files to the same path (${clash})`);
+  return ctx.outputs;
+}
+
 async function publish(temp: string, outputPath: string): Promise<void> {
   await mkdir(dirname(outputPath), { recursive: true, mode: PRIVATE_DIR_MODE });
   // ffmpeg created the file under the process umask: the video is private like the rest.
@@ -72,6 +111,18 @@ async function publish(temp: string, outputPath: string): Promise<void> {
   }
 }
 
+/** One output of a render, from its storyboard to its verified temporary file. */
+interface OutputWork {
+  target: OutputTarget;
+  timeline: Timeline;
+  shotFiles: string[];
+  cards: ReadonlyMap<string, PlacedImage>;
+  brandBug: PlacedImage | null;
+  plan: RenderPlan | null;
+  temp: string;
+  result: RenderedVideo['result'] | null;
+}
+
 export async function renderListing(
   listing: Property,
   request: RenderSpec,
@@ -80,6 +131,10 @@ export async function renderListing(
 ): Promise<RenderedVideo> {
   const { signal } = ctx;
   signal.throwIfAborted();
+  const targets = outputTargets(request, ctx);
+  const pack = targets.length > 1;
+  /** Timing names of a single render stay as they were; a pack's carry the format. */
+  const named = (name: string, format: VideoFormat): string => (pack ? `${name} ${format}` : name);
   const timings: Record<string, number> = {};
   let clock = Date.now();
   const lap = (name: string): void => {
@@ -99,12 +154,13 @@ export async function renderListing(
   const durationS = request.duration_s ?? template.default_duration_s;
 
   report('fetching_assets', 0);
-  // The soundtrack only depends on the duration: it is prepared while photos download.
+  // The soundtrack only depends on the duration: it is prepared while photos download, once for every output.
   const musicChoice = resolveMusic(request.music, template.music.mood);
   const soundtrack = prepareSoundtrack(musicChoice, durationS, ctx.workDir, { binaries, signal, redact, watchdogMs: ctx.watchdogMs });
   // Awaited (and its failure seen) where the soundtrack is used or in `finally`; this only keeps a
   // rejection while photos download from counting as unhandled.
   soundtrack.catch(() => undefined);
+  const work: OutputWork[] = [];
   try {
     const refs = (request.photos.length > 0 ? request.photos : listing.photos).slice(0, MAX_PHOTOS);
     if (refs.length === 0) {
@@ -134,98 +190,137 @@ export async function renderListing(
     }
     lap('photos');
 
-    const timeline = buildStoryboard({
-      template,
-      listing,
-      photos: loaded.photos.map((p) => ({ width: p.width, height: p.height })),
-      format: request.format,
-      durationS,
-      language: request.language,
-      branding: request.branding,
-      hasLogo: logo !== null,
-    });
-    const size = FORMAT_SIZES[request.format];
-    const style: CardStyle = {
-      template,
-      accent: request.branding.primary_color ?? template.colors.accent,
-      direction: timeline.direction,
-      width: size.width,
-      height: size.height,
-    };
-    const cardsDir = join(ctx.workDir, 'cards');
-    await mkdir(cardsDir, { recursive: true, mode: PRIVATE_DIR_MODE });
-    // Stills (libvips) and cards (Pango) are independent: drawn at the same time.
+    // One storyboard per format: the same scenes and lengths, framed for each size.
+    for (const target of targets) {
+      const timeline = buildStoryboard({
+        template,
+        listing,
+        photos: loaded.photos.map((p) => ({ width: p.width, height: p.height })),
+        format: target.format,
+        durationS,
+        language: request.language,
+        branding: request.branding,
+        hasLogo: logo !== null,
+      });
+      const temp = join(ctx.workDir, `render-${target.format}-${randomBytes(4).toString('hex')}.tmp.mp4`);
+      work.push({ target, timeline, shotFiles: [], cards: new Map(), brandBug: null, plan: null, temp, result: null });
+    }
+    // Stills (libvips) and cards (Pango) are independent: drawn at the same time. Stills are cached
+    // by photo and box, so a box two formats share is prepared once.
     const limit = pLimit(2);
+    const totalShots = work.reduce((sum, w) => sum + w.timeline.shots.length, 0);
     let prepared = 0;
     const stillsReady = Promise.all(
-      timeline.shots.map((shot) =>
-        limit(async () => {
-          signal.throwIfAborted();
-          const file = await prepareShotSource(loaded.photos[shot.photo] as (typeof loaded.photos)[number], shot, cacheDir);
-          prepared += 1;
-          report('preparing', 0.5 + (0.3 * prepared) / timeline.shots.length);
-          return file;
-        }),
-      ),
+      work.map(async (w) => {
+        w.shotFiles = await Promise.all(
+          w.timeline.shots.map((shot) =>
+            limit(async () => {
+              signal.throwIfAborted();
+              const file = await prepareShotSource(loaded.photos[shot.photo] as (typeof loaded.photos)[number], shot, cacheDir);
+              prepared += 1;
+              report('preparing', 0.5 + (0.3 * prepared) / totalShots);
+              return file;
+            }),
+          ),
+        );
+      }),
     );
-    const cardsReady = drawTimelineCards(timeline, style, cardsDir, logo, signal);
-    const [shotFiles, drawn] = await Promise.all([stillsReady, cardsReady]);
+    const cardsReady = (async () => {
+      for (const w of work) {
+        const size = FORMAT_SIZES[w.target.format];
+        const style: CardStyle = {
+          template,
+          accent: request.branding.primary_color ?? template.colors.accent,
+          direction: w.timeline.direction,
+          width: size.width,
+          height: size.height,
+        };
+        // A single render keeps its cards in `cards/`, as before packs.
+        const cardsDir = join(ctx.workDir, pack ? `cards-${w.target.format}` : 'cards');
+        await mkdir(cardsDir, { recursive: true, mode: PRIVATE_DIR_MODE });
+        const drawn = await drawTimelineCards(w.timeline, style, cardsDir, logo, signal);
+        w.cards = drawn.cards;
+        w.brandBug = drawn.brandBug;
+      }
+    })();
+    await Promise.all([stillsReady, cardsReady]);
     lap('stills and cards');
     const audioFile = await soundtrack;
     report('preparing', 1);
     lap('soundtrack');
 
-    const temp = join(ctx.workDir, `render-${randomBytes(4).toString('hex')}.tmp.mp4`);
-    const plan = buildRenderPlan({
-      timeline,
-      shotFiles,
-      cards: drawn.cards,
-      brandBug: drawn.brandBug,
-      audioFile,
-      output: temp,
-      threads: ctx.threads,
-      ...(options.encoder === undefined ? {} : { encoder: options.encoder }),
-    });
+    for (const w of work) {
+      w.plan = buildRenderPlan({
+        timeline: w.timeline,
+        shotFiles: w.shotFiles,
+        cards: w.cards,
+        brandBug: w.brandBug,
+        audioFile,
+        output: w.temp,
+        threads: ctx.threads,
+        ...(options.encoder === undefined ? {} : { encoder: options.encoder }),
+      });
+    }
+    // Rendering progress covers the whole pack, each output weighted by its pixels.
+    const weights = work.map((w) => w.timeline.width * w.timeline.height);
+    const totalWeight = weights.reduce((a, b) => a + b, 0);
+    let doneWeight = 0;
     report('rendering', 0);
-    try {
+    for (const [i, w] of work.entries()) {
+      const plan = w.plan as RenderPlan;
+      const weight = weights[i] as number;
       await runFfmpeg(plan.command, {
         binaries,
         signal,
         watchdogMs: ctx.watchdogMs,
         expectedDurationS: plan.durationS,
-        onProgress: (fraction) => report('rendering', fraction),
+        onProgress: (fraction) => report('rendering', (doneWeight + weight * fraction) / totalWeight),
         redact,
-        what: 'render the video',
+        what: pack ? `render the ${w.target.format} video` : 'render the video',
       });
-      lap('ffmpeg');
-      report('verifying', 0);
-      const result = await verifyVideo(
-        temp,
-        { width: timeline.width, height: timeline.height, durationS: plan.durationS, checkAudioBitrate: audioFile !== null },
+      doneWeight += weight;
+      lap(named('ffmpeg', w.target.format));
+    }
+
+    report('verifying', 0);
+    for (const [i, w] of work.entries()) {
+      const plan = w.plan as RenderPlan;
+      w.result = await verifyVideo(
+        w.temp,
+        { width: w.timeline.width, height: w.timeline.height, durationS: plan.durationS, checkAudioBitrate: audioFile !== null },
         binaries,
         signal,
       );
-      lap('verify');
+      lap(named('verify', w.target.format));
       signal.throwIfAborted();
-      if (ctx.posterPath !== undefined) {
+      if (w.target.posterPath !== undefined) {
         // Drawn from the verified file, before it is published: a job that succeeds has its poster
         // already. A video without one is still the video: the poster's failure is a warning.
         try {
-          await writePoster(temp, posterTimeS(timeline), ctx.posterPath, { binaries, signal, redact, watchdogMs: ctx.watchdogMs });
+          await writePoster(w.temp, posterTimeS(w.timeline), w.target.posterPath, { binaries, signal, redact, watchdogMs: ctx.watchdogMs });
         } catch (error) {
           if (signal.aborted) throw error;
-          warnings.push({ code: 'POSTER_SKIPPED', message: `The poster image could not be drawn: ${(error as Error).message}` });
+          const which = pack ? `The ${w.target.format} poster image` : 'The poster image';
+          warnings.push({ code: 'POSTER_SKIPPED', message: `${which} could not be drawn: ${(error as Error).message}` });
         }
-        lap('poster');
+        lap(named('poster', w.target.format));
       }
-      await publish(temp, ctx.outputPath);
-      report('verifying', 1);
-      options.onDebug?.({ timeline, args: plan.args, timings });
-      return { result, warnings };
-    } finally {
-      await rm(temp, { force: true });
+      report('verifying', (i + 1) / (work.length + 1));
     }
+    // Published only once every output is verified: a pack that fails leaves no video behind.
+    for (const w of work) await publish(w.temp, w.target.outputPath);
+    report('verifying', 1);
+    const outputs = work.map((w) => ({ format: w.target.format, result: w.result as RenderedVideo['result'] }));
+    const primary = work[0] as OutputWork;
+    options.onDebug?.({
+      timeline: primary.timeline,
+      args: (primary.plan as RenderPlan).args,
+      outputs: work.map((w) => ({ format: w.target.format, timeline: w.timeline, args: (w.plan as RenderPlan).args })),
+      timings,
+    });
+    return { result: (outputs[0] as (typeof outputs)[number]).result, outputs, warnings };
   } finally {
+    await Promise.all(work.map((w) => rm(w.temp, { force: true })));
     // Settle the soundtrack run (a failure elsewhere must not leave ffmpeg running or a rejection unhandled).
     await soundtrack.catch(() => undefined);
   }

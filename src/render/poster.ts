@@ -1,8 +1,9 @@
-import { chmod, rename, rm } from 'node:fs/promises';
+import { chmod, mkdir, rename, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { QUIET_OPTIONS, type FfmpegCommandSpec } from './ffmpeg/command.js';
 import { runFfmpeg, type FfmpegBinaries } from './ffmpeg/runner.js';
 import type { Timeline } from './storyboard.js';
-import { PRIVATE_FILE_MODE } from '../core/paths.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../core/paths.js';
 
 /**
  * The video's poster (docs/api.md "The poster"): one JPEG frame of the verified video at its own
@@ -42,6 +43,8 @@ export async function writePoster(
   options: { binaries: FfmpegBinaries; signal: AbortSignal; redact: string[]; watchdogMs?: number },
 ): Promise<void> {
   const temp = `${posterPath}.tmp.jpg`;
+  // Drawn before the video is published (which creates the video's folder): the poster's may not exist yet.
+  await mkdir(dirname(posterPath), { recursive: true, mode: PRIVATE_DIR_MODE });
   try {
     await runFfmpeg(posterCommand(video, timeS, temp), { ...options, what: 'draw the poster' });
     await chmod(temp, PRIVATE_FILE_MODE);

@@ -138,6 +138,25 @@ export function listingPhotosAreWebAddresses(request: RenderRequest): ErrorDetai
     .map((url) => ({ field: 'listing.photos', message: `has ${JSON.stringify(url.slice(0, 80))}, which is not an http(s) URL` }));
 }
 
+/** One video (`format`) or a pack (`formats`), not both: which would be the primary output is then unclear. */
+export function formatOrFormats(
+  request: RenderRequest,
+  _context: RenderRuleContext,
+  refused: ReadonlySet<string>,
+): ErrorDetail | undefined {
+  const format = request.format !== undefined || refused.has('format');
+  const formats = request.formats !== undefined || refused.has('formats');
+  if (!format || !formats) return undefined;
+  return { field: 'formats', message: 'comes alone: give format (one video) or formats (a pack of videos), not both' };
+}
+
+/** Each format of a pack once (docs/api.md "Video packs"): a second copy would be the same video. */
+export function formatsAreDistinct(request: RenderRequest): ErrorDetail[] | undefined {
+  return request.formats?.flatMap((format, i) =>
+    request.formats?.indexOf(format) === i ? [] : [{ field: `formats[${i}]`, message: `repeats ${format}: give each format once` }],
+  );
+}
+
 export function photosAreImages(request: RenderRequest, { mode }: RenderRuleContext): ErrorDetail[] | undefined {
   return request.photos?.flatMap((photo, i) => problemAt(`photos[${i}]`, resolveImageRef(photo, mode)) ?? []);
 }
@@ -213,6 +232,8 @@ export const RENDER_RULES: readonly RenderRule[] = [
   listingWithinLimits,
   listingPhotosAreWebAddresses,
   photosAreImages,
+  formatOrFormats,
+  formatsAreDistinct,
   templateIsInstalled,
   musicIsKnown,
   brandingPhoneIsANumber,
@@ -301,6 +322,7 @@ export function validateRenderRequest(input: unknown, mode: Mode): ValidRenderRe
   const final = ruleProblems(FINAL_RENDER_RULES, request, context);
   if (final.length > 0) throw invalidInput('render request', final);
   const language = request.language ?? 'fr';
+  const formats = request.formats ?? [request.format ?? 'landscape'];
   return {
     input: {
       ...(given(request.url) ? { url: request.url.trim() } : {}),
@@ -312,7 +334,8 @@ export function validateRenderRequest(input: unknown, mode: Mode): ValidRenderRe
     listing: request.listing === undefined ? null : listingProperty(request.listing, language),
     photos: (request.photos ?? []).map((photo) => resolvedValue(resolveImageRef(photo, mode))),
     template: request.template?.trim() ?? DEFAULT_TEMPLATE,
-    format: request.format ?? 'landscape',
+    format: formats[0]!,
+    formats,
     duration_s: request.duration_s === undefined ? null : Math.round(request.duration_s * 1000) / 1000,
     language,
     music: request.music === undefined ? 'auto' : resolvedValue(resolveMusic(request.music, mode)),

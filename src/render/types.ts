@@ -14,7 +14,13 @@ export interface ValidRenderRequest {
   /** URLs, `asset:<id>` references or local file paths; empty = the listing page's photos. */
   photos: string[];
   template: string;
+  /** The primary output's format: `formats[0]`. */
   format: VideoFormat;
+  /**
+   * Every output of the job, in request order, 1–3 distinct formats (docs/api.md "Video packs").
+   * Requests stored before packs have none: the record stores read them as `[format]` (`storedRequest`).
+   */
+  formats: VideoFormat[];
   /** null = the template's default duration. */
   duration_s: number | null;
   language: Language;
@@ -24,13 +30,27 @@ export interface ValidRenderRequest {
   metadata: Record<string, unknown> | null;
 }
 
+/** Where one output of a render goes (docs/rendering.md "Packs"). */
+export interface OutputTarget {
+  format: VideoFormat;
+  /** Where the verified MP4 of this format must end up; written under a temporary name, then renamed. */
+  outputPath: string;
+  /** Where this output's poster goes, when one is wanted (docs/api.md "The poster"). */
+  posterPath?: string;
+}
+
 export interface RenderContext {
   /** The job's own directory: the engine reads and writes nothing outside it (and the shared photo cache). */
   workDir: string;
-  /** Where the verified MP4 must end up; written under a temporary name, then renamed. */
+  /** Where the verified MP4 must end up; written under a temporary name, then renamed. Ignored when `outputs` is set. */
   outputPath: string;
-  /** Where the video's poster (a JPEG of its title card) goes, when one is wanted (docs/api.md "The poster"). */
+  /** Where the video's poster (a JPEG of its title card) goes, when one is wanted (docs/api.md "The poster"). Ignored when `outputs` is set. */
   posterPath?: string;
+  /**
+   * One target per format of the request, in `formats` order (docs/rendering.md "Packs"); when set,
+   * `outputPath` and `posterPath` are ignored. Required for a pack of more than one format.
+   */
+  outputs?: OutputTarget[];
   signal: AbortSignal;
   /** Where ffmpeg and ffprobe are (docs/configuration.md), as the entry point read them. */
   ffmpeg: FfmpegSettings;
@@ -63,16 +83,23 @@ export interface RenderContext {
 }
 
 /** What the renderer needs of a validated request: the listing is analysed before, by the job layer. */
-export type RenderSpec = Pick<ValidRenderRequest, 'photos' | 'template' | 'format' | 'duration_s' | 'language' | 'music' | 'branding'>;
+export type RenderSpec = Pick<ValidRenderRequest, 'photos' | 'template' | 'format' | 'duration_s' | 'language' | 'music' | 'branding'> & {
+  /** Every output of the render, the first being `format` (docs/rendering.md "Packs"); absent = `[format]`. */
+  formats?: VideoFormat[];
+};
 
-/** What the renderer hands back: the verified video and what it left out. */
+/** What the renderer hands back: the verified videos and what it left out. */
 export interface RenderedVideo {
-  /** ffprobe-verified properties of `outputPath` (video_url is filled in by the job layer). */
+  /** ffprobe-verified properties of the primary output (video_url is filled in by the job layer); `outputs[0].result`. */
   result: Omit<VideoResult, 'video_url'>;
+  /** Every output, in `formats` order (one for a single-format render). */
+  outputs: Array<{ format: VideoFormat; result: Omit<VideoResult, 'video_url'> }>;
   warnings: Warning[];
 }
 
-/** A finished job: the video, the listing it was made from (for the job record), all warnings. */
-export interface RenderOutcome extends RenderedVideo {
+/** A finished job: the videos, the listing they were made from (for the job record), all warnings. */
+export interface RenderOutcome extends Omit<RenderedVideo, 'outputs'> {
   listing: Property;
+  /** As `RenderedVideo.outputs`; an engine that leaves it out rendered one output, `result`. */
+  outputs?: RenderedVideo['outputs'];
 }

@@ -1,7 +1,7 @@
 import type { BodyFingerprint } from '../core/hash.js';
 import type { RawJsonBody } from '../core/json-body.js';
 import type { Metrics } from '../core/metrics.js';
-import type { JobList, JobRecord, JobState, ListJobsOptions, Property } from '../core/types.js';
+import type { JobList, JobRecord, JobState, ListJobsOptions, Property, VideoFormat } from '../core/types.js';
 import type { Logger, LogProcess } from '../core/logger.js';
 import type { AnalyzeRequest } from '../core/requests.js';
 import type { ValidRenderRequest } from '../render/types.js';
@@ -26,8 +26,8 @@ export interface JobsPort {
   get(jobId: string): Promise<{ job: JobRecord; tenant: string } | null>;
   list(tenant: string, options?: ListJobsOptions): Promise<JobList>;
   cancel(jobId: string): Promise<JobRecord>;
-  /** The blob key of the verified video of a succeeded, unpurged job; null otherwise. */
-  videoKey(jobId: string): Promise<string | null>;
+  /** The blob key of the verified video (of its output in `format`; default the primary) of a succeeded, unpurged job; null otherwise. */
+  videoKey(jobId: string, format?: VideoFormat): Promise<string | null>;
   countJobs(tenant: string, states: JobState[]): Promise<number>;
 }
 

@@ -10,8 +10,9 @@ import { sleep } from '../core/time.js';
 import { AppError, badRequest } from '../core/errors.js';
 import { readImageFile } from '../core/images.js';
 import { isRemoteRef } from '../core/refs.js';
-import type { AnalyzeResponse, JobList, JobRecord, ListJobsOptions, WaitOptions } from '../core/types.js';
-import type { Service } from '../core/service.js';
+import type { AnalyzeResponse, JobList, JobRecord, ListJobsOptions, VideoFormat, WaitOptions } from '../core/types.js';
+import type { OutputChoice, Service } from '../core/service.js';
+import { outputOf } from '../core/job-outputs.js';
 import type { AnalyzeRequest, RenderRequest } from '../core/requests.js';
 import { validateRequest, type RenderEngine } from '../jobs/engine.js';
 import { assertJobId } from '../core/job-ids.js';
@@ -240,10 +241,11 @@ export class LocalService implements Service {
   }
 
   /** Copies the verified video from the blob store (checked against its recorded sha256), atomically. */
-  async downloadVideo(jobId: string, destination: string): Promise<number> {
+  async downloadVideo(jobId: string, destination: string, choice: OutputChoice = {}): Promise<number> {
     const job = await this.getJob(jobId);
     const manager = await this.jobs();
-    const key = await this.videoOf(job, manager);
+    const output = outputOf(job, choice);
+    const key = await this.videoOf(job, manager, output.format);
     const target = (await stat(destination).catch(() => null))?.isDirectory() ? join(destination, `${job.job_id}.mp4`) : destination;
     const partial = `${target}.${randomBytes(4).toString('hex')}.part`;
     const hash = createHash('sha256');
@@ -258,7 +260,7 @@ export class LocalService implements Service {
     try {
       await pipeline((await manager.blobs.get(key)).body, counter, createWriteStream(partial));
       const digest = hash.digest('hex');
-      const expected = job.result?.sha256.replace(/^sha256:/, '');
+      const expected = output.sha256?.replace(/^sha256:/, '');
       if (expected !== undefined && expected !== digest) {
         throw new AppError(
           'INTERNAL_SERVER_ERROR',
@@ -275,10 +277,10 @@ export class LocalService implements Service {
   }
 
   /** Copies the poster next to the video in the blob store (docs/api.md "The poster"), atomically. */
-  async downloadPoster(jobId: string, destination: string): Promise<number> {
+  async downloadPoster(jobId: string, destination: string, choice: OutputChoice = {}): Promise<number> {
     const job = await this.getJob(jobId);
     const manager = await this.jobs();
-    const key = posterKey(await this.videoOf(job, manager));
+    const key = posterKey(await this.videoOf(job, manager, outputOf(job, choice).format));
     if ((await manager.blobs.head(key)) === null) {
       throw new AppError('NOT_FOUND', `Job ${job.job_id} has no poster (it was rendered before posters existed, or drawing it failed).`, {
         reason: 'no_poster',
@@ -303,7 +305,7 @@ export class LocalService implements Service {
     }
   }
 
-  private async videoOf(job: JobRecord, manager: JobManager): Promise<string> {
+  private async videoOf(job: JobRecord, manager: JobManager, format: VideoFormat): Promise<string> {
     const id = job.job_id;
     if (job.state === 'failed') {
       throw new AppError('RENDER_FAILED', `Job ${id} failed, so it has no video: ${job.error?.message ?? 'unknown error'}`);
@@ -317,7 +319,7 @@ export class LocalService implements Service {
     if (job.result?.expired_at !== undefined) {
       throw new AppError('GONE', `The video of ${id} was removed by \`immoreel jobs purge\` on ${job.result.expired_at}; render it again.`);
     }
-    const key = await manager.videoKey(id);
+    const key = await manager.videoKey(id, format);
     if (key === null) throw new AppError('NOT_FOUND', `The video of ${id} is missing from ${manager.blobs.location}; render it again.`);
     return key;
   }

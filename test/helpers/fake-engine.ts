@@ -15,6 +15,7 @@ export function fakeRequest(overrides: Partial<ValidRenderRequest> = {}): ValidR
     photos: [],
     template: 'classic',
     format: 'landscape',
+    formats: ['landscape'],
     duration_s: 10,
     language: 'fr',
     music: 'none',
@@ -70,7 +71,7 @@ export interface FakeEngineOptions {
 }
 
 export function fakeEngine(options: FakeEngineOptions = {}): RenderEngine {
-  return async (_request, ctx) => {
+  return async (request, ctx) => {
     options.seen?.push(ctx);
     if (ctx.signal.aborted && !options.ignoreAbort) throw ctx.signal.reason;
     ctx.onProgress('preparing', 0.1);
@@ -92,26 +93,30 @@ export function fakeEngine(options: FakeEngineOptions = {}): RenderEngine {
       ctx.onProgress('rendering', i / steps);
     }
     if (options.fail) throw options.fail;
-    const bytes = Buffer.from('not really an mp4, but the job layer only moves bytes');
-    const temp = `${ctx.outputPath}.tmp`;
-    await writeFile(temp, bytes);
-    await rename(temp, ctx.outputPath);
-    // The poster the real pipeline draws beside the video (docs/api.md "The poster"), as bytes.
-    if (ctx.posterPath !== undefined) await writeFile(ctx.posterPath, Buffer.from('not really a jpeg'));
-    return {
-      result: {
-        width: 1280,
-        height: 720,
-        fps: 60,
-        duration_s: 10,
-        size_bytes: bytes.length,
-        video_codec: 'h264',
-        audio_codec: 'aac',
-        audio_bitrate_kbps: 160,
-        sha256: createHash('sha256').update(bytes).digest('hex'),
-      },
-      listing: fakeProperty(),
-      warnings: [],
-    };
+    const targets = ctx.outputs ?? [{ format: request.format, outputPath: ctx.outputPath, posterPath: ctx.posterPath }];
+    const outputs = [];
+    for (const target of targets) {
+      const bytes = Buffer.from(`not really a ${target.format} mp4, but the job layer only moves bytes`);
+      const temp = `${target.outputPath}.tmp`;
+      await writeFile(temp, bytes);
+      await rename(temp, target.outputPath);
+      // The poster the real pipeline draws beside the video (docs/api.md "The poster"), as bytes.
+      if (target.posterPath !== undefined) await writeFile(target.posterPath, Buffer.from('not really a jpeg'));
+      outputs.push({
+        format: target.format,
+        result: {
+          width: 1280,
+          height: 720,
+          fps: 60,
+          duration_s: 10,
+          size_bytes: bytes.length,
+          video_codec: 'h264',
+          audio_codec: 'aac',
+          audio_bitrate_kbps: 160,
+          sha256: createHash('sha256').update(bytes).digest('hex'),
+        },
+      });
+    }
+    return { result: outputs[0]!.result, outputs, listing: fakeProperty(), warnings: [] };
   };
 }

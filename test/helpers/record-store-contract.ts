@@ -136,6 +136,29 @@ export function describeRecordStoreContract(implementations: [string, OpenRecord
       await store.close();
     });
 
+    it('keeps a pack\'s formats from submission and each output once succeeded (docs/jobs.md "Outputs")', async () => {
+      const store = await open();
+      const pack = newJob();
+      pack.request = { ...pack.request, format: 'portrait', formats: ['portrait', 'square'] };
+      const job = await store.jobs.insert(pack);
+      expect((await store.jobs.requestOf(job.job_id)).formats).toEqual(['portrait', 'square']);
+      expect(store.jobs.toRecord(job)).toMatchObject({ format: 'portrait', formats: ['portrait', 'square'], outputs: null });
+      await store.jobs.claimNext(owner('w1'), 60_000);
+      const output = (format: string, width: number) => ({ ...JSON.parse(RESULT), width, format, poster: format === 'portrait' });
+      const done = (await store.jobs.transition(job.job_id, 'succeeded', {
+        progress: 1,
+        result_json: RESULT,
+        outputs_json: JSON.stringify([output('portrait', 720), output('square', 721)]),
+        finished_at: new Date().toISOString(),
+      }))!;
+      const self = `http://127.0.0.1:8787/api/v1/jobs/${job.job_id}`;
+      expect(store.jobs.toRecord(done).outputs?.map((o) => [o.format, o.width, o.video_url, o.poster_url])).toEqual([
+        ['portrait', 720, `${self}/video?format=portrait`, `${self}/poster?format=portrait`],
+        ['square', 721, `${self}/video?format=square`, null],
+      ]);
+      await store.close();
+    });
+
     it('never hands one queued job to two workers claiming at once', async () => {
       const store = await open();
       const ids = new Set<string>();

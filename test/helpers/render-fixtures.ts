@@ -84,6 +84,7 @@ export function renderRequest(overrides: Partial<ValidRenderRequest> = {}): Vali
     photos: [],
     template: 'classic',
     format: 'landscape',
+    formats: ['landscape'],
     duration_s: 4,
     language: 'fr',
     music: 'auto',

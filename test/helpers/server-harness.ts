@@ -58,25 +58,30 @@ export function fakeRenderEngine(bytes: number, durationS = 10): RenderEngine {
   return async (request, ctx) => {
     const { writeFile } = await import('node:fs/promises');
     ctx.onProgress('rendering', 0.5);
-    await writeFile(ctx.outputPath, Buffer.alloc(bytes, 7));
-    // A poster's bytes (the route serves what the engine drew; tests with real renders check the JPEG).
-    if (ctx.posterPath !== undefined) await writeFile(ctx.posterPath, FAKE_POSTER);
+    const targets = ctx.outputs ?? [{ format: request.format, outputPath: ctx.outputPath, posterPath: ctx.posterPath }];
+    const outputs = [];
+    for (const [index, target] of targets.entries()) {
+      // Each output its own bytes (and size), so a test sees which one a route served.
+      await writeFile(target.outputPath, Buffer.alloc(bytes + index, 7));
+      // A poster's bytes (the route serves what the engine drew; tests with real renders check the JPEG).
+      if (target.posterPath !== undefined) await writeFile(target.posterPath, FAKE_POSTER);
+      outputs.push({
+        format: target.format,
+        result: {
+          width: 1280,
+          height: 720,
+          fps: 60,
+          duration_s: durationS,
+          size_bytes: bytes + index,
+          video_codec: 'h264',
+          audio_codec: 'aac',
+          audio_bitrate_kbps: 160,
+          sha256: (index === 0 ? 'ab' : `c${index}`).repeat(32),
+        },
+      });
+    }
     const listing = request.listing ?? (await analyzeListing(request.input));
-    return {
-      result: {
-        width: 1280,
-        height: 720,
-        fps: 60,
-        duration_s: durationS,
-        size_bytes: bytes,
-        video_codec: 'h264',
-        audio_codec: 'aac',
-        audio_bitrate_kbps: 160,
-        sha256: 'ab'.repeat(32),
-      },
-      listing,
-      warnings: [],
-    };
+    return { result: outputs[0]!.result, outputs, listing, warnings: [] };
   };
 }
 

@@ -10,24 +10,35 @@ export const $ = <T extends HTMLElement = HTMLElement>(id: string): T => {
 };
 
 /**
- * The value of an option of the form: a <select> or <input> by id, or the checked radio of a group
- * (the template and format pickers are fieldsets of radio tiles, docs/studio.md "Templates and formats").
+ * The value of an option of the form: a <select> or <input> by id, the checked radio of a group
+ * (the template picker is a fieldset of radio tiles, docs/studio.md "Templates and formats"), or
+ * the checked boxes of a group in the order of the page, joined by commas (the format picker: one
+ * or several formats, docs/studio.md "Packs").
  */
 export function optionValue(id: string): string {
   const node = $(id);
-  if (node instanceof HTMLFieldSetElement) return node.querySelector<HTMLInputElement>('input[type="radio"]:checked')?.value ?? '';
+  if (node instanceof HTMLFieldSetElement)
+    return [...node.querySelectorAll<HTMLInputElement>('input:checked')].map((input) => input.value).join(',');
   return (node as HTMLInputElement | HTMLSelectElement).value;
 }
 
-/** Sets an option (see optionValue); a value no radio has leaves the group as it was. */
+/**
+ * Sets an option (see optionValue). A value no radio has leaves the group as it was; for a group of
+ * boxes, the comma-separated values are checked and the others cleared, unless none of them is known.
+ */
 export function setOptionValue(id: string, value: string): void {
   const node = $(id);
   if (!(node instanceof HTMLFieldSetElement)) {
     (node as HTMLInputElement | HTMLSelectElement).value = value;
     return;
   }
-  const radio = [...node.querySelectorAll<HTMLInputElement>('input[type="radio"]')].find((input) => input.value === value);
-  if (radio !== undefined) radio.checked = true;
+  const inputs = [...node.querySelectorAll<HTMLInputElement>('input[type="radio"], input[type="checkbox"]')];
+  const wanted = value.split(',');
+  if (!inputs.some((input) => wanted.includes(input.value))) return;
+  for (const input of inputs) {
+    if (input.type === 'checkbox') input.checked = wanted.includes(input.value);
+    else if (input.value === wanted[0]) input.checked = true;
+  }
 }
 
 export function make<K extends keyof HTMLElementTagNameMap>(

@@ -107,7 +107,9 @@ const fr: Dictionary = {
   'photos.moved': 'Photo déplacée en position {n}.',
   'options.title': 'Options',
   'opt.template': 'Modèle',
-  'opt.format': 'Format',
+  'opt.format': 'Formats',
+  'opt.formats_help': 'Un ou plusieurs : chaque format coché donne sa vidéo, dans la même tâche, comptée une seule fois.',
+  'formats.needed': 'Choisissez au moins un format.',
   'opt.language': 'Langue de la vidéo',
   'opt.audience': 'Public visé',
   'opt.music': 'Musique',
@@ -144,6 +146,13 @@ const fr: Dictionary = {
   'job.copied': 'Lien copié.',
   'job.copy_failed': 'Copie impossible : sélectionnez le lien ci-dessous.',
   'job.video': 'Vidéo de l’annonce',
+  'job.video_format': 'Vidéo de l’annonce — {format}',
+  'job.outputs': 'Fichiers vidéo',
+  'job.show': 'Voir',
+  'job.show_format': 'Voir — {format}',
+  'job.download_short': 'Télécharger',
+  'job.download_format': 'Télécharger — {format}',
+  'size.mb': '{n} Mo',
   'state.queued': 'en attente',
   'state.running': 'en cours',
   'state.succeeded': 'terminée',
@@ -168,7 +177,7 @@ const fr: Dictionary = {
   'history.rerun_loaded': 'Réglages de la vidéo {id} chargés : modifiez-les puis créez la vidéo.',
   'batch.title': 'Lot CSV',
   'batch.help':
-    'Une ligne par vidéo, mêmes colonnes que la commande « immoreel render --csv » : id, url ou description, photos (liens ou asset:… séparés par |), template, format, language, target_audience, music, duration_s, agency_name, agent_name, phone.',
+    'Une ligne par vidéo, mêmes colonnes que la commande « immoreel render --csv » : id, url ou description, photos (liens ou asset:… séparés par |), template, format ou formats (plusieurs séparés par |), language, target_audience, music, duration_s, agency_name, agent_name, phone.',
   'batch.drop': 'Déposez un fichier CSV ici, ou',
   'batch.choose': 'choisissez un fichier',
   'batch.row': 'Ligne',
@@ -308,7 +317,9 @@ const en: Dictionary = {
   'photos.moved': 'Photo moved to position {n}.',
   'options.title': 'Options',
   'opt.template': 'Template',
-  'opt.format': 'Format',
+  'opt.format': 'Formats',
+  'opt.formats_help': 'One or several: each format ticked gets its own video, in the same job, counted once.',
+  'formats.needed': 'Choose at least one format.',
   'opt.language': 'Video language',
   'opt.audience': 'Audience',
   'opt.music': 'Music',
@@ -345,6 +356,13 @@ const en: Dictionary = {
   'job.copied': 'Link copied.',
   'job.copy_failed': 'Could not copy: select the link below.',
   'job.video': 'Listing video',
+  'job.video_format': 'Listing video — {format}',
+  'job.outputs': 'Video files',
+  'job.show': 'Show',
+  'job.show_format': 'Show — {format}',
+  'job.download_short': 'Download',
+  'job.download_format': 'Download — {format}',
+  'size.mb': '{n} MB',
   'state.queued': 'queued',
   'state.running': 'running',
   'state.succeeded': 'succeeded',
@@ -369,7 +387,7 @@ const en: Dictionary = {
   'history.rerun_loaded': 'Settings of video {id} loaded: change them, then create the video.',
   'batch.title': 'CSV batch',
   'batch.help':
-    'One row per video, the same columns as “immoreel render --csv”: id, url or description, photos (links or asset:… separated by |), template, format, language, target_audience, music, duration_s, agency_name, agent_name, phone.',
+    'One row per video, the same columns as “immoreel render --csv”: id, url or description, photos (links or asset:… separated by |), template, format or formats (several separated by |), language, target_audience, music, duration_s, agency_name, agent_name, phone.',
   'batch.drop': 'Drop a CSV file here, or',
   'batch.choose': 'choose a file',
   'batch.row': 'Row',
@@ -507,7 +525,9 @@ const ar: Dictionary = {
   'photos.moved': 'نُقلت الصورة إلى الموضع {n}.',
   'options.title': 'الخيارات',
   'opt.template': 'القالب',
-  'opt.format': 'الصيغة',
+  'opt.format': 'الصيغ',
+  'opt.formats_help': 'صيغة أو أكثر: لكل صيغة مختارة فيديو خاص بها، في المهمة نفسها، وتُحتسب مرة واحدة.',
+  'formats.needed': 'اختر صيغة واحدة على الأقل.',
   'opt.language': 'لغة الفيديو',
   'opt.audience': 'الجمهور المستهدف',
   'opt.music': 'الموسيقى',
@@ -544,6 +564,13 @@ const ar: Dictionary = {
   'job.copied': 'نُسخ الرابط.',
   'job.copy_failed': 'تعذّر النسخ: حدّد الرابط أدناه.',
   'job.video': 'فيديو الإعلان',
+  'job.video_format': 'فيديو الإعلان — {format}',
+  'job.outputs': 'ملفات الفيديو',
+  'job.show': 'عرض',
+  'job.show_format': 'عرض — {format}',
+  'job.download_short': 'تنزيل',
+  'job.download_format': 'تنزيل — {format}',
+  'size.mb': '{n} ميغابايت',
   'state.queued': 'في الانتظار',
   'state.running': 'قيد الإنجاز',
   'state.succeeded': 'مكتمل',
@@ -568,7 +595,7 @@ const ar: Dictionary = {
   'history.rerun_loaded': 'حُمّلت إعدادات الفيديو {id}: عدّلها ثم أنشئ الفيديو.',
   'batch.title': 'دفعة CSV',
   'batch.help':
-    'سطر لكل فيديو، بنفس أعمدة «immoreel render --csv»: id، url أو description، photos (روابط أو asset:… مفصولة بـ |)، template، format، language، target_audience، music، duration_s، agency_name، agent_name، phone.',
+    'سطر لكل فيديو، بنفس أعمدة «immoreel render --csv»: id، url أو description، photos (روابط أو asset:… مفصولة بـ |)، template، format أو formats (عدة صيغ مفصولة بـ |)، language، target_audience، music، duration_s، agency_name، agent_name، phone.',
   'batch.drop': 'أسقط ملف CSV هنا، أو',
   'batch.choose': 'اختر ملفًا',
   'batch.row': 'السطر',
@@ -651,8 +678,8 @@ export function locale(): string {
  * Numbers as the video's cards write them (src/analysis/labels.ts, one module for both): "1 850 000"
  * in French and Arabic, "1,850,000" in English, Latin digits (docs/studio.md, "What the page does").
  */
-export function formatNumber(value: number): string {
-  return formatLabelNumber(value, current);
+export function formatNumber(value: number, decimals = 0): string {
+  return formatLabelNumber(value, current, decimals);
 }
 
 /** A date of the API ("2024-12", "2024-12-05" or a full timestamp) in the page's language. */

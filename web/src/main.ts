@@ -7,7 +7,7 @@ import { renderBatch, wireBatch } from './views/batch.js';
 import { wireBranding } from './views/branding.js';
 import { loadHistory, renderHistory, wireHistory } from './views/history.js';
 import { openAddressedJob, renderJob, wireJob } from './views/job.js';
-import { renderAnalysis, showTemplateStills, wireNewVideo } from './views/new-video.js';
+import { renderAnalysis, renderFormatsHint, showTemplateStills, wireNewVideo } from './views/new-video.js';
 import { renderPhotos, wirePhotos } from './views/photos.js';
 import { signedIn, wireSignIn } from './views/signin.js';
 
@@ -91,6 +91,7 @@ async function start(): Promise<void> {
       $('render-form').hidden = false;
     }
     renderPhotos();
+    renderFormatsHint();
   }
   hooks.changed = saveDraft;
   for (const form of ['analyze-form', 'render-form']) {

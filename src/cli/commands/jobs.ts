@@ -4,8 +4,8 @@ import { stripVTControlCharacters } from 'node:util';
 import type { ChalkInstance } from 'chalk';
 import type { Command } from 'commander';
 import { AppError, badRequest } from '../../core/errors.js';
-import { posterPathOf } from '../../core/paths.js';
-import type { JobRecord, JobState } from '../../core/types.js';
+import { formatPathOf, posterPathOf } from '../../core/paths.js';
+import type { JobRecord, JobState, VideoFormat } from '../../core/types.js';
 import type { Service } from '../../core/service.js';
 import { assertJobId, isJobId } from '../../core/job-ids.js';
 import { parseAge } from '../../jobs/age.js';
@@ -193,14 +193,16 @@ export async function cancelJob(input: string, _flags: unknown, command: Command
 /** `jobs download`. */
 export async function downloadJob(
   input: string,
-  flags: { out: string; force?: boolean; poster?: boolean },
+  flags: { out: string; force?: boolean; poster?: boolean; format?: VideoFormat | 'all' },
   command: Command,
 ): Promise<void> {
   await withService(command, async (ctx, service) => {
     const jobId = await resolveJobId(service, input);
     // A directory (existing, or named with a trailing /) receives DIR/JOB_ID.mp4 (decided here, so local and remote services agree).
     const isDir = (await stat(flags.out).catch(() => null))?.isDirectory() === true || /[\\/]$/.test(flags.out);
-    const path = resolve(isDir ? join(flags.out, `${jobId}.mp4`) : flags.out);
+    // One output of a pack other than through `all` is named after its format in a folder (docs/cli.md "Video packs").
+    const single = flags.format === undefined || flags.format === 'all' ? null : flags.format;
+    const path = resolve(isDir ? join(flags.out, `${jobId}${single === null ? '' : `-${single}`}.mp4`) : flags.out);
     if (!isDir && extname(path).toLowerCase() !== '.mp4') {
       throw badRequest(`--out ${flags.out} must name an .mp4 file (the video is MP4), or a folder.`, {
         details: [{ field: 'out', message: 'must end in .mp4' }],
@@ -208,20 +210,48 @@ export async function downloadJob(
     }
     if (isDir) await mkdir(dirname(path), { recursive: true });
     else await assertWritableFolder(dirname(path), '--out');
+    // `--format all`: every output, `<file>-<format>.mp4`, in the job's order (the job is read once for its formats).
+    const job = flags.format === 'all' ? await service.getJob(jobId) : null;
+    const wanted: { format: VideoFormat | undefined; path: string }[] =
+      job === null || job.state !== 'succeeded'
+        ? [{ format: single ?? undefined, path }]
+        : job.formats.map((format) => ({ format, path: formatPathOf(path, format) as string }));
     // A job without a video says so (exit 7) before any word about the file.
-    if (flags.force !== true && (await stat(path).catch(() => null)) !== null && (await service.getJob(jobId)).state === 'succeeded') {
-      throw badRequest(`${path} already exists: pass --force to overwrite it, or choose another --out.`, {
-        reason: 'file_exists',
-        details: [{ field: 'out', message: 'file exists' }],
-      });
+    for (const target of wanted) {
+      if (
+        flags.force !== true &&
+        (await stat(target.path).catch(() => null)) !== null &&
+        (job ?? (await service.getJob(jobId))).state === 'succeeded'
+      ) {
+        throw badRequest(`${target.path} already exists: pass --force to overwrite it, or choose another --out.`, {
+          reason: 'file_exists',
+          details: [{ field: 'out', message: 'file exists' }],
+        });
+      }
     }
-    const bytes = await service.downloadVideo(jobId, path);
-    // Next to the video, named after it (docs/api.md "The poster"); `path` ends in .mp4 (checked above).
-    const poster = flags.poster === true ? posterPathOf(path) : null;
-    if (poster !== null) await service.downloadPoster(jobId, poster);
+    const saved: { format?: VideoFormat; path: string; size_bytes: number; poster?: string }[] = [];
+    for (const target of wanted) {
+      const choice = target.format === undefined ? {} : { format: target.format };
+      const bytes = await service.downloadVideo(jobId, target.path, choice);
+      // Next to the video, named after it (docs/api.md "The poster"); `path` ends in .mp4 (checked above).
+      const poster = flags.poster === true ? (posterPathOf(target.path) as string) : undefined;
+      if (poster !== undefined) await service.downloadPoster(jobId, poster, choice);
+      saved.push({ ...choice, path: target.path, size_bytes: bytes, ...(poster === undefined ? {} : { poster }) });
+    }
+    const [first] = saved as [(typeof saved)[number], ...typeof saved];
     if (ctx.output.json)
-      ctx.output.data({ ok: true, status: 'success', job_id: jobId, path, size_bytes: bytes, ...(poster === null ? {} : { poster }) });
-    else ctx.output.text(`Saved ${path} (${(bytes / 1e6).toFixed(1)} MB)${poster === null ? '' : ` and ${poster}`}`);
+      ctx.output.data({
+        ok: true,
+        status: 'success',
+        job_id: jobId,
+        ...first,
+        ...(flags.format === 'all' ? { outputs: saved } : {}),
+      });
+    else
+      for (const file of saved)
+        ctx.output.text(
+          `Saved ${file.path} (${(file.size_bytes / 1e6).toFixed(1)} MB)${file.poster === undefined ? '' : ` and ${file.poster}`}`,
+        );
   });
 }
 

@@ -5,10 +5,12 @@ import { dirname, extname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { AppError, badRequest } from '../../core/errors.js';
-import { posterPathOf } from '../../core/paths.js';
+import { formatPathOf, posterPathOf } from '../../core/paths.js';
+import { splitFormats } from '../../jobs/batch-row.js';
 import { isRemoteRef } from '../../core/refs.js';
-import type { JobRecord, Property } from '../../core/types.js';
+import type { JobRecord, Property, VideoFormat } from '../../core/types.js';
 import type { Branding, RenderRequest } from '../../core/requests.js';
+import type { Service } from '../../core/service.js';
 import { demoBranding, demoListingText, demoPhotos } from '../../render/demo.js';
 import { jobFailure } from '../../jobs/failure.js';
 import { defaultConcurrency } from '../../core/job-limits.js';
@@ -27,6 +29,7 @@ export interface RenderFlags extends InputFlags {
   photosDir?: string;
   template?: string;
   format?: string;
+  formats?: string;
   duration?: string;
   music?: string;
   agency?: string;
@@ -145,7 +148,13 @@ function parseDuration(value: string | undefined): number | undefined {
 function settingsFromFlags(flags: RenderFlags, demo: boolean): RenderRequest {
   const request: RenderRequest = {};
   if (flags.template !== undefined) request.template = flags.template;
+  if (flags.format !== undefined && flags.formats !== undefined) {
+    throw badRequest('--format renders one video and --formats a pack: give one of them (e.g. --formats landscape,portrait).', {
+      details: [{ field: 'formats', message: 'not together with --format' }],
+    });
+  }
   if (flags.format !== undefined) request.format = flags.format as RenderRequest['format'];
+  if (flags.formats !== undefined) request.formats = splitFormats(flags.formats);
   const duration = parseDuration(flags.duration);
   if (duration !== undefined) request.duration_s = duration;
   if (flags.language !== undefined) request.language = flags.language as RenderRequest['language'];
@@ -312,24 +321,67 @@ async function renderOne(ctx: CommandContext, flags: RenderFlags, stdinArg: stri
       throw jobFailure(job);
     }
     const out = target.file ?? join(target.dir, `${job.job_id}.mp4`);
-    await service.downloadVideo(job.job_id, out);
-    // Next to the video, named after it (docs/cli.md "Files and paths"); checkOut made sure `out` ends in .mp4.
-    const poster = flags.poster === true ? posterPathOf(out) : null;
-    if (poster !== null) await service.downloadPoster(job.job_id, poster);
-    progress.succeed(`Video saved to ${out}${poster === null ? '' : `, poster to ${poster}`}`);
+    const files = await downloadOutputs(service, job, out, { pack: flags.formats !== undefined, poster: flags.poster === true });
+    const [primary] = files as [SavedOutput, ...SavedOutput[]];
+    const posters = files.flatMap((f) => (f.poster === undefined ? [] : [f.poster]));
+    progress.succeed(
+      files.length === 1
+        ? `Video saved to ${primary.file}${primary.poster === undefined ? '' : `, poster to ${primary.poster}`}`
+        : `${files.length} videos saved${posters.length === 0 ? '' : ` with their posters`}`,
+    );
     for (const warning of job.warnings) output.warn(`${warning.message} [${warning.code}]`);
-    if (output.json) output.data({ ok: true, status: 'success', job, file: out, ...(poster === null ? {} : { poster }) });
+    if (output.json)
+      output.data({
+        ok: true,
+        status: 'success',
+        job,
+        file: primary.file,
+        ...(primary.poster === undefined ? {} : { poster: primary.poster }),
+        outputs: files,
+      });
     else {
-      const r = job.result;
-      output.text(
-        r === null
-          ? out
-          : `${out}  ${r.width}x${r.height} ${r.fps} fps · ${r.duration_s.toFixed(1)} s · ${(r.size_bytes / 1e6).toFixed(1)} MB · ${r.video_codec}/${r.audio_codec} ${r.audio_bitrate_kbps} kbps · ${job.job_id}`,
-      );
+      for (const saved of files) {
+        const r = saved.format === job.formats[0] ? job.result : (job.outputs?.find((o) => o.format === saved.format) ?? null);
+        output.text(
+          r === null
+            ? saved.file
+            : `${saved.file}  ${r.width}x${r.height} ${r.fps} fps · ${r.duration_s.toFixed(1)} s · ${(r.size_bytes / 1e6).toFixed(1)} MB · ${r.video_codec}/${r.audio_codec} ${r.audio_bitrate_kbps} kbps · ${job.job_id}`,
+        );
+      }
     }
   } finally {
     await service.close();
   }
+}
+
+/** One output of a job, saved: its format, its file and (with --poster) its poster's. */
+export interface SavedOutput {
+  format: VideoFormat;
+  file: string;
+  poster?: string;
+}
+
+/**
+ * Saves a finished job's videos: a plain render to `out`, a pack (`--formats`) one file per
+ * format beside it, `<stem>-<format>.mp4`, in the job's order; each poster, when asked for, next
+ * to its video (docs/cli.md "Video packs"). `out` ends in .mp4 (checkOut).
+ */
+async function downloadOutputs(
+  service: Service,
+  job: JobRecord,
+  out: string,
+  options: { pack: boolean; poster: boolean },
+): Promise<SavedOutput[]> {
+  const saved: SavedOutput[] = [];
+  for (const format of options.pack ? job.formats : job.formats.slice(0, 1)) {
+    const file = options.pack ? (formatPathOf(out, format) as string) : out;
+    await service.downloadVideo(job.job_id, file, { format });
+    // Next to the video, named after it (docs/cli.md "Files and paths").
+    const poster = options.poster ? (posterPathOf(file) as string) : undefined;
+    if (poster !== undefined) await service.downloadPoster(job.job_id, poster, { format });
+    saved.push({ format, file, ...(poster === undefined ? {} : { poster }) });
+  }
+  return saved;
 }
 
 async function renderBatch(ctx: CommandContext, flags: RenderFlags & { csv: string }): Promise<void> {

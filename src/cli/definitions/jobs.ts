@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { lazy } from './lazy.js';
-import { JOB_STATES } from '../../core/types.js';
+import { JOB_STATES, VIDEO_FORMATS } from '../../core/types.js';
 import { MAX_LIST_LIMIT } from '../../core/job-limits.js';
 
 const EXAMPLES = `
@@ -8,6 +8,7 @@ Examples:
   $ immoreel jobs list --state running
   $ immoreel jobs show job_01jd9x3m6k8b2q4r5s7t9v0w1y
   $ immoreel jobs wait job_01jd9x3m6k8b2q4r5s7t9v0w1y && immoreel jobs download job_01jd9x3m6k8b2q4r5s7t9v0w1y --out villa.mp4
+  $ immoreel jobs download job_01jd9x3m6k8b2q4r5s7t9v0w1y --format all --poster --out villa.mp4   # a pack: villa-<format>.mp4
   $ immoreel jobs cancel job_01jd9x3m6k8b2q4r5s7t9v0w1y
   $ immoreel jobs purge --older-than 30d`;
 
@@ -47,7 +48,13 @@ export function jobsCommand(): Command {
     .argument('<job_id>')
     .option('--out <file>', 'where to write the MP4 (a directory: DIR/JOB_ID.mp4)', '.')
     .option('--force', 'overwrite the file if it exists')
-    .option('--poster', "also write the video's poster, a JPEG of its title card, next to it (<file>-poster.jpg)")
+    .addOption(
+      new Option(
+        '--format <format>',
+        "which video of a pack: one of the job's formats, or all (files <file>-<format>.mp4); default the first",
+      ).choices([...VIDEO_FORMATS, 'all']),
+    )
+    .option('--poster', "also write each video's poster, a JPEG of its title card, next to it (<file>-poster.jpg)")
     .action(lazy(async () => (await import('../commands/jobs.js')).downloadJob));
 
   jobs

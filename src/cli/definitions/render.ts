@@ -7,6 +7,7 @@ const EXAMPLES = `
 Examples:
   $ immoreel render --demo --out demo.mp4
   $ immoreel render --demo --format portrait --template social --out reel.mp4
+  $ immoreel render --demo --formats landscape,portrait,square --poster --out villa.mp4   # villa-landscape.mp4, villa-portrait.mp4, …
   $ immoreel render --demo --language ar --out demo-ar.mp4
   $ immoreel render --url https://www.mubawab.ma/fr/a/8418668/... --out villa.mp4
   $ immoreel render --description-file annonce.txt --photos-dir ./photos --agency "Atlas Immobilier" --phone "+212 6 00 00 00 00"
@@ -21,6 +22,10 @@ export function renderCommand(): Command {
     .option('--photos-dir <dir>', 'every photo in a folder, in name order')
     .option('--template <name>', 'classic, luxury or social (see `immoreel templates list`)')
     .addOption(new Option('--format <format>', 'frame format').choices([...VIDEO_FORMATS]))
+    .option(
+      '--formats <list>',
+      'a video pack from one job (one quota unit): formats separated by commas, e.g. landscape,portrait,square; files <name>-<format>.mp4',
+    )
     .option('--duration <seconds>', "video length, 10–90 s (default: the template's)")
     .addOption(new Option('--language <lang>', 'language of the texts').choices(['fr', 'en', 'ar']))
     .addOption(new Option('--audience <audience>', 'buyer profile to aim at').choices([...AUDIENCE_CHOICES]))
@@ -36,7 +41,7 @@ export function renderCommand(): Command {
     .option('--color <#RRGGBB>', 'agency colour for badges and bars')
     .option('--unbranded', 'no agent, agency or logo anywhere (MLS-style unbranded tours)')
     .option('--out <file.mp4>', 'where to save the video (default: <job id>.mp4)')
-    .option('--poster', "also save the video's poster, a JPEG of its title card, next to it (<file>-poster.jpg)")
+    .option('--poster', "also save each video's poster, a JPEG of its title card, next to it (<file>-poster.jpg)")
     .option('--no-wait', 'queue the job, print it and return (local mode renders in a background worker)')
     .option('--demo', 'render the bundled sample listing with its bundled photos (offline)')
     .option('--csv <file>', 'batch: one video per row (columns id,url,description,photos,template,format,…)')

@@ -3,7 +3,15 @@ import { assertJobId } from '../../core/job-ids.js';
 import { assertTransition } from '../../core/job-state.js';
 import { type JobPatch, type JobRow, type NewJob, type Owner } from '../job-rows.js';
 import type { ValidRenderRequest } from '../../render/types.js';
-import { checkListOptions, JOB_ROW_COLUMNS, toJobRecord, type JobQueue, type JobRecords, type QueueSettings } from '../job-rows.js';
+import {
+  checkListOptions,
+  JOB_ROW_COLUMNS,
+  storedRequest,
+  toJobRecord,
+  type JobQueue,
+  type JobRecords,
+  type QueueSettings,
+} from '../job-rows.js';
 import { MAX_RUNNING_PER_TENANT } from '../../core/job-limits.js';
 import { withTransaction, type Pool } from './connection.js';
 import { RenderDispatch, renderQueueOf } from './dispatch.js';
@@ -20,6 +28,7 @@ const PATCHABLE = new Set([
   'finished_at',
   'listing_json',
   'result_json',
+  'outputs_json',
   'error_code',
   'error_message',
   'warnings_json',
@@ -86,7 +95,7 @@ export class PostgresJobRecords implements JobRecords {
       assertJobId(jobId),
     ]);
     if (rows[0] === undefined) throw new Error(`job ${jobId} vanished from the store`);
-    return JSON.parse(rows[0].request_json) as ValidRenderRequest;
+    return storedRequest(rows[0].request_json);
   }
 
   toRecord(row: JobRow): JobRecord {

@@ -1,5 +1,5 @@
 import { POSTGRES_DIALECT } from '../dialect.js';
-import { JOB_CHARGES_TABLE, jobsTableV1, serverTablesV1, studioSessionsTableV1 } from '../tables.js';
+import { JOB_CHARGES_TABLE, JOBS_OUTPUTS_COLUMNS, jobsTableV1, serverTablesV1, studioSessionsTableV1 } from '../tables.js';
 import type { Client } from './connection.js';
 
 /** One schema change, applied once, in order, in its own transaction. Append; never edit one that shipped. */
@@ -12,6 +12,10 @@ export type PgMigration = (client: Client) => Promise<void>;
 const JOBS: PgMigration[] = [
   async (client) => {
     await client.query(jobsTableV1(POSTGRES_DIALECT));
+  },
+  // Video packs (docs/jobs.md "Outputs"), as in the SQLite schema.
+  async (client) => {
+    await client.query(JOBS_OUTPUTS_COLUMNS);
   },
 ];
 

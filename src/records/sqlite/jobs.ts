@@ -2,13 +2,13 @@ import { join } from 'node:path';
 import { JOB_STAGES, type JobList, type JobRecord, type JobStage, type JobState, type ListJobsOptions } from '../../core/types.js';
 import type { ValidRenderRequest } from '../../render/types.js';
 import { SQLITE_DIALECT } from '../dialect.js';
-import { jobsTableV1 } from '../tables.js';
+import { JOBS_OUTPUTS_COLUMNS, jobsTableV1 } from '../tables.js';
 import { migrate, openDatabase, type Db, type Migration } from './driver.js';
 import { assertJobId } from '../../core/job-ids.js';
 import { assertTransition } from '../../core/job-state.js';
 
 import { MAX_RUNNING_PER_TENANT } from '../../core/job-limits.js';
-import { checkListOptions, JOB_ROW_COLUMNS, newJobValues, toJobRecord, type JobRecords, type JobRow } from '../job-rows.js';
+import { checkListOptions, JOB_ROW_COLUMNS, newJobValues, storedRequest, toJobRecord, type JobRecords, type JobRow } from '../job-rows.js';
 
 /**
  * Versioned schema of the `jobs` component (src/records/sqlite/driver.ts applies what a data directory lacks).
@@ -17,6 +17,9 @@ import { checkListOptions, JOB_ROW_COLUMNS, newJobValues, toJobRecord, type JobR
 const MIGRATIONS: Migration[] = [
   (db) => {
     db.exec(jobsTableV1(SQLITE_DIALECT));
+  },
+  (db) => {
+    db.exec(JOBS_OUTPUTS_COLUMNS);
   },
 ];
 
@@ -59,8 +62,8 @@ export class JobStore {
     this.db
       .prepare(
         `INSERT INTO jobs (job_id, tenant, state, progress, attempts, created_at, updated_at, template, format, language,
-           request_json, input_hash, allow_local_files, link_base, listing_json, warnings_json, metadata_json)
-         VALUES (?, ?, 'queued', 0, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', ?)`,
+           request_json, input_hash, allow_local_files, link_base, listing_json, warnings_json, metadata_json, formats_json)
+         VALUES (?, ?, 'queued', 0, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', ?, ?)`,
       )
       .run(assertJobId(job.jobId), job.tenant, now, now, ...newJobValues(job));
     return this.row(job.jobId) as JobRow;
@@ -75,7 +78,7 @@ export class JobStore {
     const row = this.db.prepare('SELECT request_json FROM jobs WHERE job_id = ?').get(assertJobId(jobId)) as
       { request_json: string } | undefined;
     if (row === undefined) throw new Error(`job ${jobId} vanished from the store`);
-    return JSON.parse(row.request_json) as ValidRenderRequest;
+    return storedRequest(row.request_json);
   }
 
   /** The job record of docs/jobs.md as the API and the CLI print it. */

@@ -1,14 +1,14 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.js';
-import type { JobRecord, ListJobsOptions } from '../../core/types.js';
+import type { JobRecord, ListJobsOptions, VideoFormat } from '../../core/types.js';
 import type { ServerContext } from '../request-context.js';
 import { API_PREFIX } from '../api-limits.js';
 import { envelope, withHeaders } from '../errors.js';
 import { notModified, parseRange, rangeStillValid } from '../http-range.js';
 import { createHash } from 'node:crypto';
 import { ErrorEnvelopeSchema, JobEnvelopeSchema, JobIdParamsSchema, JobSchema } from '../schemas/common.js';
-import { JobListQuerySchema, PosterQuerySchema } from '../schemas/api-bodies.js';
+import { JobListQuerySchema, OutputQuerySchema } from '../schemas/api-bodies.js';
 import { posterKey } from '../../blobs/object-keys.js';
 import { AUTH_ERRORS, caller, RATE_HEADERS } from './common.js';
 
@@ -18,7 +18,10 @@ const ETAG_HEADER = {
 const VIDEO_HEADERS = {
   ...ETAG_HEADER,
   'Accept-Ranges': { description: 'Always `bytes`.', schema: { type: 'string' } },
-  'Content-Disposition': { description: '`attachment; filename="<job_id>.mp4"`.', schema: { type: 'string' } },
+  'Content-Disposition': {
+    description: '`attachment; filename="<job_id>.mp4"`; another output than the primary: `<job_id>-<format>.mp4`.',
+    schema: { type: 'string' },
+  },
   'Last-Modified': { description: 'When the MP4 was written (HTTP-date); usable in `If-Range`.', schema: { type: 'string' } },
   'Content-Length': { description: 'Bytes in this answer.', schema: { type: 'integer' } },
   ...RATE_HEADERS,
@@ -49,6 +52,24 @@ async function ownJob(ctx: ServerContext, request: FastifyRequest): Promise<JobR
     );
   }
   return found.job;
+}
+
+/**
+ * The output `?format=` names (docs/api.md "Video packs"): absent, the primary; a format the job
+ * does not render is a 404 that names the ones it does.
+ */
+function outputOf(job: JobRecord, request: FastifyRequest, what: 'video' | 'poster'): { format: VideoFormat; primary: boolean } {
+  const { format } = request.query as { format?: VideoFormat };
+  if (format === undefined) return { format: job.formats[0] ?? job.format, primary: true };
+  const index = job.formats.indexOf(format);
+  if (index < 0) {
+    throw new AppError(
+      'NOT_FOUND',
+      `Job ${job.job_id} was rendered in ${job.formats.join(', ')}, so it has no ${format} ${what}: ask for format=${job.formats.join(' or format=')}.`,
+      { reason: 'format_not_rendered', details: [{ field: 'format', message: `must be one of ${job.formats.join(', ')}` }] },
+    );
+  }
+  return { format, primary: index === 0 };
 }
 
 function pollHint(reply: FastifyReply, job: JobRecord): void {
@@ -182,10 +203,11 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
       summary: 'The MP4 of a succeeded job (Range requests supported)',
       description:
         'Supports `Range` (one range), `If-Range` (an `ETag` or the `Last-Modified` date; a stale one gets the whole file) and `If-None-Match` (304). ' +
-        'HEAD answers the same headers without the body.',
+        'HEAD answers the same headers without the body. A pack (docs/api.md "Video packs"): `format` picks the output; without it, the primary.',
       tag: 'jobs',
       access: readAccess,
       params: JobIdParamsSchema,
+      querystring: OutputQuerySchema,
       headers: {
         type: 'object',
         properties: {
@@ -211,7 +233,8 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
         '304': { description: 'Not Modified: `If-None-Match` names this video.', headers: { ...ETAG_HEADER, ...RATE_HEADERS } },
         ...AUTH_ERRORS,
         '404': {
-          description: 'NOT_FOUND: no such job, or its video is not ready (`reason: video_not_ready`) or was purged.',
+          description:
+            "NOT_FOUND: no such job, or its video is not ready (`reason: video_not_ready`) or was purged; or `format` is not one of the job's `formats` (`format_not_rendered`).",
           schema: ErrorEnvelopeSchema,
         },
         '416': { description: 'The range starts past the end of the file (`Content-Range: bytes */size`).', schema: ErrorEnvelopeSchema },
@@ -219,9 +242,10 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
     },
     async (request, reply) => {
       const job = await ownJob(ctx, request);
+      const output = outputOf(job, request, 'video');
       // Streamed through this node from the blob store (data directory or bucket), so any node
       // serves any job's video with the same headers (docs/scaling.md "Downloads").
-      const key = await ctx.deps.jobs.videoKey(job.job_id);
+      const key = await ctx.deps.jobs.videoKey(job.job_id, output.format);
       const info = key === null ? null : await ctx.deps.blobs.head(key);
       if (key === null || info === null) {
         const pending = job.state === 'queued' || job.state === 'running';
@@ -238,9 +262,10 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
       reply
         .header('Accept-Ranges', 'bytes')
         .header('Content-Type', 'video/mp4')
-        .header('Content-Disposition', `attachment; filename="${job.job_id}.mp4"`)
+        .header('Content-Disposition', `attachment; filename="${job.job_id}${output.primary ? '' : `-${output.format}`}.mp4"`)
         .header('Last-Modified', lastModified);
-      const etag = job.result?.sha256 ? `"${job.result.sha256}"` : null;
+      const sha256 = output.primary ? job.result?.sha256 : job.outputs?.find((o) => o.format === output.format)?.sha256;
+      const etag = sha256 ? `"${sha256}"` : null;
       if (etag !== null) reply.header('ETag', etag);
       if (etag !== null && notModified(request.headers['if-none-match'], etag)) return reply.code(304).send();
       const rangeHeader = rangeStillValid(request.headers['if-range'] as string | undefined, etag, lastModified)
@@ -281,11 +306,11 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
       summary: "A JPEG of the video's title card, at the video's size",
       description:
         'Drawn from the verified video when the render succeeds (docs/api.md "The poster"); use it as the `poster` of a `<video>` or as a preview. ' +
-        "`format` may be given and must be the job's own for now. `If-None-Match` with its `ETag` answers 304.",
+        '`format` picks a pack\'s output (docs/api.md "Video packs"); without it, the primary\'s. `If-None-Match` with its `ETag` answers 304.',
       tag: 'jobs',
       access: readAccess,
       params: JobIdParamsSchema,
-      querystring: PosterQuerySchema,
+      querystring: OutputQuerySchema,
       headers: {
         type: 'object',
         properties: { 'if-none-match': { type: 'string', description: 'The `ETag` of the poster you hold.' } },
@@ -306,26 +331,16 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
         '404': {
           description:
             'NOT_FOUND: no such job; its video is not ready (`reason: video_not_ready`); it has no poster (`no_poster`: failed, canceled, purged, ' +
-            'or rendered before posters existed); or `format` is not the one it was rendered in (`format_not_rendered`).',
+            "or rendered before posters existed); or `format` is not one of the job's `formats` (`format_not_rendered`).",
           schema: ErrorEnvelopeSchema,
         },
       },
     },
     async (request, reply) => {
       const job = await ownJob(ctx, request);
-      const { format } = request.query as { format?: string };
-      if (format !== undefined && format !== job.format) {
-        throw new AppError(
-          'NOT_FOUND',
-          `Job ${job.job_id} was rendered in ${job.format}, so it has no ${format} poster: ask for format=${job.format}.`,
-          {
-            reason: 'format_not_rendered',
-            details: [{ field: 'format', message: `must be ${job.format}` }],
-          },
-        );
-      }
-      // Next to the video in the blob store, named after the attempt that won (docs/api.md "The poster").
-      const video = await ctx.deps.jobs.videoKey(job.job_id);
+      const output = outputOf(job, request, 'poster');
+      // Next to its video in the blob store, named after the attempt that won (docs/api.md "The poster").
+      const video = await ctx.deps.jobs.videoKey(job.job_id, output.format);
       const key = video === null ? null : posterKey(video);
       const info = key === null ? null : await ctx.deps.blobs.head(key);
       if (key === null || info === null) {

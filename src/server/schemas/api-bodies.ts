@@ -25,14 +25,16 @@ export const JobListQuerySchema: JsonSchema = {
   },
 };
 
-export const PosterQuerySchema: JsonSchema = {
+/** `?format=` of the video and poster routes (docs/api.md "Video packs"). */
+export const OutputQuerySchema: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
     format: {
       type: 'string',
       enum: [...VIDEO_FORMATS],
-      description: "The frame shape of the poster: for now only the job's own `format` exists (another is a 404).",
+      description:
+        'Which output of the job: one of its `formats` (another is a 404 `format_not_rendered`). Default: the primary, `formats[0]`.',
     },
   },
 };

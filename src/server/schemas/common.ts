@@ -48,7 +48,7 @@ export const ErrorEnvelopeSchema: JsonSchema = {
             'body_too_large, too_large, bad_url, bad_request, idempotency_key_reused, unknown_asset, range_not_satisfiable, ' +
             'missing_key, malformed_header, invalid_key, billing_scope, other_tenant, route_not_permitted, monthly_quota, ' +
             'analyze_rate, render_rate, job_reads_rate, account_rate, concurrent_renders, queued_jobs, decode_queue_full, ' +
-            'unknown_job, video_not_ready, no_video, unknown_route, method_not_allowed, endpoint_retired, ' +
+            'unknown_job, video_not_ready, no_video, no_poster, format_not_rendered, unknown_route, method_not_allowed, endpoint_retired, ' +
             'listing_removed, unrecognisable_text, forbidden_address, too_many_redirects, shutting_down, store_unavailable, database_unavailable, storage_unavailable, not_ready.',
         },
         details: { type: 'array', items: ErrorDetailSchema },
@@ -90,6 +90,30 @@ export const VideoResultSchema: JsonSchema = {
   },
 };
 
+/** One output of a job (docs/api.md "Video packs"): its verified properties, format and links. */
+export const JobOutputSchema: JsonSchema = {
+  type: 'object',
+  required: ['format', 'video_url', 'poster_url', 'width', 'height', 'fps', 'duration_s', 'size_bytes', 'sha256'],
+  properties: {
+    format: { type: 'string', enum: [...VIDEO_FORMATS] },
+    video_url: { type: 'string', description: 'GET /api/v1/jobs/{job_id}/video?format=<format>.' },
+    poster_url: {
+      type: ['string', 'null'],
+      description: 'GET /api/v1/jobs/{job_id}/poster?format=<format>; null when no poster was drawn or the files were purged.',
+    },
+    width: { type: 'integer' },
+    height: { type: 'integer' },
+    fps: { type: 'number' },
+    duration_s: { type: 'number' },
+    size_bytes: { type: 'integer' },
+    video_codec: { type: 'string' },
+    audio_codec: { type: 'string' },
+    audio_bitrate_kbps: { type: 'number' },
+    sha256: { type: 'string' },
+    expired_at: { type: 'string', format: 'date-time', description: 'Set once retention removed the files.' },
+  },
+};
+
 export const JobSchema: JsonSchema = {
   type: 'object',
   description:
@@ -106,13 +130,23 @@ export const JobSchema: JsonSchema = {
     started_at: { type: ['string', 'null'], format: 'date-time' },
     finished_at: { type: ['string', 'null'], format: 'date-time' },
     template: { type: 'string' },
-    format: { type: 'string', enum: [...VIDEO_FORMATS] },
+    format: { type: 'string', enum: [...VIDEO_FORMATS], description: "The primary output's format: `formats[0]`." },
+    formats: {
+      type: 'array',
+      items: { type: 'string', enum: [...VIDEO_FORMATS] },
+      description: 'Every format the job renders, in request order (one for a plain request).',
+    },
     language: { type: 'string', enum: [...LANGUAGES] },
     listing: {
       type: ['object', 'null'],
       properties: { title: { type: 'string' }, city: nullable('string'), district: nullable('string'), price_mad: nullable('integer') },
     },
     result: VideoResultSchema,
+    outputs: {
+      type: ['array', 'null'],
+      items: JobOutputSchema,
+      description: 'Only when succeeded: every output, in `formats` order (`result` is the first).',
+    },
     error: { type: ['object', 'null'], properties: { code: { type: 'string' }, message: { type: 'string' } } },
     warnings: { type: 'array', items: WarningSchema },
     metadata: { type: ['object', 'null'], additionalProperties: true, description: 'The `metadata` given at submission, as given.' },
@@ -174,6 +208,7 @@ export const COMPONENTS: Record<string, JsonSchema> = {
   Property: PropertySchema,
   MarketComparison: MarketSchema,
   VideoResult: VideoResultSchema,
+  JobOutput: JobOutputSchema,
   Job: JobSchema,
   JobEnvelope: JobEnvelopeSchema,
   WebhookEvent: WebhookEventSchema,

@@ -1,13 +1,21 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { isAppError, type AppError } from '../../../src/core/errors.js';
 import { loadPhotos } from '../../../src/render/assets/photos.js';
-import { openFetch } from '../../../src/net/fetch.js';
-import { renderListing, type EngineOptions, type RenderContext, type ValidRenderRequest } from '../../../src/render/index.js';
+import { openFetch, type FetchPort } from '../../../src/net/fetch.js';
+import type { VideoFormat } from '../../../src/core/types.js';
+import {
+  renderListing,
+  type EngineOptions,
+  type RenderContext,
+  type RenderDebug,
+  type RenderSpec,
+  type ValidRenderRequest,
+} from '../../../src/render/index.js';
 import { demoProperty } from '../../helpers/plan-fixtures.js';
 import {
   ffprobe,
@@ -23,7 +31,7 @@ import { TEST_FFMPEG } from '../../helpers/config.js';
 let photos: PhotoSet;
 
 /** The renderer as the job layer calls it, once the listing is analysed. */
-function render(request: ValidRenderRequest, ctx: RenderContext, options?: EngineOptions): ReturnType<typeof renderListing> {
+function render(request: ValidRenderRequest & RenderSpec, ctx: RenderContext, options?: EngineOptions): ReturnType<typeof renderListing> {
   return renderListing(request.listing ?? demoProperty(), request, ctx, options);
 }
 const cacheDir = mkdtempSync(join(tmpdir(), 'immoreel-render-cache-'));
@@ -72,6 +80,69 @@ describe('render engine (real ffmpeg)', { timeout: 180_000 }, () => {
     expect(progress[progress.length - 1]).toBe(1);
     // Nothing half-written is left behind.
     expect(readdirSync(ctx.workDir).filter((f) => f.endsWith('.tmp.mp4'))).toEqual([]);
+  });
+
+  it('renders a pack of three formats in one call: photos fetched once, one soundtrack, every output verified with its poster', async () => {
+    const base = renderContext(mkdtempSync(join(tmpdir(), 'immoreel-pack-cache-')));
+    // Photos from "the network", counted: a pack downloads each photo once, not once per format.
+    const byUrl = new Map([photos.good, photos.second, photos.portrait].map((file, i) => [`https://photos.test/p${i}.jpg`, file]));
+    const fetched: string[] = [];
+    const fetch: FetchPort = (url) => {
+      fetched.push(url);
+      return Promise.resolve({ status: 200, url, headers: { 'content-type': 'image/jpeg' }, body: readFileSync(byUrl.get(url) as string) });
+    };
+    const formats: VideoFormat[] = ['portrait', 'landscape', 'square'];
+    const out = join(base.workDir, 'out');
+    const outputs = formats.map((format) => ({
+      format,
+      outputPath: join(out, `pack-${format}.mp4`),
+      posterPath: join(out, `pack-${format}-poster.jpg`),
+    }));
+    const ctx: RenderContext = { ...base, fetch, outputs };
+    const request = { ...renderRequest({ photos: [...byUrl.keys()], format: 'portrait', duration_s: 10 }), formats };
+    let debug: RenderDebug | null = null;
+    const outcome = await render(request, ctx, { onDebug: (d) => (debug = d) });
+
+    expect(fetched.sort()).toEqual([...byUrl.keys()].sort());
+    expect(outcome.outputs.map((o) => o.format)).toEqual(formats);
+    expect(outcome.result).toEqual(outcome.outputs[0]!.result);
+    const sizes: Record<VideoFormat, [number, number]> = { landscape: [1280, 720], portrait: [720, 1280], square: [720, 720] };
+    for (const [i, target] of outputs.entries()) {
+      const [width, height] = sizes[target.format];
+      const probed = ffprobe(target.outputPath);
+      expect(probed.streams.find((s) => s.codec_type === 'video')).toMatchObject({
+        codec_name: 'h264',
+        profile: 'High',
+        pix_fmt: 'yuv420p',
+        width,
+        height,
+        r_frame_rate: '60/1',
+      });
+      expect(probed.streams.find((s) => s.codec_type === 'audio')).toMatchObject({ codec_name: 'aac', sample_rate: '48000', channels: 2 });
+      expect(Number(probed.format.duration)).toBeCloseTo(10, 1);
+      const result = outcome.outputs[i]!.result;
+      expect(result).toMatchObject({
+        width,
+        height,
+        fps: 60,
+        video_codec: 'h264',
+        audio_codec: 'aac',
+        size_bytes: statSync(target.outputPath).size,
+      });
+      // A poster per output, at the output's own size.
+      expect(await sharp(target.posterPath).metadata()).toMatchObject({ format: 'jpeg', width, height });
+    }
+    // Three different videos, all from the same one soundtrack file.
+    expect(new Set(outcome.outputs.map((o) => o.result.sha256)).size).toBe(3);
+    const audioInputs = debug!.outputs.map((o) => o.args.filter((a) => a.endsWith('.wav')));
+    expect(audioInputs.map((a) => a.length)).toEqual([1, 1, 1]);
+    expect(new Set(audioInputs.flat()).size).toBe(1);
+    // One progress over the whole pack: each stage once, in order, never going back, ending at 1.
+    expect([...new Set(base.stages.map((s) => s.stage))]).toEqual(['fetching_assets', 'preparing', 'rendering', 'verifying']);
+    const progress = base.stages.map((s) => s.progress);
+    expect(progress).toEqual([...progress].sort((a, b) => a - b));
+    expect(progress[progress.length - 1]).toBe(1);
+    expect(readdirSync(base.workDir).filter((f) => f.endsWith('.tmp.mp4'))).toEqual([]);
   });
 
   it('turns EXIF-rotated photos upright and bounds huge ones before ffmpeg sees them', async () => {

@@ -4,7 +4,7 @@ import { formatDate, t } from '../i18n.js';
 import { ACTIVE, state } from '../state.js';
 import type { JobRecord } from '../types.js';
 import { cancelJob, followJob, jobAddress } from './job.js';
-import { clearAnalysis } from './new-video.js';
+import { clearAnalysis, renderFormatsHint } from './new-video.js';
 import { setUploadedPhotos } from './photos.js';
 import { onAuthLost } from './signin.js';
 
@@ -84,6 +84,7 @@ interface StudioMetadata {
   photos?: string[];
   template?: string;
   format?: string;
+  formats?: string[];
   language?: string;
   target_audience?: string;
   music?: string;
@@ -98,7 +99,9 @@ function rerun(job: JobRecord): void {
     if (value !== undefined) setOptionValue(id, value);
   };
   set('opt-template', saved.template ?? job.template);
-  set('opt-format', saved.format ?? job.format);
+  // A pack comes back with all its formats ticked (docs/studio.md "Packs").
+  set('opt-format', saved.formats?.join(',') ?? saved.format ?? (job.formats ?? [job.format]).join(','));
+  renderFormatsHint();
   set('opt-language', saved.language ?? job.language);
   set('opt-audience', saved.target_audience);
   set('opt-music', saved.music);

@@ -1,8 +1,8 @@
 import { ApiError, request, sleep } from '../api.js';
-import { $, explain, showError } from '../dom.js';
-import { formatDuration, t } from '../i18n.js';
+import { $, explain, make, showError } from '../dom.js';
+import { formatDuration, formatNumber, t } from '../i18n.js';
 import { ACTIVE, hooks, state } from '../state.js';
-import type { JobRecord } from '../types.js';
+import type { JobOutput, JobRecord } from '../types.js';
 import { onAuthLost } from './signin.js';
 
 /** The job panel: progress polled at the server's Retry-After pace, then the video (docs/studio.md, "What the page does"). */
@@ -33,21 +33,108 @@ export function renderJob(job: JobRecord): void {
   }
   $('job-error').textContent = job.state === 'failed' ? t('err.RENDER_FAILED', { message: job.error?.message ?? '' }) : '';
   const result = $('job-result');
-  if (job.state === 'succeeded' && job.links.video !== null) {
-    const video = $<HTMLVideoElement>('job-video');
-    // The title card's frame until it plays (docs/api.md "The poster"); set before the source, so it shows at once.
-    const poster = `/api/v1/jobs/${encodeURIComponent(job.job_id)}/poster`;
-    if (video.getAttribute('poster') !== poster) video.poster = poster;
-    if (video.getAttribute('src') !== job.links.video) video.src = job.links.video;
-    video.setAttribute('aria-label', t('job.video'));
+  const outputs = job.outputs ?? [];
+  if (job.state === 'succeeded' && job.links.video !== null && outputs.length > 0) {
+    renderOutputs(job, outputs);
+    result.hidden = false;
+  } else if (job.state === 'succeeded' && job.links.video !== null) {
+    // A record without `outputs` (a server older than packs): its one video, as the page showed it then.
+    $('job-outputs').hidden = true;
+    $('job-download').hidden = false;
+    showVideo(job.links.video, `/api/v1/jobs/${encodeURIComponent(job.job_id)}/poster`, t('job.video'));
     const link = $<HTMLAnchorElement>('job-download');
     link.href = job.links.video;
     link.download = `${job.job_id}.mp4`;
-    $<HTMLInputElement>('job-link').value = new URL(job.links.video, location.href).href;
     result.hidden = false;
   } else {
     result.hidden = true;
   }
+}
+
+/** The player on one video; the poster (the title card's frame, docs/api.md "The poster") is set before the source, so it shows at once. */
+function showVideo(src: string, poster: string | null, label: string): void {
+  const video = $<HTMLVideoElement>('job-video');
+  if (poster === null) video.removeAttribute('poster');
+  else if (video.getAttribute('poster') !== poster) video.poster = poster;
+  if (video.getAttribute('src') !== src) video.src = src;
+  video.setAttribute('aria-label', label);
+  $<HTMLInputElement>('job-link').value = new URL(src, location.href).href;
+}
+
+/** The format whose video the player shows, for the job shown; the primary output until another is chosen. */
+let shownOutput: { jobId: string; format: string } | null = null;
+
+function outputLink(job: JobRecord, kind: 'video' | 'poster', format: string): string {
+  return `/api/v1/jobs/${encodeURIComponent(job.job_id)}/${kind}?format=${encodeURIComponent(format)}`;
+}
+
+/** "2,3 Mo" / "2.3 MB": one decimal under 10 MB, whole megabytes above. */
+function formatSize(bytes: number): string {
+  const mb = bytes / 1_000_000;
+  return t('size.mb', { n: formatNumber(mb, mb < 10 ? 1 : 0) });
+}
+
+/**
+ * Every file of the job (docs/studio.md "Packs"): one line per output with its size, length and
+ * download link, and one player on the output chosen with "Show" (the primary at first), its
+ * poster being that output's own.
+ */
+function renderOutputs(job: JobRecord, outputs: JobOutput[]): void {
+  if (shownOutput?.jobId !== job.job_id || !outputs.some((o) => o.format === shownOutput?.format))
+    shownOutput = { jobId: job.job_id, format: outputs[0]!.format };
+  $('job-download').hidden = true;
+  $('job-outputs').hidden = false;
+  $('job-output-list').replaceChildren(
+    ...outputs.map((output) => {
+      const name = t(`format.${output.format}`);
+      const item = make('li', { 'data-format': output.format });
+      const facts = make('span', { class: 'muted small' });
+      facts.append(
+        make('span', { dir: 'ltr' }, `${output.width} × ${output.height}`),
+        ` · ${formatDuration(output.duration_s)} · ${formatSize(output.size_bytes)}`,
+      );
+      const about = make('div', { class: 'about' });
+      about.append(make('strong', {}, name), facts);
+      item.append(make('span', { class: `shape ${output.format}`, 'aria-hidden': 'true' }), about);
+      const actions = make('div', { class: 'actions' });
+      if (outputs.length > 1) {
+        const show = make(
+          'button',
+          { type: 'button', 'aria-label': t('job.show_format', { format: name }), 'aria-pressed': 'false' },
+          t('job.show'),
+        );
+        show.addEventListener('click', () => showOutput(job, output));
+        actions.append(show);
+      }
+      const download = make(
+        'a',
+        {
+          class: 'button primary',
+          href: outputLink(job, 'video', output.format),
+          download: `${job.job_id}-${output.format}.mp4`,
+          'aria-label': t('job.download_format', { format: name }),
+        },
+        t('job.download_short'),
+      );
+      actions.append(download);
+      item.append(actions);
+      return item;
+    }),
+  );
+  showOutput(
+    job,
+    outputs.find((o) => o.format === shownOutput!.format)!,
+  );
+}
+
+function showOutput(job: JobRecord, output: JobOutput): void {
+  shownOutput = { jobId: job.job_id, format: output.format };
+  for (const button of document.querySelectorAll<HTMLButtonElement>('#job-output-list button[aria-pressed]')) {
+    button.setAttribute('aria-pressed', String(button.closest('li')?.dataset.format === output.format));
+  }
+  const poster = output.poster_url === null ? null : outputLink(job, 'poster', output.format);
+  showVideo(outputLink(job, 'video', output.format), poster, t('job.video_format', { format: t(`format.${output.format}`) }));
+  $('copy-status').textContent = '';
 }
 
 /** The job followed is in the address (`?job=`), so a reload or a shared link comes back to it (docs/studio.md, "Page state"). */

@@ -143,7 +143,9 @@ export function clearAnalysis(): void {
 
 export interface RenderOptions {
   template: string;
-  format: string;
+  /** One format is sent as `format`, as before packs; several as `formats`, the first ticked being the primary (docs/studio.md "Packs"). */
+  format?: string;
+  formats?: string[];
   language: string;
   target_audience: string;
   music: string;
@@ -152,14 +154,32 @@ export interface RenderOptions {
 
 export function renderOptions(): RenderOptions {
   const duration = $<HTMLInputElement>('opt-duration').value.trim();
+  const formats = chosenFormats();
   return {
     template: optionValue('opt-template'),
-    format: optionValue('opt-format'),
+    ...(formats.length === 1 ? { format: formats[0] } : { formats }),
     language: $<HTMLSelectElement>('opt-language').value,
     target_audience: $<HTMLSelectElement>('opt-audience').value,
     music: $<HTMLSelectElement>('opt-music').value,
     ...(duration === '' ? {} : { duration_s: Number(duration) }),
   };
+}
+
+/** The formats ticked, in the page's order (landscape, portrait, square). */
+export function chosenFormats(): string[] {
+  return optionValue('opt-format')
+    .split(',')
+    .filter((format) => format !== '');
+}
+
+/** No format ticked: said next to the boxes at once, like a missing photo (docs/studio.md "Errors before the click"). */
+export function renderFormatsHint(): void {
+  const missing = chosenFormats().length === 0;
+  $('formats-needed').hidden = !missing;
+  for (const box of document.querySelectorAll<HTMLInputElement>('#opt-format input')) {
+    if (missing) box.setAttribute('aria-invalid', 'true');
+    else box.removeAttribute('aria-invalid');
+  }
 }
 
 let pendingAttempt: { body: string; key: string } | null = null;
@@ -172,6 +192,11 @@ async function renderVideo(event: SubmitEvent): Promise<void> {
   if (photosMissing()) {
     $('render-error').textContent = t('photos.needed');
     $('photo-input').focus();
+    return;
+  }
+  if (chosenFormats().length === 0) {
+    $('render-error').textContent = t('formats.needed');
+    document.querySelector<HTMLInputElement>('#opt-format input')?.focus();
     return;
   }
   button.disabled = true;
@@ -253,6 +278,7 @@ export function wireNewVideo(): void {
     if (state.session?.signed_in) showTemplateStills();
   });
   $('draft-clear').addEventListener('click', clearDraft);
+  $('opt-format').addEventListener('change', renderFormatsHint);
   $('analyze-form').addEventListener('submit', (event) => void analyze(event));
   $('render-form').addEventListener('submit', (event) => void renderVideo(event));
 }
