@@ -392,7 +392,8 @@ const CITIES: CitySpec[] = [
   {
     names: 'Bouskoura|بوسكوره|bouskora',
     districts: [
-      'Bouskoura Ville|bouskoura centre|=bouskoura ville',
+      // "Bouskoura ville verte": the words "Bouskoura ville" usually begin Ville Verte, so they name no district in text.
+      '=Bouskoura Ville|bouskoura centre',
       'Ville Verte|la ville verte',
       '?Victoria|residence victoria',
       'Golf City|bouskoura golf city|golf city bouskoura',
@@ -600,6 +601,8 @@ const DISTRICTS_BY_CITY = new Map<string, string[]>();
 const PARENT_DISTRICT = new Map<string, string>();
 /** Single-word Latin city names of 7+ letters by initial, for typo-tolerant matching ("Casablanta"). */
 const FUZZY_CITY_KEYS = new Map<string, Array<[string, string]>>();
+/** Single-word Latin city names of 5+ letters ending in a consonant ("agadir"), for "Agadire". */
+const SUFFIXED_E_CITY_KEYS = new Map<string, string>();
 
 function addAlias(key: string, entry: PlaceEntry, lookupOnly: boolean, needsContext: boolean): void {
   const lookup = LOOKUP_ALIASES.get(key) ?? [];
@@ -626,6 +629,8 @@ for (const spec of CITIES) {
   const entry: PlaceEntry = { kind: 'city', city: city.display };
   for (const alias of city.aliases) {
     addAlias(alias.key, entry, alias.lookupOnly, alias.needsContext);
+    if (!alias.lookupOnly && !alias.needsContext && alias.key.length >= 5 && /^[a-z]+[^aeiouy]$/.test(alias.key))
+      SUFFIXED_E_CITY_KEYS.set(alias.key, city.display);
     if (!alias.lookupOnly && !alias.needsContext && alias.key.length >= 7 && /^[a-z]+$/.test(alias.key)) {
       const sameInitial = FUZZY_CITY_KEYS.get(alias.key[0] as string) ?? [];
       sameInitial.push([alias.key, city.display]);
@@ -687,7 +692,13 @@ function withinOneEdit(a: string, b: string): boolean {
 
 /** A city whose long single-word name is one typo away from `word` (nameKey form), or null. */
 export function fuzzyCity(word: string): string | null {
-  if (word.length < 7 || !/^[a-z]+$/.test(word)) return null;
+  if (!/^[a-z]+$/.test(word)) return null;
+  // French writers add a mute e to a name ending in a consonant: "Agadire", "Nadore", "Rabate".
+  if (word.length >= 6 && word.endsWith('e')) {
+    const city = SUFFIXED_E_CITY_KEYS.get(word.slice(0, -1));
+    if (city !== undefined) return city;
+  }
+  if (word.length < 7) return null;
   for (const [key, city] of FUZZY_CITY_KEYS.get(word[0] as string) ?? []) {
     if (withinOneEdit(key, word)) return city;
   }

@@ -120,8 +120,6 @@ const STREET_WORDS = keyed([
   'college',
   'hotel',
   'clinique',
-  'gare',
-  'aeroport',
   'universite',
   'faculte',
   'stade',
@@ -138,7 +136,27 @@ const STREET_WORDS = keyed([
   'impasse',
   'carrefour',
   'rond',
-  'station',
+]);
+/**
+ * Stations and airports are named after the city they serve ("la gare de Tanger", "gare Rabat
+ * Agdal", "aéroport de Marrakech"): the name places the home near that city, weakly, like a
+ * distance, and gives no district.
+ */
+const CITY_LANDMARK_WORDS = keyed(['gare', 'station', 'aeroport', 'airport', 'محطه', 'مطار']);
+/** "Plateau bureau", "plateau de bureaux": the premises' type, not the Plateau district. */
+const TYPE_AFTER_PLATEAU = keyed([
+  'bureau',
+  'bureaux',
+  'burreau',
+  'de',
+  'd',
+  'a',
+  'commercial',
+  'professionnel',
+  'libre',
+  'nu',
+  'amenage',
+  'open',
 ]);
 /**
  * Names of buildings and projects: "Résidence Nassim", "Complexe Al Andalous", "إقامة النور" name
@@ -228,7 +246,7 @@ function matchAt(text: string, tokens: readonly Token[], index: number, titleEnd
   const canStart = isAliasPrefix(first.key);
   const withoutProclitic = arabic && ARABIC_PREFIX.test(first.key) ? first.key.slice(1) : null;
   if (!canStart && (withoutProclitic === null || !isAliasPrefix(withoutProclitic))) {
-    return first.key.length >= 7 ? fuzzyMention(first, index, titleEnd) : null;
+    return first.key.length >= 6 ? fuzzyMention(first, index, titleEnd) : null;
   }
   if (NEVER_A_PLACE.has(text.slice(first.start, first.end))) return null;
   const variants = withoutProclitic === null ? [first.key] : [first.key, withoutProclitic];
@@ -249,6 +267,18 @@ function matchAt(text: string, tokens: readonly Token[], index: number, titleEnd
     const entries = acceptedAliases(best.aliases, placeWordBefore);
     if (entries.length === 0) continue;
     const lastToken = tokens[best.last] as Token;
+    const next = tokens[best.last + 1]?.key;
+    if (
+      best.last === index &&
+      first.key === 'plateau' &&
+      next !== undefined &&
+      TYPE_AFTER_PLATEAU.has(next) &&
+      !PLACE_WORDS.has(previous ?? '')
+    )
+      continue;
+    const servedCity =
+      (previous !== undefined && CITY_LANDMARK_WORDS.has(previous)) ||
+      (previous !== undefined && ARTICLE_WORDS.has(previous) && beforePrevious !== undefined && CITY_LANDMARK_WORDS.has(beforePrevious));
     const street =
       (previous !== undefined &&
         (STREET_WORDS.has(previous) ||
@@ -265,7 +295,7 @@ function matchAt(text: string, tokens: readonly Token[], index: number, titleEnd
       street,
       name: text.slice(first.start, lastToken.end),
       landmark,
-      weak: DISTANCE_BEFORE.test(text.slice(Math.max(0, first.start - 24), first.start)),
+      weak: servedCity || DISTANCE_BEFORE.test(text.slice(Math.max(0, first.start - 24), first.start)),
       placeWordBefore,
     };
   }

@@ -75,6 +75,9 @@ const STARTING_FROM_BEFORE = /(?:a partir de|a partir|des|from|starting at|اب�
 const OTHER_QUANTITY_AFTER =
   /^\s?(?:m2|m\b|metres?|mètres?|ch\b|chambres?|pieces?|salons?|%|ans\b|an\b|km|min|minutes?|etages?|sdb|jours?|mois|hectares?|ha\b|unites?|appartements?|lots?|niveaux?|facades?|places?|متر|غرف|بيوت)/;
 
+/** "1.2M", "1,5 M": a lone M after a labelled amount (docs/analysis-text.md "Price"). */
+const SHORT_MILLION_AFTER = /^\s?m(?![a-z\u00b2\u0600-\u06ff\d])/;
+
 const LOOKBEHIND = 48;
 /** Smallest bare number with thousands separators read as a price (below it: surfaces, years, counts). */
 const BARE_GROUPED_MINIMUM = 20_000;
@@ -135,10 +138,19 @@ export function findPriceMentions(text: string, numbers: readonly NumberToken[],
       // A bare number is a price right after a price word ("Prix : 1 340 000"), or when it is
       // written with thousands separators and large enough to be nothing else ("Appt à vendre 480.000").
       const grouped = token.grouped && token.value >= BARE_GROUPED_MINIMUM;
-      if ((!labelled && !grouped) || token.value < 1000) continue;
-      if (OTHER_QUANTITY_AFTER.test(text.slice(token.end, token.end + 14))) continue;
-      reading = { amount: token.value, currency: 'MAD', end: token.end };
-      base = labelled ? 2 : 1;
+      // "Prix : 1.2M": after a price word, a small number with a lone M counts millions of dirhams
+      // (unlabelled, "2.5 m" may be a height).
+      const shortMillion = labelled ? SHORT_MILLION_AFTER.exec(text.slice(token.end, token.end + 8)) : null;
+      const written = token.decimalReading ?? token.value;
+      if (shortMillion !== null && written < 100) {
+        reading = { amount: written * 1_000_000, currency: 'MAD', end: token.end + shortMillion[0].length };
+        base = 2;
+      } else {
+        if ((!labelled && !grouped) || token.value < 1000) continue;
+        if (OTHER_QUANTITY_AFTER.test(text.slice(token.end, token.end + 14))) continue;
+        reading = { amount: token.value, currency: 'MAD', end: token.end };
+        base = labelled ? 2 : 1;
+      }
     }
     const after = text.slice(reading.end, reading.end + 30);
     if (PER_UNIT_AFTER.test(after) || EXCLUDED_AFTER.test(after) || EXCLUDED_BEFORE.test(before)) continue;
