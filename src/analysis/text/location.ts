@@ -239,6 +239,16 @@ function acceptedAliases(aliases: readonly Alias[], contextOk: boolean): PlaceEn
   return aliases.filter((alias) => contextOk || !alias.needsContext).map((alias) => alias.entry);
 }
 
+/**
+ * Titles end with the place ("Appartement 64m2 2ch 450000dh Salé", "Café avec terrasse Palmier"): a
+ * common word that is a place is one there too, except after "for"/"on" ("Villa for sale").
+ */
+const NOT_A_PLACE_AT_TITLE_END_AFTER = new Set(['for', 'on', 'of', 'the', 'to', 'an', 'garage', 'yard']);
+function endsTitle(text: string, last: Token, titleEnd: number, previous: string | undefined): boolean {
+  if (last.end > titleEnd || (previous !== undefined && NOT_A_PLACE_AT_TITLE_END_AFTER.has(previous))) return false;
+  return /^[\s.,;:!)\-–]*$/.test(text.slice(last.end, titleEnd));
+}
+
 /** Longest known name starting at token `index`, trying the word without an attached Arabic preposition too. */
 function matchAt(text: string, tokens: readonly Token[], index: number, titleEnd: number): Mention | null {
   const first = tokens[index] as Token;
@@ -263,7 +273,11 @@ function matchAt(text: string, tokens: readonly Token[], index: number, titleEnd
     if (best === null) continue;
     const previous = tokens[index - 1]?.key;
     const beforePrevious = tokens[index - 2]?.key;
-    const placeWordBefore = variantIndex > 0 || (previous !== undefined && PLACE_WORDS.has(previous)) || isLineStart(text, first.start);
+    const placeWordBefore =
+      variantIndex > 0 ||
+      (previous !== undefined && PLACE_WORDS.has(previous)) ||
+      isLineStart(text, first.start) ||
+      endsTitle(text, tokens[best.last] as Token, titleEnd, previous);
     const entries = acceptedAliases(best.aliases, placeWordBefore);
     if (entries.length === 0) continue;
     const lastToken = tokens[best.last] as Token;
@@ -350,11 +364,18 @@ function findMentions(text: string, titleEnd: number): Mention[] {
     mentions.push(mention);
     index = mention.lastToken + 1;
   }
-  // "casa-rabat", "Casablanca –Rabat": a road between two cities, not the listing's place.
+  // "casa-rabat", "Casablanca –Rabat": a road between two cities, not the listing's place. Two
+  // districts ("Bourgogne Ouest / Val d'Anfa") or a district and its city ("Maârif - Casablanca") are
+  // where the home is.
   for (let i = 1; i < mentions.length; i += 1) {
     const previous = mentions[i - 1] as Mention;
     const current = mentions[i] as Mention;
-    if (previous.lastToken + 1 === current.firstToken && PAIR_SEPARATOR.test(text.slice(previous.end, current.start))) {
+    if (
+      isCityMention(previous) &&
+      isCityMention(current) &&
+      previous.lastToken + 1 === current.firstToken &&
+      PAIR_SEPARATOR.test(text.slice(previous.end, current.start))
+    ) {
       previous.weak = true;
       current.weak = true;
     }

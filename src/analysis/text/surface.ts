@@ -38,7 +38,8 @@ export interface SurfaceFacts {
 }
 
 const STRONG_UNIT = String.raw`m\s?2|mq|sqm|sq\s?m|sq\.\s?m|square\s+met(?:er|re)s?|met(?:re|er)s?\s+carres?|متر\s+مربع|مترا\s+مربعا|م\s?2`;
-const WEAK_UNIT = String.raw`metres?|meters?|mettres?|mitres?|mtrs?|mt|m|مترا|متر|امتار`;
+/** A lone "م" abbreviates متر ("86 م") but also ميلادي after a year ("2015 م"): years are skipped for it. */
+const WEAK_UNIT = String.raw`metres?|meters?|mettres?|mitres?|mtrs?|mt|m|مترا|متر|امتار|م`;
 const SURFACE_UNIT = new RegExp(
   String.raw`\s?(?:(?<strong>${STRONG_UNIT})|(?<weak>${WEAK_UNIT})|(?<hectare>hectares?|ha|هكتار|هكتارات))(?![a-z\u00df-\u024f\u0600-\u06ff\d])`,
   'y',
@@ -230,6 +231,7 @@ export function findSurfaceMentions(text: string, numbers: readonly NumberToken[
       } else {
         const weak = unit.groups.weak !== undefined;
         if (weak && (token.value < 12 || token.value > 50_000 || token.hasDecimal)) continue;
+        if (weak && unit.groups.weak === 'م' && token.value >= 1900 && token.value <= 2100) continue;
         if (!weak && token.value < 5) continue;
         ({ role, score, doubtful, level } = classify(text, token.start, end, weak, token.value));
       }
