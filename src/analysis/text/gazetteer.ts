@@ -104,7 +104,7 @@ const CITIES: CitySpec[] = [
       'Oulad Ziane|ouled ziane',
       'La Colline|quartier la colline',
       '?Marina|casablanca marina|casa marina',
-      'Ghandi|=boulevard ghandi',
+      'Ghandi|boulevard ghandi|bd ghandi|bld ghandi',
       'Nouaceur|النواصر',
       'Al Azhar|hay al azhar|الازهر',
       '=Zone Industrielle',
@@ -335,7 +335,7 @@ const CITIES: CitySpec[] = [
     districts: [
       'Agdal|agdal fes',
       "Route d'Immouzer|route d imouzzer|route immouzer|route d immouzer|triq imouzzer",
-      'Route Aïn Chkef|route ain chkef|ain chkef',
+      'Route Aïn Chkef|route ain chkef|ain chkef|طريق عين الشقف',
       'Zouagha|zouagha|زواغه',
       'Narjiss|narjis|النرجس',
       'Saïs|sais|سايس',

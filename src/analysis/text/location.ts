@@ -298,7 +298,7 @@ function matchAt(text: string, tokens: readonly Token[], index: number, titleEnd
         (STREET_WORDS.has(previous) ||
           (ARTICLE_WORDS.has(previous) && beforePrevious !== undefined && STREET_WORDS.has(beforePrevious)))) ||
       namedAfterBy(tokens, index);
-    const landmark = previous !== undefined && LANDMARK_WORDS.has(previous);
+    const landmark = buildingName(tokens, index);
     return {
       entries,
       start: first.start,
@@ -322,13 +322,40 @@ function matchAt(text: string, tokens: readonly Token[], index: number, titleEnd
  * ("Résidence Nassim"). docs/analysis-text.md "City and district".
  */
 function namedAfterBy(tokens: readonly Token[], index: number): boolean {
-  const previous = tokens[index - 1];
-  if (previous !== undefined && LANDMARK_WORDS.has(previous.key)) return true;
+  if (buildingName(tokens, index)) return true;
   for (let back = index - 1; back >= 0 && back >= index - STREET_LOOKBACK; back -= 1) {
     const key = (tokens[back] as Token).key;
     // "Résidence à Casa Finance City" places the building; only a street carries a name over linking words.
     if (STREET_WORDS.has(key)) return true;
     if (!STREET_LINK_WORDS.has(key) && !/^\d+$/.test(key)) return false;
+  }
+  return false;
+}
+
+/** Words inside a building's name before the place name: "Résidence Al Andalous", "Résidence Les Jardins d'Anfa". */
+const BUILDING_NAME_LINK_WORDS = keyed([
+  'al',
+  'el',
+  'les',
+  'le',
+  'la',
+  'l',
+  'de',
+  'des',
+  'du',
+  'd',
+  'jardins',
+  'jardin',
+  'perle',
+  'villas',
+]);
+
+/** True when a building word stands right before the name, or before a few words of the building's name. */
+function buildingName(tokens: readonly Token[], index: number): boolean {
+  for (let back = index - 1; back >= 0 && back >= index - 3; back -= 1) {
+    const key = (tokens[back] as Token).key;
+    if (LANDMARK_WORDS.has(key)) return true;
+    if (!BUILDING_NAME_LINK_WORDS.has(key)) return false;
   }
   return false;
 }

@@ -42,7 +42,8 @@ const EUR_UNIT = String.raw`€|eur|euros?|يورو`;
 /** What may follow a number to make it an amount (sticky, matched at the number's end). */
 const UNIT_AFTER = new RegExp(
   String.raw`\s?(?:` +
-    String.raw`(?<mdh>m\s?dhs?|mdh|mdhs|m\s?dirhams?|m(?=\s?(?:dh|mad)\b))` +
+    String.raw`(?<millionThousands>m(?<thousands>\d{3})(?!\d))` +
+    String.raw`|(?<mdh>m\s?dhs?|mdh|mdhs|m\s?dirhams?|m(?=\s?(?:dh|mad)\b))` +
     String.raw`|(?<million>${MILLION_WORD})(?:\s+(?:de\s+|d')?(?<millionMad>${MAD_UNIT})|\s*(?:de\s+|d')?(?<centimes>centimes?|cts|سنتيم|santim|franc?s?|ryal))?` +
     String.raw`|(?<billion>مليار|milliards?)` +
     String.raw`|(?<thousand>k|mille|alf|الف|ألف|آلاف|الاف)(?:\s?(?<thousandMad>${MAD_UNIT}))?` +
@@ -78,6 +79,9 @@ const OTHER_QUANTITY_AFTER =
 /** "1.2M", "1,5 M": a lone M after a labelled amount (docs/analysis-text.md "Price"). */
 const SHORT_MILLION_AFTER = /^\s?m(?![a-z\u00b2\u0600-\u06ff\d])/;
 
+/** "hauteur 2m500": a length, not "2M500" dirhams. */
+const LENGTH_BEFORE = /(?:hauteur|largeur|longueur|facade|profondeur|plafond|height|width)[^.\n\d]{0,12}$/;
+
 const LOOKBEHIND = 48;
 /** Smallest bare number with thousands separators read as a price (below it: surfaces, years, counts). */
 const BARE_GROUPED_MINIMUM = 20_000;
@@ -105,6 +109,16 @@ function readUnit(text: string, token: NumberToken): UnitReading | null {
   }
   const groups = match.groups;
   const end = UNIT_AFTER.lastIndex;
+  // "1M200" (spoken "one million two hundred"): millions, then thousands of dirhams.
+  if (
+    groups.millionThousands !== undefined &&
+    !token.hasDecimal &&
+    token.value < 100 &&
+    !LENGTH_BEFORE.test(text.slice(Math.max(0, token.start - 24), token.start))
+  ) {
+    return { amount: token.value * 1_000_000 + Number(groups.thousands) * 1000, currency: 'MAD', end };
+  }
+  if (groups.millionThousands !== undefined) return null;
   if (groups.mdh !== undefined) {
     return { amount: (token.decimalReading ?? token.value) * 1_000_000, currency: 'MAD', end };
   }
