@@ -273,12 +273,9 @@ function matchAt(text: string, tokens: readonly Token[], index: number, titleEnd
     if (best === null) continue;
     const previous = tokens[index - 1]?.key;
     const beforePrevious = tokens[index - 2]?.key;
-    const placeWordBefore =
-      variantIndex > 0 ||
-      (previous !== undefined && PLACE_WORDS.has(previous)) ||
-      isLineStart(text, first.start) ||
-      endsTitle(text, tokens[best.last] as Token, titleEnd, previous);
-    const entries = acceptedAliases(best.aliases, placeWordBefore);
+    const placeWordBefore = variantIndex > 0 || (previous !== undefined && PLACE_WORDS.has(previous)) || isLineStart(text, first.start);
+    // The end of the title places a common word ("… Salé") but does not weigh like "à" or "quartier".
+    const entries = acceptedAliases(best.aliases, placeWordBefore || endsTitle(text, tokens[best.last] as Token, titleEnd, previous));
     if (entries.length === 0) continue;
     const lastToken = tokens[best.last] as Token;
     const next = tokens[best.last + 1]?.key;
