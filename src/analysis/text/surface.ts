@@ -120,6 +120,13 @@ const TYPE_WITH_BEFORE =
   /(?:appartements?|apparts?|appt|studios?|duplex|villas?|maisons?|penthouse|riads?|bureaux?|locaux|local|magasins?|شقه|فيلا|منزل|apartment|flat|house|office|shop)(?:\s+[a-z\u00df-\u024f\u0600-\u06ff']+){0,2}\s*(?:avec|with|et|and|\+|,|مع|ب)\s*$/;
 /** Levels of commercial premises: they add up to the premises' total (docs/analysis-text.md "Surfaces: total and parts"). */
 const LEVEL_NOUN = /^(?:mezzanine|sous[- ]sol|caves?)$/;
+/** Rooms of the home: listed right before a number, they are not measured by it when it is large. */
+const ROOM_NOUN = /^(?:salons?|sejours?|cuisines?|chambres?|suites?|sdb|douche|dressing|hall)$/;
+/** "120m2 terrasse Marrakech": an amenity listed after the number, without "de"/"à la". */
+const BARE_PART_AFTER =
+  /^\s*(?:terrasses?|balcons?|jardins?|garages?|parkings?|piscine|terrace|garden|balcony)(?![a-z\u00df-\u024f\u0600-\u06ff])/;
+/** "100 m² + 50 m² terrasse": a part stated on top of the home's surface. */
+const ADDED_BEFORE = /(?:\+|\bplus|\bet|\band|\bavec|\bwith|\bdont|\bcompris|\bincluding|\bو)\s*$/;
 /** Below this a number after "piscine", "terrasse"… is that part's size, not a home's. */
 const SMALLEST_HOME_AFTER_PART = 40;
 
@@ -142,6 +149,9 @@ function governingNoun(before: string): Governing | null {
     if (tail.trim() === '' && TYPE_NOUN_AT_END.test(head.trimEnd())) return { role: 'type' };
     // "Villa avec piscine 120 m²": the words do not say whose number it is (decided in classify).
     if (tail.trim() === '' && TYPE_WITH_BEFORE.test(head)) return { role: 'part', doubtful: true };
+    // "2 chambres salon 65 m2": a room named in a list, right before the number, with no measuring
+    // word; no salon or kitchen is the size of a flat, so a large number is the home's (classify).
+    if (tail.trim() === '' && ROOM_NOUN.test(last[0])) return { role: 'part', doubtful: true };
     return { role: 'part', level: LEVEL_NOUN.test(last[0]) };
   }
   if (groups.living) return { role: 'living' };
@@ -171,6 +181,10 @@ function classify(text: string, start: number, end: number, weak: boolean, value
   // "300 m² terrain 500 m²": a noun right before another number governs that number, not this one.
   const afterRole = afterMatch !== null && !GOVERNS_NEXT.test(after.slice(afterMatch[0].length)) ? afterMatch.groups : undefined;
   if (afterRole?.plot) return { role: 'plot', score: 4 };
+  // "120m2 terrasse": the home's surface listed before its amenities (weakest main, with a doubt);
+  // "12 m² terrasse" is the terrace's.
+  if (afterRole?.part && value >= SMALLEST_HOME_AFTER_PART && BARE_PART_AFTER.test(after) && !ADDED_BEFORE.test(before))
+    return { role: 'main', score: 1.5, doubtful: true };
   if (afterRole?.part) return { role: 'part', score: 0 };
   if (LEVEL_AFTER.test(after)) return { role: 'part', score: 0, level: true };
   if (afterRole?.living) return { role: 'living', score: 5 };
