@@ -235,8 +235,21 @@ function isLineStart(text: string, position: number): boolean {
   return before.slice(trimmed.length).includes('\n') || trimmed.endsWith(':') || trimmed.endsWith('(');
 }
 
-function acceptedAliases(aliases: readonly Alias[], contextOk: boolean): PlaceEntry[] {
-  return aliases.filter((alias) => contextOk || !alias.needsContext).map((alias) => alias.entry);
+/**
+ * Aliases that may be read here: all of them after a place word; else those that need no context,
+ * and a district of the city named right before it ("Meknès Marjane 2", "Casa Oasis").
+ */
+function acceptedAliases(aliases: readonly Alias[], contextOk: boolean, cityBefore: string | null): PlaceEntry[] {
+  return aliases
+    .filter((alias) => contextOk || !alias.needsContext || (alias.entry.kind === 'district' && alias.entry.city === cityBefore))
+    .map((alias) => alias.entry);
+}
+
+/** The city a single word names ("meknes", "casa"), or null. */
+function cityNamedBy(key: string | undefined): string | null {
+  const entry =
+    key === undefined ? undefined : textAliases(key)?.find((alias) => alias.entry.kind === 'city' && !alias.needsContext)?.entry;
+  return entry?.kind === 'city' ? entry.city : null;
 }
 
 /**
@@ -275,7 +288,11 @@ function matchAt(text: string, tokens: readonly Token[], index: number, titleEnd
     const beforePrevious = tokens[index - 2]?.key;
     const placeWordBefore = variantIndex > 0 || (previous !== undefined && PLACE_WORDS.has(previous)) || isLineStart(text, first.start);
     // The end of the title places a common word ("… Salé") but does not weigh like "à" or "quartier".
-    const entries = acceptedAliases(best.aliases, placeWordBefore || endsTitle(text, tokens[best.last] as Token, titleEnd, previous));
+    const entries = acceptedAliases(
+      best.aliases,
+      placeWordBefore || endsTitle(text, tokens[best.last] as Token, titleEnd, previous),
+      cityNamedBy(previous),
+    );
     if (entries.length === 0) continue;
     const lastToken = tokens[best.last] as Token;
     const next = tokens[best.last + 1]?.key;
