@@ -1,6 +1,6 @@
 import type { ChalkInstance } from 'chalk';
 import { bathroomsLabel, bedroomsLabel, formatSurface, inSentence, propertyTypeLabel } from '../analysis/labels.js';
-import { describeSource } from '../analysis/market/reference.js';
+import { describeSourceAndMonth } from '../analysis/market/reference.js';
 import { PROVENANCE_FIELDS, type Language, type Property, type ProvenanceField } from '../core/types.js';
 
 /**
@@ -267,7 +267,7 @@ export function formatProperty(p: Property, style: ChalkInstance, options: Forma
       ),
     );
     // The source in words, without the project's source keys and document references.
-    lines.push(row(style, '', style.dim(`${describeSource(m.source, language)}${comma}${m.as_of}`)));
+    lines.push(row(style, '', style.dim(describeSourceAndMonth(m.source, m.as_of, language))));
   } else {
     lines.push(row(style, t.market, t.noReference));
   }

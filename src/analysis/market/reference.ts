@@ -107,6 +107,30 @@ const UPLIFT_WORDS: Readonly<Record<Language, string>> = {
   ar: 'زيادة الاستوديو/غرفة واحدة +60 %',
 };
 
+const MONTHS: Readonly<Record<Language, readonly string[]>> = {
+  en: ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'],
+  fr: ['janvier', 'février', 'mars', 'avril', 'mai', 'juin', 'juillet', 'août', 'septembre', 'octobre', 'novembre', 'décembre'],
+  // Moroccan month names, as the Arabic source descriptions above write them.
+  ar: ['يناير', 'فبراير', 'مارس', 'أبريل', 'ماي', 'يونيو', 'يوليوز', 'غشت', 'شتنبر', 'أكتوبر', 'نونبر', 'دجنبر'],
+};
+
+/** A reference's `as_of` month ("2024-12") in words, in `language` ("décembre 2024"); anything else as given. */
+export function describeMonth(asOf: string, language: Language): string {
+  const month = /^(\d{4})-(\d{2})$/.exec(asOf);
+  const name = month === null ? undefined : MONTHS[language][Number(month[2]) - 1];
+  return month === null || name === undefined ? asOf : `${name} ${month[1]}`;
+}
+
+/**
+ * The source and its month as readers see them: the source's description, which names its period,
+ * followed by the `as_of` month only when the description does not already name that year.
+ */
+export function describeSourceAndMonth(source: string, asOf: string, language: Language): string {
+  const label = describeSource(source, language);
+  if (label.includes(asOf.slice(0, 4))) return label;
+  return `${label}${language === 'ar' ? '، ' : ', '}${describeMonth(asOf, language)}`;
+}
+
 /**
  * A market reference's `source` as the readable summary shows it, in `language`: the source's
  * description and, for small units, the uplift applied (docs/analysis.md). A source this table

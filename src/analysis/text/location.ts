@@ -120,8 +120,6 @@ const STREET_WORDS = keyed([
   'college',
   'hotel',
   'clinique',
-  'gare',
-  'aeroport',
   'universite',
   'faculte',
   'stade',
@@ -138,7 +136,27 @@ const STREET_WORDS = keyed([
   'impasse',
   'carrefour',
   'rond',
-  'station',
+]);
+/**
+ * Stations and airports are named after the city they serve ("la gare de Tanger", "gare Rabat
+ * Agdal", "aéroport de Marrakech"): the name places the home near that city, weakly, like a
+ * distance, and gives no district.
+ */
+const CITY_LANDMARK_WORDS = keyed(['gare', 'station', 'aeroport', 'airport', 'محطه', 'مطار']);
+/** "Plateau bureau", "plateau de bureaux": the premises' type, not the Plateau district. */
+const TYPE_AFTER_PLATEAU = keyed([
+  'bureau',
+  'bureaux',
+  'burreau',
+  'de',
+  'd',
+  'a',
+  'commercial',
+  'professionnel',
+  'libre',
+  'nu',
+  'amenage',
+  'open',
 ]);
 /**
  * Names of buildings and projects: "Résidence Nassim", "Complexe Al Andalous", "إقامة النور" name
@@ -217,8 +235,31 @@ function isLineStart(text: string, position: number): boolean {
   return before.slice(trimmed.length).includes('\n') || trimmed.endsWith(':') || trimmed.endsWith('(');
 }
 
-function acceptedAliases(aliases: readonly Alias[], contextOk: boolean): PlaceEntry[] {
-  return aliases.filter((alias) => contextOk || !alias.needsContext).map((alias) => alias.entry);
+/**
+ * Aliases that may be read here: all of them after a place word; else those that need no context,
+ * and a district of the city named right before it ("Meknès Marjane 2", "Casa Oasis").
+ */
+function acceptedAliases(aliases: readonly Alias[], contextOk: boolean, cityBefore: string | null): PlaceEntry[] {
+  return aliases
+    .filter((alias) => contextOk || !alias.needsContext || (alias.entry.kind === 'district' && alias.entry.city === cityBefore))
+    .map((alias) => alias.entry);
+}
+
+/** The city a single word names ("meknes", "casa"), or null. */
+function cityNamedBy(key: string | undefined): string | null {
+  const entry =
+    key === undefined ? undefined : textAliases(key)?.find((alias) => alias.entry.kind === 'city' && !alias.needsContext)?.entry;
+  return entry?.kind === 'city' ? entry.city : null;
+}
+
+/**
+ * Titles end with the place ("Appartement 64m2 2ch 450000dh Salé", "Café avec terrasse Palmier"): a
+ * common word that is a place is one there too, except after "for"/"on" ("Villa for sale").
+ */
+const NOT_A_PLACE_AT_TITLE_END_AFTER = new Set(['for', 'on', 'of', 'the', 'to', 'an', 'garage', 'yard']);
+function endsTitle(text: string, last: Token, titleEnd: number, previous: string | undefined): boolean {
+  if (last.end > titleEnd || (previous !== undefined && NOT_A_PLACE_AT_TITLE_END_AFTER.has(previous))) return false;
+  return /^[\s.,;:!)\-–]*$/.test(text.slice(last.end, titleEnd));
 }
 
 /** Longest known name starting at token `index`, trying the word without an attached Arabic preposition too. */
@@ -228,7 +269,7 @@ function matchAt(text: string, tokens: readonly Token[], index: number, titleEnd
   const canStart = isAliasPrefix(first.key);
   const withoutProclitic = arabic && ARABIC_PREFIX.test(first.key) ? first.key.slice(1) : null;
   if (!canStart && (withoutProclitic === null || !isAliasPrefix(withoutProclitic))) {
-    return first.key.length >= 7 ? fuzzyMention(first, index, titleEnd) : null;
+    return first.key.length >= 6 ? fuzzyMention(first, index, titleEnd) : null;
   }
   if (NEVER_A_PLACE.has(text.slice(first.start, first.end))) return null;
   const variants = withoutProclitic === null ? [first.key] : [first.key, withoutProclitic];
@@ -246,15 +287,32 @@ function matchAt(text: string, tokens: readonly Token[], index: number, titleEnd
     const previous = tokens[index - 1]?.key;
     const beforePrevious = tokens[index - 2]?.key;
     const placeWordBefore = variantIndex > 0 || (previous !== undefined && PLACE_WORDS.has(previous)) || isLineStart(text, first.start);
-    const entries = acceptedAliases(best.aliases, placeWordBefore);
+    // The end of the title places a common word ("… Salé") but does not weigh like "à" or "quartier".
+    const entries = acceptedAliases(
+      best.aliases,
+      placeWordBefore || endsTitle(text, tokens[best.last] as Token, titleEnd, previous),
+      cityNamedBy(previous),
+    );
     if (entries.length === 0) continue;
     const lastToken = tokens[best.last] as Token;
+    const next = tokens[best.last + 1]?.key;
+    if (
+      best.last === index &&
+      first.key === 'plateau' &&
+      next !== undefined &&
+      TYPE_AFTER_PLATEAU.has(next) &&
+      !PLACE_WORDS.has(previous ?? '')
+    )
+      continue;
+    const servedCity =
+      (previous !== undefined && CITY_LANDMARK_WORDS.has(previous)) ||
+      (previous !== undefined && ARTICLE_WORDS.has(previous) && beforePrevious !== undefined && CITY_LANDMARK_WORDS.has(beforePrevious));
     const street =
       (previous !== undefined &&
         (STREET_WORDS.has(previous) ||
           (ARTICLE_WORDS.has(previous) && beforePrevious !== undefined && STREET_WORDS.has(beforePrevious)))) ||
       namedAfterBy(tokens, index);
-    const landmark = previous !== undefined && LANDMARK_WORDS.has(previous);
+    const landmark = buildingName(tokens, index);
     return {
       entries,
       start: first.start,
@@ -265,7 +323,7 @@ function matchAt(text: string, tokens: readonly Token[], index: number, titleEnd
       street,
       name: text.slice(first.start, lastToken.end),
       landmark,
-      weak: DISTANCE_BEFORE.test(text.slice(Math.max(0, first.start - 24), first.start)),
+      weak: servedCity || DISTANCE_BEFORE.test(text.slice(Math.max(0, first.start - 24), first.start)),
       placeWordBefore,
     };
   }
@@ -278,13 +336,40 @@ function matchAt(text: string, tokens: readonly Token[], index: number, titleEnd
  * ("Résidence Nassim"). docs/analysis-text.md "City and district".
  */
 function namedAfterBy(tokens: readonly Token[], index: number): boolean {
-  const previous = tokens[index - 1];
-  if (previous !== undefined && LANDMARK_WORDS.has(previous.key)) return true;
+  if (buildingName(tokens, index)) return true;
   for (let back = index - 1; back >= 0 && back >= index - STREET_LOOKBACK; back -= 1) {
     const key = (tokens[back] as Token).key;
     // "Résidence à Casa Finance City" places the building; only a street carries a name over linking words.
     if (STREET_WORDS.has(key)) return true;
     if (!STREET_LINK_WORDS.has(key) && !/^\d+$/.test(key)) return false;
+  }
+  return false;
+}
+
+/** Words inside a building's name before the place name: "Résidence Al Andalous", "Résidence Les Jardins d'Anfa". */
+const BUILDING_NAME_LINK_WORDS = keyed([
+  'al',
+  'el',
+  'les',
+  'le',
+  'la',
+  'l',
+  'de',
+  'des',
+  'du',
+  'd',
+  'jardins',
+  'jardin',
+  'perle',
+  'villas',
+]);
+
+/** True when a building word stands right before the name, or before a few words of the building's name. */
+function buildingName(tokens: readonly Token[], index: number): boolean {
+  for (let back = index - 1; back >= 0 && back >= index - 3; back -= 1) {
+    const key = (tokens[back] as Token).key;
+    if (LANDMARK_WORDS.has(key)) return true;
+    if (!BUILDING_NAME_LINK_WORDS.has(key)) return false;
   }
   return false;
 }
@@ -320,11 +405,18 @@ function findMentions(text: string, titleEnd: number): Mention[] {
     mentions.push(mention);
     index = mention.lastToken + 1;
   }
-  // "casa-rabat", "Casablanca –Rabat": a road between two cities, not the listing's place.
+  // "casa-rabat", "Casablanca –Rabat": a road between two cities, not the listing's place. Two
+  // districts ("Bourgogne Ouest / Val d'Anfa") or a district and its city ("Maârif - Casablanca") are
+  // where the home is.
   for (let i = 1; i < mentions.length; i += 1) {
     const previous = mentions[i - 1] as Mention;
     const current = mentions[i] as Mention;
-    if (previous.lastToken + 1 === current.firstToken && PAIR_SEPARATOR.test(text.slice(previous.end, current.start))) {
+    if (
+      isCityMention(previous) &&
+      isCityMention(current) &&
+      previous.lastToken + 1 === current.firstToken &&
+      PAIR_SEPARATOR.test(text.slice(previous.end, current.start))
+    ) {
       previous.weak = true;
       current.weak = true;
     }

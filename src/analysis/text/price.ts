@@ -42,7 +42,8 @@ const EUR_UNIT = String.raw`€|eur|euros?|يورو`;
 /** What may follow a number to make it an amount (sticky, matched at the number's end). */
 const UNIT_AFTER = new RegExp(
   String.raw`\s?(?:` +
-    String.raw`(?<mdh>m\s?dhs?|mdh|mdhs|m\s?dirhams?|m(?=\s?(?:dh|mad)\b))` +
+    String.raw`(?<millionThousands>m(?<thousands>\d{3})(?!\d))` +
+    String.raw`|(?<mdh>m\s?dhs?|mdh|mdhs|m\s?dirhams?|m(?=\s?(?:dh|mad)\b))` +
     String.raw`|(?<million>${MILLION_WORD})(?:\s+(?:de\s+|d')?(?<millionMad>${MAD_UNIT})|\s*(?:de\s+|d')?(?<centimes>centimes?|cts|سنتيم|santim|franc?s?|ryal))?` +
     String.raw`|(?<billion>مليار|milliards?)` +
     String.raw`|(?<thousand>k|mille|alf|الف|ألف|آلاف|الاف)(?:\s?(?<thousandMad>${MAD_UNIT}))?` +
@@ -51,6 +52,8 @@ const UNIT_AFTER = new RegExp(
     String.raw`)(?![a-z\u0600-\u06ff])`,
   'y',
 );
+
+const THOUSANDS_AFTER_MILLION = /^\s*(?:et\s+|و\s*)?(\d{1,3})\s*(?:mille|alf|الف|ألف)(?![a-z\u0600-\u06ff])/;
 
 /** A currency written before the amount: "MAD 1 500 000", "€ 90 000". */
 const UNIT_BEFORE = new RegExp(String.raw`(?:^|[^a-z])(?:(?<mad>mad|dh)|(?<eur>€|eur))\s?$`);
@@ -75,7 +78,21 @@ const STARTING_FROM_BEFORE = /(?:a partir de|a partir|des|from|starting at|اب�
 const OTHER_QUANTITY_AFTER =
   /^\s?(?:m2|m\b|metres?|mètres?|ch\b|chambres?|pieces?|salons?|%|ans\b|an\b|km|min|minutes?|etages?|sdb|jours?|mois|hectares?|ha\b|unites?|appartements?|lots?|niveaux?|facades?|places?|متر|غرف|بيوت)/;
 
+/** "1.2M", "1,5 M": a lone M after a labelled amount (docs/analysis-text.md "Price"). */
+const SHORT_MILLION_AFTER = /^\s?m(?![a-z\u00b2\u0600-\u06ff\d])/;
+
+/** "hauteur 2m500": a length, not "2M500" dirhams. */
+const LENGTH_BEFORE = /(?:hauteur|largeur|longueur|facade|profondeur|plafond|height|width)[^.\n\d]{0,12}$/;
+
 const LOOKBEHIND = 48;
+/** Smallest bare number without separators read as a price in a title (a sale price; rents are too close to codes and years). */
+const BARE_TITLE_MINIMUM = 100_000;
+/** Above this a bare unformatted number in a title is an ad or phone reference sooner than a price. */
+const BARE_TITLE_MAXIMUM = 20_000_000;
+/** A standalone number: spaces, the text's edges or light punctuation on both sides, not a URL's "_48760839.htm". */
+const STANDALONE = /^[\s,:;()]?[\s,;()]?$/;
+/** "Réf 123456", "annonce n° 204518": a reference, not an amount. */
+const REFERENCE_BEFORE = /(?<![a-z\u0600-\u06ff])(?:ref|reference|n°|no|num|numero|code|id|annonce|lot|tel|whatsapp|رقم)[\s.:#°-]*$/;
 /** Smallest bare number with thousands separators read as a price (below it: surfaces, years, counts). */
 const BARE_GROUPED_MINIMUM = 20_000;
 
@@ -102,6 +119,16 @@ function readUnit(text: string, token: NumberToken): UnitReading | null {
   }
   const groups = match.groups;
   const end = UNIT_AFTER.lastIndex;
+  // "1M200" (spoken "one million two hundred"): millions, then thousands of dirhams.
+  if (
+    groups.millionThousands !== undefined &&
+    !token.hasDecimal &&
+    token.value < 100 &&
+    !LENGTH_BEFORE.test(text.slice(Math.max(0, token.start - 24), token.start))
+  ) {
+    return { amount: token.value * 1_000_000 + Number(groups.thousands) * 1000, currency: 'MAD', end };
+  }
+  if (groups.millionThousands !== undefined) return null;
   if (groups.mdh !== undefined) {
     return { amount: (token.decimalReading ?? token.value) * 1_000_000, currency: 'MAD', end };
   }
@@ -110,6 +137,10 @@ function readUnit(text: string, token: NumberToken): UnitReading | null {
     // Rule of docs/analysis-text.md: an explicit DH unit or a decimal / small count means
     // real millions; otherwise (or with "centimes") the speaker counts centimes.
     const realMillions = groups.millionMad !== undefined || (groups.centimes === undefined && (token.hasDecimal || written < 10));
+    // "1 million 500 mille (DH)", "مليون و200 ألف": millions and thousands of dirhams.
+    const thousands = realMillions && !token.hasDecimal ? THOUSANDS_AFTER_MILLION.exec(text.slice(end, end + 24)) : null;
+    if (thousands !== null)
+      return { amount: written * 1_000_000 + Number(thousands[1]) * 1000, currency: 'MAD', end: end + thousands[0].length };
     return { amount: realMillions ? written * 1_000_000 : written * 10_000, currency: 'MAD', end };
   }
   if (groups.billion !== undefined) {
@@ -134,12 +165,31 @@ export function findPriceMentions(text: string, numbers: readonly NumberToken[],
     if (reading === null) {
       // A bare number is a price right after a price word ("Prix : 1 340 000"), or when it is
       // written with thousands separators and large enough to be nothing else ("Appt à vendre 480.000").
-      const grouped = token.grouped && token.value >= BARE_GROUPED_MINIMUM;
-      if ((!labelled && !grouped) || token.value < 1000) continue;
-      if (OTHER_QUANTITY_AFTER.test(text.slice(token.end, token.end + 14))) continue;
-      reading = { amount: token.value, currency: 'MAD', end: token.end };
-      base = labelled ? 2 : 1;
+      const grouped =
+        (token.grouped && token.value >= BARE_GROUPED_MINIMUM) ||
+        // "Appartement 105m2 à vendre Oulfa 1050000": a title's bare six-figure number is its price.
+        (token.start < titleEnd &&
+          !token.hasDecimal &&
+          token.value >= BARE_TITLE_MINIMUM &&
+          token.value <= BARE_TITLE_MAXIMUM &&
+          !REFERENCE_BEFORE.test(before) &&
+          STANDALONE.test(`${text.charAt(token.start - 1)}${text.charAt(token.end)}`));
+      // "Prix : 1.2M": after a price word, a small number with a lone M counts millions of dirhams
+      // (unlabelled, "2.5 m" may be a height).
+      const shortMillion = labelled ? SHORT_MILLION_AFTER.exec(text.slice(token.end, token.end + 8)) : null;
+      const written = token.decimalReading ?? token.value;
+      if (shortMillion !== null && written < 100) {
+        reading = { amount: written * 1_000_000, currency: 'MAD', end: token.end + shortMillion[0].length };
+        base = 2;
+      } else {
+        if ((!labelled && !grouped) || token.value < 1000) continue;
+        if (OTHER_QUANTITY_AFTER.test(text.slice(token.end, token.end + 14))) continue;
+        reading = { amount: token.value, currency: 'MAD', end: token.end };
+        base = labelled ? 2 : 1;
+      }
     }
+    // The "500 mille" of "1 million 500 mille" is read with the million.
+    if (mentions.some((mention) => token.start > mention.start && token.start < mention.end)) continue;
     const after = text.slice(reading.end, reading.end + 30);
     if (PER_UNIT_AFTER.test(after) || EXCLUDED_AFTER.test(after) || EXCLUDED_BEFORE.test(before)) continue;
     const mad = madValue(reading.amount, reading.currency, options);

@@ -60,8 +60,9 @@ const NOUN =
   String.raw`|(?<piece>pieces?|pcs)` +
   String.raw`|(?<roomEn>rooms?)` +
   String.raw`)`;
+/** An Arabic count may carry a glued preposition or conjunction: "بثلاث غرف" (with three rooms), "وأربع غرف". */
 const COUNTED = new RegExp(
-  String.raw`(?<![a-z\u00df-\u024f\u0600-\u06ff\d])(?<count>\d{1,2}|${COUNT_WORD_PATTERN})\s*(?:${ADJECTIVE}\s+)?${NOUN}(?![a-z\u00df-\u024f\u0600-\u06ff])`,
+  String.raw`(?<![a-z\u00df-\u024f\u0600-\u06ff\d])(?:[\u0628\u0648](?=[\u0600-\u06ff]))?(?<count>\d{1,2}|${COUNT_WORD_PATTERN})\s*(?:${ADJECTIVE}\s+)?${NOUN}(?![a-z\u00df-\u024f\u0600-\u06ff])`,
   'g',
 );
 /** "Chambres : 3", "Nombre de pièces 4", "Nb. de salles de bains : 2", "عدد الغرف 3". */
@@ -108,9 +109,12 @@ const ALTERNATIVE_BEFORE = [
   new RegExp(String.raw`(?<![a-z\u00df-\u024f\u0600-\u06ff\d])(?:\d{1,2}|${COUNT_WORD_PATTERN})\s*(?:et|ou|\/|a|-|to|or|and)\s*$`),
   /(?<![a-z\u00df-\u024f\u0600-\u06ff\d])\d{1,2}\s*(?:chambres?|ch|pieces?|bedrooms?)\s*(?:ou|\/|or)\s*$/,
 ];
-/** "3 ch / 2 ch": another count; "3 chambres / 120 m2" lists a surface next, not an alternative. */
+/**
+ * "3 ch / 2 ch": another count; "3 chambres / 120 m2" and "2 ch / 1 sdb" list the next fact (a surface,
+ * another kind of room), not an alternative.
+ */
 const ALTERNATIVE_AFTER =
-  /^\s*(?:ou|\/|or)\s*(?:\d{1,2}(?![\d.,]|\s?\d{3}(?!\d)|\s?(?:m2|m|mq|sqm|metres?|mitres?|mtrs?|dhs?|mad|k|mdh|millions?|متر|م2|م|درهم|مليون)(?![a-z\u0600-\u06ff]))|(?:un|une|deux|trois|quatre|cinq)(?![a-z]))/;
+  /^\s*(?:ou|\/|or)\s*(?:\d{1,2}(?![\d.,]|\s?\d{3}(?!\d)|\s?(?:m2|m|mq|sqm|metres?|mitres?|mtrs?|dhs?|mad|k|mdh|millions?|متر|م2|م|درهم|مليون)(?![a-z\u0600-\u06ff])|\s?(?:[a-z]+\s+)?(?:sdb|s\.d\.b|salles?|salons?|bains?|douches?|wc|toilettes?|cuisines?|pieces?|etages?|niveaux?|bathrooms?|baths?|garages?|parkings?|places?|balcons?|terrasses?|facades?|حمام|صالون)(?![a-z\u0600-\u06ff]))|(?:un|une|deux|trois|quatre|cinq)(?![a-z]))/;
 const INCLUDED_BEFORE = /(?:dont|including|incl\.?|y compris|parmi lesquelles|من بينها)\s*$/;
 const CHAIN_GAP = /^\s*(?:\+|et|and|w|و|,\s*(?:et|\+))\s*$/;
 const ORDINAL_MENTION = new RegExp(

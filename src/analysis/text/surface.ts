@@ -38,9 +38,11 @@ export interface SurfaceFacts {
 }
 
 const STRONG_UNIT = String.raw`m\s?2|mq|sqm|sq\s?m|sq\.\s?m|square\s+met(?:er|re)s?|met(?:re|er)s?\s+carres?|متر\s+مربع|مترا\s+مربعا|م\s?2`;
-const WEAK_UNIT = String.raw`metres?|meters?|mettres?|mitres?|mtrs?|mt|m|مترا|متر|امتار`;
+/** A lone "م" abbreviates متر ("86 م") but also ميلادي after a year ("2015 م"): years are skipped for it. */
+const WEAK_UNIT = String.raw`metres?|meters?|mettres?|mitres?|mtrs?|mt|m|مترا|متر|امتار|م`;
+/** "m²" glued to the next word ("63m²habitable") is still the unit; a lone "m" must end its word. */
 const SURFACE_UNIT = new RegExp(
-  String.raw`\s?(?:(?<strong>${STRONG_UNIT})|(?<weak>${WEAK_UNIT})|(?<hectare>hectares?|ha|هكتار|هكتارات))(?![a-z\u00df-\u024f\u0600-\u06ff\d])`,
+  String.raw`\s?(?:(?<strong>(?:${STRONG_UNIT})(?![a-z\u00df-\u024f\u0600-\u06ff\d])|m2(?=[a-z\u00df-\u024f]))|(?:(?<weak>${WEAK_UNIT})|(?<hectare>hectares?|ha|هكتار|هكتارات))(?![a-z\u00df-\u024f\u0600-\u06ff\d]))`,
   'y',
 );
 const BARE_HABITABLE = /\s?habitables?(?![a-z\u00df-\u024f\u0600-\u06ff])/uy;
@@ -118,6 +120,13 @@ const TYPE_WITH_BEFORE =
   /(?:appartements?|apparts?|appt|studios?|duplex|villas?|maisons?|penthouse|riads?|bureaux?|locaux|local|magasins?|شقه|فيلا|منزل|apartment|flat|house|office|shop)(?:\s+[a-z\u00df-\u024f\u0600-\u06ff']+){0,2}\s*(?:avec|with|et|and|\+|,|مع|ب)\s*$/;
 /** Levels of commercial premises: they add up to the premises' total (docs/analysis-text.md "Surfaces: total and parts"). */
 const LEVEL_NOUN = /^(?:mezzanine|sous[- ]sol|caves?)$/;
+/** Rooms of the home: listed right before a number, they are not measured by it when it is large. */
+const ROOM_NOUN = /^(?:salons?|sejours?|cuisines?|chambres?|suites?|sdb|douche|dressing|hall)$/;
+/** "120m2 terrasse Marrakech": an amenity listed after the number, without "de"/"à la". */
+const BARE_PART_AFTER =
+  /^\s*(?:terrasses?|balcons?|jardins?|garages?|parkings?|piscine|terrace|garden|balcony)(?![a-z\u00df-\u024f\u0600-\u06ff])/;
+/** "100 m² + 50 m² terrasse": a part stated on top of the home's surface. */
+const ADDED_BEFORE = /(?:\+|\bplus|\bet|\band|\bavec|\bwith|\bdont|\bcompris|\bincluding|\bو)\s*$/;
 /** Below this a number after "piscine", "terrasse"… is that part's size, not a home's. */
 const SMALLEST_HOME_AFTER_PART = 40;
 
@@ -140,6 +149,9 @@ function governingNoun(before: string): Governing | null {
     if (tail.trim() === '' && TYPE_NOUN_AT_END.test(head.trimEnd())) return { role: 'type' };
     // "Villa avec piscine 120 m²": the words do not say whose number it is (decided in classify).
     if (tail.trim() === '' && TYPE_WITH_BEFORE.test(head)) return { role: 'part', doubtful: true };
+    // "2 chambres salon 65 m2": a room named in a list, right before the number, with no measuring
+    // word; no salon or kitchen is the size of a flat, so a large number is the home's (classify).
+    if (tail.trim() === '' && ROOM_NOUN.test(last[0])) return { role: 'part', doubtful: true };
     return { role: 'part', level: LEVEL_NOUN.test(last[0]) };
   }
   if (groups.living) return { role: 'living' };
@@ -169,6 +181,10 @@ function classify(text: string, start: number, end: number, weak: boolean, value
   // "300 m² terrain 500 m²": a noun right before another number governs that number, not this one.
   const afterRole = afterMatch !== null && !GOVERNS_NEXT.test(after.slice(afterMatch[0].length)) ? afterMatch.groups : undefined;
   if (afterRole?.plot) return { role: 'plot', score: 4 };
+  // "120m2 terrasse": the home's surface listed before its amenities (weakest main, with a doubt);
+  // "12 m² terrasse" is the terrace's.
+  if (afterRole?.part && value >= SMALLEST_HOME_AFTER_PART && BARE_PART_AFTER.test(after) && !ADDED_BEFORE.test(before))
+    return { role: 'main', score: 1.5, doubtful: true };
   if (afterRole?.part) return { role: 'part', score: 0 };
   if (LEVEL_AFTER.test(after)) return { role: 'part', score: 0, level: true };
   if (afterRole?.living) return { role: 'living', score: 5 };
@@ -230,6 +246,7 @@ export function findSurfaceMentions(text: string, numbers: readonly NumberToken[
       } else {
         const weak = unit.groups.weak !== undefined;
         if (weak && (token.value < 12 || token.value > 50_000 || token.hasDecimal)) continue;
+        if (weak && unit.groups.weak === 'م' && token.value >= 1900 && token.value <= 2100) continue;
         if (!weak && token.value < 5) continue;
         ({ role, score, doubtful, level } = classify(text, token.start, end, weak, token.value));
       }

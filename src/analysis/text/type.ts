@@ -20,8 +20,8 @@ const TYPE_WORDS = new RegExp(
     String.raw`|(?<house>maisons?|hotel particulier|house|townhouse|منزل|المنزل|دار|dar)` +
     String.raw`|(?<farm>fermes?|ferme agricole|farm|ضيعه|الضيعه|ferma|day3a)` +
     String.raw`|(?<land>terrains?|lots?|plot|land|hectares?|ارض|الارض|بقعه|البقعه|بقع|bo9a|bo9a ardia|ard|lard)` +
-    String.raw`|(?<office>bureaux?|plateaux? (?:de |a usage de )?bureaux?|plateau|offices?|مكتب|مكاتب|biro)` +
-    String.raw`|(?<commercial>magasins?|magasine|local|locaux|boutiques?|entrepots?|hangars?|showroom|usine|fonds de commerce|shop|retail|محل|محلات|المحل|حانوت|7anout|ma7al)` +
+    String.raw`|(?<office>bureaux?|plateaux? (?:de |a usage de )?bureaux?|plateau|loca(?:l|ux) (?:a usage (?:de |d'|d )?|pour |de )bureaux?|offices?|مكتب|مكاتب|biro)` +
+    String.raw`|(?<commercial>magasins?|magasine|local|locaux|boutiques?|entrepots?|hangars?|showroom|usine|depots?|cafes?(?: restaurants?)?|restaurants?|snacks?|fonds de commerce|shop|retail|محل|محلات|المحل|حانوت|7anout|ma7al)` +
     String.raw`|(?<building>immeubles?|building|عماره|العماره|3imara)` +
     String.raw`|(?<apartment>appartements?|apparts?|appt|apt|apartements?|appartment|appartemment|appretement|appartemant|apartments?|flats?|شقه|شقق|الشقه|الشقق|برطمه|بارطما|brtma|bartma|partma|chqa|che9a|cha9a)` +
     String.raw`)(?![a-z\u00df-\u024f\u0600-\u06ff])`,
@@ -103,7 +103,19 @@ function qualifies(text: string, type: PropertyType, word: string, start: number
   if (type === 'land' && /^hectares?$/.test(word)) return inTitle;
   if (type === 'commercial' && /^loca(?:l|ux)$/.test(word) && !inTitle)
     return COMMERCIAL_LOCAL_AFTER.test(after) || /(?:un|le|ce|mon|du)\s*$/.test(before);
-  if (type === 'office' && word === 'plateau') return inTitle && /^\s*(?:de |a usage )?(?:bureau|professionnel)/.test(after);
+  // "Local à usage de bureau": premises named as an office are one, wherever the words stand.
+  if (type === 'office' && word.startsWith('loca')) return true;
+  // A café or restaurant for rent is premises when the title names it; in a description it is the neighbourhood's.
+  if (type === 'commercial' && /^(?:cafe|restaurant|snack)/.test(word))
+    return inTitle && !/(?:proche|pres|cote|face|des|aux|et)\s*(?:d'un |du |de la )?$/.test(before);
+  // "Dépôt 300 m² à louer" is a storeroom; "dépôt de garantie" a deposit.
+  if (type === 'commercial' && /^depots?$/.test(word)) return inTitle && !/^\s*(?:de |d')?(?:garantie|caution|vente|pain)/.test(after);
+  if (type === 'office' && word === 'plateau')
+    return (
+      (inTitle && /^\s*(?:de |a usage )?(?:bureau|professionnel)/.test(after)) ||
+      // "Plateau de 150 m² à usage de bureau": the use named after the size.
+      /^[^.\n]{0,16}a usage (?:de |d')?(?:bureaux?|professionnel)/.test(text.slice(end, end + 40))
+    );
   if (type === 'riad' && word === 'رياض') return !/^\s*ال/.test(after);
   if (type === 'house' && word === 'dar') return !NOT_A_DAR_AFTER.test(after) && !NOT_A_DAR_BEFORE.test(before);
   const check = CHECKS[type];

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { compareWithMarket, impliedGrossYield, SMALL_UNIT_UPLIFT } from '../../../src/analysis/market/compare.js';
-import { findReference, MARKET_REFERENCES } from '../../../src/analysis/market/reference.js';
+import { describeSourceAndMonth, findReference, MARKET_REFERENCES } from '../../../src/analysis/market/reference.js';
 import { demoFacts, listing } from '../../helpers/property-fixtures.js';
 
 const SOURCES_DOC = readFileSync(new URL('../../../docs/sources.md', import.meta.url), 'utf8');
@@ -115,6 +115,16 @@ describe('compareWithMarket', () => {
     expect(labels[1]).toContain('Nov–Dec 2024');
     expect(labels[2]).toContain('نونبر–دجنبر 2024');
     for (const label of labels) expect(label).not.toMatch(/\[[A-Z-]+\]/);
+  });
+
+  it('names the month in words beside a source whose description does not date it', () => {
+    const source = '[DS-NEW] Survey of agency asks (research/market.md §9)';
+    expect(describeSourceAndMonth(source, '2023-05', 'fr')).toBe('Survey of agency asks, mai 2023');
+    expect(describeSourceAndMonth(source, '2023-08', 'ar')).toBe('Survey of agency asks، غشت 2023');
+    expect(describeSourceAndMonth(source, '2023-12', 'en')).toBe('Survey of agency asks, December 2023');
+    const [row] = MARKET_REFERENCES;
+    // A described source already names its period: the month is not repeated.
+    expect(describeSourceAndMonth(row?.source ?? '', row?.as_of ?? '', 'fr')).not.toMatch(/\d{4}.*, [a-zé]+ \d{4}$/);
   });
 
   it('says below under Q1 and above over Q3', () => {

@@ -75,6 +75,7 @@ describe('the readable analyze summary', () => {
     expect(fr).toContain('appartement · 120 m² · 3 chambres · 2 salles de bain · 3e étage');
     expect(fr).toContain('médiane 16 892 MAD/m² à Maârif, Casablanca');
     expect(fr).toContain('confiance élevée');
+    expect(fr).toContain('sur Avito + Yakeey, nov.–déc. 2024');
     expect(fr).toContain('D’où vient chaque information');
     expect(fr).toMatch(/prix \(MAD\)\s+1850000\s+description, confiance 0\.\d\d/);
     const ar = await summary(demo, 'ar');
@@ -92,6 +93,8 @@ describe('the readable analyze summary', () => {
       for (const description of [demo, studio]) {
         const text = await summary(description, language);
         expect(text).not.toMatch(/\[[A-Z0-9-]{3,}\]|docs\/|research\/|§/);
+        // The month is in words ("nov.–déc. 2024"), never the raw "2024-12".
+        expect(text).not.toMatch(/\b20\d\d-\d\d\b/);
       }
     }
   });
