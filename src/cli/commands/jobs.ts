@@ -44,12 +44,17 @@ export function formatJob(job: JobRecord, style: ChalkInstance): string {
     const said = where === '' || job.listing.title.includes(job.listing.city ?? where);
     lines.push(`${job.listing.title}${said ? '' : ` — ${where}`}`);
   }
-  lines.push(`template ${job.template} · ${job.format} · ${job.language} · attempts ${job.attempts}`);
+  // A server from before packs sends no `formats`: its one output is `format`.
+  const formats = (job as Partial<JobRecord>).formats ?? [job.format];
+  lines.push(`template ${job.template} · ${formats.join(' + ')} · ${job.language} · attempts ${job.attempts}`);
   lines.push(`created ${when(job.created_at)} · started ${when(job.started_at)} · finished ${when(job.finished_at)}`);
-  if (job.result !== null) {
-    const r = job.result;
+  // A pack lists each of its videos (docs/cli.md "Video packs"); one video reads as before packs.
+  const videos =
+    job.outputs !== null && job.outputs !== undefined && job.outputs.length > 1 ? job.outputs : job.result === null ? [] : [job.result];
+  for (const r of videos) {
+    const format = 'format' in r ? `${r.format} ` : '';
     lines.push(
-      `video ${r.width}x${r.height} ${r.fps} fps, ${r.duration_s.toFixed(1)} s, ${(r.size_bytes / 1e6).toFixed(1)} MB, ${r.video_codec}/${r.audio_codec}`,
+      `${format}video ${r.width}x${r.height} ${r.fps} fps, ${r.duration_s.toFixed(1)} s, ${(r.size_bytes / 1e6).toFixed(1)} MB, ${r.video_codec}/${r.audio_codec}`,
     );
     lines.push(r.expired_at === undefined ? `  ${r.video_url}` : style.yellow(`  removed by jobs purge on ${when(r.expired_at)}`));
   }
