@@ -10,6 +10,7 @@ import type { RenderRequest } from '../core/requests.js';
 import { failedFileFor, readBatchCsv, runBatch, updateFailedCsv, type BatchColumns, type BatchRow } from './batch.js';
 import { JobFailedError, jobFailure } from './failure.js';
 import { hashInputs } from '../core/hash.js';
+import { jobFormats } from '../core/job-outputs.js';
 import { BRANDING_COLUMNS, batchRowRequest } from './batch-row.js';
 
 /*
@@ -289,15 +290,16 @@ export async function runRenderBatch(service: Service, options: RenderBatchOptio
       if (job.state !== 'succeeded' || job.result === null) throw jobFailure(job);
       // A pack's row (a `formats` column) writes DIR/<id>-<format>.mp4 per output (docs/cli.md "Batch CSV").
       const pack = prep.request.formats !== undefined;
-      const outputs = (pack ? job.formats : job.formats.slice(0, 1)).map((format) => ({
+      const formats = jobFormats(job);
+      const outputs = (pack ? formats : formats.slice(0, 1)).map((format) => ({
         format,
         file: pack ? `${row.id}-${format}.mp4` : `${row.id}.mp4`,
-        sha256: (format === job.formats[0] ? job.result?.sha256 : job.outputs?.find((o) => o.format === format)?.sha256) ?? '',
+        sha256: (format === formats[0] ? job.result?.sha256 : job.outputs?.find((o) => o.format === format)?.sha256) ?? '',
       }));
       let bytes = 0;
       for (const output of outputs) {
         const size = await service.downloadVideo(job.job_id, join(outDir, output.file), { format: output.format });
-        if (output.format === job.formats[0]) bytes = size;
+        if (output.format === formats[0]) bytes = size;
       }
       manifest.rows[row.id] = {
         input_hash: prep.hash,

@@ -59,6 +59,7 @@ const FIELDS = [
   'photos',
   'template',
   'format',
+  'formats',
   'duration_s',
   'music',
   'branding',

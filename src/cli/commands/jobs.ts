@@ -5,6 +5,7 @@ import type { ChalkInstance } from 'chalk';
 import type { Command } from 'commander';
 import { AppError, badRequest } from '../../core/errors.js';
 import { formatPathOf, posterPathOf } from '../../core/paths.js';
+import { jobFormats } from '../../core/job-outputs.js';
 import type { JobRecord, JobState, VideoFormat } from '../../core/types.js';
 import type { Service } from '../../core/service.js';
 import { assertJobId, isJobId } from '../../core/job-ids.js';
@@ -44,12 +45,16 @@ export function formatJob(job: JobRecord, style: ChalkInstance): string {
     const said = where === '' || job.listing.title.includes(job.listing.city ?? where);
     lines.push(`${job.listing.title}${said ? '' : ` — ${where}`}`);
   }
-  lines.push(`template ${job.template} · ${job.format} · ${job.language} · attempts ${job.attempts}`);
+  const formats = jobFormats(job);
+  lines.push(`template ${job.template} · ${formats.join(' + ')} · ${job.language} · attempts ${job.attempts}`);
   lines.push(`created ${when(job.created_at)} · started ${when(job.started_at)} · finished ${when(job.finished_at)}`);
-  if (job.result !== null) {
-    const r = job.result;
+  // A pack lists each of its videos (docs/cli.md "Video packs"); one video reads as before packs.
+  const videos =
+    job.outputs !== null && job.outputs !== undefined && job.outputs.length > 1 ? job.outputs : job.result === null ? [] : [job.result];
+  for (const r of videos) {
+    const format = 'format' in r ? `${r.format} ` : '';
     lines.push(
-      `video ${r.width}x${r.height} ${r.fps} fps, ${r.duration_s.toFixed(1)} s, ${(r.size_bytes / 1e6).toFixed(1)} MB, ${r.video_codec}/${r.audio_codec}`,
+      `${format}video ${r.width}x${r.height} ${r.fps} fps, ${r.duration_s.toFixed(1)} s, ${(r.size_bytes / 1e6).toFixed(1)} MB, ${r.video_codec}/${r.audio_codec}`,
     );
     lines.push(r.expired_at === undefined ? `  ${r.video_url}` : style.yellow(`  removed by jobs purge on ${when(r.expired_at)}`));
   }
@@ -215,7 +220,7 @@ export async function downloadJob(
     const wanted: { format: VideoFormat | undefined; path: string }[] =
       job === null || job.state !== 'succeeded'
         ? [{ format: single ?? undefined, path }]
-        : job.formats.map((format) => ({ format, path: formatPathOf(path, format) as string }));
+        : jobFormats(job).map((format) => ({ format, path: formatPathOf(path, format) as string }));
     // A job without a video says so (exit 7) before any word about the file.
     for (const target of wanted) {
       if (

@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { AppError, badRequest } from '../../core/errors.js';
 import { formatPathOf, posterPathOf } from '../../core/paths.js';
 import { splitFormats } from '../../jobs/batch-row.js';
+import { jobFormats } from '../../core/job-outputs.js';
 import { isRemoteRef } from '../../core/refs.js';
 import type { JobRecord, Property, VideoFormat } from '../../core/types.js';
 import type { Branding, RenderRequest } from '../../core/requests.js';
@@ -341,7 +342,7 @@ async function renderOne(ctx: CommandContext, flags: RenderFlags, stdinArg: stri
       });
     else {
       for (const saved of files) {
-        const r = saved.format === job.formats[0] ? job.result : (job.outputs?.find((o) => o.format === saved.format) ?? null);
+        const r = saved.format === jobFormats(job)[0] ? job.result : (job.outputs?.find((o) => o.format === saved.format) ?? null);
         output.text(
           r === null
             ? saved.file
@@ -373,7 +374,8 @@ async function downloadOutputs(
   options: { pack: boolean; poster: boolean },
 ): Promise<SavedOutput[]> {
   const saved: SavedOutput[] = [];
-  for (const format of options.pack ? job.formats : job.formats.slice(0, 1)) {
+  const formats = jobFormats(job);
+  for (const format of options.pack ? formats : formats.slice(0, 1)) {
     const file = options.pack ? (formatPathOf(out, format) as string) : out;
     await service.downloadVideo(job.job_id, file, { format });
     // Next to the video, named after it (docs/cli.md "Files and paths").

@@ -26,7 +26,7 @@ describe('immoreel completion', () => {
     writeFileSync(script, result.stdout);
     expect(complete(script, ['immoreel', 're'])).toEqual(['render']);
     expect(complete(script, ['immoreel', 'jobs', 'd'])).toEqual(['download']);
-    expect(complete(script, ['immoreel', '--json', 'jobs', 'download', 'job_x', '--f'])).toEqual(['--force']);
+    expect(complete(script, ['immoreel', '--json', 'jobs', 'download', 'job_x', '--fo'])).toEqual(['--force', '--format']);
     expect(complete(script, ['immoreel', 'render', '--out-'])).toEqual(['--out-dir']);
     expect(complete(script, ['immoreel', 'analyze', '--data-'])).toEqual(['--data-dir']);
     expect(complete(script, ['immoreel', 'keys', 'list', '--datab'])).toEqual(['--database-url']);
