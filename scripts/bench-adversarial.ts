@@ -13,19 +13,26 @@
  *      flight: a 97 KB grayscale PNG declaring 10 000 × 10 000 pixels (all zeros, deflated), then
  *      one declaring 7 000 × 7 000 (just under the pixel cap, so it is decoded): serve's peak RSS
  *      (VmHWM, Linux) and health latency. Targets: peak RSS < 800 MB, health p99 < 50 ms.
+ * In parts 2–4 each attacker is a process of its own under `nice`, and the health prober another at
+ * normal priority (docs/security.md "How the benchmark measures"): a prober sharing the attackers'
+ * event loop measured their stalls, not the server's. Each part prints the load average, health
+ * with nothing in flight first, and the CPU time of the server's event loop thread.
  * Options: --duration S (default 10), --runs N (default 2, fastest kept), --only decode (part 4
- * only), --only render-bodies (part 3 only).
+ * only), --only render-bodies (part 3 only), --quiet S (probe alone first, default 3),
+ * --attacker-nice N (default 10), --serve-from DIR (another checkout's built server),
+ * --node-arg X (repeatable: an option for the server's node, e.g. --cpu-prof).
  */
 import { readFileSync } from 'node:fs';
-import { Pool } from 'undici';
 import { MAX_DESCRIPTION_CHARS, MAX_HTML_BYTES } from '../src/core/limits.js';
 import { analyzeListing } from '../src/analysis/analyze.js';
-import { flag, percentile, startBuiltServe } from './bench-serve.js';
+import { flag, latencySummary, percentile, startBuiltServe, underLoad, type LoadOutcome } from './bench-serve.js';
 import { ENTRY_POINTS, PATHOLOGICAL, fastestMs, pageWith } from './adversarial.js';
 import { zeroPng } from './crafted-images.js';
 
 const DURATION_S = flag('duration', 10);
 const RUNS = flag('runs', 2);
+/** Health probed alone first, for this long: what the machine's own load costs the probe. */
+const QUIET_MS = flag('quiet', 3) * 1000;
 const TEXT_CHARS = MAX_DESCRIPTION_CHARS - 100;
 /** Inputs that fill the largest page: the classes the page parser and the text extractor see most. */
 const PAGE_FILLERS = ['word characters, no @', 'angle brackets', 'e-mail near-miss a@b', 'repeated separators " - "', 'Arabic letters'];
@@ -73,54 +80,50 @@ async function entryPoints(): Promise<void> {
 }
 
 async function healthUnderLoad(): Promise<void> {
-  const { url, apiKey, stop } = await startBuiltServe(['--analyze-rate', '100000000', '--log-level', 'warn']);
+  const { url, apiKey, child, stop } = await startBuiltServe(['--analyze-rate', '100000000', '--log-level', 'warn']);
   try {
-    // Encoded once: turning a 5 MB string into bytes for every request would stall this process's
-    // own event loop for 5–20 ms, and the health probe runs on it too.
     const bodies = [
       ...PATHOLOGICAL.map((p) => JSON.stringify({ description: `Villa à Marrakech 300 m² ${p.make(TEXT_CHARS)}` })),
       ...PAGE_FILLERS.map((name) => JSON.stringify({ html: largestPage(PATHOLOGICAL.find((p) => p.name === name)!.make) })),
     ].map((body) => Buffer.from(body));
-    const pool = new Pool(url, { connections: 16 });
-    const statuses = new Map<number, number>();
-    const deadline = Date.now() + DURATION_S * 1000;
-    let sent = 0;
-    const attacker = async (): Promise<void> => {
-      while (Date.now() < deadline) {
-        const body = bodies[sent % bodies.length]!;
-        sent += 1;
-        const answer = await pool.request({
-          method: 'POST',
-          path: '/api/v1/analyze',
-          headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-          body,
-        });
-        await answer.body.dump();
-        statuses.set(answer.statusCode, (statuses.get(answer.statusCode) ?? 0) + 1);
-      }
-    };
-    const latencies: number[] = [];
-    const prober = async (): Promise<void> => {
-      while (Date.now() < deadline) {
-        const due = performance.now();
-        const answer = await pool.request({ method: 'GET', path: '/api/v1/health' });
-        await answer.body.dump();
-        latencies.push(performance.now() - due);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-    };
-    await Promise.all([attacker(), attacker(), attacker(), attacker(), prober()]);
-    await pool.close();
-    latencies.sort((a, b) => a - b);
-    const p99 = percentile(latencies, 99);
-    console.log(`\n2. GET /api/v1/health while 4 pathological analyses are always in flight (${DURATION_S} s, built server)\n`);
-    console.log(
-      `health: ${latencies.length} requests, p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${(latencies.at(-1) ?? 0).toFixed(1)} ms`,
+    const load = await underLoad(
+      url,
+      [{ label: 'analyze', path: '/api/v1/analyze', headers: jsonHeaders(apiKey), bodies, concurrency: 4 }],
+      {
+        durationS: DURATION_S,
+        quietMs: QUIET_MS,
+        serverPid: child.pid!,
+      },
     );
-    console.log(`analyses: ${sent} sent, answers ${[...statuses.entries()].map(([status, count]) => `${status}×${count}`).join(', ')}`);
+    const p99 = percentile(load.latencies, 99);
+    console.log(`\n2. GET /api/v1/health while 4 pathological analyses are always in flight (${DURATION_S} s, built server)\n`);
+    printLoad(load);
     console.log(`target health p99 < 50 ms: ${p99 < 50 ? 'met' : 'NOT met'}`);
   } finally {
     await stop();
+  }
+}
+
+const jsonHeaders = (apiKey: string) => ({ authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' });
+
+/** The figures every server scenario prints: the machine's load, health with nothing in flight, then under the attack. */
+function printLoad(load: LoadOutcome): void {
+  console.log(`load average (1 min): ${load.loadAverage[0].toFixed(2)} at start, ${load.loadAverage[1].toFixed(2)} at end`);
+  console.log(`health with nothing in flight first (${QUIET_MS / 1000} s): ${latencySummary(load.quiet)}`);
+  console.log(`health under attack: ${latencySummary(load.latencies)}`);
+  const answers = Object.entries(load.answers).sort(([a], [b]) => a.localeCompare(b));
+  console.log(`answers: ${answers.map(([what, count]) => `${what} ×${count}`).join(', ')}; ${load.retryAfter} with Retry-After`);
+  const served = answers.reduce((sum, [, count]) => sum + count, 0);
+  if (load.quietServer !== null)
+    console.log(
+      `server event loop thread with the probe alone: ${load.quietServer.mainCpuMs.toFixed(0)} ms on a core in ${QUIET_MS / 1000} s`,
+    );
+  if (load.server !== null) {
+    const { mainCpuMs, mainWaitMs, otherCpuMs } = load.server;
+    console.log(
+      `server event loop thread: ${mainCpuMs.toFixed(0)} ms on a core (${(mainCpuMs / Math.max(1, served)).toFixed(2)} ms per answer), ` +
+        `${mainWaitMs.toFixed(0)} ms waiting for one; other threads ${otherCpuMs.toFixed(0)} ms on a core`,
+    );
   }
 }
 
@@ -140,61 +143,20 @@ async function decodeBombs(): Promise<void> {
     const png = zeroPng(side);
     const { url, apiKey, child, stop } = await startBuiltServe(['--log-level', 'warn']);
     try {
-      const pool = new Pool(url, { connections: 16 });
-      const statuses = new Map<string, number>();
-      // The same probe for 3 s with nothing else in flight: what the machine's own load costs.
-      const quiet: number[] = [];
-      for (const until = Date.now() + 3000; Date.now() < until;) {
-        const due = performance.now();
-        await (await pool.request({ method: 'GET', path: '/api/v1/health' })).body.dump();
-        quiet.push(performance.now() - due);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      quiet.sort((a, b) => a - b);
-      const deadline = Date.now() + DURATION_S * 1000;
-      let retryAfter = 0;
-      const uploader = async (): Promise<void> => {
-        while (Date.now() < deadline) {
-          const answer = await pool.request({
-            method: 'POST',
-            path: '/api/v1/assets',
-            headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'image/png' },
-            body: png,
-          });
-          const body = (await answer.body.json()) as { error?: { reason?: string } };
-          if (answer.headers['retry-after'] !== undefined) retryAfter += 1;
-          const key = `${answer.statusCode}${body.error?.reason === undefined ? '' : ` ${body.error.reason}`}`;
-          statuses.set(key, (statuses.get(key) ?? 0) + 1);
-        }
-      };
-      const latencies: number[] = [];
-      const prober = async (): Promise<void> => {
-        while (Date.now() < deadline) {
-          const due = performance.now();
-          const answer = await pool.request({ method: 'GET', path: '/api/v1/health' });
-          await answer.body.dump();
-          latencies.push(performance.now() - due);
-          await new Promise((resolve) => setTimeout(resolve, 10));
-        }
-      };
-      await Promise.all([...Array.from({ length: 10 }, uploader), prober()]);
-      await pool.close();
+      const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'image/png' };
+      const load = await underLoad(url, [{ label: 'assets', path: '/api/v1/assets', headers, bodies: [png], concurrency: 10 }], {
+        durationS: DURATION_S,
+        quietMs: QUIET_MS,
+        serverPid: child.pid!,
+      });
       const peak = peakRssMb(child.pid!);
-      latencies.sort((a, b) => a - b);
-      const p99 = percentile(latencies, 99);
+      const p99 = percentile(load.latencies, 99);
       console.log(`PNG ${side} × ${side} (${(png.length / 1024).toFixed(0)} KB):`);
+      printLoad(load);
       console.log(
-        `  health with nothing in flight first: p50 ${percentile(quiet, 50).toFixed(1)} ms, p99 ${percentile(quiet, 99).toFixed(1)} ms`,
+        `serve peak RSS ${peak === null ? 'unknown (no /proc)' : `${peak.toFixed(0)} MB`} — target < 800 MB: ${peak !== null && peak < 800 ? 'met' : 'NOT met'}`,
       );
-      console.log(
-        `  uploads answered: ${[...statuses.entries()].map(([status, count]) => `${status} ×${count}`).join(', ')}; ${retryAfter} with Retry-After`,
-      );
-      console.log(
-        `  serve peak RSS ${peak === null ? 'unknown (no /proc)' : `${peak.toFixed(0)} MB`} — target < 800 MB: ${peak !== null && peak < 800 ? 'met' : 'NOT met'}`,
-      );
-      console.log(
-        `  health: ${latencies.length} requests, p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${(latencies.at(-1) ?? 0).toFixed(1)} ms — target p99 < 50 ms: ${p99 < 50 ? 'met' : 'NOT met'}`,
-      );
+      console.log(`target health p99 < 50 ms: ${p99 < 50 ? 'met' : 'NOT met'}\n`);
     } finally {
       await stop();
     }
@@ -210,56 +172,53 @@ function largestRenderBody(): Buffer {
 
 /**
  * 3. The same probe with four hostile analyses and four 6 MB render bodies always in flight: both
- * routes parse large bodies off the event loop (docs/security.md "Measured"). Target: p99 ≤ 25 ms.
+ * routes parse large bodies off the event loop (docs/security.md "Large bodies off the event loop"). Target: p99 ≤ 25 ms.
  */
 async function healthUnderRenderBodies(): Promise<void> {
-  const { url, apiKey, stop } = await startBuiltServe(['--analyze-rate', '100000000', '--render-rate', '100000000', '--log-level', 'warn']);
+  const { url, apiKey, child, stop } = await startBuiltServe([
+    '--analyze-rate',
+    '100000000',
+    '--render-rate',
+    '100000000',
+    '--log-level',
+    'warn',
+  ]);
   try {
     const analyses = PAGE_FILLERS.map((name) =>
       Buffer.from(JSON.stringify({ html: largestPage(PATHOLOGICAL.find((p) => p.name === name)!.make) })),
     );
     const render = largestRenderBody();
-    const pool = new Pool(url, { connections: 16 });
-    const statuses = new Map<string, number>();
-    const deadline = Date.now() + DURATION_S * 1000;
-    let sent = 0;
-    const attacker = async (path: string, body: (n: number) => Buffer): Promise<void> => {
-      while (Date.now() < deadline) {
-        sent += 1;
-        const answer = await pool.request({
-          method: 'POST',
-          path,
-          headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-          body: body(sent),
-        });
-        await answer.body.dump();
-        const key = `${path.split('/').pop()!} ${answer.statusCode}`;
-        statuses.set(key, (statuses.get(key) ?? 0) + 1);
-      }
-    };
-    const latencies: number[] = [];
-    const prober = async (): Promise<void> => {
-      while (Date.now() < deadline) {
-        const due = performance.now();
-        const answer = await pool.request({ method: 'GET', path: '/api/v1/health' });
-        await answer.body.dump();
-        latencies.push(performance.now() - due);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-    };
-    const analyse = () => attacker('/api/v1/analyze', (n) => analyses[n % analyses.length]!);
-    const renderBody = () => attacker('/api/v1/render-video', () => render);
-    await Promise.all([analyse(), analyse(), analyse(), analyse(), renderBody(), renderBody(), renderBody(), renderBody(), prober()]);
-    await pool.close();
-    latencies.sort((a, b) => a - b);
-    const p99 = percentile(latencies, 99);
+    const headers = jsonHeaders(apiKey);
+    const load = await underLoad(
+      url,
+      [
+        { label: 'analyze', path: '/api/v1/analyze', headers, bodies: analyses, concurrency: 4 },
+        { label: 'render-video', path: '/api/v1/render-video', headers, bodies: [render], concurrency: 4 },
+      ],
+      { durationS: DURATION_S, quietMs: QUIET_MS, serverPid: child.pid! },
+    );
+    // What one request costs the event loop, whatever else the machine runs: its CPU time, one
+    // request at a time, after the attack (the code is warmed up by then).
+    const costs: string[] = [];
+    for (const [label, path, bodies] of [
+      ['render-video', '/api/v1/render-video', [render]],
+      ['analyze', '/api/v1/analyze', analyses],
+    ] as const) {
+      const one = await underLoad(url, [{ label, path, headers, bodies: [...bodies], concurrency: 1 }], {
+        durationS: 3,
+        serverPid: child.pid!,
+        probe: false,
+      });
+      const answered = Object.values(one.answers).reduce((sum, count) => sum + count, 0);
+      if (one.server !== null && answered > 0)
+        costs.push(`${label} ${(one.server.mainCpuMs / answered).toFixed(2)} ms (${answered} requests)`);
+    }
+    const p99 = percentile(load.latencies, 99);
     console.log(
       `\n3. GET /api/v1/health while 4 hostile 5 MB analyses and 4 render bodies of ${(render.length / 1024 / 1024).toFixed(1)} MB are always in flight (${DURATION_S} s, built server)\n`,
     );
-    console.log(
-      `health: ${latencies.length} requests, p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${(latencies.at(-1) ?? 0).toFixed(1)} ms`,
-    );
-    console.log(`answers: ${[...statuses.entries()].map(([what, count]) => `${what}×${count}`).join(', ')}`);
+    if (costs.length > 0) console.log(`event loop CPU per request, one at a time: ${costs.join(', ')}`);
+    printLoad(load);
     console.log(`target health p99 ≤ 25 ms: ${p99 <= 25 ? 'met' : 'NOT met'}`);
   } finally {
     await stop();

@@ -1,7 +1,7 @@
 import { Piscina, workerData } from 'piscina';
 import { isAppError } from '../core/errors.js';
 import { requestFingerprint } from '../core/hash.js';
-import { parseJsonBody } from '../core/json-body.js';
+import { joinChunks, parseJsonBody } from '../core/json-body.js';
 import { yieldToEventLoop } from '../core/thread-priority.js';
 import type { Property } from '../core/types.js';
 import type { AnalyzeRequest } from '../core/requests.js';
@@ -13,7 +13,7 @@ import { analyzeListing } from './analyze.js';
  * thread only parses and reads text. Errors cross the thread boundary as plain data — an
  * AppError's code, reason and details would not survive structured cloning of the Error.
  *
- * Large request bodies arrive here as bytes, moved rather than copied (`analyzeJsonBody`,
+ * Large request bodies arrive here as the chunks the server received, moved rather than copied (`analyzeJsonBody`,
  * `fingerprintJsonBody`): parsing and checking them is CPU work the server's event loop never does.
  */
 
@@ -71,10 +71,10 @@ function checkedBody(bytes: Uint8Array): { body: unknown; valid: ValidAnalyzeReq
 }
 
 /** Parses, checks and analyses a large JSON body. */
-export async function analyzeJsonBody(task: { bytes: Uint8Array }): Promise<JsonBodyAnswer> {
+export async function analyzeJsonBody(task: { chunks: Uint8Array[] }): Promise<JsonBodyAnswer> {
   let valid: ValidAnalyzeRequest;
   try {
-    valid = checkedBody(task.bytes).valid;
+    valid = checkedBody(joinChunks(task.chunks)).valid;
   } catch (error) {
     return failure(error);
   }
@@ -86,15 +86,17 @@ export async function analyzeJsonBody(task: { bytes: Uint8Array }): Promise<Json
  * Parses and checks a large JSON body and returns its idempotency fingerprint (the same as for a
  * body parsed by the server) with the bytes, moved back for the analysis that follows.
  */
-export function fingerprintJsonBody(task: { bytes: Uint8Array; route: string }): FingerprintAnswer | ReturnType<typeof Piscina.move> {
+export function fingerprintJsonBody(task: { chunks: Uint8Array[]; route: string }): FingerprintAnswer | ReturnType<typeof Piscina.move> {
+  const bytes = joinChunks(task.chunks);
   let fingerprint: string;
   try {
-    fingerprint = requestFingerprint(task.route, checkedBody(task.bytes).body);
+    fingerprint = requestFingerprint(task.route, checkedBody(bytes).body);
   } catch (error) {
     return failure(error);
   }
-  const answer: FingerprintAnswer = { ok: true, fingerprint, bytes: task.bytes };
+  // Joined here, once: the analysis that follows gets one buffer.
+  const answer: FingerprintAnswer = { ok: true, fingerprint, bytes };
   // Piscina's transferable shape: its symbols are typed plain `symbol`, so TypeScript cannot see the object fits.
-  const moved = { [Piscina.transferableSymbol]: task.bytes.buffer, [Piscina.valueSymbol]: answer };
+  const moved = { [Piscina.transferableSymbol]: bytes.buffer, [Piscina.valueSymbol]: answer };
   return Piscina.move(moved as unknown as Parameters<typeof Piscina.move>[0]);
 }

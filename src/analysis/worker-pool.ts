@@ -23,7 +23,7 @@ import {
  */
 
 export interface AnalysisPoolOptions {
-  /** Worker threads; default the machine's available parallelism. */
+  /** Worker threads; default one per core but one, at least one (`spareCores`). */
   threads?: number;
   /** Longest one analysis may take, waiting for a thread included (default 15 s). */
   timeBudgetMs?: number;
@@ -37,6 +37,15 @@ export interface PoolAnalyzeDeps {
 }
 
 export const DEFAULT_ANALYSIS_BUDGET_MS = 15_000;
+
+/**
+ * The cores left once the server's event loop has one (at least one): busy analysis threads never
+ * outnumber them, so the thread that answers every request finds a core free rather than waiting
+ * for a thread's time slice to end (docs/security.md "Large bodies off the event loop").
+ */
+export function spareCores(): number {
+  return Math.max(1, availableParallelism() - 1);
+}
 
 /**
  * The worker's module next to this one: `analysis-thread.js` in `dist/`; under the test runner, which
@@ -54,7 +63,7 @@ export class AnalysisPool {
   readonly threads: number;
 
   constructor(options: AnalysisPoolOptions = {}) {
-    this.threads = Math.max(1, options.threads ?? availableParallelism());
+    this.threads = Math.max(1, options.threads ?? spareCores());
     this.timeBudgetMs = options.timeBudgetMs ?? DEFAULT_ANALYSIS_BUDGET_MS;
     const { filename, execArgv } = workerModule();
     this.piscina = new Piscina({
@@ -83,9 +92,9 @@ export class AnalysisPool {
     // One budget for the whole analysis, the page's fetch included.
     const budget = AbortSignal.timeout(this.timeBudgetMs);
     const answer = await this.runTask<JsonBodyAnswer>(
-      { bytes: body.bytes },
+      { chunks: body.chunks },
       deps.signal,
-      { name: 'analyzeJsonBody', transferList: [body.bytes.buffer as ArrayBuffer] },
+      { name: 'analyzeJsonBody', transferList: body.transferList() },
       budget,
     );
     if (answer.ok === 'fetch') return this.analyzeValid(answer.request, deps, budget);
@@ -101,12 +110,12 @@ export class AnalysisPool {
     route: string,
     signal?: AbortSignal,
   ): Promise<{ fingerprint: BodyFingerprint; body: RawJsonBody }> {
-    const answer = await this.runTask<FingerprintAnswer>({ bytes: body.bytes, route }, signal, {
+    const answer = await this.runTask<FingerprintAnswer>({ chunks: body.chunks, route }, signal, {
       name: 'fingerprintJsonBody',
-      transferList: [body.bytes.buffer as ArrayBuffer],
+      transferList: body.transferList(),
     });
     if (!answer.ok) throw errorOf(answer);
-    return { fingerprint: new BodyFingerprint(route, answer.fingerprint), body: new RawJsonBody(answer.bytes) };
+    return { fingerprint: new BodyFingerprint(route, answer.fingerprint), body: RawJsonBody.of([answer.bytes]) };
   }
 
   private async analyzeValid(

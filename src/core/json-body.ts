@@ -1,24 +1,63 @@
 import { AppError } from './errors.js';
 
 /**
- * A JSON request body kept as bytes (docs/security.md "Measured"): parsing a 5 MB page on the
- * server's event loop takes 10–15 ms, during which every other request waits, so a route that
- * analyses its body hands large ones unparsed to an analysis worker, which parses and checks them
- * with the same schema and answers the same errors as the server would have.
+ * A JSON request body kept as bytes (docs/security.md "Large bodies off the event loop"): parsing
+ * a 5 MB page on the server's event loop takes 10–15 ms, and even joining its chunks into one
+ * buffer is a 5 MB copy there, during which every other request waits. So a route that parses its
+ * body in a worker thread gets the chunks as they came off the socket, and moves them (not copies)
+ * to the worker, which joins, parses and checks them with the same schema and answers the same
+ * errors as the server would have.
  */
 
 /** Bodies from this size on are parsed off the event loop; smaller ones parse in well under a millisecond. */
 export const OFF_THREAD_JSON_MIN_BYTES = 64 * 1024;
 
-export class RawJsonBody {
-  /** `bytes` must own its whole buffer: it is transferred (moved, not copied) to a worker thread. */
-  constructor(readonly bytes: Uint8Array) {}
+/** True when `bytes` is the whole of its buffer, so moving that buffer to a thread detaches nothing else. */
+function ownsBuffer(bytes: Uint8Array): boolean {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
+}
 
-  /** A body over `Buffer`'s shared pool or a slice of a larger buffer is copied once, so moving it detaches nothing else. */
-  static of(bytes: Uint8Array): RawJsonBody {
-    const ownsBuffer = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
-    return new RawJsonBody(ownsBuffer ? bytes : new Uint8Array(bytes));
+export class RawJsonBody {
+  readonly byteLength: number;
+
+  /** Each chunk must own its whole buffer, and no two share one: they are transferred (moved, not copied) to a worker thread. */
+  private constructor(readonly chunks: Uint8Array[]) {
+    this.byteLength = chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0);
   }
+
+  /**
+   * The body as received. The HTTP parser gives each chunk a buffer of its own (taken as is); a
+   * chunk over a shared buffer (`Buffer`'s pool, a decompressing stream's output) is copied once.
+   */
+  static of(chunks: readonly Uint8Array[]): RawJsonBody {
+    const seen = new Set<ArrayBufferLike>();
+    return new RawJsonBody(
+      chunks.map((chunk) => {
+        if (ownsBuffer(chunk) && !seen.has(chunk.buffer)) {
+          seen.add(chunk.buffer);
+          return chunk;
+        }
+        return new Uint8Array(chunk);
+      }),
+    );
+  }
+
+  /** The buffers to move with the chunks (`postMessage`'s transfer list). */
+  transferList(): ArrayBuffer[] {
+    return this.chunks.map((chunk) => chunk.buffer as ArrayBuffer);
+  }
+}
+
+/** The chunks as one run of bytes: in a worker thread, never on the event loop. */
+export function joinChunks(chunks: readonly Uint8Array[]): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!;
+  const bytes = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
 }
 
 export function emptyJsonBody(): AppError {

@@ -10,6 +10,7 @@ import { RepeatedLogLimiter } from '../core/log-throttle.js';
 import { OFF_THREAD_JSON_MIN_BYTES, RawJsonBody } from '../core/json-body.js';
 import { compileInputSchema, invalidInput, validationDetails } from '../core/requests.js';
 import { createAuthorizer, refundHook } from './auth.js';
+import { receiveBody } from './body-chunks.js';
 import { API_VERSION, DEFAULT_LIMITS, type ServerLimits } from './api-limits.js';
 import { envelope, errorHandler, notFoundHandler, sendError, withHeaders } from './errors.js';
 import { randomId } from '../core/random-ids.js';
@@ -160,26 +161,33 @@ function registerCors(app: FastifyInstance, origins: readonly string[] | undefin
 
 /**
  * A JSON body, or none at all on routes that take no body (clients often send the header anyway).
- * On a route that analyses its body, a large one stays bytes: an analysis worker parses it, so the
- * event loop never spends 10–15 ms on one 5 MB page (docs/security.md "Measured").
+ * On a route that parses its body in a worker thread, a large one stays the chunks it arrived in:
+ * the thread joins and parses them, so the event loop neither parses a 5 MB page (10–15 ms) nor
+ * copies it into one buffer (docs/security.md "Large bodies off the event loop").
  */
 function registerJsonParser(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
-    if (request.routeOptions.config.largeBodyOffThread === true && body.length >= OFF_THREAD_JSON_MIN_BYTES) {
-      done(null, RawJsonBody.of(typeof body === 'string' ? Buffer.from(body) : body));
-      return;
-    }
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    const takesBody = request.routeOptions.schema?.body !== undefined || request.routeOptions.config.bodyCheckedByHandler === true;
-    if (text.trim() === '' && !takesBody) {
-      done(null, undefined);
-      return;
-    }
-    // The default parser answers through `done`, synchronously; the promise in its type belongs to
-    // the other parser form (one without `done`).
-    void parseJson(request, text, done);
+  app.addContentTypeParser('application/json', (request, payload, done) => {
+    receiveBody(request.headers, payload, request.routeOptions.bodyLimit, (error, received) => {
+      if (error !== null || received === undefined) {
+        done(error, undefined);
+        return;
+      }
+      if (request.routeOptions.config.largeBodyOffThread === true && received.length >= OFF_THREAD_JSON_MIN_BYTES) {
+        done(null, RawJsonBody.of(received.chunks));
+        return;
+      }
+      const text = Buffer.concat(received.chunks, received.length).toString('utf8');
+      const takesBody = request.routeOptions.schema?.body !== undefined || request.routeOptions.config.bodyCheckedByHandler === true;
+      if (text.trim() === '' && !takesBody) {
+        done(null, undefined);
+        return;
+      }
+      // The default parser answers through `done`, synchronously; the promise in its type belongs to
+      // the other parser form (one without `done`).
+      void parseJson(request, text, done);
+    });
   });
 }
 

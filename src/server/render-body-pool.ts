@@ -1,6 +1,7 @@
 import { Piscina } from 'piscina';
 import { AppError, type ErrorCode } from '../core/errors.js';
 import { BodyFingerprint } from '../core/hash.js';
+import { spareCores } from '../analysis/worker-pool.js';
 import type { RawJsonBody } from '../core/json-body.js';
 import type { ValidRenderRequest } from '../render/types.js';
 import type { RenderBodyAnswer } from './render-body-thread.js';
@@ -21,15 +22,17 @@ function workerModule(): { filename: string; execArgv: string[] } {
 }
 
 /**
- * Threads that parse and check large render bodies (docs/security.md "Measured"): one thread
- * started on first use, a second when bodies queue, each at a lower priority than the event loop.
+ * Threads that parse and check large render bodies (docs/security.md "Large bodies off the event
+ * loop"): started on first use, at a lower priority than the event loop. One per four cores left
+ * to spare, at least one: a 6 MB body takes a thread about 50 ms, and on two cores a second busy
+ * thread would take the core the event loop needs.
  */
 export class RenderBodyPool {
   private readonly piscina: Piscina;
 
   constructor(options: { threads?: number } = {}) {
     const { filename, execArgv } = workerModule();
-    const threads = Math.max(1, options.threads ?? 2);
+    const threads = Math.max(1, options.threads ?? Math.floor(spareCores() / 4));
     this.piscina = new Piscina({ filename, execArgv, minThreads: 0, maxThreads: threads, maxQueue: threads * 16, idleTimeout: 60_000 });
   }
 
@@ -37,8 +40,8 @@ export class RenderBodyPool {
     let answer: RenderBodyAnswer;
     try {
       answer = (await this.piscina.run(
-        { bytes: body.bytes, route },
-        { transferList: [body.bytes.buffer as ArrayBuffer], ...(signal === undefined ? {} : { signal }) },
+        { chunks: body.chunks, route },
+        { transferList: body.transferList(), ...(signal === undefined ? {} : { signal }) },
       )) as RenderBodyAnswer;
     } catch (error) {
       if (signal?.aborted === true) throw error;

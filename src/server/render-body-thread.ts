@@ -1,6 +1,6 @@
 import { isAppError } from '../core/errors.js';
 import { hashInputs, requestFingerprint } from '../core/hash.js';
-import { parseJsonBody } from '../core/json-body.js';
+import { joinChunks, parseJsonBody } from '../core/json-body.js';
 import { yieldToEventLoop } from '../core/thread-priority.js';
 import { validateRenderRequest } from '../render/render-rules.js';
 import type { ValidRenderRequest } from '../render/types.js';
@@ -28,9 +28,9 @@ export type RenderBodyAnswer =
     }
   | { ok: false; error: { code: string; message: string; reason?: string; details: { field: string; message: string }[] } };
 
-export default function checkRenderBody(task: { bytes: Uint8Array; route: string }): RenderBodyAnswer {
+export default function checkRenderBody(task: { chunks: Uint8Array[]; route: string }): RenderBodyAnswer {
   try {
-    const body = parseJsonBody(task.bytes);
+    const body = parseJsonBody(joinChunks(task.chunks));
     const valid = validateRenderRequest(body, 'server');
     const { metadata: _metadata, webhook_url: _webhook, ...inputs } = valid;
     const { html: _html, ...lightInput } = valid.input;

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_HTML_BYTES } from '../../../src/core/limits.js';
 import { makeHarness, type Harness } from '../../helpers/server-harness.js';
@@ -128,5 +129,47 @@ describe('large analysis bodies, parsed off the event loop', () => {
     expect(offThread.status, offThread.text).toBe(200);
     expect(reference.status).toBe(200);
     expect(JSON.parse(offThread.text)).toEqual(JSON.parse(reference.text));
+  }, 60_000);
+
+  it('analyses a 5 MB page sent gzip-compressed and chunked, with no Content-Length, as the in-process path does', async () => {
+    // Decompressed chunks share buffers: they must reach the worker whole, without detaching one another.
+    const body = json({ html: PAGE, description: 'Riad 180 m² à Fès, patio, 5 chambres. Prix : 2 900 000 DH.', language: 'fr' });
+    const zipped = gzipSync(body);
+    const response = await fetch(`${server.url}/api/v1/analyze`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', ...server.auth },
+      body: new ReadableStream({
+        start(controller) {
+          for (let at = 0; at < zipped.length; at += 7_001) controller.enqueue(zipped.subarray(at, at + 7_001));
+          controller.close();
+        },
+      }),
+      duplex: 'half',
+    } as RequestInit);
+    const reference = await answerInProcess(body);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual(JSON.parse(reference.text));
+  }, 60_000);
+
+  it('refuses a chunked body with 413 as soon as it passes the route limit, with no Content-Length to read first', async () => {
+    const over = Buffer.from(BAD_BODIES['a body over the route limit']!);
+    const response = await fetch(`${server.url}/api/v1/analyze`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...server.auth },
+      body: new ReadableStream({
+        start(controller) {
+          for (let at = 0; at < over.length; at += 256 * 1024) controller.enqueue(over.subarray(at, at + 256 * 1024));
+          controller.close();
+        },
+      }),
+      duplex: 'half',
+    } as RequestInit).catch((error: unknown) => error);
+    // The server answers and closes at the limit; a client still sending may see the reset instead.
+    if (response instanceof Response) {
+      expect(response.status).toBe(413);
+      expect(errorOf(await response.text())).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
+    } else {
+      expect(String((response as Error).cause ?? response)).toMatch(/reset|closed|socket|EPIPE/i);
+    }
   }, 60_000);
 });

@@ -1,0 +1,66 @@
+import { errorCodes } from 'fastify';
+
+/** A request body as it came off the socket: its chunks, never joined here (docs/security.md "Large bodies off the event loop"). */
+export interface ReceivedBody {
+  chunks: Buffer[];
+  length: number;
+}
+
+/** What fastify hands a content-type parser: the request's stream, or a decompressing one (which counts what it read). */
+type Payload = NodeJS.ReadableStream & { receivedEncodedLength?: number };
+
+/**
+ * Reads a body with fastify's own rules and answers (its `rawBody`, which we replace so that a
+ * large body is never joined on the event loop): 413 `FST_ERR_CTP_BODY_TOO_LARGE` past `limit`,
+ * before reading when `Content-Length` says so, and counted as it arrives (a decompressed body
+ * too); 400 `FST_ERR_CTP_INVALID_CONTENT_LENGTH` when fewer or more bytes came than announced;
+ * a stream error as 400.
+ */
+export function receiveBody(
+  headers: Record<string, string | string[] | undefined>,
+  payload: Payload,
+  limit: number,
+  done: (error: Error | null, body?: ReceivedBody) => void,
+): void {
+  const contentLength = Number(headers['content-length']);
+  if (contentLength > limit) {
+    done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let length = 0;
+  const stop = (): void => {
+    payload.removeListener('data', onData);
+    payload.removeListener('end', onEnd);
+    payload.removeListener('error', onEnd);
+  };
+  function onData(chunk: Buffer | string): void {
+    // A preParsing stream may emit strings.
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    length += bytes.length;
+    // The decoded length counts (a zip bomb), and so does what a decompressing stream read.
+    if (length > limit || (payload.receivedEncodedLength ?? 0) > limit) {
+      stop();
+      done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+      return;
+    }
+    chunks.push(bytes);
+  }
+  function onEnd(error?: Error & { statusCode?: number }): void {
+    stop();
+    if (error !== undefined && error !== null) {
+      if (!(typeof error.statusCode === 'number' && error.statusCode >= 400)) error.statusCode = 400;
+      done(error);
+      return;
+    }
+    if (!Number.isNaN(contentLength) && (payload.receivedEncodedLength || length) !== contentLength) {
+      done(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH());
+      return;
+    }
+    done(null, { chunks, length });
+  }
+  payload.on('data', onData);
+  payload.on('end', onEnd);
+  payload.on('error', onEnd);
+  payload.resume();
+}
