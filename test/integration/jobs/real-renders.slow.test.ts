@@ -12,7 +12,13 @@ import { TEST_FFMPEG } from '../../helpers/config.js';
 /*
  * Must show: real renders through the job layer (real engine, real ffmpeg, real store).
  * Videos are the shortest the validator accepts, from a short text and 1–2 small photos.
+ *
+ * The pool runs at its maximum concurrency (30), so each render gets the 1-thread budget of a full
+ * pool; 12 jobs, not 30, are what it is given: the same code path for a third of the renders
+ * (docs/scaling.md "CI time budget"; `npm run bench:jobs` runs the full 30, docs/jobs.md "Benchmark").
  */
+const JOBS = 12;
+const POOL = 30;
 
 let work: string;
 let photos: string[];
@@ -38,10 +44,10 @@ function service(concurrency: number): LocalService {
 }
 
 describe('real renders through the job layer', () => {
-  it('30 short jobs submitted at once all succeed and pass verification', { timeout: 30 * 60_000 }, async () => {
-    const local = service(30);
+  it(`${JOBS} short jobs submitted at once to a pool of ${POOL} all succeed and pass verification`, { timeout: 30 * 60_000 }, async () => {
+    const local = service(POOL);
     const queued = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => local.renderVideo(request({ photos: i % 2 === 0 ? photos : photos.slice(0, 1) }))),
+      Array.from({ length: JOBS }, (_, i) => local.renderVideo(request({ photos: i % 2 === 0 ? photos : photos.slice(0, 1) }))),
     );
     expect(queued.every((j) => j.state === 'queued')).toBe(true);
     let peakRunning = 0;
@@ -57,9 +63,9 @@ describe('real renders through the job layer', () => {
         }),
       ),
     );
-    expect(finished.map((j) => `${j.state} ${j.error?.message ?? ''}`.trim())).toEqual(Array(30).fill('succeeded'));
+    expect(finished.map((j) => `${j.state} ${j.error?.message ?? ''}`.trim())).toEqual(Array(JOBS).fill('succeeded'));
     // They really ran side by side, not one after another.
-    expect(peakRunning).toBeGreaterThan(15);
+    expect(peakRunning).toBeGreaterThan(JOBS / 2);
     for (const job of finished) {
       const manager = await local.jobs();
       const key = await manager.videoKey(job.job_id);
