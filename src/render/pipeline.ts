@@ -249,6 +249,9 @@ export async function renderListing(
     report('preparing', 1);
     lap('soundtrack');
 
+    // A pack's outputs are encoded at the same time, the thread budget shared between them (docs/rendering.md
+    // "Packs"): one ffmpeg run leaves a core partly idle while its graph thread works, three keep both busy.
+    const threads = pack ? Math.max(1, Math.floor(ctx.threads / work.length)) : ctx.threads;
     for (const w of work) {
       w.plan = buildRenderPlan({
         timeline: w.timeline,
@@ -257,30 +260,55 @@ export async function renderListing(
         brandBug: w.brandBug,
         audioFile,
         output: w.temp,
-        threads: ctx.threads,
+        threads,
         ...(options.encoder === undefined ? {} : { encoder: options.encoder }),
       });
     }
     // Rendering progress covers the whole pack, each output weighted by its pixels.
     const weights = work.map((w) => w.timeline.width * w.timeline.height);
     const totalWeight = weights.reduce((a, b) => a + b, 0);
-    let doneWeight = 0;
+    const fractions = work.map(() => 0);
+    const reportRendering = (): void =>
+      report('rendering', fractions.reduce((sum, f, i) => sum + f * (weights[i] as number), 0) / totalWeight);
     report('rendering', 0);
-    for (const [i, w] of work.entries()) {
-      const plan = w.plan as RenderPlan;
-      const weight = weights[i] as number;
-      await runFfmpeg(plan.command, {
-        binaries,
-        signal,
-        watchdogMs: ctx.watchdogMs,
-        expectedDurationS: plan.durationS,
-        onProgress: (fraction) => report('rendering', (doneWeight + weight * fraction) / totalWeight),
-        redact,
-        what: pack ? `render the ${w.target.format} video` : 'render the video',
-      });
-      doneWeight += weight;
-      lap(named('ffmpeg', w.target.format));
+    // One output failing stops the others: their files would be thrown away anyway.
+    const runs = new AbortController();
+    const stopRuns = (): void => runs.abort(signal.reason);
+    signal.addEventListener('abort', stopRuns, { once: true });
+    let firstFailure: unknown = null;
+    signal.throwIfAborted();
+    try {
+      await Promise.all(
+        work.map(async (w, i) => {
+          const plan = w.plan as RenderPlan;
+          try {
+            await runFfmpeg(plan.command, {
+              binaries,
+              signal: runs.signal,
+              watchdogMs: ctx.watchdogMs,
+              expectedDurationS: plan.durationS,
+              onProgress: (fraction) => {
+                fractions[i] = fraction;
+                reportRendering();
+              },
+              redact,
+              what: pack ? `render the ${w.target.format} video` : 'render the video',
+            });
+            // A pack's runs overlap: each one's time counts from the start of the stage.
+            if (pack) timings[`ffmpeg ${w.target.format}`] = Date.now() - clock;
+          } catch (error) {
+            if (firstFailure === null) {
+              firstFailure = error;
+              runs.abort(error);
+            }
+          }
+        }),
+      );
+    } finally {
+      signal.removeEventListener('abort', stopRuns);
     }
+    if (firstFailure !== null) throw signal.aborted ? (signal.reason ?? firstFailure) : firstFailure;
+    lap('ffmpeg');
 
     report('verifying', 0);
     for (const [i, w] of work.entries()) {

@@ -340,8 +340,10 @@ export function buildRenderPlan(input: PlanInput): RenderPlan {
     complexFilter: filterGraph,
     outputOptions: [
       ...QUIET_OPTIONS,
+      // The graph's filters each cost a millisecond or two per frame: slicing them over threads cost
+      // more CPU than it saved, and x264's threads already fill the cores (docs/rendering.md "Where the time goes").
       '-filter_complex_threads',
-      String(threads),
+      '1',
       '-map',
       '[vout]',
       '-map',
