@@ -78,13 +78,15 @@ export async function makePhotos(): Promise<PhotoSet> {
 
 /** A validated request as the job layer hands it over (short durations: engine tests bypass the 10 s API minimum). */
 export function renderRequest(overrides: Partial<ValidRenderRequest> = {}): ValidRenderRequest {
+  // As validation does: a request that names one format renders a pack of that format alone.
+  const format = overrides.format ?? overrides.formats?.[0] ?? 'landscape';
   return {
     input: { language: 'fr', target_audience: 'auto' },
     listing: demoProperty(),
     photos: [],
     template: 'classic',
-    format: 'landscape',
-    formats: ['landscape'],
+    format,
+    formats: [format],
     duration_s: 4,
     language: 'fr',
     music: 'auto',
