@@ -73,20 +73,25 @@ export const ErrorEnvelopeSchema: JsonSchema = {
   },
 };
 
+/** What ffprobe verified about an MP4: the same fields in a job's `result` and in each of its `outputs`. */
+const VERIFIED_VIDEO_PROPERTIES = {
+  width: { type: 'integer' },
+  height: { type: 'integer' },
+  fps: { type: 'number' },
+  duration_s: { type: 'number' },
+  size_bytes: { type: 'integer' },
+  video_codec: { type: 'string' },
+  audio_codec: { type: 'string' },
+  audio_bitrate_kbps: { type: 'number' },
+  sha256: { type: 'string' },
+} as const;
+
 export const VideoResultSchema: JsonSchema = {
   type: ['object', 'null'],
   description: 'Only when succeeded: what ffprobe verified about the MP4.',
   properties: {
     video_url: { type: 'string' },
-    width: { type: 'integer' },
-    height: { type: 'integer' },
-    fps: { type: 'number' },
-    duration_s: { type: 'number' },
-    size_bytes: { type: 'integer' },
-    video_codec: { type: 'string' },
-    audio_codec: { type: 'string' },
-    audio_bitrate_kbps: { type: 'number' },
-    sha256: { type: 'string' },
+    ...VERIFIED_VIDEO_PROPERTIES,
   },
 };
 
@@ -101,15 +106,7 @@ export const JobOutputSchema: JsonSchema = {
       type: ['string', 'null'],
       description: 'GET /api/v1/jobs/{job_id}/poster?format=<format>; null when no poster was drawn or the files were purged.',
     },
-    width: { type: 'integer' },
-    height: { type: 'integer' },
-    fps: { type: 'number' },
-    duration_s: { type: 'number' },
-    size_bytes: { type: 'integer' },
-    video_codec: { type: 'string' },
-    audio_codec: { type: 'string' },
-    audio_bitrate_kbps: { type: 'number' },
-    sha256: { type: 'string' },
+    ...VERIFIED_VIDEO_PROPERTIES,
     expired_at: { type: 'string', format: 'date-time', description: 'Set once retention removed the files.' },
   },
 };
