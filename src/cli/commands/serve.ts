@@ -119,6 +119,12 @@ export async function serve(flags: ServeFlags, command: Command): Promise<void> 
     await backends?.close();
     throw error;
   });
+  // Listened for before "listening" is written: a script that stops the server as soon as it reads
+  // that line must get a clean shutdown, not the default signal death.
+  const signalled = new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGTERM', resolve);
+    process.once('SIGINT', resolve);
+  });
   // Lifecycle lines are written whatever --log-level says: scripts wait for "listening".
   const lifecycle = server.app.log.child({}, { level: 'info' });
   if (backends !== null) lifecycle.info({ event: 'backends' }, backends.describe());
@@ -134,17 +140,10 @@ export async function serve(flags: ServeFlags, command: Command): Promise<void> 
   surviveQueueWritesLostToOutages((message) => server.app.log.warn({ event: 'queue_write_lost' }, message));
   if (config.allowLoopbackFetch)
     server.app.log.warn({ event: 'config' }, 'server-side fetches may reach loopback addresses (--allow-loopback-fetch): for tests only');
-  await new Promise<void>((resolve, reject) => {
-    const stop = (signal: NodeJS.Signals): void => {
-      lifecycle.info({ event: 'shutdown', signal }, 'shutting down: no new requests, draining renders');
-      server.close({ drainMs }).then(async () => {
-        await metricsPort?.close();
-        await backends?.close();
-        lifecycle.info({ event: 'stopped' }, 'stopped');
-        resolve();
-      }, reject);
-    };
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
-  });
+  const signal = await signalled;
+  lifecycle.info({ event: 'shutdown', signal }, 'shutting down: no new requests, draining renders');
+  await server.close({ drainMs });
+  await metricsPort?.close();
+  await backends?.close();
+  lifecycle.info({ event: 'stopped' }, 'stopped');
 }

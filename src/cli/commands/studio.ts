@@ -62,12 +62,8 @@ export async function studio(flags: StudioFlags, command: Command): Promise<void
     await withKeys((keys) => keys.revoke(created.record.key_id));
     throw error;
   });
-  const loginUrl = `${server.url}/studio/login?token=${token}`;
-  if (ctx.output.json) ctx.output.record({ event: 'listening', url: server.url, login_url: loginUrl, tenant: flags.tenant });
-  else
-    ctx.output.text(`immoreel Studio is running. Open this link to sign in (it works once):\n\n    ${loginUrl}\n\nPress Ctrl-C to stop.`);
-  if (flags.browser && openBrowser(loginUrl, ctx.config.display)) ctx.output.info('Opening the link in your browser…');
-  await new Promise<void>((resolve, reject) => {
+  // Listened for before the link is printed: a signal sent on reading it must revoke the key and stop.
+  const stopped = new Promise<void>((resolve, reject) => {
     const stop = (): void => {
       ctx.output.info('Stopping the Studio…');
       server.records.keys
@@ -78,4 +74,10 @@ export async function studio(flags: StudioFlags, command: Command): Promise<void
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);
   });
+  const loginUrl = `${server.url}/studio/login?token=${token}`;
+  if (ctx.output.json) ctx.output.record({ event: 'listening', url: server.url, login_url: loginUrl, tenant: flags.tenant });
+  else
+    ctx.output.text(`immoreel Studio is running. Open this link to sign in (it works once):\n\n    ${loginUrl}\n\nPress Ctrl-C to stop.`);
+  if (flags.browser && openBrowser(loginUrl, ctx.config.display)) ctx.output.info('Opening the link in your browser…');
+  await stopped;
 }

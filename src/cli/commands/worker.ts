@@ -91,6 +91,20 @@ export async function worker(
     if (job.state === 'failed') log.warn({ ...fields, error_code: job.error?.code }, `${job.job_id} failed: ${job.error?.message ?? ''}`);
     else log.info(fields, `${job.job_id} ${job.state}`);
   });
+  // Listened for before "ready" is written: a signal sent on reading that line must drain, not kill.
+  let stopping = false;
+  const stopped = new Promise<void>((resolve, reject) => {
+    const stop = (signal: NodeJS.Signals): void => {
+      // A second signal stops at once: the process ends, and its running jobs go back to the queue
+      // when their lease runs out (at once for a worker on the same machine: its pid is gone).
+      if (stopping) return resolve();
+      log.info({ event: 'shutdown', signal }, `${signal}: finishing running renders (up to ${DRAIN_MS / 1000} s; again to stop now)…`);
+      stopping = true;
+      close(DRAIN_MS).then(resolve, reject);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
   // The worker's metrics and probes (docs/operations.md "Metrics"); a port that cannot be had stops it.
   const metricsUrl = await metricsPort?.listen({ records, blobs }).catch(async (error: unknown) => {
     await close(0);
@@ -111,19 +125,6 @@ export async function worker(
     },
     `Worker on ${configured === null ? dataDir : `${records.kind} records, videos in ${blobs.location}`}: ${manager.concurrency} render(s) at once, up to ${manager.threadsPerRender} ffmpeg thread(s) each (shared among the renders running).`,
   );
-  let stopping = false;
-  const stopped = new Promise<void>((resolve, reject) => {
-    const stop = (signal: NodeJS.Signals): void => {
-      // A second signal stops at once: the process ends, and its running jobs go back to the queue
-      // when their lease runs out (at once for a worker on the same machine: its pid is gone).
-      if (stopping) return resolve();
-      log.info({ event: 'shutdown', signal }, `${signal}: finishing running renders (up to ${DRAIN_MS / 1000} s; again to stop now)…`);
-      stopping = true;
-      close(DRAIN_MS).then(resolve, reject);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
   if (flags.untilIdle) {
     await Promise.race([manager.whenIdle(), stopped]);
     await close();
