@@ -807,7 +807,7 @@ export class WorkerPool {
       // Canceled, re-queued, failed or lost to another attempt: no video may stay where a result is expected.
       // The outcome is already recorded; a file that resists removal is purge's (`jobs purge`) to remove.
       await files.discardOutput(jobId, row.attempts, formats).catch(() => undefined);
-      // Failed, canceled or stopped: the attempt's scratch (photos, render-*.tmp.mp4, soundtrack.wav)
+      // Failed, canceled or stopped: the attempt's scratch (photos, render-*.tmp.mp4 and its parts, soundtrack.m4a)
       // goes too, on every machine (docs/operations.md "Scratch space"; best effort, as above). A
       // render that lost its row to another attempt leaves the directory alone: with a shared data
       // directory that attempt may be working in it.

@@ -94,7 +94,7 @@ async function renderText(style: CardStyle, spec: TextSpec, text: string, size: 
       spacing: Math.round(size * 0.18),
     },
   });
-  const { data, info } = await image.png().toBuffer({ resolveWithObject: true });
+  const { data, info } = await image.png({ compressionLevel: 0 }).toBuffer({ resolveWithObject: true });
   return { buffer: data, width: info.width, height: info.height };
 }
 
@@ -242,7 +242,7 @@ async function panel(style: CardStyle, options: PanelOptions): Promise<{ buffer:
   }
   const buffer = await sharp({ create: { width, height, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
     .composite(layers)
-    .png()
+    .png({ compressionLevel: 1 })
     .toBuffer();
   return { buffer, width, height, inset: SHADOW };
 }

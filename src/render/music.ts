@@ -3,15 +3,19 @@ import { join } from 'node:path';
 import { AppError, badRequest } from '../core/errors.js';
 import { QUIET_OPTIONS, type FfmpegCommandSpec } from './ffmpeg/command.js';
 import { runFfmpeg, runFfprobe, type RunOptions } from './ffmpeg/runner.js';
-import { AUDIO_RATE } from './formats.js';
+import { AUDIO_BITRATE_KBPS, AUDIO_RATE } from './formats.js';
 import { trackByName, trackForMood, type MusicMood, type MusicTrack } from './music-tracks.js';
 import { MUSIC_DIR } from './package-files.js';
 
 /**
  * The soundtrack: a bundled bed chosen by the template's mood (or by name), the user's own file
- * (local mode), or silence. Prepared before the render as a WAV of exactly the video's length,
- * faded in and out, loudness-normalised, 48 kHz stereo; the render then only encodes it to AAC.
+ * (local mode), or silence. Encoded once, as the output contract's AAC (160 kbps, 48 kHz, stereo), of
+ * exactly the video's length, faded in and out, loudness-normalised; every output of the render
+ * copies it (docs/rendering.md "Soundtrack").
  */
+
+/** The contract's audio encoding. */
+const AAC_OPTIONS: readonly string[] = ['-c:a', 'aac', '-b:a', `${AUDIO_BITRATE_KBPS}k`, '-ar', String(AUDIO_RATE), '-ac', '2'];
 
 export type MusicChoice = { kind: 'none' } | { kind: 'track'; track: MusicTrack; file: string } | { kind: 'file'; file: string };
 
@@ -36,7 +40,7 @@ export function resolveMusic(music: string, mood: MusicMood, musicDir: string = 
 }
 
 /**
- * The ffmpeg run that turns a music source into the finished soundtrack WAV (pure).
+ * The ffmpeg run that turns a music source into the finished soundtrack (pure).
  * The source is decoded once and repeated with `aloop` on its samples: re-reading the file with
  * -stream_loop would replay the AAC/MP3 encoder delay at every turn (measured: a 10 ms gap).
  */
@@ -66,36 +70,27 @@ export function soundtrackCommand(
   return {
     inputs: [{ file: choice.file, options: [] }],
     complexFilter: null,
-    outputOptions: [
-      ...QUIET_OPTIONS,
-      '-map',
-      '0:a:0',
-      '-vn',
-      '-sn',
-      '-dn',
-      '-af',
-      filters.join(','),
-      '-ar',
-      String(AUDIO_RATE),
-      '-ac',
-      '2',
-      '-c:a',
-      'pcm_s16le',
-      '-f',
-      'wav',
-    ],
+    outputOptions: [...QUIET_OPTIONS, '-map', '0:a:0', '-vn', '-sn', '-dn', '-af', filters.join(','), ...AAC_OPTIONS, '-f', 'mp4'],
     output,
   };
 }
 
-/** Prepares the soundtrack in `workDir`; null means silence (the plan adds a silent AAC track). */
-export async function prepareSoundtrack(
-  choice: MusicChoice,
-  durationS: number,
-  workDir: string,
-  options: RunOptions,
-): Promise<string | null> {
-  if (choice.kind === 'none') return null;
+/** A silent track of exactly the video's duration, for a video without music. */
+export function silenceCommand(durationS: number, output: string): FfmpegCommandSpec {
+  return {
+    inputs: [{ file: `anullsrc=r=${AUDIO_RATE}:cl=stereo`, options: ['-f', 'lavfi'] }],
+    complexFilter: null,
+    outputOptions: [...QUIET_OPTIONS, '-af', `atrim=end_sample=${Math.round(durationS * AUDIO_RATE)}`, ...AAC_OPTIONS, '-f', 'mp4'],
+    output,
+  };
+}
+
+/** Writes the soundtrack to `output` (an M4A), silence included. */
+export async function prepareSoundtrack(choice: MusicChoice, durationS: number, output: string, options: RunOptions): Promise<void> {
+  if (choice.kind === 'none') {
+    await runFfmpeg(silenceCommand(durationS, output), { ...options, what: 'prepare the silent soundtrack' });
+    return;
+  }
   let probed: string;
   try {
     probed = await runFfprobe(
@@ -127,11 +122,9 @@ export async function prepareSoundtrack(
       details: [{ field: 'music', message: 'too short' }],
     });
   }
-  const output = join(workDir, 'soundtrack.wav');
   await runFfmpeg(soundtrackCommand(choice, durationS, sourceDuration, output), {
     ...options,
     expectedDurationS: durationS,
     what: 'prepare the soundtrack',
   });
-  return output;
 }

@@ -1,13 +1,22 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, copyFile, mkdir, rename, rm } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import pLimit from 'p-limit';
 import { badRequest } from '../core/errors.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../core/paths.js';
+import { commandArgs } from './ffmpeg/command.js';
 import type { JobStage, Property, VideoFormat, Warning } from '../core/types.js';
 import { describeRef, loadPhotos, prepareLogo, prepareShotSource, PhotoError, type AssetContext } from './assets/photos.js';
 import { drawTimelineCards, type CardStyle, type LogoImage } from './cards.js';
-import { buildRenderPlan, type EncoderSettings, type PlacedImage, type RenderPlan } from './ffmpeg/plan.js';
+import {
+  buildRenderPlan,
+  buildSegmentedPlan,
+  segmentCuts,
+  type EncoderSettings,
+  type PlacedImage,
+  type RenderPlan,
+  type SegmentedPlan,
+} from './ffmpeg/plan.js';
 import { resolveBinaries, runFfmpeg } from './ffmpeg/runner.js';
 import { prepareSoundtrack, resolveMusic } from './music.js';
 import { buildStoryboard, type Timeline } from './storyboard.js';
@@ -31,6 +40,9 @@ import { posterTimeS, writePoster } from './poster.js';
  * before the next stage starts, so the stages and the progress of the job record stay in order.
  */
 
+/** Most segments one output is cut into, whatever the thread budget (docs/rendering.md "Segments"). */
+const MAX_SEGMENTS = 4;
+
 const STAGE_SPAN: Readonly<Record<JobStage, [number, number]>> = {
   fetching_assets: [0, 0.08],
   preparing: [0.08, 0.2],
@@ -44,6 +56,8 @@ export interface RenderDebug {
   args: string[];
   /** Every output's, in `formats` order. */
   outputs: Array<{ format: VideoFormat; timeline: Timeline; args: string[] }>;
+  /** The runs that made the primary output: each segment's (one or more), then the join with the soundtrack. */
+  segmentArgs: string[][];
   timings: Record<string, number>;
 }
 
@@ -119,6 +133,8 @@ interface OutputWork {
   cards: ReadonlyMap<string, PlacedImage>;
   brandBug: PlacedImage | null;
   plan: RenderPlan | null;
+  /** The runs that make it: the frames of `plan` in one or more segments encoded at the same time, then the join. */
+  segmented: SegmentedPlan | null;
   temp: string;
   result: RenderedVideo['result'] | null;
 }
@@ -154,12 +170,9 @@ export async function renderListing(
   const durationS = request.duration_s ?? template.default_duration_s;
 
   report('fetching_assets', 0);
-  // The soundtrack only depends on the duration: it is prepared while photos download, once for every output.
   const musicChoice = resolveMusic(request.music, template.music.mood);
-  const soundtrack = prepareSoundtrack(musicChoice, durationS, ctx.workDir, { binaries, signal, redact, watchdogMs: ctx.watchdogMs });
-  // Awaited (and its failure seen) where the soundtrack is used or in `finally`; this only keeps a
-  // rejection while photos download from counting as unhandled.
-  soundtrack.catch(() => undefined);
+  const audioFile = join(ctx.workDir, 'soundtrack.m4a');
+  let soundtrack: Promise<void> | null = null;
   const work: OutputWork[] = [];
   try {
     const refs = (request.photos.length > 0 ? request.photos : listing.photos).slice(0, MAX_PHOTOS);
@@ -203,7 +216,7 @@ export async function renderListing(
         hasLogo: logo !== null,
       });
       const temp = join(ctx.workDir, `render-${target.format}-${randomBytes(4).toString('hex')}.tmp.mp4`);
-      work.push({ target, timeline, shotFiles: [], cards: new Map(), brandBug: null, plan: null, temp, result: null });
+      work.push({ target, timeline, shotFiles: [], cards: new Map(), brandBug: null, plan: null, segmented: null, temp, result: null });
     }
     // Stills (libvips) and cards (Pango) are independent: drawn at the same time. Stills are cached
     // by photo and box, so a box two formats share is prepared once.
@@ -245,15 +258,26 @@ export async function renderListing(
     })();
     await Promise.all([stillsReady, cardsReady]);
     lap('stills and cards');
-    const audioFile = await soundtrack;
     report('preparing', 1);
-    lap('soundtrack');
+    // The soundtrack, encoded once for every output, starts with the encoding, not while photos decode:
+    // a process started from this one while libvips works slowed it by a second on 2 cores
+    // (docs/rendering.md "Soundtrack"). The video runs do not wait for it: only the joins take it.
+    const soundtrackReady = prepareSoundtrack(musicChoice, durationS, audioFile, {
+      binaries,
+      signal,
+      redact,
+      watchdogMs: ctx.watchdogMs,
+    });
+    soundtrack = soundtrackReady;
+    // Awaited (and its failure seen) by the runs or in `finally`: this only keeps a rejection from
+    // counting as unhandled meanwhile.
+    soundtrackReady.catch(() => undefined);
 
     // A pack's outputs are encoded at the same time, the thread budget shared between them (docs/rendering.md
     // "Packs"): one ffmpeg run leaves a core partly idle while its graph thread works, three keep both busy.
     const threads = pack ? Math.max(1, Math.floor(ctx.threads / work.length)) : ctx.threads;
     for (const w of work) {
-      w.plan = buildRenderPlan({
+      const planInput = {
         timeline: w.timeline,
         shotFiles: w.shotFiles,
         cards: w.cards,
@@ -262,7 +286,12 @@ export async function renderListing(
         output: w.temp,
         threads,
         ...(options.encoder === undefined ? {} : { encoder: options.encoder }),
-      });
+      };
+      // The whole output as one run: what the segments reproduce (debug output, benchmarks).
+      w.plan = buildRenderPlan(planInput);
+      // Video runs, then a join with the soundtrack. A single output on several threads is encoded in
+      // segments at the same time; a pack's outputs are one segment each (docs/rendering.md "Segments").
+      w.segmented = buildSegmentedPlan(planInput, pack ? [] : segmentCuts(w.timeline, Math.min(threads, MAX_SEGMENTS)));
     }
     // Rendering progress covers the whole pack, each output weighted by its pixels.
     const weights = work.map((w) => w.timeline.width * w.timeline.height);
@@ -281,19 +310,48 @@ export async function renderListing(
       await Promise.all(
         work.map(async (w, i) => {
           const plan = w.plan as RenderPlan;
+          const what = pack ? `render the ${w.target.format} video` : 'render the video';
+          const run = { binaries, signal: runs.signal, watchdogMs: ctx.watchdogMs, redact };
           try {
-            await runFfmpeg(plan.command, {
-              binaries,
-              signal: runs.signal,
-              watchdogMs: ctx.watchdogMs,
-              expectedDurationS: plan.durationS,
-              onProgress: (fraction) => {
-                fractions[i] = fraction;
-                reportRendering();
-              },
-              redact,
-              what: pack ? `render the ${w.target.format} video` : 'render the video',
+            const { segments, mux, listFile, listText } = w.segmented as SegmentedPlan;
+            const done = segments.map(() => 0);
+            await writeFile(listFile, listText, { mode: PRIVATE_FILE_MODE });
+            // Every run settles before this returns (no ffmpeg left writing a file being deleted); the
+            // first failure stops the others.
+            const settled = await Promise.allSettled(
+              [
+                ...segments.map(async (segment, k) => {
+                  await runFfmpeg(segment.command, {
+                    ...run,
+                    expectedDurationS: segment.durationS,
+                    onProgress: (fraction) => {
+                      done[k] = fraction * segment.frames;
+                      fractions[i] = (0.98 * done.reduce((a, b) => a + b, 0)) / plan.frames;
+                      reportRendering();
+                    },
+                    what: segments.length === 1 ? what : `${what} (part ${k + 1} of ${segments.length})`,
+                  });
+                  if (segments.length > 1) timings[`ffmpeg part ${k + 1} (${segment.frames} frames)`] = Date.now() - clock;
+                }),
+                soundtrackReady.then(() => {
+                  timings['soundtrack'] = Date.now() - clock;
+                }),
+              ].map((running) =>
+                running.catch((error: unknown) => {
+                  if (!runs.signal.aborted) runs.abort(error);
+                  throw error;
+                }),
+              ),
+            );
+            const failed = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+            // The others' failures are their being stopped: the first one is the cause.
+            if (failed !== undefined) throw runs.signal.aborted ? runs.signal.reason : failed.reason;
+            await runFfmpeg(mux, {
+              ...run,
+              what: segments.length === 1 ? 'add the soundtrack to the video' : 'join the parts of the video',
             });
+            fractions[i] = 1;
+            reportRendering();
             // A pack's runs overlap: each one's time counts from the start of the stage.
             if (pack) timings[`ffmpeg ${w.target.format}`] = Date.now() - clock;
           } catch (error) {
@@ -311,30 +369,45 @@ export async function renderListing(
     lap('ffmpeg');
 
     report('verifying', 0);
-    for (const [i, w] of work.entries()) {
-      const plan = w.plan as RenderPlan;
-      w.result = await verifyVideo(
-        w.temp,
-        { width: w.timeline.width, height: w.timeline.height, durationS: plan.durationS, checkAudioBitrate: audioFile !== null },
-        binaries,
-        signal,
-      );
-      lap(named('verify', w.target.format));
-      signal.throwIfAborted();
-      if (w.target.posterPath !== undefined) {
-        // Drawn from the verified file, before it is published: a job that succeeds has its poster
-        // already. A video without one is still the video: the poster's failure is a warning.
-        try {
-          await writePoster(w.temp, posterTimeS(w.timeline), w.target.posterPath, { binaries, signal, redact, watchdogMs: ctx.watchdogMs });
-        } catch (error) {
-          if (signal.aborted) throw error;
-          const which = pack ? `The ${w.target.format} poster image` : 'The poster image';
-          warnings.push({ code: 'POSTER_SKIPPED', message: `${which} could not be drawn: ${(error as Error).message}` });
+    // Every output is checked at the same time: each check is mostly ffprobe starting and reading.
+    const verifyStart = Date.now();
+    const posterWarnings: Array<Warning | null> = work.map(() => null);
+    let checked = 0;
+    await Promise.all(
+      work.map(async (w, i) => {
+        const plan = w.plan as RenderPlan;
+        w.result = await verifyVideo(
+          w.temp,
+          { width: w.timeline.width, height: w.timeline.height, durationS: plan.durationS, checkAudioBitrate: musicChoice.kind !== 'none' },
+          binaries,
+          signal,
+        );
+        timings[named('verify', w.target.format)] = Date.now() - verifyStart;
+        signal.throwIfAborted();
+        if (w.target.posterPath !== undefined) {
+          // Drawn from the verified file, before it is published: a job that succeeds has its poster
+          // already. A video without one is still the video: the poster's failure is a warning.
+          const posterStart = Date.now();
+          try {
+            await writePoster(w.temp, posterTimeS(w.timeline), w.target.posterPath, {
+              binaries,
+              signal,
+              redact,
+              watchdogMs: ctx.watchdogMs,
+            });
+          } catch (error) {
+            if (signal.aborted) throw error;
+            const which = pack ? `The ${w.target.format} poster image` : 'The poster image';
+            posterWarnings[i] = { code: 'POSTER_SKIPPED', message: `${which} could not be drawn: ${(error as Error).message}` };
+          }
+          timings[named('poster', w.target.format)] = Date.now() - posterStart;
         }
-        lap(named('poster', w.target.format));
-      }
-      report('verifying', (i + 1) / (work.length + 1));
-    }
+        checked += 1;
+        report('verifying', checked / (work.length + 1));
+      }),
+    );
+    for (const warning of posterWarnings) if (warning !== null) warnings.push(warning);
+    clock = Date.now();
     // Published only once every output is verified: a pack that fails leaves no video behind.
     for (const w of work) await publish(w.temp, w.target.outputPath);
     report('verifying', 1);
@@ -344,12 +417,16 @@ export async function renderListing(
       timeline: primary.timeline,
       args: (primary.plan as RenderPlan).args,
       outputs: work.map((w) => ({ format: w.target.format, timeline: w.timeline, args: (w.plan as RenderPlan).args })),
+      segmentArgs: [
+        ...(primary.segmented as SegmentedPlan).segments.map((segment) => segment.args),
+        commandArgs((primary.segmented as SegmentedPlan).mux),
+      ],
       timings,
     });
     return { result: (outputs[0] as (typeof outputs)[number]).result, outputs, warnings };
   } finally {
-    await Promise.all(work.map((w) => rm(w.temp, { force: true })));
+    await Promise.all(work.flatMap((w) => [w.temp, ...(w.segmented?.scratchFiles ?? [])].map((file) => rm(file, { force: true }))));
     // Settle the soundtrack run (a failure elsewhere must not leave ffmpeg running or a rejection unhandled).
-    await soundtrack.catch(() => undefined);
+    await soundtrack?.catch(() => undefined);
   }
 }

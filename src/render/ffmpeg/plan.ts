@@ -1,4 +1,4 @@
-import { AUDIO_BITRATE_KBPS, AUDIO_RATE, FPS } from '../formats.js';
+import { FPS } from '../formats.js';
 import type { Motion, Shot, Timeline } from '../storyboard.js';
 import { commandArgs, QUIET_OPTIONS, type FfmpegCommandSpec } from './command.js';
 
@@ -53,8 +53,8 @@ export interface PlanInput {
   /** Card images by card id, placed in frame coordinates. */
   cards: ReadonlyMap<string, PlacedImage>;
   brandBug: PlacedImage | null;
-  /** A prepared audio file of exactly the video's duration (48 kHz stereo), or null for silence. */
-  audioFile: string | null;
+  /** The prepared soundtrack (music or silence), already encoded as the output's AAC: copied, not encoded again. */
+  audioFile: string;
   output: string;
   threads: number;
   encoder?: EncoderSettings;
@@ -81,24 +81,32 @@ function n(value: number): string {
 /** Colour conversion used for every input: photos and cards meet in BT.709 limited range. */
 const TO_YUV = 'scale=out_color_matrix=bt709:out_range=tv';
 
-function motionFilters(motion: Motion, shot: Shot, offset: number, width: number, height: number): string[] {
+/** A pan: a crop window moving one whole pixel at a time over the still (nearly free). */
+function panFilters(motion: Extract<Motion, { type: 'pan' }>, shot: Shot, offset: number, width: number, height: number): string[] {
   const last = Math.max(1, shot.frames - 1);
   const progress = `((n+${offset})/${last})`;
-  if (motion.type === 'zoom') {
-    const scale = `(${n(motion.from)}+${n(motion.to - motion.from)}*${progress})`;
-    const scaledWidth = `2*trunc(${width}*${scale}/2+0.5)`;
-    const scaledHeight = `2*trunc(${height}*${scale}/2+0.5)`;
-    // crop evaluates iw/ih once, from the first frame's size: the centre is recomputed from the
-    // same expression as the scale (same n), so it stays exact while the size changes.
-    return [
-      `scale=w='${scaledWidth}':h='${scaledHeight}':eval=frame:flags=bilinear`,
-      `crop=${width}:${height}:x='(${scaledWidth}-${width})/2':y='(${scaledHeight}-${height})/2':exact=1`,
-    ];
-  }
   const position = `floor((${motion.axis === 'x' ? `iw-${width}` : `ih-${height}`})*(${n(motion.from)}+${n(motion.to - motion.from)}*${progress})+0.5)`;
   const x = motion.axis === 'x' ? `'${position}'` : `'(iw-${width})/2'`;
   const y = motion.axis === 'y' ? `'${position}'` : `'(ih-${height})/2'`;
   return [`crop=${width}:${height}:x=${x}:y=${y}:exact=1`];
+}
+
+/**
+ * A zoom re-scales the slightly larger still every frame (`scale` with eval=frame) to an even size,
+ * then crops its centre: the picture changes size in one-pixel steps on each side, with no
+ * back-and-forth. crop evaluates iw/ih once, from the first frame's size: the centre is recomputed
+ * from the same expression as the scale (same n), so it stays exact while the size changes.
+ */
+function zoomFilters(motion: Extract<Motion, { type: 'zoom' }>, shot: Shot, offset: number, width: number, height: number): string[] {
+  const last = Math.max(1, shot.frames - 1);
+  const progress = `((n+${offset})/${last})`;
+  const scale = `(${n(motion.from)}+${n(motion.to - motion.from)}*${progress})`;
+  const scaledWidth = `2*trunc(${width}*${scale}/2+0.5)`;
+  const scaledHeight = `2*trunc(${height}*${scale}/2+0.5)`;
+  return [
+    `scale=w='${scaledWidth}':h='${scaledHeight}':eval=frame:flags=bilinear`,
+    `crop=${width}:${height}:x='(${scaledWidth}-${width})/2':y='(${scaledHeight}-${height})/2':exact=1`,
+  ];
 }
 
 interface Part {
@@ -133,22 +141,26 @@ function overlayCard(
   card: PlacedImage,
   from: number,
   to: number,
-  fade: number,
+  fades: { in: number; out: number },
   timelineFps: number,
 ): string {
   const count = to - from;
   const stream = graph.label('card');
-  const fadeS = fade / timelineFps;
-  const fadeOutStart = (to - fade) / timelineFps;
+  const fadeInS = fades.in / timelineFps;
+  const fadeOutS = fades.out / timelineFps;
+  const fadeFilters = [
+    ...(fades.in > 0 ? [`fade=t=in:st=${n(from / timelineFps)}:d=${n(fadeInS)}:alpha=1`] : []),
+    ...(fades.out > 0 ? [`fade=t=out:st=${n((to - fades.out) / timelineFps)}:d=${n(fadeOutS)}:alpha=1`] : []),
+  ];
   graph.add(
-    `[${cardInput}:v]${TO_YUV},format=yuva420p,loop=loop=${count - 1}:size=1:start=0,settb=1/${FPS},setpts=N+${from},` +
-      `fade=t=in:st=${n(from / timelineFps)}:d=${n(fadeS)}:alpha=1,fade=t=out:st=${n(fadeOutStart)}:d=${n(fadeS)}:alpha=1[${stream}]`,
+    `[${cardInput}:v]${TO_YUV},format=yuva420p,loop=loop=${count - 1}:size=1:start=0,settb=1/${FPS},setpts=N+${from}` +
+      `${fadeFilters.map((f) => `,${f}`).join('')}[${stream}]`,
   );
   const out = graph.label('ov');
-  const rise = card.rise ?? 0;
+  const rise = fades.in > 0 ? (card.rise ?? 0) : 0;
   const y =
     rise > 0
-      ? `'${card.y}+${rise}*pow(1-min(1,max(0,(t-${n(from / timelineFps)})/${n(Math.max(fadeS, 1 / timelineFps) * 1.6)})),3)'`
+      ? `'${card.y}+${rise}*pow(1-min(1,max(0,(t-${n(from / timelineFps)})/${n(Math.max(fadeInS, 1 / timelineFps) * 1.6)})),3)'`
       : String(card.y);
   graph.add(`[${base}][${stream}]overlay=x=${card.x}:y=${y}:eof_action=pass:format=yuv420[${out}]`);
   return out;
@@ -203,24 +215,19 @@ function transitionChain(
   }
 }
 
-/** Builds the whole ffmpeg command line for a timeline whose assets are prepared. */
-export function buildRenderPlan(input: PlanInput): RenderPlan {
-  const { timeline, shotFiles } = input;
-  const { width, height, shots } = timeline;
-  if (shotFiles.length !== shots.length) throw new Error(`expected ${shots.length} shot files, got ${shotFiles.length}`);
-  const encoder = input.encoder ?? DEFAULT_ENCODER;
-  const graph = new Graph();
-  const inputs: string[] = [];
-  const inputIndex = new Map<string, number>();
-  const addInput = (file: string, unique = false): number => {
-    if (!unique && inputIndex.has(file)) return inputIndex.get(file) as number;
-    inputs.push(file);
-    if (!unique) inputIndex.set(file, inputs.length - 1);
-    return inputs.length - 1;
-  };
+/**
+ * The pieces the video is made of, in order: each shot's body, and before it the transition
+ * from the previous shot. A segment of a render is a run of whole elements.
+ */
+interface Element {
+  kind: 'body' | 'transition';
+  shot: number;
+  frames: number;
+}
 
+function partsOf(shots: readonly Shot[]): Part[][] {
   // Parts of every shot: head (shared with the previous shot), body, tail (shared with the next).
-  const partsByShot: Part[][] = shots.map((shot, i) => {
+  return shots.map((shot, i) => {
     const head = shot.transitionFrames;
     const tail = i + 1 < shots.length ? (shots[i + 1] as Shot).transitionFrames : 0;
     const parts: Part[] = [];
@@ -230,14 +237,67 @@ export function buildRenderPlan(input: PlanInput): RenderPlan {
     for (const part of parts) if (part.count < 1) throw new Error(`shot ${i} is too short for its transitions`);
     return parts;
   });
+}
+
+function elementsOf(shots: readonly Shot[], partsByShot: readonly Part[][]): Element[] {
+  const elements: Element[] = [];
+  shots.forEach((shot, i) => {
+    if (i > 0 && shot.transitionFrames > 0) elements.push({ kind: 'transition', shot: i, frames: shot.transitionFrames });
+    const body = (partsByShot[i] as Part[]).find((p) => p.label === `b${i}`) as Part;
+    elements.push({ kind: 'body', shot: i, frames: body.count });
+  });
+  return elements;
+}
+
+/** The labels of the parts an element is drawn from. */
+function partLabels(element: Element): string[] {
+  return element.kind === 'body' ? [`b${element.shot}`] : [`t${element.shot - 1}`, `h${element.shot}`];
+}
+
+interface VideoGraph {
+  graph: Graph;
+  inputs: string[];
+  /** The label of the finished video stream. */
+  video: string;
+}
+
+/**
+ * The video of elements [first, last) of the timeline, whose first frame is frame `startFrame` of
+ * the whole video: only the stills, cards and chains those elements use.
+ */
+function videoGraph(
+  input: PlanInput,
+  partsByShot: readonly Part[][],
+  elements: readonly Element[],
+  first: number,
+  last: number,
+): VideoGraph {
+  const { timeline, shotFiles } = input;
+  const { width, height, shots } = timeline;
+  const startFrame = elements.slice(0, first).reduce((sum, e) => sum + e.frames, 0);
+  const frames = elements.slice(first, last).reduce((sum, e) => sum + e.frames, 0);
+  const endFrame = startFrame + frames;
+  const graph = new Graph();
+  const inputs: string[] = [];
+  const inputIndex = new Map<string, number>();
+  const addInput = (file: string, unique = false): number => {
+    if (!unique && inputIndex.has(file)) return inputIndex.get(file) as number;
+    inputs.push(file);
+    if (!unique) inputIndex.set(file, inputs.length - 1);
+    return inputs.length - 1;
+  };
+  const used = new Set(elements.slice(first, last).flatMap(partLabels));
+  const partsUsed = partsByShot.map((parts) => parts.filter((p) => used.has(p.label)));
 
   // One decoded input per distinct source file, split into as many parts as use it.
   const usesByFile = new Map<string, string[]>();
   shots.forEach((_shot, i) => {
+    const parts = partsUsed[i] as Part[];
+    if (parts.length === 0) return;
     const file = shotFiles[i] as string;
     addInput(file);
     const uses = usesByFile.get(file) ?? [];
-    for (const part of partsByShot[i] as Part[]) uses.push(`src_${part.label}`);
+    for (const part of parts) uses.push(`src_${part.label}`);
     usesByFile.set(file, uses);
   });
   for (const [file, uses] of usesByFile) {
@@ -247,33 +307,39 @@ export function buildRenderPlan(input: PlanInput): RenderPlan {
   }
 
   const cardInputs = new Map<string, number>();
-  for (const shot of shots)
+  shots.forEach((shot, i) => {
+    if (!used.has(`b${i}`)) return;
     for (const card of shot.cards) {
       const placed = input.cards.get(card.id);
       if (placed === undefined) throw new Error(`no image for card ${card.id}`);
       cardInputs.set(card.id, addInput(placed.file, true));
     }
-  const bugInput = input.brandBug !== null && timeline.brandBug !== null ? addInput(input.brandBug.file, true) : null;
-  const audioInput = input.audioFile !== null ? addInput(input.audioFile, true) : null;
+  });
+  const bug = timeline.brandBug;
+  const bugShown = input.brandBug !== null && bug !== null && bug.from < endFrame && bug.to > startFrame;
+  const bugInput = bugShown && input.brandBug !== null ? addInput(input.brandBug.file, true) : null;
 
   // Every part is its own still loop with the shot's motion offset by the part's first frame, so
   // that nothing is buffered: cutting one rendered shot with split+trim keeps frames queued for
   // the parts not yet consumed (measured: 2.4 GB for a 30 s video instead of ~0.2 GB).
   const rendered = new Map<string, string>();
-  for (const parts of partsByShot) {
+  for (const parts of partsUsed) {
     for (const part of parts) {
       const { shot } = part;
-      const filters = [...motionFilters(shot.motion, shot, part.from, width, height), 'setsar=1'];
       const isBody = part.label.startsWith('b');
       let out = isBody && shot.cards.length > 0 ? graph.label('base') : part.label;
-      graph.add(stillChain(`src_${part.label}`, part.count, filters, out));
+      const motion =
+        shot.motion.type === 'pan'
+          ? panFilters(shot.motion, shot, part.from, width, height)
+          : zoomFilters(shot.motion, shot, part.from, width, height);
+      graph.add(stillChain(`src_${part.label}`, part.count, [...motion, 'setsar=1'], out));
       if (isBody) {
         // Cards sit inside the body (the storyboard keeps them clear of the transitions).
         for (const card of shot.cards) {
           const from = Math.max(0, card.from - part.from);
           const to = Math.min(part.count, card.to - part.from);
           if (to - from < 2) continue;
-          const fade = Math.min(card.fadeFrames, Math.floor((to - from) / 2));
+          const fade = Math.max(1, Math.min(card.fadeFrames, Math.floor((to - from) / 2)));
           out = overlayCard(
             graph,
             out,
@@ -281,7 +347,7 @@ export function buildRenderPlan(input: PlanInput): RenderPlan {
             input.cards.get(card.id) as PlacedImage,
             from,
             to,
-            Math.max(1, fade),
+            { in: fade, out: fade },
             FPS,
           );
         }
@@ -291,98 +357,112 @@ export function buildRenderPlan(input: PlanInput): RenderPlan {
   }
 
   // Bodies and transitions, in order.
-  const sequence: string[] = [];
-  shots.forEach((shot, i) => {
-    if (i > 0 && shot.transitionFrames > 0) {
-      sequence.push(
-        transitionChain(
-          graph,
-          shot.transitionIn,
-          rendered.get(`t${i - 1}`) as string,
-          rendered.get(`h${i}`) as string,
-          shot.transitionFrames,
-          width,
-          height,
-        ),
-      );
-    }
-    sequence.push(rendered.get(`b${i}`) as string);
-  });
-  const fadeIn = timeline.fadeInFrames > 0 ? `,fade=t=in:st=0:d=${n(timeline.fadeInFrames / FPS)}` : '';
+  const sequence = elements
+    .slice(first, last)
+    .map((element) =>
+      element.kind === 'body'
+        ? (rendered.get(`b${element.shot}`) as string)
+        : transitionChain(
+            graph,
+            (shots[element.shot] as Shot).transitionIn,
+            rendered.get(`t${element.shot - 1}`) as string,
+            rendered.get(`h${element.shot}`) as string,
+            element.frames,
+            width,
+            height,
+          ),
+    );
+  // The video's fade from and to black belong to the segments holding its first and last frames
+  // (cuts are never placed inside them: see segmentCuts).
+  const fadeIn = startFrame === 0 && timeline.fadeInFrames > 0 ? `,fade=t=in:st=0:d=${n(timeline.fadeInFrames / FPS)}` : '';
   const fadeOut =
-    timeline.fadeOutFrames > 0
-      ? `,fade=t=out:st=${n((timeline.frames - timeline.fadeOutFrames) / FPS)}:d=${n(timeline.fadeOutFrames / FPS)}`
+    endFrame === timeline.frames && timeline.fadeOutFrames > 0
+      ? `,fade=t=out:st=${n((timeline.frames - timeline.fadeOutFrames - startFrame) / FPS)}:d=${n(timeline.fadeOutFrames / FPS)}`
       : '';
   let video = graph.label('cat');
   graph.add(
     `${sequence.map((s) => `[${s}]`).join('')}concat=n=${sequence.length}:v=1:a=0,settb=1/${FPS},setpts=N${fadeIn}${fadeOut}[${video}]`,
   );
-  if (bugInput !== null && input.brandBug !== null && timeline.brandBug !== null) {
-    const bug = timeline.brandBug;
-    video = overlayCard(graph, video, bugInput, { ...input.brandBug, rise: 0 }, bug.from, bug.to, Math.round(0.4 * FPS), FPS);
+  if (bugInput !== null && input.brandBug !== null && bug !== null) {
+    // The corner mark spans segments: it fades in only where it starts and out only where it ends.
+    const fade = Math.round(0.4 * FPS);
+    const from = Math.max(bug.from, startFrame) - startFrame;
+    const to = Math.min(bug.to, endFrame) - startFrame;
+    const fades = { in: bug.from >= startFrame ? fade : 0, out: bug.to <= endFrame ? fade : 0 };
+    video = overlayCard(graph, video, bugInput, { ...input.brandBug, rise: 0 }, from, to, fades, FPS);
   }
   graph.add(`[${video}]format=yuv420p[vout]`);
+  return { graph, inputs, video: 'vout' };
+}
+
+/** x264 and the stream's colour tags: the same for a whole run and for each segment. */
+function videoEncoderOptions(encoder: EncoderSettings, threads: number): string[] {
+  return [
+    '-c:v',
+    'libx264',
+    '-preset',
+    encoder.preset,
+    ...(encoder.x264Params === undefined ? [] : ['-x264-params', encoder.x264Params]),
+    '-crf',
+    String(encoder.crf),
+    '-profile:v',
+    'high',
+    '-pix_fmt',
+    'yuv420p',
+    '-r',
+    String(FPS),
+    '-g',
+    String(encoder.gop),
+    '-bf',
+    '2',
+    '-threads',
+    String(Math.max(1, Math.floor(threads))),
+    '-color_primaries',
+    'bt709',
+    '-color_trc',
+    'bt709',
+    '-colorspace',
+    'bt709',
+    '-color_range',
+    'tv',
+  ];
+}
+
+/**
+ * The graph's filters each cost a millisecond or two per frame: slicing them over threads cost more
+ * CPU than it saved, and x264's threads already fill the cores (docs/rendering.md "Where the time goes").
+ */
+const ONE_GRAPH_THREAD: readonly string[] = ['-filter_complex_threads', '1'];
+
+function framedInputs(files: readonly string[]): FfmpegCommandSpec['inputs'] {
+  return files.map((file) => ({ file, options: ['-framerate', String(FPS)] }));
+}
+
+/** Builds the whole ffmpeg command line for a timeline whose assets are prepared. */
+export function buildRenderPlan(input: PlanInput): RenderPlan {
+  const { timeline, shotFiles } = input;
+  if (shotFiles.length !== timeline.shots.length) throw new Error(`expected ${timeline.shots.length} shot files, got ${shotFiles.length}`);
+  const encoder = input.encoder ?? DEFAULT_ENCODER;
+  const partsByShot = partsOf(timeline.shots);
+  const elements = elementsOf(timeline.shots, partsByShot);
+  const { graph, inputs, video } = videoGraph(input, partsByShot, elements, 0, elements.length);
 
   const durationS = timeline.frames / FPS;
-  const samples = Math.round(durationS * AUDIO_RATE);
-  let audioMap: string;
-  if (audioInput === null) {
-    graph.add(`anullsrc=r=${AUDIO_RATE}:cl=stereo,atrim=end_sample=${samples}[aout]`);
-    audioMap = '[aout]';
-  } else {
-    audioMap = `${audioInput}:a`;
-  }
-
+  const audioInput = inputs.length;
   const filterGraph = graph.chains.join(';\n');
-  const threads = Math.max(1, Math.floor(input.threads));
   const command: FfmpegCommandSpec = {
-    inputs: inputs.map((file, index) => ({ file, options: index === audioInput ? [] : ['-framerate', String(FPS)] })),
+    inputs: [...framedInputs(inputs), { file: input.audioFile, options: [] }],
     complexFilter: filterGraph,
     outputOptions: [
       ...QUIET_OPTIONS,
-      // The graph's filters each cost a millisecond or two per frame: slicing them over threads cost
-      // more CPU than it saved, and x264's threads already fill the cores (docs/rendering.md "Where the time goes").
-      '-filter_complex_threads',
-      '1',
+      ...ONE_GRAPH_THREAD,
       '-map',
-      '[vout]',
+      `[${video}]`,
       '-map',
-      audioMap,
-      '-c:v',
-      'libx264',
-      '-preset',
-      encoder.preset,
-      ...(encoder.x264Params === undefined ? [] : ['-x264-params', encoder.x264Params]),
-      '-crf',
-      String(encoder.crf),
-      '-profile:v',
-      'high',
-      '-pix_fmt',
-      'yuv420p',
-      '-r',
-      String(FPS),
-      '-g',
-      String(encoder.gop),
-      '-bf',
-      '2',
-      '-threads',
-      String(threads),
-      '-color_primaries',
-      'bt709',
-      '-color_trc',
-      'bt709',
-      '-colorspace',
-      'bt709',
-      '-color_range',
-      'tv',
+      `${audioInput}:a`,
+      ...videoEncoderOptions(encoder, input.threads),
       '-c:a',
-      'aac',
-      '-b:a',
-      `${AUDIO_BITRATE_KBPS}k`,
-      '-ar',
-      String(AUDIO_RATE),
-      '-ac',
-      '2',
+      'copy',
       '-t',
       n(durationS),
       '-movflags',
@@ -392,5 +472,159 @@ export function buildRenderPlan(input: PlanInput): RenderPlan {
     ],
     output: input.output,
   };
-  return { command, args: commandArgs(command), inputs, filterGraph, durationS, frames: timeline.frames };
+  return { command, args: commandArgs(command), inputs: [...inputs, input.audioFile], filterGraph, durationS, frames: timeline.frames };
+}
+
+/**
+ * What a frame of an element costs relative to a frame of a pan, measured on 2 cores
+ * (docs/rendering.md "Segments"): a zoom re-scales its still every frame, and a transition blends
+ * two pictures; both also change every pixel, which x264 pays for.
+ */
+const ZOOM_FRAME_COST = 1.35;
+const TRANSITION_FRAME_COST = 1.25;
+
+function frameCost(shots: readonly Shot[], element: Element): number {
+  const motionCost = (shot: Shot): number => (shot.motion.type === 'zoom' ? ZOOM_FRAME_COST : 1);
+  const shot = shots[element.shot] as Shot;
+  if (element.kind === 'body') return motionCost(shot);
+  const previous = shots[element.shot - 1] as Shot;
+  return ((motionCost(previous) + motionCost(shot)) / 2) * TRANSITION_FRAME_COST;
+}
+
+/** Shortest segment worth its own ffmpeg run: below it the run's start-up outweighs what it saves. */
+export const MIN_SEGMENT_FRAMES = 4 * FPS;
+
+/**
+ * Where a render is cut into `count` segments: indexes into the element list, each the element a
+ * segment starts with, as near as can be to equal lengths. A cut never falls inside the video's
+ * fade from or to black; fewer cuts come back when the elements do not allow them.
+ */
+export function segmentCuts(timeline: Timeline, count: number): number[] {
+  const partsByShot = partsOf(timeline.shots);
+  const elements = elementsOf(timeline.shots, partsByShot);
+  const starts: number[] = [];
+  // Work done before each element, in frames weighted by what they cost to draw and encode.
+  const workBefore: number[] = [];
+  let frame = 0;
+  let work = 0;
+  for (const element of elements) {
+    starts.push(frame);
+    workBefore.push(work);
+    frame += element.frames;
+    work += element.frames * frameCost(timeline.shots, element);
+  }
+  const cuts: number[] = [];
+  for (let k = 1; k < count; k++) {
+    const target = (work * k) / count;
+    let best = -1;
+    for (let e = 1; e < elements.length; e++) {
+      const at = starts[e] as number;
+      if (at < timeline.fadeInFrames || at > timeline.frames - timeline.fadeOutFrames) continue;
+      if (best === -1 || Math.abs((workBefore[e] as number) - target) < Math.abs((workBefore[best] as number) - target)) best = e;
+    }
+    if (best !== -1) cuts.push(best);
+  }
+  const unique = [...new Set(cuts)].sort((a, b) => a - b);
+  // Every segment keeps MIN_SEGMENT_FRAMES; a cut that leaves less is dropped.
+  const kept: number[] = [];
+  let previous = 0;
+  for (const cut of unique) {
+    if (
+      (starts[cut] as number) - (starts[previous] as number) >= MIN_SEGMENT_FRAMES &&
+      timeline.frames - (starts[cut] as number) >= MIN_SEGMENT_FRAMES
+    ) {
+      kept.push(cut);
+      previous = cut;
+    }
+  }
+  return kept;
+}
+
+export interface SegmentedPlan {
+  /** One video-only run a segment, in order; they run at the same time. */
+  segments: RenderPlan[];
+  /** The concat demuxer's list of the segments' files: written before `mux` runs. */
+  listFile: string;
+  listText: string;
+  /** Segments and the soundtrack joined into the output, without encoding anything again. */
+  mux: FfmpegCommandSpec;
+  durationS: number;
+  frames: number;
+  /** Every file the runs write besides the output (to delete afterwards). */
+  scratchFiles: string[];
+}
+
+/**
+ * A render as `cuts.length + 1` video-only segments encoded at the same time, then joined with the
+ * soundtrack (docs/rendering.md "Segments"); with no cut, one segment and the join. The frames are those of `buildRenderPlan`'s graph, cut between elements; each
+ * segment starts with a keyframe. One ffmpeg run keeps its filter graph on one thread between
+ * encoder calls and leaves a core partly idle; segments fill both.
+ */
+export function buildSegmentedPlan(input: PlanInput, cuts: readonly number[]): SegmentedPlan {
+  const { timeline, shotFiles } = input;
+  if (shotFiles.length !== timeline.shots.length) throw new Error(`expected ${timeline.shots.length} shot files, got ${shotFiles.length}`);
+  const encoder = input.encoder ?? DEFAULT_ENCODER;
+  const partsByShot = partsOf(timeline.shots);
+  const elements = elementsOf(timeline.shots, partsByShot);
+  const bounds = [0, ...cuts, elements.length];
+  const threads = Math.max(1, Math.floor(input.threads / (bounds.length - 1)));
+  const segments = bounds.slice(0, -1).map((first, k): RenderPlan => {
+    const last = bounds[k + 1] as number;
+    if (!(last > first)) throw new Error(`segment cuts must increase: ${cuts.join(', ')}`);
+    const { graph, inputs, video } = videoGraph(input, partsByShot, elements, first, last);
+    const frames = elements.slice(first, last).reduce((sum, e) => sum + e.frames, 0);
+    const filterGraph = graph.chains.join(';\n');
+    const command: FfmpegCommandSpec = {
+      inputs: framedInputs(inputs),
+      complexFilter: filterGraph,
+      outputOptions: [
+        ...QUIET_OPTIONS,
+        ...ONE_GRAPH_THREAD,
+        '-map',
+        `[${video}]`,
+        '-an',
+        ...videoEncoderOptions(encoder, threads),
+        '-f',
+        'mp4',
+      ],
+      output: `${input.output}.part${k + 1}.mp4`,
+    };
+    return { command, args: commandArgs(command), inputs, filterGraph, durationS: frames / FPS, frames };
+  });
+  const durationS = timeline.frames / FPS;
+  const listFile = `${input.output}.parts.txt`;
+  // The concat demuxer's quoting: inside single quotes, a quote is written '\''.
+  const listText = segments.map((segment) => `file '${segment.command.output.replace(/'/g, "'\\''")}'\n`).join('');
+  const mux: FfmpegCommandSpec = {
+    inputs: [
+      { file: listFile, options: ['-f', 'concat', '-safe', '0'] },
+      { file: input.audioFile, options: [] },
+    ],
+    complexFilter: null,
+    outputOptions: [
+      ...QUIET_OPTIONS,
+      '-map',
+      '0:v',
+      '-map',
+      '1:a',
+      '-c',
+      'copy',
+      '-t',
+      n(durationS),
+      '-movflags',
+      '+faststart',
+      '-f',
+      'mp4',
+    ],
+    output: input.output,
+  };
+  return {
+    segments,
+    listFile,
+    listText,
+    mux,
+    durationS,
+    frames: timeline.frames,
+    scratchFiles: [...segments.map((segment) => segment.command.output), listFile],
+  };
 }

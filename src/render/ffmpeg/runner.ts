@@ -215,9 +215,14 @@ export function runFfmpeg(spec: FfmpegCommandSpec, options: RunOptions): Promise
         // A cancel that arrived while fluent-ffmpeg was preparing the run.
         if (failure !== null) command.kill('SIGKILL');
       })
-      .on('progress', (progress: { timemark?: string }) => {
+      // Progress from the `-stats` lines themselves: a 'progress' listener makes fluent-ffmpeg start an
+      // ffprobe of the first input on every run, a process for a figure we do not use (docs/rendering.md
+      // "Where the time goes").
+      .on('stderr', (line: string) => {
+        const timemark = /time=\s*(\S+)/.exec(line)?.[1];
+        if (timemark === undefined) return;
         armStall();
-        const fraction = progressFraction(progress.timemark, options.expectedDurationS ?? 0);
+        const fraction = progressFraction(timemark, options.expectedDurationS ?? 0);
         if (fraction !== null) options.onProgress?.(fraction);
       })
       .on('end', () => {
@@ -282,21 +287,6 @@ export function runFfprobe(
 
 export type ProbeData = ffmpeg.FfprobeData;
 export type ProbeStream = ffmpeg.FfprobeStream;
-
-/** Streams and format of a media file, parsed by fluent-ffmpeg's ffprobe wrapper. */
-export function probe(file: string, binaries: FfmpegBinaries): Promise<ProbeData> {
-  return new Promise((resolve, reject) => {
-    ffmpeg(file)
-      .setFfprobePath(binaries.ffprobe)
-      .ffprobe((error: unknown, data: ProbeData) => {
-        if (error)
-          reject(
-            new AppError('RENDER_FAILED', `ffprobe could not read the video: ${(error as Error).message}`, { reason: 'ffprobe_failed' }),
-          );
-        else resolve(data);
-      });
-  });
-}
 
 /** `ffmpeg -version`'s first line, and the encoders/filters lists, for `immoreel doctor`. */
 export function ffmpegInfo(binary: string, args: string[]): Promise<string> {

@@ -89,7 +89,7 @@ describe('the CLI in a terminal', () => {
     // No temporary render files and no video left behind, and no ffmpeg still running on them.
     const jobDir = join(dataDir, 'jobs', jobs.jobs[0]!.job_id);
     const left = existsSync(jobDir) ? readdirSync(jobDir, { recursive: true }).map(String) : [];
-    expect(left.filter((f) => /\.tmp\.mp4$|soundtrack\.wav$|\.mp4$/.test(f))).toEqual([]);
+    expect(left.filter((f) => /\.tmp\.mp4|soundtrack\.m4a$|\.mp4$|\.parts\.txt$/.test(f))).toEqual([]);
     expect(existsSync(join(work, 'demo.mp4'))).toBe(false);
     const ffmpegs = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
       .split('\n')

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -134,7 +134,7 @@ describe('render engine (real ffmpeg)', { timeout: 180_000 }, () => {
     }
     // Three different videos, all from the same one soundtrack file.
     expect(new Set(outcome.outputs.map((o) => o.result.sha256)).size).toBe(3);
-    const audioInputs = debug!.outputs.map((o) => o.args.filter((a) => a.endsWith('.wav')));
+    const audioInputs = debug!.outputs.map((o) => o.args.filter((a) => a.endsWith('soundtrack.m4a')));
     expect(audioInputs.map((a) => a.length)).toEqual([1, 1, 1]);
     expect(new Set(audioInputs.flat()).size).toBe(1);
     // One progress over the whole pack: each stage once, in order, never going back, ending at 1.
@@ -194,6 +194,45 @@ describe('render engine (real ffmpeg)', { timeout: 180_000 }, () => {
       return stats.channels[0]!.mean;
     };
     expect(await brightness(1280 - 80 - 260)).toBeLessThan((await brightness(80)) - 25);
+  });
+
+  it('encodes a render in segments at once, joined into the same frames as one run, cut on a keyframe', async () => {
+    const request = renderRequest({ photos: [photos.good, photos.portrait, photos.exifRotated, photos.huge], duration_s: 10 });
+    const inSegments = renderContext(cacheDir, { threads: 2 });
+    let runs: string[][] = [];
+    const segmented = await render(request, inSegments, { onDebug: (d) => (runs = d.segmentArgs) });
+    const oneRun = renderContext(cacheDir, { threads: 1 });
+    let oneRunArgs: string[][] = [];
+    await render(request, oneRun, { onDebug: (d) => (oneRunArgs = d.segmentArgs) });
+    // On one thread: one video run, then the soundtrack added.
+    expect(oneRunArgs).toHaveLength(2);
+    // On two: two segments, each video only, then a join that copies them with the soundtrack.
+    expect(runs).toHaveLength(3);
+    for (const run of runs.slice(0, 2)) expect(run).toContain('-an');
+    expect(runs[2]!.join(' ')).toMatch(/-f concat -safe 0 -i \S+ -i \S+soundtrack\.m4a .*-c copy/);
+    // The verified contract (every packet on the 1/60 s grid, 600 frames, keyframes ≤ 2 s apart) holds.
+    expect(segmented.result).toMatchObject({ width: 1280, height: 720, fps: 60, duration_s: 10 });
+    const keyframes = execFileSync(
+      'ffprobe',
+      ['-v', 'error', '-select_streams', 'v', '-show_entries', 'packet=pts_time,flags', '-of', 'csv=p=0', inSegments.outputPath],
+      { encoding: 'utf8' },
+    )
+      .trim()
+      .split('\n')
+      .filter((line) => line.includes('K'))
+      .map((line) => Number(line.split(',')[0]));
+    // The second segment starts on a keyframe of its own, not on the 1 s grid.
+    expect(keyframes.some((t) => Math.abs(t - Math.round(t)) > 1e-6)).toBe(true);
+    // The same pictures: the two encodes differ by their encoder threads only.
+    const report = spawnSync(
+      'ffmpeg',
+      ['-nostdin', '-i', inSegments.outputPath, '-i', oneRun.outputPath, '-lavfi', '[0:v][1:v]ssim', '-f', 'null', '-'],
+      { encoding: 'utf8' },
+    ).stderr;
+    expect(Number(/All:([\d.]+)/.exec(report)?.[1])).toBeGreaterThan(0.99);
+    expect(Number(ffprobe(inSegments.outputPath).format.duration)).toBeCloseTo(Number(ffprobe(oneRun.outputPath).format.duration), 2);
+    // Nothing of the segments is left in the job directory.
+    expect(readdirSync(inSegments.workDir).filter((f) => /\.part\d+\.mp4$|\.parts\.txt$/.test(f))).toEqual([]);
   });
 
   it('moves the camera smoothly: zooms stay centred and sub-pixel, pans step one pixel at a time, never backwards', async () => {

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { buildRenderPlan, type PlacedImage } from '../../../src/render/ffmpeg/plan.js';
+import {
+  buildRenderPlan,
+  buildSegmentedPlan,
+  MIN_SEGMENT_FRAMES,
+  segmentCuts,
+  type PlacedImage,
+  type PlanInput,
+} from '../../../src/render/ffmpeg/plan.js';
+import { silenceCommand, soundtrackCommand } from '../../../src/render/music.js';
+import { commandArgs } from '../../../src/render/ffmpeg/command.js';
 import { buildStoryboard, type Timeline } from '../../../src/render/storyboard.js';
 import { loadTemplate, validateTemplate, type Template } from '../../../src/render/templates.js';
 import { demoProperty, photos } from '../../helpers/plan-fixtures.js';
@@ -26,20 +35,24 @@ function timelineFor(template: Template, listingTitle = 'Villa "Les Palmiers"; v
   });
 }
 
-function planFor(timeline: Timeline, audioFile: string | null = null): ReturnType<typeof buildRenderPlan> {
+function planInputFor(timeline: Timeline): PlanInput {
   const cards = new Map<string, PlacedImage>();
   for (const shot of timeline.shots)
     for (const card of shot.cards)
       cards.set(card.id, { file: `/work/cards/${card.id}.png`, x: 40, y: 500, width: 600, height: 180, rise: 20 });
-  return buildRenderPlan({
+  return {
     timeline,
     shotFiles: timeline.shots.map((s) => `/cache/shots/photo-${s.photo}-${s.source.width}x${s.source.height}.jpg`),
     cards,
     brandBug: timeline.brandBug === null ? null : { file: '/work/cards/bug.png', x: 1000, y: 40, width: 200, height: 60 },
-    audioFile,
+    audioFile: '/work/soundtrack.m4a',
     output: '/work/render.tmp.mp4',
     threads: 2,
-  });
+  };
+}
+
+function planFor(timeline: Timeline): ReturnType<typeof buildRenderPlan> {
+  return buildRenderPlan(planInputFor(timeline));
 }
 
 /** Frames of every part, by label (h = shared with the previous shot, b = own, t = shared with the next). */
@@ -102,10 +115,7 @@ describe('ffmpeg plan', () => {
       '-pix_fmt yuv420p',
       '-r 60',
       '-g 60',
-      '-c:a aac',
-      '-b:a 160k',
-      '-ar 48000',
-      '-ac 2',
+      '-c:a copy',
       '-movflags +faststart',
       '-threads 2',
       '-stats',
@@ -116,16 +126,22 @@ describe('ffmpeg plan', () => {
     expect(args).toContain(`-t ${timeline.frames / 60}`);
   });
 
-  it('writes a silent AAC track without music, and maps the prepared soundtrack with it', () => {
-    expect(plan.filterGraph).toContain(`anullsrc=r=48000:cl=stereo,atrim=end_sample=${(timeline.frames / 60) * 48000}[aout]`);
-    expect(plan.args).toContain('[aout]');
-    const withMusic = planFor(timeline, '/work/soundtrack.wav');
-    expect(withMusic.filterGraph).not.toContain('anullsrc');
-    const audioIndex = withMusic.inputs.indexOf('/work/soundtrack.wav');
-    expect(withMusic.args).toContain(`${audioIndex}:a`);
+  it('copies the soundtrack, encoded once as the AAC of the contract (music or silence), into the video', () => {
+    const audioIndex = plan.inputs.indexOf('/work/soundtrack.m4a');
+    expect(audioIndex).toBe(plan.inputs.length - 1);
+    expect(plan.args.join(' ')).toContain(`-map ${audioIndex}:a`);
+    expect(plan.filterGraph).not.toContain('anullsrc');
     // Photos and cards are read at 60 fps; the soundtrack is a plain input.
-    const audioArg = withMusic.args.indexOf('/work/soundtrack.wav');
-    expect(withMusic.args[audioArg - 2]).not.toBe('-framerate');
+    const audioArg = plan.args.indexOf('/work/soundtrack.m4a');
+    expect(plan.args[audioArg - 2]).not.toBe('-framerate');
+    const contract = ['-c:a aac', '-b:a 160k', '-ar 48000', '-ac 2'];
+    const music = commandArgs(soundtrackCommand({ kind: 'file', file: '/music/bed.mp3' }, 12, 40, '/work/soundtrack.m4a')).join(' ');
+    const silence = commandArgs(silenceCommand(12, '/work/soundtrack.m4a')).join(' ');
+    for (const option of contract) {
+      expect(music).toContain(option);
+      expect(silence).toContain(option);
+    }
+    expect(silence).toContain(`atrim=end_sample=${12 * 48000}`);
   });
 
   it('builds each template transition: cut, slide, dip to black, and xfade names', () => {
@@ -141,5 +157,100 @@ describe('ffmpeg plan', () => {
 
     const circle = planFor(timelineFor(templateWith((t) => (t.transition = { kind: 'xfade:circleopen', duration_s: 0.5 }))));
     expect(circle.filterGraph).toMatch(/xfade=transition=circleopen:duration=0\.5:offset=0/);
+  });
+});
+
+describe('ffmpeg plan in segments', () => {
+  const long = buildStoryboard({
+    template: loadTemplate('classic'),
+    listing: demoProperty(),
+    photos: photos(8),
+    format: 'landscape',
+    durationS: 30,
+    language: 'fr',
+    branding: { agency_name: 'Agence Test' },
+    hasLogo: false,
+  });
+  const input = planInputFor(long);
+  const whole = buildRenderPlan(input);
+
+  it('cuts between the pieces of the video, near equal lengths, never inside its fades', () => {
+    for (const count of [2, 3, 4]) {
+      const cuts = segmentCuts(long, count);
+      expect(cuts.length).toBe(count - 1);
+      const segmented = buildSegmentedPlan(input, cuts);
+      const frames = segmented.segments.map((s) => s.frames);
+      expect(frames.reduce((a, b) => a + b, 0)).toBe(long.frames);
+      // Within one shot's length of an equal share.
+      const longestShot = Math.max(...long.shots.map((s) => s.frames));
+      for (const f of frames) expect(Math.abs(f - long.frames / count)).toBeLessThanOrEqual(longestShot);
+      expect(Math.min(...frames)).toBeGreaterThanOrEqual(Math.max(MIN_SEGMENT_FRAMES, long.fadeInFrames, long.fadeOutFrames));
+    }
+    // Too short to be worth it: no cut.
+    const short = buildStoryboard({
+      template: loadTemplate('classic'),
+      listing: demoProperty(),
+      photos: photos(3),
+      format: 'landscape',
+      durationS: 6,
+      language: 'fr',
+      branding: {},
+      hasLogo: false,
+    });
+    expect(segmentCuts(short, 2)).toEqual([]);
+  });
+
+  it('draws the same pieces as the whole plan, each segment only its own, and joins them without encoding again', () => {
+    const segmented = buildSegmentedPlan(input, segmentCuts(long, 2));
+    const [first, second] = segmented.segments;
+    // Every part of the whole plan is in exactly one segment, with the same frames.
+    const wholeParts = partFrames(whole.filterGraph);
+    const segmentParts = segmented.segments.map((s) => partFrames(s.filterGraph));
+    for (const [label, frames] of wholeParts) {
+      const holders = segmentParts.filter((parts) => parts.has(label));
+      // A transition's two parts stay together; a shot's body is in one segment.
+      if (label.startsWith('b')) expect(holders.length).toBe(1);
+      for (const parts of holders) expect(parts.get(label)).toBe(frames);
+    }
+    // Each segment reads only the stills it moves over: together, every still of the whole plan.
+    const stills = (inputs: string[]): string[] => inputs.filter((f) => f.startsWith('/cache/shots/'));
+    for (const segment of segmented.segments) {
+      expect(stills(segment.inputs).length).toBeLessThan(stills(whole.inputs).length);
+      expect(segment.args).toContain('-an');
+      expect(segment.args.join(' ')).toContain('-threads 1');
+    }
+    expect(new Set([...stills(first!.inputs), ...stills(second!.inputs)])).toEqual(new Set(stills(whole.inputs)));
+    // The video's fade from black is in the first segment only, its fade to black in the last only.
+    expect(first!.filterGraph).toMatch(/setpts=N,fade=t=in:st=0/);
+    expect(second!.filterGraph).toMatch(/,fade=t=out:st=[\d.]+:d=[\d.]+\[cat/);
+    expect(first!.filterGraph).not.toMatch(/,fade=t=out:st=[\d.]+:d=[\d.]+\[cat/);
+    // The join: the concat demuxer over the parts, the soundtrack, everything copied, faststart.
+    const mux = commandArgs(segmented.mux).join(' ');
+    expect(mux).toContain(`-f concat -safe 0 -i ${segmented.listFile}`);
+    expect(mux).toContain('-i /work/soundtrack.m4a');
+    expect(mux).toContain('-c copy');
+    expect(mux).toContain('-movflags +faststart');
+    expect(segmented.listText).toBe(segmented.segments.map((s) => `file '${s.command.output}'\n`).join(''));
+  });
+
+  it('shows the corner mark across a cut without fading it there', () => {
+    const segmented = buildSegmentedPlan(input, segmentCuts(long, 2));
+    const bug = long.brandBug!;
+    expect(bug.from).toBeLessThan(segmented.segments[0]!.frames);
+    expect(bug.to).toBeGreaterThan(segmented.segments[0]!.frames);
+    const [first, second] = segmented.segments.map((s) => {
+      const bugIndex = s.inputs.indexOf('/work/cards/bug.png');
+      return s.filterGraph.split(';\n').find((chain) => chain.startsWith(`[${bugIndex}:v]`)) ?? '';
+    });
+    expect(first).toContain('fade=t=in');
+    expect(first).not.toContain('fade=t=out');
+    expect(second).not.toContain('fade=t=in');
+    expect(second).toContain('fade=t=out');
+    // In the whole plan it fades in and out.
+    const wholeBug = whole.filterGraph
+      .split(';\n')
+      .find((chain) => chain.startsWith(`[${whole.inputs.indexOf('/work/cards/bug.png')}:v]`))!;
+    expect(wholeBug).toContain('fade=t=in');
+    expect(wholeBug).toContain('fade=t=out');
   });
 });
