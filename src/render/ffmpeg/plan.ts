@@ -434,6 +434,26 @@ function videoEncoderOptions(encoder: EncoderSettings, threads: number): string[
  */
 const ONE_GRAPH_THREAD: readonly string[] = ['-filter_complex_threads', '1'];
 
+/** A run of the plan's filter graph: its video stream mapped first, then `outputOptions`. */
+function graphRun(
+  inputs: FfmpegCommandSpec['inputs'],
+  graph: { filterGraph: string; video: string },
+  outputOptions: string[],
+  output: string,
+): FfmpegCommandSpec {
+  return {
+    inputs,
+    complexFilter: graph.filterGraph,
+    outputOptions: [...QUIET_OPTIONS, ...ONE_GRAPH_THREAD, '-map', `[${graph.video}]`, ...outputOptions],
+    output,
+  };
+}
+
+/** The delivered file: cut at the video's length, `moov` before `mdat` (faststart), MP4. */
+function finishedMp4(durationS: number): string[] {
+  return ['-t', n(durationS), '-movflags', '+faststart', '-f', 'mp4'];
+}
+
 function framedInputs(files: readonly string[]): FfmpegCommandSpec['inputs'] {
   return files.map((file) => ({ file, options: ['-framerate', String(FPS)] }));
 }
@@ -450,28 +470,12 @@ export function buildRenderPlan(input: PlanInput): RenderPlan {
   const durationS = timeline.frames / FPS;
   const audioInput = inputs.length;
   const filterGraph = graph.chains.join(';\n');
-  const command: FfmpegCommandSpec = {
-    inputs: [...framedInputs(inputs), { file: input.audioFile, options: [] }],
-    complexFilter: filterGraph,
-    outputOptions: [
-      ...QUIET_OPTIONS,
-      ...ONE_GRAPH_THREAD,
-      '-map',
-      `[${video}]`,
-      '-map',
-      `${audioInput}:a`,
-      ...videoEncoderOptions(encoder, input.threads),
-      '-c:a',
-      'copy',
-      '-t',
-      n(durationS),
-      '-movflags',
-      '+faststart',
-      '-f',
-      'mp4',
-    ],
-    output: input.output,
-  };
+  const command = graphRun(
+    [...framedInputs(inputs), { file: input.audioFile, options: [] }],
+    { filterGraph, video },
+    ['-map', `${audioInput}:a`, ...videoEncoderOptions(encoder, input.threads), '-c:a', 'copy', ...finishedMp4(durationS)],
+    input.output,
+  );
   return { command, args: commandArgs(command), inputs: [...inputs, input.audioFile], filterGraph, durationS, frames: timeline.frames };
 }
 
@@ -574,21 +578,12 @@ export function buildSegmentedPlan(input: PlanInput, cuts: readonly number[]): S
     const { graph, inputs, video } = videoGraph(input, partsByShot, elements, first, last);
     const frames = elements.slice(first, last).reduce((sum, e) => sum + e.frames, 0);
     const filterGraph = graph.chains.join(';\n');
-    const command: FfmpegCommandSpec = {
-      inputs: framedInputs(inputs),
-      complexFilter: filterGraph,
-      outputOptions: [
-        ...QUIET_OPTIONS,
-        ...ONE_GRAPH_THREAD,
-        '-map',
-        `[${video}]`,
-        '-an',
-        ...videoEncoderOptions(encoder, threads),
-        '-f',
-        'mp4',
-      ],
-      output: `${input.output}.part${k + 1}.mp4`,
-    };
+    const command = graphRun(
+      framedInputs(inputs),
+      { filterGraph, video },
+      ['-an', ...videoEncoderOptions(encoder, threads), '-f', 'mp4'],
+      `${input.output}.part${k + 1}.mp4`,
+    );
     return { command, args: commandArgs(command), inputs, filterGraph, durationS: frames / FPS, frames };
   });
   const durationS = timeline.frames / FPS;
@@ -601,21 +596,7 @@ export function buildSegmentedPlan(input: PlanInput, cuts: readonly number[]): S
       { file: input.audioFile, options: [] },
     ],
     complexFilter: null,
-    outputOptions: [
-      ...QUIET_OPTIONS,
-      '-map',
-      '0:v',
-      '-map',
-      '1:a',
-      '-c',
-      'copy',
-      '-t',
-      n(durationS),
-      '-movflags',
-      '+faststart',
-      '-f',
-      'mp4',
-    ],
+    outputOptions: [...QUIET_OPTIONS, '-map', '0:v', '-map', '1:a', '-c', 'copy', ...finishedMp4(durationS)],
     output: input.output,
   };
   return {
