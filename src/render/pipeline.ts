@@ -14,7 +14,7 @@ import {
   segmentCuts,
   type EncoderSettings,
   type PlacedImage,
-  type RenderPlan,
+  type PlanInput,
   type SegmentedPlan,
 } from './ffmpeg/plan.js';
 import { resolveBinaries, runFfmpeg } from './ffmpeg/runner.js';
@@ -132,8 +132,9 @@ interface OutputWork {
   shotFiles: string[];
   cards: ReadonlyMap<string, PlacedImage>;
   brandBug: PlacedImage | null;
-  plan: RenderPlan | null;
-  /** The runs that make it: the frames of `plan` in one or more segments encoded at the same time, then the join. */
+  /** What the plan is built from (the whole render as one run is built from it only for `onDebug`). */
+  planInput: PlanInput | null;
+  /** The runs that make it: one or more segments encoded at the same time, then the join. */
   segmented: SegmentedPlan | null;
   temp: string;
   result: RenderedVideo['result'] | null;
@@ -216,7 +217,17 @@ export async function renderListing(
         hasLogo: logo !== null,
       });
       const temp = join(ctx.workDir, `render-${target.format}-${randomBytes(4).toString('hex')}.tmp.mp4`);
-      work.push({ target, timeline, shotFiles: [], cards: new Map(), brandBug: null, plan: null, segmented: null, temp, result: null });
+      work.push({
+        target,
+        timeline,
+        shotFiles: [],
+        cards: new Map(),
+        brandBug: null,
+        planInput: null,
+        segmented: null,
+        temp,
+        result: null,
+      });
     }
     // Stills (libvips) and cards (Pango) are independent: drawn at the same time. Stills are cached
     // by photo and box, so a box two formats share is prepared once.
@@ -277,7 +288,7 @@ export async function renderListing(
     // "Packs"): one ffmpeg run leaves a core partly idle while its graph thread works, three keep both busy.
     const threads = pack ? Math.max(1, Math.floor(ctx.threads / work.length)) : ctx.threads;
     for (const w of work) {
-      const planInput = {
+      const planInput: PlanInput = {
         timeline: w.timeline,
         shotFiles: w.shotFiles,
         cards: w.cards,
@@ -287,8 +298,7 @@ export async function renderListing(
         threads,
         ...(options.encoder === undefined ? {} : { encoder: options.encoder }),
       };
-      // The whole output as one run: what the segments reproduce (debug output, benchmarks).
-      w.plan = buildRenderPlan(planInput);
+      w.planInput = planInput;
       // Video runs, then a join with the soundtrack. A single output on several threads is encoded in
       // segments at the same time; a pack's outputs are one segment each (docs/rendering.md "Segments").
       w.segmented = buildSegmentedPlan(planInput, pack ? [] : segmentCuts(w.timeline, Math.min(threads, MAX_SEGMENTS)));
@@ -309,7 +319,6 @@ export async function renderListing(
     try {
       await Promise.all(
         work.map(async (w, i) => {
-          const plan = w.plan as RenderPlan;
           const what = pack ? `render the ${w.target.format} video` : 'render the video';
           const run = { binaries, signal: runs.signal, watchdogMs: ctx.watchdogMs, redact };
           try {
@@ -326,7 +335,7 @@ export async function renderListing(
                     expectedDurationS: segment.durationS,
                     onProgress: (fraction) => {
                       done[k] = fraction * segment.frames;
-                      fractions[i] = (0.98 * done.reduce((a, b) => a + b, 0)) / plan.frames;
+                      fractions[i] = (0.98 * done.reduce((a, b) => a + b, 0)) / (w.segmented as SegmentedPlan).frames;
                       reportRendering();
                     },
                     what: segments.length === 1 ? what : `${what} (part ${k + 1} of ${segments.length})`,
@@ -375,10 +384,14 @@ export async function renderListing(
     let checked = 0;
     await Promise.all(
       work.map(async (w, i) => {
-        const plan = w.plan as RenderPlan;
         w.result = await verifyVideo(
           w.temp,
-          { width: w.timeline.width, height: w.timeline.height, durationS: plan.durationS, checkAudioBitrate: musicChoice.kind !== 'none' },
+          {
+            width: w.timeline.width,
+            height: w.timeline.height,
+            durationS: (w.segmented as SegmentedPlan).durationS,
+            checkAudioBitrate: musicChoice.kind !== 'none',
+          },
           binaries,
           signal,
         );
@@ -413,10 +426,12 @@ export async function renderListing(
     report('verifying', 1);
     const outputs = work.map((w) => ({ format: w.target.format, result: w.result as RenderedVideo['result'] }));
     const primary = work[0] as OutputWork;
+    // The whole render as one run: what the segments reproduce (benchmarks compare against it).
+    const wholeArgs = (w: OutputWork): string[] => buildRenderPlan(w.planInput as PlanInput).args;
     options.onDebug?.({
       timeline: primary.timeline,
-      args: (primary.plan as RenderPlan).args,
-      outputs: work.map((w) => ({ format: w.target.format, timeline: w.timeline, args: (w.plan as RenderPlan).args })),
+      args: wholeArgs(primary),
+      outputs: work.map((w) => ({ format: w.target.format, timeline: w.timeline, args: wholeArgs(w) })),
       segmentArgs: [
         ...(primary.segmented as SegmentedPlan).segments.map((segment) => segment.args),
         commandArgs((primary.segmented as SegmentedPlan).mux),
