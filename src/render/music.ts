@@ -91,16 +91,26 @@ export async function prepareSoundtrack(choice: MusicChoice, durationS: number, 
     await runFfmpeg(silenceCommand(durationS, output), { ...options, what: 'prepare the silent soundtrack' });
     return;
   }
+  const probedDuration = choice.kind === 'track' ? choice.track.durationS : await probeMusicDuration(choice.file, options);
+  await runFfmpeg(soundtrackCommand(choice, durationS, probedDuration, output), {
+    ...options,
+    expectedDurationS: durationS,
+    what: 'prepare the soundtrack',
+  });
+}
+
+/** The length of a user's music file, or BAD_REQUEST when it is not a usable audio file. */
+async function probeMusicDuration(file: string, options: RunOptions): Promise<number> {
   let probed: string;
   try {
     probed = await runFfprobe(
-      ['-v', 'error', '-select_streams', 'a:0', '-show_entries', 'stream=codec_type,duration:format=duration', '-of', 'json', choice.file],
+      ['-v', 'error', '-select_streams', 'a:0', '-show_entries', 'stream=codec_type,duration:format=duration', '-of', 'json', file],
       { binaries: options.binaries, signal: options.signal },
     );
   } catch (error) {
-    if (choice.kind === 'track') throw error;
+    if (options.signal?.aborted) throw error;
     throw badRequest(
-      `The music file ${choice.file} could not be read as audio. Give an MP3, M4A, WAV, OGG or FLAC file, or --music none.`,
+      `The music file ${file} could not be read as audio. Give an MP3, M4A, WAV, OGG or FLAC file, or --music none.`,
       {
         reason: 'invalid_music',
         details: [{ field: 'music', message: 'not a readable audio file' }],
@@ -110,21 +120,17 @@ export async function prepareSoundtrack(choice: MusicChoice, durationS: number, 
   const info = JSON.parse(probed) as { streams?: { codec_type?: string; duration?: string }[]; format?: { duration?: string } };
   const stream = info.streams?.find((s) => s.codec_type === 'audio');
   if (stream === undefined) {
-    throw badRequest(`The music file ${choice.file} has no audio track.`, {
+    throw badRequest(`The music file ${file} has no audio track.`, {
       reason: 'invalid_music',
       details: [{ field: 'music', message: 'no audio track' }],
     });
   }
   const sourceDuration = Number(stream.duration ?? info.format?.duration);
   if (!Number.isFinite(sourceDuration) || sourceDuration < 0.5) {
-    throw badRequest(`The music file ${choice.file} is shorter than half a second.`, {
+    throw badRequest(`The music file ${file} is shorter than half a second.`, {
       reason: 'invalid_music',
       details: [{ field: 'music', message: 'too short' }],
     });
   }
-  await runFfmpeg(soundtrackCommand(choice, durationS, sourceDuration, output), {
-    ...options,
-    expectedDurationS: durationS,
-    what: 'prepare the soundtrack',
-  });
+  return sourceDuration;
 }

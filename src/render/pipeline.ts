@@ -17,7 +17,7 @@ import {
   type PlanInput,
   type SegmentedPlan,
 } from './ffmpeg/plan.js';
-import { resolveBinaries, runFfmpeg } from './ffmpeg/runner.js';
+import { preloadCapabilities, resolveBinaries, runFfmpeg } from './ffmpeg/runner.js';
 import { prepareSoundtrack, resolveMusic } from './music.js';
 import { buildStoryboard, type Timeline } from './storyboard.js';
 import { loadTemplate } from './templates.js';
@@ -162,6 +162,8 @@ export async function renderListing(
   const report = progressReporter(ctx);
   // Missing ffmpeg or a broken template fail before anything is downloaded.
   const binaries = resolveBinaries(ctx.ffmpeg);
+  // fluent-ffmpeg's lists of ffmpeg's formats and encoders, ready by the first run (never rejects).
+  void preloadCapabilities(binaries);
   const template = loadTemplate(request.template);
   const cacheDir = ctx.cacheDir ?? join(dirname(dirname(ctx.workDir)), 'cache', 'render');
   await mkdir(ctx.workDir, { recursive: true, mode: PRIVATE_DIR_MODE });
@@ -310,6 +312,50 @@ export async function renderListing(
     const reportRendering = (): void =>
       report('rendering', fractions.reduce((sum, f, i) => sum + f * (weights[i] as number), 0) / totalWeight);
     report('rendering', 0);
+    // Each output is checked (and its poster drawn) as soon as it is joined, while a pack's other
+    // outputs still encode; the stage turns to verifying once every output is encoded.
+    const posterWarnings: Array<Warning | null> = work.map(() => null);
+    let encoded = 0;
+    let checked = 0;
+    const reportVerifying = (): void => {
+      if (encoded === work.length) report('verifying', checked / (work.length + 1));
+    };
+    const verifyOutput = async (w: OutputWork, i: number): Promise<void> => {
+      const verifyStart = Date.now();
+      w.result = await verifyVideo(
+        w.temp,
+        {
+          width: w.timeline.width,
+          height: w.timeline.height,
+          durationS: (w.segmented as SegmentedPlan).durationS,
+          checkAudioBitrate: musicChoice.kind !== 'none',
+        },
+        binaries,
+        runs.signal,
+      );
+      timings[named('verify', w.target.format)] = Date.now() - verifyStart;
+      runs.signal.throwIfAborted();
+      if (w.target.posterPath !== undefined) {
+        // Drawn from the verified file, before it is published: a job that succeeds has its poster
+        // already. A video without one is still the video: the poster's failure is a warning.
+        const posterStart = Date.now();
+        try {
+          await writePoster(w.temp, posterTimeS(w.timeline), w.target.posterPath, {
+            binaries,
+            signal: runs.signal,
+            redact,
+            watchdogMs: ctx.watchdogMs,
+          });
+        } catch (error) {
+          if (runs.signal.aborted) throw error;
+          const which = pack ? `The ${w.target.format} poster image` : 'The poster image';
+          posterWarnings[i] = { code: 'POSTER_SKIPPED', message: `${which} could not be drawn: ${(error as Error).message}` };
+        }
+        timings[named('poster', w.target.format)] = Date.now() - posterStart;
+      }
+      checked += 1;
+      reportVerifying();
+    };
     // One output failing stops the others: their files would be thrown away anyway.
     const runs = new AbortController();
     const stopRuns = (): void => runs.abort(signal.reason);
@@ -359,10 +405,17 @@ export async function renderListing(
               ...run,
               what: segments.length === 1 ? 'add the soundtrack to the video' : 'join the parts of the video',
             });
-            fractions[i] = 1;
-            reportRendering();
             // A pack's runs overlap: each one's time counts from the start of the stage.
             if (pack) timings[`ffmpeg ${w.target.format}`] = Date.now() - clock;
+            fractions[i] = 1;
+            encoded += 1;
+            if (encoded < work.length) reportRendering();
+            else {
+              lap('ffmpeg');
+              report('verifying', 0);
+              reportVerifying();
+            }
+            await verifyOutput(w, i);
           } catch (error) {
             if (firstFailure === null) {
               firstFailure = error;
@@ -375,50 +428,6 @@ export async function renderListing(
       signal.removeEventListener('abort', stopRuns);
     }
     if (firstFailure !== null) throw signal.aborted ? (signal.reason ?? firstFailure) : firstFailure;
-    lap('ffmpeg');
-
-    report('verifying', 0);
-    // Every output is checked at the same time: each check is mostly ffprobe starting and reading.
-    const verifyStart = Date.now();
-    const posterWarnings: Array<Warning | null> = work.map(() => null);
-    let checked = 0;
-    await Promise.all(
-      work.map(async (w, i) => {
-        w.result = await verifyVideo(
-          w.temp,
-          {
-            width: w.timeline.width,
-            height: w.timeline.height,
-            durationS: (w.segmented as SegmentedPlan).durationS,
-            checkAudioBitrate: musicChoice.kind !== 'none',
-          },
-          binaries,
-          signal,
-        );
-        timings[named('verify', w.target.format)] = Date.now() - verifyStart;
-        signal.throwIfAborted();
-        if (w.target.posterPath !== undefined) {
-          // Drawn from the verified file, before it is published: a job that succeeds has its poster
-          // already. A video without one is still the video: the poster's failure is a warning.
-          const posterStart = Date.now();
-          try {
-            await writePoster(w.temp, posterTimeS(w.timeline), w.target.posterPath, {
-              binaries,
-              signal,
-              redact,
-              watchdogMs: ctx.watchdogMs,
-            });
-          } catch (error) {
-            if (signal.aborted) throw error;
-            const which = pack ? `The ${w.target.format} poster image` : 'The poster image';
-            posterWarnings[i] = { code: 'POSTER_SKIPPED', message: `${which} could not be drawn: ${(error as Error).message}` };
-          }
-          timings[named('poster', w.target.format)] = Date.now() - posterStart;
-        }
-        checked += 1;
-        report('verifying', checked / (work.length + 1));
-      }),
-    );
     for (const warning of posterWarnings) if (warning !== null) warnings.push(warning);
     clock = Date.now();
     // Published only once every output is verified: a pack that fails leaves no video behind.

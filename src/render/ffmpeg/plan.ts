@@ -14,8 +14,9 @@ import { commandArgs, QUIET_OPTIONS, type FfmpegCommandSpec } from './command.js
  *   every frame it passes, even outside its transition, so it is never chained over a whole video;
  * - a photo is decoded once and repeated with `loop` (no per-frame decoding);
  * - a pan is a moving `crop` window (nearly free); a zoom re-scales the slightly larger source
- *   every frame (`scale` with eval=frame), then crops: the centre stays exact and the picture
- *   changes size in one-pixel steps, no back-and-forth wobble (zoompan's integer crop shakes);
+ *   (`scale` with eval=frame, once per size, repeated until the next), then crops: the centre
+ *   stays exact and the picture changes size in one-pixel steps, no back-and-forth wobble
+ *   (zoompan's integer crop shakes);
  * - cards are small RGBA images overlaid only during their window, fading via their alpha.
  */
 
@@ -92,20 +93,29 @@ function panFilters(motion: Extract<Motion, { type: 'pan' }>, shot: Shot, offset
 }
 
 /**
- * A zoom re-scales the slightly larger still every frame (`scale` with eval=frame) to an even size,
- * then crops its centre: the picture changes size in one-pixel steps on each side, with no
- * back-and-forth. crop evaluates iw/ih once, from the first frame's size: the centre is recomputed
- * from the same expression as the scale (same n), so it stays exact while the size changes.
+ * A zoom re-scales the slightly larger still to an even size, then crops its centre: the picture
+ * changes size in one-pixel steps on each side, with no back-and-forth. A size holds for several
+ * frames (a 10 % zoom over 4 s has 64 sizes for 240 frames), and frames of one size are the same
+ * picture, so only the first frame of each size is scaled (`select`) and `fps` repeats it until
+ * the next: the same pixels as scaling every frame, for a quarter of the work (docs/rendering.md
+ * "Where the time goes"). After `select`, frame numbers no longer count the piece's frames: scale
+ * and crop read the frame's place from its timestamp instead (pts = frame number, see stillChain).
+ * crop evaluates iw/ih once, from the first frame's size: the centre is recomputed from the same
+ * expression as the scale, so it stays exact while the size changes.
  */
 function zoomFilters(motion: Extract<Motion, { type: 'zoom' }>, shot: Shot, offset: number, width: number, height: number): string[] {
   const last = Math.max(1, shot.frames - 1);
-  const progress = `((n+${offset})/${last})`;
-  const scale = `(${n(motion.from)}+${n(motion.to - motion.from)}*${progress})`;
-  const scaledWidth = `2*trunc(${width}*${scale}/2+0.5)`;
-  const scaledHeight = `2*trunc(${height}*${scale}/2+0.5)`;
+  const size = (frame: string, side: number): string =>
+    `2*trunc(${side}*(${n(motion.from)}+${n(motion.to - motion.from)}*((${frame}+${offset})/${last}))/2+0.5)`;
+  const changed = (side: number): string => `not(eq(${size('n', side)},${size('(n-1)', side)}))`;
+  const frame = `round(t*${FPS})`;
+  const scaledWidth = size(frame, width);
+  const scaledHeight = size(frame, height);
   return [
+    `select='eq(n,0)+${changed(width)}+${changed(height)}'`,
     `scale=w='${scaledWidth}':h='${scaledHeight}':eval=frame:flags=bilinear`,
     `crop=${width}:${height}:x='(${scaledWidth}-${width})/2':y='(${scaledHeight}-${height})/2':exact=1`,
+    `fps=${FPS}`,
   ];
 }
 

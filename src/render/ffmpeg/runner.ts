@@ -153,11 +153,39 @@ function buildCommand(spec: FfmpegCommandSpec, binary: string): ffmpeg.FfmpegCom
   return command.outputOptions(spec.outputOptions).output(spec.output);
 }
 
+/** By ffmpeg binary: fluent-ffmpeg's lists of its formats and encoders, asked for once. */
+const capabilities = new Map<string, Promise<void>>();
+
+/**
+ * fluent-ffmpeg checks every command against ffmpeg's formats and encoders, which it lists by
+ * running `ffmpeg -formats` and `ffmpeg -encoders` once per process, and again for each command
+ * started before the first list is in: a fresh process starting a render's three runs at once paid
+ * six runs of ffmpeg (0.8–1 s) before the first frame (docs/rendering.md "Where the time goes").
+ * Asked once here, through fluent's own `availableFormats`/`availableEncoders`, so that its cache is
+ * filled before any command runs; a render calls this first so that the lists are ready early. A
+ * failure is left to the command itself, which then reports it.
+ */
+export function preloadCapabilities(binaries: FfmpegBinaries): Promise<void> {
+  let loaded = capabilities.get(binaries.ffmpeg);
+  if (loaded === undefined) {
+    const lister = ffmpeg().setFfmpegPath(binaries.ffmpeg);
+    const list = (ask: (callback: (error: Error | null) => void) => void): Promise<void> =>
+      new Promise((resolve) => ask(() => resolve()));
+    loaded = Promise.all([
+      list((callback) => lister.availableFormats(callback)),
+      list((callback) => lister.availableEncoders(callback)),
+    ]).then(() => undefined);
+    capabilities.set(binaries.ffmpeg, loaded);
+  }
+  return loaded;
+}
+
 /** Runs one ffmpeg command (from the plan builders); resolves when it exits 0. */
-export function runFfmpeg(spec: FfmpegCommandSpec, options: RunOptions): Promise<void> {
+export async function runFfmpeg(spec: FfmpegCommandSpec, options: RunOptions): Promise<void> {
   const { binaries } = options;
   const what = options.what ?? 'run ffmpeg';
   installExitHook();
+  await preloadCapabilities(binaries);
   return new Promise<void>((resolve, reject) => {
     if (options.signal?.aborted) {
       reject(options.signal.reason ?? new Error('aborted'));

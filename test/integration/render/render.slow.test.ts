@@ -244,12 +244,36 @@ describe('render engine (real ffmpeg)', { timeout: 180_000 }, () => {
     const ctx = renderContext(cacheDir);
     let shots: { start: number; frames: number; transitionFrames: number; motion: { kind: string } }[] = [];
     let fadeOutStart = 0;
+    let planArgs: string[] = [];
     await render(renderRequest({ photos: [bars], duration_s: 5, music: 'none', branding: { unbranded: true } }), ctx, {
       onDebug: (d) => {
         shots = d.timeline.shots;
         fadeOutStart = d.timeline.frames - d.timeline.fadeOutFrames;
+        planArgs = d.args;
       },
     });
+    // A zoom scales only the first frame of each size and repeats it: every frame must be the one that
+    // scaling each frame on its own gives (same count, same pixels), before any encoding.
+    const graphAt = planArgs.indexOf('-filter_complex');
+    const graph = planArgs[graphAt + 1]!;
+    expect(graph).toContain('select=');
+    const everyFrame = graph
+      .replace(/select='[^']*',/g, '')
+      .replace(/,fps=60/g, '')
+      .replace(/round\(t\*60\)/g, 'n');
+    const frameHashes = (filterGraph: string): string[] =>
+      execFileSync(
+        'ffmpeg',
+        [...planArgs.slice(0, graphAt).filter((a) => a !== '-y'), '-filter_complex', filterGraph, '-map', '[vout]', '-f', 'framemd5', '-'],
+        { maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'ignore'] },
+      )
+        .toString()
+        .split('\n')
+        .filter((line) => line !== '' && !line.startsWith('#'))
+        .map((line) => line.split(',').slice(-1)[0]!.trim());
+    const deduplicated = frameHashes(graph);
+    expect(deduplicated).toHaveLength(5 * 60);
+    expect(deduplicated).toEqual(frameHashes(everyFrame));
     const raw = execFileSync(
       'ffmpeg',
       ['-hide_banner', '-loglevel', 'error', '-i', ctx.outputPath, '-vf', 'crop=1280:2:0:60,format=gray', '-f', 'rawvideo', '-'],

@@ -91,9 +91,13 @@ describe('ffmpeg plan', () => {
   it('decodes each photo once and repeats it, moving a crop window or re-scaling for zooms', () => {
     const stills = plan.inputs.filter((file) => file.startsWith('/cache/shots/'));
     expect(new Set(stills).size).toBe(stills.length);
-    expect(plan.filterGraph).toMatch(/scale=w='2\*trunc\(1280\*\(1\+0\.1\*\(\(n\+\d+\)\/\d+\)\)\/2\+0\.5\)'/);
+    // A zoom scales the first frame of each size only (`select`), placed by its timestamp, and `fps` repeats it.
+    expect(plan.filterGraph).toMatch(
+      /select='eq\(n,0\)\+not\(eq\(2\*trunc\(1280\*\(1\+0\.1\*\(\(n\+\d+\)\/\d+\)\)\/2\+0\.5\),2\*trunc\(1280\*\(1\+0\.1\*\(\(\(n-1\)\+\d+\)\/\d+\)\)\/2\+0\.5\)\)\)/,
+    );
+    expect(plan.filterGraph).toMatch(/scale=w='2\*trunc\(1280\*\(1\+0\.1\*\(\(round\(t\*60\)\+\d+\)\/\d+\)\)\/2\+0\.5\)'/);
     // The zoom crop is centred from the same size expression (crop reads iw only once).
-    expect(plan.filterGraph).toMatch(/crop=1280:720:x='\(2\*trunc\(1280\*/);
+    expect(plan.filterGraph).toMatch(/crop=1280:720:x='\(2\*trunc\(1280\*[^']*'[^,]*,fps=60,/);
     expect(plan.filterGraph).toMatch(/crop=1280:720:x='floor\(\(iw-1280\)\*/);
     expect(plan.filterGraph).not.toContain('zoompan');
     expect(plan.filterGraph.match(/setsar=1/g)!.length).toBeGreaterThan(timeline.shots.length);
