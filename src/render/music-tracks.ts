@@ -16,9 +16,27 @@ export interface MusicTrack {
 }
 
 export const MUSIC_TRACKS: readonly MusicTrack[] = [
-  { name: 'sunny-terrace', mood: 'bright', file: 'sunny-terrace.m4a', description: 'warm piano-like chords and a soft pulse, 96 BPM', durationS: 40 },
-  { name: 'marble-hall', mood: 'elegant', file: 'marble-hall.m4a', description: 'slow pads and a sparse bell melody, 72 BPM', durationS: 40 },
-  { name: 'city-lights', mood: 'upbeat', file: 'city-lights.m4a', description: 'plucked arpeggios over a light beat, 118 BPM', durationS: 40.678 },
+  {
+    name: 'sunny-terrace',
+    mood: 'bright',
+    file: 'sunny-terrace.m4a',
+    description: 'warm piano-like chords and a soft pulse, 96 BPM',
+    durationS: 40,
+  },
+  {
+    name: 'marble-hall',
+    mood: 'elegant',
+    file: 'marble-hall.m4a',
+    description: 'slow pads and a sparse bell melody, 72 BPM',
+    durationS: 40,
+  },
+  {
+    name: 'city-lights',
+    mood: 'upbeat',
+    file: 'city-lights.m4a',
+    description: 'plucked arpeggios over a light beat, 118 BPM',
+    durationS: 40.678,
+  },
 ];
 
 export function trackByName(name: string): MusicTrack | undefined {

@@ -109,13 +109,10 @@ async function probeMusicDuration(file: string, options: RunOptions): Promise<nu
     );
   } catch (error) {
     if (options.signal?.aborted) throw error;
-    throw badRequest(
-      `The music file ${file} could not be read as audio. Give an MP3, M4A, WAV, OGG or FLAC file, or --music none.`,
-      {
-        reason: 'invalid_music',
-        details: [{ field: 'music', message: 'not a readable audio file' }],
-      },
-    );
+    throw badRequest(`The music file ${file} could not be read as audio. Give an MP3, M4A, WAV, OGG or FLAC file, or --music none.`, {
+      reason: 'invalid_music',
+      details: [{ field: 'music', message: 'not a readable audio file' }],
+    });
   }
   const info = JSON.parse(probed) as { streams?: { codec_type?: string; duration?: string }[]; format?: { duration?: string } };
   const stream = info.streams?.find((s) => s.codec_type === 'audio');

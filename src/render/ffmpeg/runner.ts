@@ -169,8 +169,7 @@ export function preloadCapabilities(binaries: FfmpegBinaries): Promise<void> {
   let loaded = capabilities.get(binaries.ffmpeg);
   if (loaded === undefined) {
     const lister = ffmpeg().setFfmpegPath(binaries.ffmpeg);
-    const list = (ask: (callback: (error: Error | null) => void) => void): Promise<void> =>
-      new Promise((resolve) => ask(() => resolve()));
+    const list = (ask: (callback: (error: Error | null) => void) => void): Promise<void> => new Promise((resolve) => ask(() => resolve()));
     loaded = Promise.all([
       list((callback) => lister.availableFormats(callback)),
       list((callback) => lister.availableEncoders(callback)),
