@@ -17,6 +17,7 @@ import { assertJobId, newJobId } from '../core/job-ids.js';
 import { defaultConcurrency, JobFiles, MAX_CONCURRENCY, recoverAbandoned, warnOnStderr, WorkerPool, type ProblemReporter } from './pool.js';
 import type { JobQueue, JobRecords, PreparedRequest, QueueSettings } from '../records/job-rows.js';
 import { isTerminal } from '../core/job-state.js';
+import type { WorkerStatus } from './worker-health.js';
 import { MAX_ATTEMPTS, rowFormats, type JobRow, type NewJob } from '../records/job-rows.js';
 
 export type { RenderEngine } from './engine.js';
@@ -73,6 +74,8 @@ export interface JobManagerOptions {
   report?: ProblemReporter;
   /** What this process's renders tell the operator's metrics (docs/operations.md "Metrics"); default none. */
   metrics?: Metrics;
+  /** How long an outage is waited out per write before a job fails (default 90 s; docs/operations.md "Outages"). */
+  outageBudgetMs?: number;
 }
 
 export const DEFAULT_WATCHDOG_MS = 30 * 60_000;
@@ -186,7 +189,9 @@ export class JobManager {
         onTerminal: (row) => manager?.emitTerminal(row),
         report: options.report,
         metrics: options.metrics,
+        ...(options.outageBudgetMs === undefined ? {} : { outageBudgetMs: options.outageBudgetMs }),
         fetchBudgetMs: options.fetchBudgetMs ?? (options.timings?.fetchBudgetSeconds ?? DEFAULT_FETCH_BUDGET_MS / 1000) * 1000,
+        ...(options.timings?.scratchMinFreeMb === undefined ? {} : { minFreeScratchBytes: options.timings.scratchMinFreeMb * 1_048_576 }),
       });
       manager = new JobManager(records, files, pool, queue, options, closeOwned);
       // Jobs left `running` by a crashed process go back to the queue before anything else happens.
@@ -264,6 +269,11 @@ export class JobManager {
   /** ffmpeg threads each render of this pool gets (see threadBudget). */
   get threadsPerRender(): number {
     return this.pool.threads;
+  }
+
+  /** Whether this process's worker pool may claim jobs now, or why not (docs/jobs.md "Worker faults"). */
+  workerStatus(): WorkerStatus {
+    return this.pool.workerStatus();
   }
 
   get activeRenders(): number {
