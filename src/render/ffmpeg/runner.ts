@@ -269,9 +269,13 @@ export async function runFfmpeg(spec: FfmpegCommandSpec, options: RunOptions): P
         // 126/127: the shell of ./tied-child.ts could not run the binary (gone or not executable).
         if (error.code === 'ENOENT' || error.code === 'EACCES' || /^ffmpeg exited with code 12[67]\b/.test(error.message)) {
           finish(
-            new AppError('DEPENDENCY_MISSING', `ffmpeg could not be started (${error.code}). ${INSTALL_HINT}`, {
-              reason: 'ffmpeg_missing',
-            }),
+            new AppError(
+              'DEPENDENCY_MISSING',
+              `ffmpeg could not be started (${error.code ?? error.message.replace(/^ffmpeg /, '')}). ${INSTALL_HINT}`,
+              {
+                reason: 'ffmpeg_missing',
+              },
+            ),
           );
           return;
         }
