@@ -102,7 +102,12 @@ describe('the id of a row without one (docs/cli.md "Batch CSV")', () => {
   });
 
   it('derives ids that can name a file', () => {
-    for (const values of [{ url: 'https://xn--mgbh0fb.ma/?id=12345678' }, { url: 'not a url' }, { description: '../../etc/passwd' }]) {
+    const cases: Record<string, string>[] = [
+      { url: 'https://xn--mgbh0fb.ma/?id=12345678' },
+      { url: 'not a url' },
+      { description: '../../etc/passwd' },
+    ];
+    for (const values of cases) {
       expect(derivedRowId(values)).toMatch(/^[a-z0-9][a-z0-9-]{0,99}$/);
     }
   });
