@@ -200,8 +200,10 @@ export class JobManager {
       if (queue !== null && options.runWorkers !== false) await manager.workQueue(queue, leaseMs, pollMs);
       return manager;
     } catch (error) {
-      // The error that stopped the opening is the one to report; a close failing after it adds nothing.
-      await closeOwned().catch(() => undefined);
+      // The error that stopped the opening is the one thrown; a close failing after it is only reported.
+      await closeOwned().catch((closing: unknown) =>
+        (options.report ?? warnOnStderr)('the job stores could not be closed after a failed start', { error: String(closing) }),
+      );
       throw error;
     }
   }
@@ -435,9 +437,15 @@ export class JobManager {
     if (this.closed) return;
     this.closed = true;
     // Closing goes on regardless: the pool and the stores below must still be released.
-    await this.queue?.stopWork().catch(() => undefined);
+    await this.queue
+      ?.stopWork()
+      .catch((error: unknown) => this.report('the render queue did not stop cleanly; closing goes on', { error: String(error) }));
     await this.pool.close(options.drainMs ?? 0);
     await this.closeOwned();
+  }
+
+  private get report(): ProblemReporter {
+    return this.options.report ?? warnOnStderr;
   }
 
   private emitTerminal(row: JobRow): void {
@@ -445,8 +453,9 @@ export class JobManager {
     for (const listener of this.listeners) {
       try {
         listener(job, row.tenant);
-      } catch {
-        // A listener (webhook delivery) must never break the job layer.
+      } catch (error) {
+        // A listener (webhook delivery) must never break the job layer; its failure is reported.
+        this.report('a listener of ended jobs failed', { job_id: row.job_id, error: String(error) });
       }
     }
   }

@@ -174,13 +174,15 @@ export class JobFiles {
       await rm(target.outputPath, { force: true });
       await rm(target.posterPath, { force: true });
     }
-    // A leftover attempt key is never read (the succeeded row names its own attempt) and purge removes it.
+    // A leftover attempt key is never read (the succeeded row names its own attempt) and purge removes
+    // it: every key is tried, then the first failure is thrown for the caller to report.
     if (!this.inPlace && attempt > 0) {
       const keys = [this.videoKey(jobId, attempt), ...formats.slice(1).map((f) => this.outputKey(jobId, attempt, f, false))];
+      const failures: unknown[] = [];
       for (const key of keys) {
-        await this.blobs.delete(key).catch(() => undefined);
-        await this.blobs.delete(posterKey(key)).catch(() => undefined);
+        for (const object of [key, posterKey(key)]) await this.blobs.delete(object).catch((error: unknown) => failures.push(error));
       }
+      if (failures.length > 0) throw new AggregateError(failures, `${failures.length} object(s) of ${jobId} could not be deleted`);
     }
   }
 
@@ -264,10 +266,12 @@ export async function recoverAbandoned(
       });
     else
       report(`job failed: its worker stopped during each of its ${row.attempts} attempts`, { event: 'job_abandoned', ...fields }, 'error');
-    // A video put in place just before the kill was never recorded: it must not linger.
-    await files.discardOutput(row.job_id, row.attempts, rowFormats(row));
+    // A video put in place just before the kill was never recorded: it must not linger (what resists is purge's).
+    const leftover = (what: string) => (error: unknown) =>
+      report(`${what} of an abandoned job could not be removed; jobs purge removes it`, { job_id: row.job_id, error: String(error) });
+    await files.discardOutput(row.job_id, row.attempts, rowFormats(row)).catch(leftover('the video'));
     // Nothing of this job runs here any more once it failed; a re-queued job's next attempt empties it anyway.
-    if (moved.state === 'failed') await rm(files.jobDir(row.job_id), { recursive: true, force: true }).catch(() => undefined);
+    if (moved.state === 'failed') await rm(files.jobDir(row.job_id), { recursive: true, force: true }).catch(leftover('the scratch'));
     await queue?.abandon(row.job_id, `the worker ${row.owner ?? ''} stopped renewing its lease`).catch((error: unknown) =>
       report('the queue kept the entry of an abandoned job; it is retried when the entry expires', {
         job_id: row.job_id,

@@ -91,10 +91,11 @@ async function readManifest(outDir: string): Promise<Manifest> {
   try {
     const parsed = JSON.parse(await readFile(join(outDir, MANIFEST_NAME), 'utf8')) as Manifest;
     if (parsed.version === 1 && typeof parsed.rows === 'object' && parsed.rows !== null) return parsed;
+    return { version: 1, rows: {} };
   } catch {
     // Missing or unreadable: nothing is known to be done.
+    return { version: 1, rows: {} };
   }
-  return { version: 1, rows: {} };
 }
 
 /** Errors of this machine's file system that no row can get past (the out folder full, read-only, gone). */
@@ -183,6 +184,8 @@ export interface RenderBatchHooks {
   onProgress?(text: string): void;
   /** Aborted (Ctrl-C): running rows' jobs are canceled, waiting rows are not started. */
   signal?: AbortSignal;
+  /** Something went wrong that changes no row's outcome (a cancel refused while quitting): said on stderr. */
+  onWarning?(message: string): void;
 }
 
 export interface RenderBatchSummary {
@@ -289,9 +292,14 @@ export async function runRenderBatch(service: Service, options: RenderBatchOptio
   const jobOf = new Map<string, string>();
   const interrupted = (): boolean => hooks.signal?.aborted === true || fatal !== null;
   // Ctrl-C: cancel the jobs of the rows that are running; the rows waiting are never started.
+  // Best effort while the user is quitting: a job whose cancel fails renders on; the warning says which.
+  const cancel = (jobId: string): Promise<void> =>
+    service.cancelJob(jobId).then(
+      () => undefined,
+      (error: unknown) => hooks.onWarning?.(`${jobId} could not be canceled (${(error as Error).message}); it may render on.`),
+    );
   const cancelRunning = (): void => {
-    // Best effort while the user is quitting: a job whose cancel fails renders on and `jobs list` shows it.
-    for (const jobId of jobOf.values()) void service.cancelJob(jobId).catch(() => undefined);
+    for (const jobId of jobOf.values()) void cancel(jobId);
   };
   hooks.signal?.addEventListener('abort', cancelRunning, { once: true });
 
@@ -305,8 +313,8 @@ export async function runRenderBatch(service: Service, options: RenderBatchOptio
         idempotencyKey: batchRowIdempotencyKey(batchIdOf(options.csv, outDir), row.id, prep.hash),
       });
       jobOf.set(row.id, queued.job_id);
-      // As in cancelRunning: best effort while quitting; `jobs list` shows a job that rendered on.
-      if (interrupted()) await service.cancelJob(queued.job_id).catch(() => undefined);
+      // As in cancelRunning: best effort while quitting.
+      if (interrupted()) await cancel(queued.job_id);
       const job = await service
         .waitForJob(queued.job_id, {
           onUpdate: (update) => {

@@ -452,6 +452,7 @@ async function renderBatch(ctx: CommandContext, flags: RenderFlags & { csv: stri
                 `${flags.csv}: column${columns.length === 1 ? '' : 's'} ${columns.map((c) => `"${c}"`).join(', ')} ignored (not a column immoreel knows; see \`immoreel render --help\`).`,
               ),
             onProgress: (text) => progress.update(`Rendering: ${text}`),
+            onWarning: (message) => output.warn(message),
             onRecord: (record) => {
               if (!table) output.record(record);
               else
