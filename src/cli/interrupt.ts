@@ -6,7 +6,7 @@
  * `serve` keep their own handling (drain, then stop).
  */
 
-export const EXIT_INTERRUPTED = 130;
+const EXIT_INTERRUPTED = 130;
 const EXIT_TERMINATED = 143;
 
 let interruptedBy: NodeJS.Signals | null = null;

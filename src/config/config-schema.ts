@@ -47,7 +47,6 @@ export const SessionSettingsSchema = Type.Object({
   idleSeconds: Type.Integer({ minimum: 60, maximum: 2_592_000 }),
   maxSeconds: Type.Integer({ minimum: 60, maximum: 2_592_000 }),
 });
-export type SessionSettings = Static<typeof SessionSettingsSchema>;
 
 /** A host name or IP address as a browser puts it in `Host`, without port: `studio.example.com`, `192.0.2.7`, `[2001:db8::1]`. */
 export const HOST_NAME_PATTERN =

@@ -320,7 +320,6 @@ export function runFfprobe(
 }
 
 export type ProbeData = ffmpeg.FfprobeData;
-export type ProbeStream = ffmpeg.FfprobeStream;
 
 /** `ffmpeg -version`'s first line, and the encoders/filters lists, for `immoreel doctor`. */
 export function ffmpegInfo(binary: string, args: string[]): Promise<string> {
