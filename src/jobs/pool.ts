@@ -617,7 +617,8 @@ export class WorkerPool {
       let queued = 0;
       if (this.options.claimAny) queued = await records.count(null, ['queued']);
       else for (const id of this.wanted) if ((await records.row(id))?.state === 'queued') queued += 1;
-      if (queued === 0 || !this.accepting) {
+      // A worker that is not ready takes nothing more: `worker --until-idle` ends instead of waiting for its disk.
+      if (queued === 0 || !this.accepting || (this.options.claimAny && this.health.blocked())) {
         const waiters = this.idleWaiters;
         this.idleWaiters = [];
         for (const resolve of waiters) resolve();
