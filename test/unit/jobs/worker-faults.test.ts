@@ -11,6 +11,7 @@ import { openDatabase } from '../../../src/records/sqlite/driver.js';
 import { openJobManager } from '../../helpers/job-manager.js';
 import { fakeEngine, fakeRequest } from '../../helpers/fake-engine.js';
 import { TEST_FFMPEG } from '../../helpers/config.js';
+import { until } from '../../helpers/until.js';
 
 /*
  * Faults of one worker stay on that worker (docs/jobs.md "Worker faults"), and a finished video is
@@ -34,16 +35,6 @@ async function manager(dataDir: string, options: Partial<JobManagerOptions> = {}
   const m = await openJobManager({ ffmpeg: TEST_FFMPEG, dataDir, pollMs: 20, engine: fakeEngine({ ms: 50 }), ...options });
   opened.push(m);
   return m;
-}
-
-async function until<T>(read: () => T | Promise<T>, ok: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out; last value ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 15));
-  }
 }
 
 const stateOf = async (m: JobManager, id: string): Promise<JobRecord> => (await m.get(id))!.job;
