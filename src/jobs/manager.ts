@@ -17,6 +17,7 @@ import { assertJobId, newJobId } from '../core/job-ids.js';
 import { defaultConcurrency, JobFiles, MAX_CONCURRENCY, recoverAbandoned, warnOnStderr, WorkerPool, type ProblemReporter } from './pool.js';
 import type { JobQueue, JobRecords, PreparedRequest, QueueSettings } from '../records/job-rows.js';
 import { isTerminal } from '../core/job-state.js';
+import type { WorkerStatus } from './worker-health.js';
 import { MAX_ATTEMPTS, rowFormats, type JobRow, type NewJob } from '../records/job-rows.js';
 
 export type { RenderEngine } from './engine.js';
@@ -73,6 +74,8 @@ export interface JobManagerOptions {
   report?: ProblemReporter;
   /** What this process's renders tell the operator's metrics (docs/operations.md "Metrics"); default none. */
   metrics?: Metrics;
+  /** How long an outage is waited out per write before a job fails (default 90 s; docs/operations.md "Outages"). */
+  outageBudgetMs?: number;
 }
 
 export const DEFAULT_WATCHDOG_MS = 30 * 60_000;
@@ -186,7 +189,9 @@ export class JobManager {
         onTerminal: (row) => manager?.emitTerminal(row),
         report: options.report,
         metrics: options.metrics,
+        ...(options.outageBudgetMs === undefined ? {} : { outageBudgetMs: options.outageBudgetMs }),
         fetchBudgetMs: options.fetchBudgetMs ?? (options.timings?.fetchBudgetSeconds ?? DEFAULT_FETCH_BUDGET_MS / 1000) * 1000,
+        ...(options.timings?.scratchMinFreeMb === undefined ? {} : { minFreeScratchBytes: options.timings.scratchMinFreeMb * 1_048_576 }),
       });
       manager = new JobManager(records, files, pool, queue, options, closeOwned);
       // Jobs left `running` by a crashed process go back to the queue before anything else happens.
@@ -195,8 +200,10 @@ export class JobManager {
       if (queue !== null && options.runWorkers !== false) await manager.workQueue(queue, leaseMs, pollMs);
       return manager;
     } catch (error) {
-      // The error that stopped the opening is the one to report; a close failing after it adds nothing.
-      await closeOwned().catch(() => undefined);
+      // The error that stopped the opening is the one thrown; a close failing after it is only reported.
+      await closeOwned().catch((closing: unknown) =>
+        (options.report ?? warnOnStderr)('the job stores could not be closed after a failed start', { error: String(closing) }),
+      );
       throw error;
     }
   }
@@ -264,6 +271,11 @@ export class JobManager {
   /** ffmpeg threads each render of this pool gets (see threadBudget). */
   get threadsPerRender(): number {
     return this.pool.threads;
+  }
+
+  /** Whether this process's worker pool may claim jobs now, or why not (docs/jobs.md "Worker faults"). */
+  workerStatus(): WorkerStatus {
+    return this.pool.workerStatus();
   }
 
   get activeRenders(): number {
@@ -425,9 +437,15 @@ export class JobManager {
     if (this.closed) return;
     this.closed = true;
     // Closing goes on regardless: the pool and the stores below must still be released.
-    await this.queue?.stopWork().catch(() => undefined);
+    await this.queue
+      ?.stopWork()
+      .catch((error: unknown) => this.report('the render queue did not stop cleanly; closing goes on', { error: String(error) }));
     await this.pool.close(options.drainMs ?? 0);
     await this.closeOwned();
+  }
+
+  private get report(): ProblemReporter {
+    return this.options.report ?? warnOnStderr;
   }
 
   private emitTerminal(row: JobRow): void {
@@ -435,8 +453,9 @@ export class JobManager {
     for (const listener of this.listeners) {
       try {
         listener(job, row.tenant);
-      } catch {
-        // A listener (webhook delivery) must never break the job layer.
+      } catch (error) {
+        // A listener (webhook delivery) must never break the job layer; its failure is reported.
+        this.report('a listener of ended jobs failed', { job_id: row.job_id, error: String(error) });
       }
     }
   }

@@ -60,6 +60,7 @@ const COMMANDS: Record<string, string[]> = {
     '--color',
     '--unbranded',
     '--out',
+    '--force',
     '--poster',
     '--no-wait',
     '--demo',
