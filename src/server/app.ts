@@ -9,7 +9,7 @@ import { createLogger } from '../core/logger.js';
 import { RepeatedLogLimiter } from '../core/log-throttle.js';
 import { OFF_THREAD_JSON_MIN_BYTES, RawJsonBody } from '../core/json-body.js';
 import { compileInputSchema, invalidInput, validationDetails } from '../core/requests.js';
-import { createAuthorizer, refundHook } from './auth.js';
+import { createAuthorizer } from './auth.js';
 import { receiveBody } from './body-chunks.js';
 import { API_VERSION, DEFAULT_LIMITS, type ServerLimits } from './api-limits.js';
 import { envelope, errorHandler, notFoundHandler, sendError, withHeaders } from './errors.js';
@@ -274,7 +274,6 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
   });
   registerStudio(app, { records: deps.records, trustProxy: deps.trustProxy, ...deps.studio });
   app.addHook('onRequest', createAuthorizer({ records: deps.records, limits, now }));
-  app.addHook('onResponse', refundHook(deps.records.usage));
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
       {
