@@ -299,7 +299,9 @@ export function describeRecordStoreContract(implementations: [string, OpenRecord
       expect(await store.usage.used('key_k')).toBe(1);
       expect(rows[0]).toMatchObject({ units: 1, charge_key_id: 'key_k', charge_period: '2026-11', refunded_at: null });
       // The key with another body is refused as reused, and writes nothing.
-      expect(await rejection(store.jobs.insert({ ...newJob('books'), charge, idempotency: { ...idempotency, fingerprint: 'f2' } }))).toMatchObject({
+      expect(
+        await rejection(store.jobs.insert({ ...newJob('books'), charge, idempotency: { ...idempotency, fingerprint: 'f2' } })),
+      ).toMatchObject({
         reason: 'idempotency_key_reused',
       });
       // A job whose write fails after its charge (here: its id is taken) leaves no charge and no answer.
@@ -325,7 +327,11 @@ export function describeRecordStoreContract(implementations: [string, OpenRecord
       const charge = (units: number) => ({ keyId: 'key_r', period: '2026-11', route: 'render_video' as const, units, limit: 10 });
       const fail = async (jobId: string, code: string) => {
         await store.jobs.transition(jobId, 'running', { started_at: new Date().toISOString() });
-        return (await store.jobs.transition(jobId, 'failed', { error_code: code, error_message: 'x', finished_at: new Date().toISOString() }))!;
+        return (await store.jobs.transition(jobId, 'failed', {
+          error_code: code,
+          error_message: 'x',
+          finished_at: new Date().toISOString(),
+        }))!;
       };
       const onInput = await store.jobs.insert({ ...newJob('refunds'), charge: charge(2) });
       const onOutage = await store.jobs.insert({ ...newJob('refunds'), charge: charge(1) });
@@ -370,7 +376,9 @@ export function describeRecordStoreContract(implementations: [string, OpenRecord
       });
       // A failed first attempt stores nothing and charges nothing: the retry runs, and is charged with its answer.
       const charge = { keyId: 'key_a', period: '2026-11', route: 'analyze' as const, units: 1, limit: 5 };
-      await rejection(store.idempotency.run('key_a', 'idem-2', 'analyze', {}, async () => Promise.reject(new Error('upstream down')), charge));
+      await rejection(
+        store.idempotency.run('key_a', 'idem-2', 'analyze', {}, async () => Promise.reject(new Error('upstream down')), charge),
+      );
       expect(await store.usage.used('key_a')).toBe(0);
       expect((await store.idempotency.run('key_a', 'idem-2', 'analyze', {}, execute, charge)).replayed).toBe(false);
       expect(await store.usage.used('key_a')).toBe(1);
