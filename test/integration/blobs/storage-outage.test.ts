@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3BlobStore } from '../../../src/blobs/s3-store.js';
 import { rideOut } from '../../../src/jobs/ride-out.js';
@@ -135,4 +136,66 @@ describe('a download while the storage is down', () => {
       rmSync(root, { recursive: true, force: true });
     }
   });
+});
+
+describe('a frozen storage (it accepts connections and never answers)', () => {
+  it('answers an asset upload, a download and /ready 503 with Retry-After within 15 s', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'immoreel-frozen-'));
+    const server = await startServer({
+      dataDir: root,
+      storageUrl: `s3://${s3.bucket}/frozen`,
+      aws: s3.env,
+      host: '127.0.0.1',
+      port: 0,
+      engine: fakeEngine({ ms: 50 }),
+      ffmpeg: TEST_FFMPEG,
+      log: false,
+    });
+    let frozen = false;
+    try {
+      const { apiKey } = await server.records.keys.create({ tenant: 'acme' });
+      const call = (path: string, init: RequestInit = {}, type = 'application/json'): Promise<Response> =>
+        fetch(`${server.url}/api/v1${path}`, { ...init, headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': type } });
+      const image = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#c05020' } })
+        .png()
+        .toBuffer();
+      const created = await call('/render-video', {
+        method: 'POST',
+        body: JSON.stringify({ description: 'Appartement 120 m² à Maarif, Casablanca', photos: ['https://photos.example.com/a.jpg'] }),
+      });
+      const jobId = ((await created.json()) as { job: { job_id: string } }).job.job_id;
+      let state = '';
+      for (let i = 0; i < 200 && state !== 'succeeded' && state !== 'failed'; i += 1) {
+        state = ((await (await call(`/jobs/${jobId}`)).json()) as { job: { state: string } }).job.state;
+        if (state !== 'succeeded') await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(state).toBe('succeeded');
+
+      s3.freeze();
+      frozen = true;
+      const timed = async (request: Promise<Response>): Promise<{ status: number; retryAfter: string | null; seconds: number }> => {
+        const started = performance.now();
+        const answer = await request;
+        await answer.arrayBuffer();
+        return { status: answer.status, retryAfter: answer.headers.get('retry-after'), seconds: (performance.now() - started) / 1000 };
+      };
+      const [upload, download, ready] = await Promise.all([
+        timed(call('/assets', { method: 'POST', body: image }, 'image/png')),
+        timed(call(`/jobs/${jobId}/video`)),
+        timed(call('/ready')),
+      ]);
+      for (const answer of [upload, download, ready]) {
+        expect(answer.status).toBe(503);
+        expect(Number(answer.retryAfter)).toBeGreaterThanOrEqual(1);
+        expect(answer.seconds).toBeLessThan(15);
+      }
+      s3.thaw();
+      frozen = false;
+      expect((await call('/assets', { method: 'POST', body: image }, 'image/png')).status).toBe(201);
+    } finally {
+      if (frozen) s3.thaw();
+      await server.close();
+      rmSync(root, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
