@@ -180,7 +180,7 @@ describe('a frozen storage (it accepts connections and never answers)', () => {
         return { status: answer.status, retryAfter: answer.headers.get('retry-after'), seconds: (performance.now() - started) / 1000 };
       };
       const [upload, download, ready] = await Promise.all([
-        timed(call('/assets', { method: 'POST', body: image }, 'image/png')),
+        timed(call('/assets', { method: 'POST', body: new Uint8Array(image) }, 'image/png')),
         timed(call(`/jobs/${jobId}/video`)),
         timed(call('/ready')),
       ]);
@@ -191,7 +191,7 @@ describe('a frozen storage (it accepts connections and never answers)', () => {
       }
       s3.thaw();
       frozen = false;
-      expect((await call('/assets', { method: 'POST', body: image }, 'image/png')).status).toBe(201);
+      expect((await call('/assets', { method: 'POST', body: new Uint8Array(image) }, 'image/png')).status).toBe(201);
     } finally {
       if (frozen) s3.thaw();
       await server.close();
