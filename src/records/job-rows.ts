@@ -316,7 +316,11 @@ export const JOB_CHARGE_ROUTE: BillableRoute = 'render_video';
  * (`SERVICE_UNAVAILABLE`, docs/operations.md "Outages"). The refund is written in the transaction
  * that ends the job, once (`refunded_at`).
  */
-export function refundsCharge(row: Pick<JobRow, 'units' | 'refunded_at' | 'charge_key_id'>, to: JobState, errorCode: string | null): boolean {
+export function refundsCharge(
+  row: Pick<JobRow, 'units' | 'refunded_at' | 'charge_key_id'>,
+  to: JobState,
+  errorCode: string | null,
+): boolean {
   if (row.units <= 0 || row.refunded_at !== null || row.charge_key_id === null || to !== 'failed') return false;
   return errorCode === 'BAD_REQUEST' || errorCode === 'SERVICE_UNAVAILABLE';
 }

@@ -13,6 +13,7 @@ import type { BlobStore } from '../blobs/types.js';
 import type { RecordStore } from '../records/types.js';
 import type { StudioLogin } from './studio/session.js';
 import type { SessionLifetime } from '../records/studio-sessions.js';
+import type { OutageWatch } from './outage-watch.js';
 
 /**
  * What routes are given: the app's parts and settings. Routes import this file, never app.ts
@@ -95,4 +96,6 @@ export interface ServerContext {
   registry: RouteRegistry;
   now: () => number;
   startedAt: number;
+  /** This node's outages of its database and storage, logged and counted once each (docs/operations.md "Logs"). */
+  outages: OutageWatch;
 }

@@ -135,7 +135,13 @@ export async function storeAnswer(
 }
 
 /** Writes a job's outbox row (`waiting`); the render dispatch calls it in the transaction that inserts the job. */
-export async function registerWebhook(client: Pick<Pool, 'query'> | Client, jobId: string, tenant: string, url: string, now: number): Promise<void> {
+export async function registerWebhook(
+  client: Pick<Pool, 'query'> | Client,
+  jobId: string,
+  tenant: string,
+  url: string,
+  now: number,
+): Promise<void> {
   await client.query(
     `INSERT INTO server_webhooks (job_id, tenant, url, message_id, state, created_at, updated_at)
      VALUES ($1, $2, $3, $4, 'waiting', $5, $5) ON CONFLICT (job_id) DO NOTHING`,

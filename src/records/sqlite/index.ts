@@ -53,7 +53,8 @@ export function openSqliteRecordStore(dataDir: string, options: { now?: () => nu
       reconcile: (period) => later(() => server.usage.reconcile(period)),
     },
     idempotency: {
-      run: (keyId, idempotencyKey, route, body, execute, charge) => server.idempotency.run(keyId, idempotencyKey, route, body, execute, charge),
+      run: (keyId, idempotencyKey, route, body, execute, charge) =>
+        server.idempotency.run(keyId, idempotencyKey, route, body, execute, charge),
       find: (keyId, idempotencyKey, route, body) => later(() => server.idempotency.find(keyId, idempotencyKey, route, body)),
       hasStored: (keyId, idempotencyKey) => later(() => server.idempotency.hasStored(keyId, idempotencyKey)),
       purgeExpired: () => later(() => server.idempotency.purgeExpired()),

@@ -99,9 +99,18 @@ export class JobStore {
            VALUES (?, ?, 'queued', 0, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', ?, ?, ?, ?, ?)`,
         )
         .run(assertJobId(job.jobId), job.tenant, now, now, ...newJobValues(job), ...chargeValues(job));
-      if (job.webhookUrl !== undefined && job.webhookUrl !== null) registerWebhook(this.db, job.jobId, job.tenant, job.webhookUrl, this.now());
+      if (job.webhookUrl !== undefined && job.webhookUrl !== null)
+        registerWebhook(this.db, job.jobId, job.tenant, job.webhookUrl, this.now());
       if (idem !== undefined) {
-        storeAnswer(this.db, idem.keyId, idem.key, idem.route, idem.fingerprint, { statusCode: 202, body: null, jobId: job.jobId }, this.now());
+        storeAnswer(
+          this.db,
+          idem.keyId,
+          idem.key,
+          idem.route,
+          idem.fingerprint,
+          { statusCode: 202, body: null, jobId: job.jobId },
+          this.now(),
+        );
       }
       return this.row(job.jobId) as JobRow;
     });

@@ -1,5 +1,15 @@
 import type { Db } from './driver.js';
-import { fitsQuota, periodOf, periodResetAt, quotaSpentError, reconcileRows, type Charge, type QuotaState, type ReconcileRow, type UsageRow } from '../quota.js';
+import {
+  fitsQuota,
+  periodOf,
+  periodResetAt,
+  quotaSpentError,
+  reconcileRows,
+  type Charge,
+  type QuotaState,
+  type ReconcileRow,
+  type UsageRow,
+} from '../quota.js';
 import { JOB_CHARGE_ROUTE } from '../job-rows.js';
 
 /**

@@ -118,19 +118,25 @@ describe('a download while the storage is down', () => {
         expect(body).not.toMatch(/IMMOREEL_|AWS_|s3:\/\//);
         // The operator's line, under the request id the client got, names the endpoint that failed.
         const requestId = download.headers.get('x-request-id');
-        const failed = log
-          .split('\n')
-          .filter((line) => line !== '')
-          .map((line) => JSON.parse(line) as { event?: string; level?: string; request_id?: string; err?: { message?: string } })
-          .find((line) => line.event === 'outage_requests' && line.request_id === requestId);
-        expect(failed?.level).toBe('warn');
-        expect(failed?.err?.message).toContain(hostPort);
-        // Every request meets the same outage: the next ones are counted, not logged again.
+        const lines = (): { event?: string; level?: string; request_id?: string; error?: string; stack?: string }[] =>
+          log
+            .split('\n')
+            .filter((line) => line !== '')
+            .map((line) => JSON.parse(line) as { event?: string; level?: string; request_id?: string; error?: string });
+        const began = lines().find((line) => line.event === 'outage_begins' && line.request_id === requestId);
+        expect(began?.level).toBe('warn');
+        expect(began?.error).toContain(hostPort);
+        // Every request meets the same outage: one line as it begins, none per request, no stack.
         for (let i = 0; i < 3; i += 1) expect((await call(`/jobs/${jobId}/video`)).status).toBe(503);
-        expect(log.match(/"event":"outage_requests"/g)).toHaveLength(1);
+        expect(log.match(/"event":"outage_begins"/g)).toHaveLength(1);
+        expect(log).not.toMatch(/request failed/);
       } finally {
         await s3.resume();
       }
+      // And one line as it ends, once a probe finds the storage back.
+      for (let i = 0; i < 100 && !log.includes('"event":"outage_ends"'); i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(log.match(/"event":"outage_ends"/g)).toHaveLength(1);
+      expect(log).toMatch(/"requests":4/);
     } finally {
       await server.close();
       rmSync(root, { recursive: true, force: true });
