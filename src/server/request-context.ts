@@ -5,7 +5,7 @@ import type { JobList, JobRecord, JobState, ListJobsOptions, Property, VideoForm
 import type { Logger, LogProcess } from '../core/logger.js';
 import type { AnalyzeRequest } from '../core/requests.js';
 import type { ValidRenderRequest } from '../render/types.js';
-import type { JobSubmitOptions, PreparedRequest } from '../records/job-rows.js';
+import type { JobSubmitOptions } from '../records/job-rows.js';
 import type { CheckedRenderBody } from './render-body-pool.js';
 import type { ServerLimits } from './api-limits.js';
 import type { RouteRegistry } from './route-spec.js';
