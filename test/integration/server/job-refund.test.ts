@@ -44,5 +44,4 @@ describe('quota for render jobs', () => {
       expect.objectContaining({ key_id: running.keyId, used: 0, charged: 0, difference: 0 }),
     ]);
   }, 30_000);
-
 });
