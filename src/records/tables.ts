@@ -130,7 +130,8 @@ export function serverTablesV1(d: Dialect): string {
 
 /**
  * The quota unit each render job took, until the job ends (docs/security.md: a job that fails on
- * the caller's input is not charged). The same text in both dialects.
+ * the caller's input is not charged). The same text in both dialects. No longer written: the
+ * charge is on the job since `JOBS_CHARGE_COLUMNS`, whose migration moved the open ones there.
  */
 export const JOB_CHARGES_TABLE = `
       CREATE TABLE server_job_charges (
