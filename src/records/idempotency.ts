@@ -42,13 +42,24 @@ export interface StoredAnswerRow {
   created_at: number;
 }
 
+/** One request with an `Idempotency-Key`: whose key, which key, and the fingerprint of its route and body. */
+export interface IdempotentRequest {
+  keyId: string;
+  key: string;
+  route: string;
+  fingerprint: string;
+}
+
 /**
- * What a stored row means for a request with `route` and fingerprint `print` at `now`: `expired`
- * (to be deleted and run again), or the answer to replay; a different route or body is the 400 of
- * `reusedError`.
+ * What a stored row means for `request` at `now`: `expired` (to be deleted and run again), or the
+ * answer to replay; a different route or body is the 400 of `reusedError`.
  */
-export function storedAnswerFor(row: StoredAnswerRow, route: string, print: string, now: number): StoredAnswer | 'expired' {
+export function storedAnswerFor(
+  row: StoredAnswerRow,
+  request: Pick<IdempotentRequest, 'route' | 'fingerprint'>,
+  now: number,
+): StoredAnswer | 'expired' {
   if (row.created_at <= now - IDEMPOTENCY_TTL_MS) return 'expired';
-  if (row.fingerprint !== print || row.route !== route) throw reusedError();
+  if (row.fingerprint !== request.fingerprint || row.route !== request.route) throw reusedError();
   return { statusCode: row.status_code, body: row.body, jobId: row.job_id };
 }

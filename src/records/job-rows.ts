@@ -19,6 +19,7 @@ import { isJobId } from '../core/job-ids.js';
 import { isTerminal } from '../core/job-state.js';
 import { MAX_LIST_LIMIT } from '../core/job-limits.js';
 import type { BillableRoute, Charge } from './quota.js';
+import type { IdempotentRequest } from './idempotency.js';
 
 /**
  * Job logic that does not depend on the database: the row, list-option checks and the record a row
@@ -287,7 +288,7 @@ export interface NewJob {
    * The submission's `Idempotency-Key`: the stored answer is written with the row, and a key used
    * already gives back its job's row instead of a new one (a different `job_id` than asked for).
    */
-  idempotency?: IdempotentSubmission;
+  idempotency?: IdempotentRequest;
   /** The webhook outbox row of the job, written with it. */
   webhookUrl?: string | null;
 }
@@ -297,14 +298,6 @@ export interface JobSubmitOptions extends Pick<NewJob, 'charge' | 'idempotency' 
   tenant: string;
   /** The stored JSON and input hash of the whole request, when `request` lacks its page (a large body). */
   prepared?: PreparedRequest;
-}
-
-/** An `Idempotency-Key` of a submission and the fingerprint of its route and body (src/records/idempotency.ts). */
-export interface IdempotentSubmission {
-  keyId: string;
-  key: string;
-  route: string;
-  fingerprint: string;
 }
 
 /** The quota route render jobs are charged to. */

@@ -51,15 +51,15 @@ export function renderUnits(_request: Pick<ValidRenderRequest, 'formats'>): numb
 }
 
 /** The 403 of a spent quota (docs/api.md "Monthly quota"); the server adds `resets_at`. */
-export function quotaSpentError(charge: Pick<Charge, 'limit' | 'period'>): AppError {
+function quotaSpentError(charge: Pick<Charge, 'limit' | 'period'>): AppError {
   return new AppError('QUOTA_EXCEEDED', `Monthly quota of ${charge.limit} requests used up for ${charge.period}.`, {
     reason: 'monthly_quota',
   });
 }
 
-/** Whether `units` more fit in a key's quota (`used` so far, `limit` in all). */
-export function fitsQuota(used: number, units: number, limit: number): boolean {
-  return used + units <= limit;
+/** Refuses a charge whose units do not fit in what its key has left (`used` so far this period). */
+export function checkQuota(used: number, charge: Charge): void {
+  if (used + charge.units > charge.limit) throw quotaSpentError(charge);
 }
 
 /**

@@ -31,7 +31,7 @@ export async function submitJob(
 ): Promise<JobRow> {
   const idem = job.idempotency;
   if (idem !== undefined) {
-    const stored = await lockedAnswer(client, idem.keyId, idem.key, idem.route, idem.fingerprint, now);
+    const stored = await lockedAnswer(client, idem, now);
     if (stored !== null) {
       const { rows } = await client.query<JobRow>(`SELECT ${JOB_ROW_COLUMNS} FROM jobs WHERE job_id = $1`, [stored.jobId]);
       if (rows[0] === undefined) throw new Error(`the job ${String(stored.jobId)} of a stored idempotent answer is missing from the store`);
@@ -43,7 +43,7 @@ export async function submitJob(
   await enqueue(row);
   if (job.webhookUrl !== undefined && job.webhookUrl !== null) await registerWebhook(client, row.job_id, row.tenant, job.webhookUrl, now);
   if (idem !== undefined) {
-    await storeAnswer(client, idem.keyId, idem.key, idem.route, idem.fingerprint, { statusCode: 202, body: null, jobId: row.job_id }, now);
+    await storeAnswer(client, idem, { statusCode: 202, body: null, jobId: row.job_id }, now);
   }
   return row;
 }

@@ -1,4 +1,11 @@
-import { fingerprint, IDEMPOTENCY_TTL_MS, storedAnswerFor, type StoredAnswer, type StoredAnswerRow } from '../idempotency.js';
+import {
+  fingerprint,
+  IDEMPOTENCY_TTL_MS,
+  storedAnswerFor,
+  type IdempotentRequest,
+  type StoredAnswer,
+  type StoredAnswerRow,
+} from '../idempotency.js';
 import { JOB_CHARGE_ROUTE } from '../job-rows.js';
 import { randomId } from '../../core/random-ids.js';
 import {
@@ -14,10 +21,9 @@ import {
   type KeyRow,
 } from '../api-keys.js';
 import {
-  fitsQuota,
+  checkQuota,
   periodOf,
   periodResetAt,
-  quotaSpentError,
   reconcileRows,
   type Charge,
   type QuotaState,
@@ -74,7 +80,7 @@ export async function takeUnits(client: Client, charge: Charge): Promise<void> {
     'SELECT COALESCE(SUM(count), 0)::bigint AS used FROM server_usage WHERE key_id = $1 AND period = $2',
     [charge.keyId, charge.period],
   );
-  if (!fitsQuota(rows[0]!.used, charge.units, charge.limit)) throw quotaSpentError(charge);
+  checkQuota(rows[0]!.used, charge);
   await client.query(
     `INSERT INTO server_usage (key_id, period, route, count) VALUES ($1, $2, $3, $4)
      ON CONFLICT (key_id, period, route) DO UPDATE SET count = server_usage.count + EXCLUDED.count`,
@@ -97,40 +103,25 @@ export async function returnUnits(client: Client, row: { charge_key_id: string; 
  * end of the caller's transaction: a duplicate on another node waits, then finds the answer);
  * null when there is none (an expired one is deleted). Throws `reusedError` for another route or body.
  */
-export async function lockedAnswer(
-  client: Client,
-  keyId: string,
-  idempotencyKey: string,
-  route: string,
-  print: string,
-  now: number,
-): Promise<StoredAnswer | null> {
-  await lockName(client, `idempotency:${keyId}\n${idempotencyKey}`);
+export async function lockedAnswer(client: Client, request: IdempotentRequest, now: number): Promise<StoredAnswer | null> {
+  await lockName(client, `idempotency:${request.keyId}\n${request.key}`);
   const { rows } = await client.query<StoredAnswerRow>(
     'SELECT route, fingerprint, status_code, body, job_id, created_at FROM server_idempotency WHERE key_id = $1 AND idempotency_key = $2',
-    [keyId, idempotencyKey],
+    [request.keyId, request.key],
   );
   if (rows[0] === undefined) return null;
-  const answer = storedAnswerFor(rows[0], route, print, now);
+  const answer = storedAnswerFor(rows[0], request, now);
   if (answer !== 'expired') return answer;
-  await client.query('DELETE FROM server_idempotency WHERE key_id = $1 AND idempotency_key = $2', [keyId, idempotencyKey]);
+  await client.query('DELETE FROM server_idempotency WHERE key_id = $1 AND idempotency_key = $2', [request.keyId, request.key]);
   return null;
 }
 
 /** Stores an answer; the primary key (API key, Idempotency-Key) refuses a second one. */
-export async function storeAnswer(
-  client: Client,
-  keyId: string,
-  idempotencyKey: string,
-  route: string,
-  print: string,
-  store: StoredAnswer,
-  now: number,
-): Promise<void> {
+export async function storeAnswer(client: Client, request: IdempotentRequest, store: StoredAnswer, now: number): Promise<void> {
   await client.query(
     `INSERT INTO server_idempotency (key_id, idempotency_key, route, fingerprint, status_code, body, job_id, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [keyId, idempotencyKey, route, print, store.statusCode, store.body, store.jobId, now],
+    [request.keyId, request.key, request.route, request.fingerprint, store.statusCode, store.body, store.jobId, now],
   );
 }
 
@@ -368,7 +359,7 @@ export class PostgresIdempotencyRecords implements IdempotencyRecords {
       [keyId, idempotencyKey],
     );
     if (rows[0] === undefined) return null;
-    const answer = storedAnswerFor(rows[0], route, fingerprint(route, body), this.now());
+    const answer = storedAnswerFor(rows[0], { route, fingerprint: fingerprint(route, body) }, this.now());
     return answer === 'expired' ? null : answer;
   }
 
@@ -380,14 +371,14 @@ export class PostgresIdempotencyRecords implements IdempotencyRecords {
     execute: () => Promise<{ value: T; store: StoredAnswer }>,
     charge: Charge | null = null,
   ): Promise<{ replayed: false; value: T } | { replayed: true; stored: StoredAnswer }> {
-    const print = fingerprint(route, body);
+    const request: IdempotentRequest = { keyId, key: idempotencyKey, route, fingerprint: fingerprint(route, body) };
     return withTransaction(this.pool, async (client) => {
-      const existing = await lockedAnswer(client, keyId, idempotencyKey, route, print, this.now());
+      const existing = await lockedAnswer(client, request, this.now());
       if (existing !== null) return { replayed: true as const, stored: existing };
       // A failure here rolls back: nothing is stored nor charged, so a retry runs again (as with SQLite).
       const { value, store } = await execute();
       if (charge !== null) await takeUnits(client, charge);
-      await storeAnswer(client, keyId, idempotencyKey, route, print, store, this.now());
+      await storeAnswer(client, request, store, this.now());
       return { replayed: false as const, value };
     });
   }

@@ -1,5 +1,12 @@
 import type { Db } from './driver.js';
-import { fingerprint, IDEMPOTENCY_TTL_MS, storedAnswerFor, type StoredAnswer, type StoredAnswerRow } from '../idempotency.js';
+import {
+  fingerprint,
+  IDEMPOTENCY_TTL_MS,
+  storedAnswerFor,
+  type IdempotentRequest,
+  type StoredAnswer,
+  type StoredAnswerRow,
+} from '../idempotency.js';
 import type { Charge } from '../quota.js';
 import { takeUnits } from './usage.js';
 
@@ -9,33 +16,25 @@ import { takeUnits } from './usage.js';
  * The live answer stored for (API key, Idempotency-Key) for a request with `route` and fingerprint
  * `print`, or null (an expired one is deleted); throws `reusedError` for another route or body.
  */
-export function liveAnswer(db: Db, keyId: string, idempotencyKey: string, route: string, print: string, now: number): StoredAnswer | null {
+export function liveAnswer(db: Db, request: IdempotentRequest, now: number): StoredAnswer | null {
   const row = db
     .prepare(
       'SELECT route, fingerprint, status_code, body, job_id, created_at FROM server_idempotency WHERE key_id = ? AND idempotency_key = ?',
     )
-    .get(keyId, idempotencyKey) as StoredAnswerRow | undefined;
+    .get(request.keyId, request.key) as StoredAnswerRow | undefined;
   if (row === undefined) return null;
-  const answer = storedAnswerFor(row, route, print, now);
+  const answer = storedAnswerFor(row, request, now);
   if (answer !== 'expired') return answer;
-  db.prepare('DELETE FROM server_idempotency WHERE key_id = ? AND idempotency_key = ?').run(keyId, idempotencyKey);
+  db.prepare('DELETE FROM server_idempotency WHERE key_id = ? AND idempotency_key = ?').run(request.keyId, request.key);
   return null;
 }
 
 /** Stores an answer; the primary key (API key, Idempotency-Key) refuses a second one. */
-export function storeAnswer(
-  db: Db,
-  keyId: string,
-  idempotencyKey: string,
-  route: string,
-  print: string,
-  store: StoredAnswer,
-  now: number,
-): void {
+export function storeAnswer(db: Db, request: IdempotentRequest, store: StoredAnswer, now: number): void {
   db.prepare(
     `INSERT INTO server_idempotency (key_id, idempotency_key, route, fingerprint, status_code, body, job_id, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(keyId, idempotencyKey, route, print, store.statusCode, store.body, store.jobId, now);
+  ).run(request.keyId, request.key, request.route, request.fingerprint, store.statusCode, store.body, store.jobId, now);
 }
 
 export class IdempotencyStore {
@@ -56,7 +55,7 @@ export class IdempotencyStore {
 
   /** The live answer of a request (null when none); throws `reusedError` for another route or body. */
   find(keyId: string, idempotencyKey: string, route: string, body: unknown): StoredAnswer | null {
-    return liveAnswer(this.db, keyId, idempotencyKey, route, fingerprint(route, body), this.now());
+    return liveAnswer(this.db, { keyId, key: idempotencyKey, route, fingerprint: fingerprint(route, body) }, this.now());
   }
 
   /**
@@ -73,14 +72,14 @@ export class IdempotencyStore {
     execute: () => Promise<{ value: T; store: StoredAnswer }>,
     charge: Charge | null = null,
   ): Promise<{ replayed: false; value: T } | { replayed: true; stored: StoredAnswer }> {
-    const print = fingerprint(route, body);
+    const request: IdempotentRequest = { keyId, key: idempotencyKey, route, fingerprint: fingerprint(route, body) };
     const slot = `${keyId}\u0000${idempotencyKey}`;
     // A concurrent duplicate waits for the first request; its outcome is then stored (or not).
     for (let pending = this.inFlight.get(slot); pending !== undefined; pending = this.inFlight.get(slot)) {
       // The first request's failure is its own to report; this one only waits for the slot to free.
       await pending.catch(() => undefined);
     }
-    const existing = liveAnswer(this.db, keyId, idempotencyKey, route, print, this.now());
+    const existing = liveAnswer(this.db, request, this.now());
     if (existing !== null) return { replayed: true, stored: existing };
     const work = execute();
     this.inFlight.set(slot, work);
@@ -89,7 +88,7 @@ export class IdempotencyStore {
       this.db
         .transaction(() => {
           if (charge !== null) takeUnits(this.db, charge);
-          storeAnswer(this.db, keyId, idempotencyKey, route, print, store, this.now());
+          storeAnswer(this.db, request, store, this.now());
         })
         .immediate();
       return { replayed: false, value };

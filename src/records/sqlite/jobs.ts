@@ -86,7 +86,7 @@ export class JobStore {
     const write = this.db.transaction((): JobRow => {
       const idem = job.idempotency;
       if (idem !== undefined) {
-        const stored = liveAnswer(this.db, idem.keyId, idem.key, idem.route, idem.fingerprint, this.now());
+        const stored = liveAnswer(this.db, idem, this.now());
         if (stored !== null) return this.storedJob(stored.jobId);
       }
       if (job.charge !== undefined) takeUnits(this.db, job.charge);
@@ -102,15 +102,7 @@ export class JobStore {
       if (job.webhookUrl !== undefined && job.webhookUrl !== null)
         registerWebhook(this.db, job.jobId, job.tenant, job.webhookUrl, this.now());
       if (idem !== undefined) {
-        storeAnswer(
-          this.db,
-          idem.keyId,
-          idem.key,
-          idem.route,
-          idem.fingerprint,
-          { statusCode: 202, body: null, jobId: job.jobId },
-          this.now(),
-        );
+        storeAnswer(this.db, idem, { statusCode: 202, body: null, jobId: job.jobId }, this.now());
       }
       return this.row(job.jobId) as JobRow;
     });

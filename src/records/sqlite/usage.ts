@@ -1,9 +1,8 @@
 import type { Db } from './driver.js';
 import {
-  fitsQuota,
+  checkQuota,
   periodOf,
   periodResetAt,
-  quotaSpentError,
   reconcileRows,
   type Charge,
   type QuotaState,
@@ -21,7 +20,7 @@ export function takeUnits(db: Db, charge: Charge): void {
   const { used } = db
     .prepare('SELECT COALESCE(SUM(count), 0) AS used FROM server_usage WHERE key_id = ? AND period = ?')
     .get(charge.keyId, charge.period) as { used: number };
-  if (!fitsQuota(used, charge.units, charge.limit)) throw quotaSpentError(charge);
+  checkQuota(used, charge);
   db.prepare(
     'INSERT INTO server_usage (key_id, period, route, count) VALUES (?, ?, ?, ?) ON CONFLICT(key_id, period, route) DO UPDATE SET count = count + excluded.count',
   ).run(charge.keyId, charge.period, charge.route, charge.units);

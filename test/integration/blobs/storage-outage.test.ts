@@ -6,7 +6,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3BlobStore } from '../../../src/blobs/s3-store.js';
 import { rideOut } from '../../../src/jobs/ride-out.js';
-import { startServer } from '../../../src/server/start.js';
+import { startServer, type RunningServer, type StartOptions } from '../../../src/server/start.js';
 import { TEST_FFMPEG } from '../../helpers/config.js';
 import { fakeEngine } from '../../helpers/fake-engine.js';
 import { startS3, type S3Server } from '../../helpers/services.js';
@@ -62,6 +62,46 @@ describe('an upload during a storage outage', () => {
   });
 });
 
+/**
+ * An API node on the bucket (under `prefix`) with one key and one job rendered and uploaded: what a
+ * client downloads, or uploads beside, when the storage goes away.
+ */
+async function nodeWithVideo(
+  root: string,
+  prefix: string,
+  log: StartOptions['log'],
+): Promise<{ server: RunningServer; jobId: string; call: (path: string, init?: RequestInit, type?: string) => Promise<Response> }> {
+  const server = await startServer({
+    dataDir: root,
+    storageUrl: `s3://${s3.bucket}/${prefix}`,
+    aws: s3.env,
+    host: '127.0.0.1',
+    port: 0,
+    engine: fakeEngine({ ms: 50 }),
+    ffmpeg: TEST_FFMPEG,
+    log,
+  });
+  const { apiKey } = await server.records.keys.create({ tenant: 'acme' });
+  const call = (path: string, init: RequestInit = {}, type = 'application/json'): Promise<Response> =>
+    fetch(`${server.url}/api/v1${path}`, { ...init, headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': type } });
+  const created = await call('/render-video', {
+    method: 'POST',
+    body: JSON.stringify({
+      description: 'Appartement 120 m² à Maarif, Casablanca, 1 850 000 DH',
+      photos: ['https://photos.example.com/a.jpg'],
+    }),
+  });
+  expect(created.status, await created.clone().text()).toBe(202);
+  const jobId = ((await created.json()) as { job: { job_id: string } }).job.job_id;
+  let state = '';
+  for (let i = 0; i < 200 && state !== 'succeeded' && state !== 'failed'; i += 1) {
+    state = ((await (await call(`/jobs/${jobId}`)).json()) as { job: { state: string } }).job.state;
+    if (state !== 'succeeded') await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  expect(state).toBe('succeeded');
+  return { server, jobId, call };
+}
+
 describe('a download while the storage is down', () => {
   it('answers 503 naming neither the endpoint nor a variable; the log line has the detail', async () => {
     const root = mkdtempSync(join(tmpdir(), 'immoreel-download-outage-'));
@@ -72,38 +112,8 @@ describe('a download while the storage is down', () => {
         done();
       },
     });
-    const server = await startServer({
-      dataDir: root,
-      storageUrl: `s3://${s3.bucket}/api`,
-      aws: s3.env,
-      host: '127.0.0.1',
-      port: 0,
-      engine: fakeEngine({ ms: 50 }),
-      ffmpeg: TEST_FFMPEG,
-      log: { stream, level: 'info' },
-    });
+    const { server, jobId, call } = await nodeWithVideo(root, 'api', { stream, level: 'info' });
     try {
-      const { apiKey } = await server.records.keys.create({ tenant: 'acme' });
-      const call = (path: string, init: RequestInit = {}): Promise<Response> =>
-        fetch(`${server.url}/api/v1${path}`, {
-          ...init,
-          headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-        });
-      const created = await call('/render-video', {
-        method: 'POST',
-        body: JSON.stringify({
-          description: 'Appartement 120 m² à Maarif, Casablanca, 1 850 000 DH',
-          photos: ['https://photos.example.com/a.jpg'],
-        }),
-      });
-      expect(created.status, await created.clone().text()).toBe(202);
-      const jobId = ((await created.json()) as { job: { job_id: string } }).job.job_id;
-      let state = '';
-      for (let i = 0; i < 200 && state !== 'succeeded' && state !== 'failed'; i += 1) {
-        state = ((await (await call(`/jobs/${jobId}`)).json()) as { job: { state: string } }).job.state;
-        if (state !== 'succeeded') await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      expect(state).toBe('succeeded');
       expect((await call(`/jobs/${jobId}/video`)).status).toBe(200);
 
       await s3.halt();
@@ -147,35 +157,12 @@ describe('a download while the storage is down', () => {
 describe('a frozen storage (it accepts connections and never answers)', () => {
   it('answers an asset upload, a download and /ready 503 with Retry-After within 15 s', async () => {
     const root = mkdtempSync(join(tmpdir(), 'immoreel-frozen-'));
-    const server = await startServer({
-      dataDir: root,
-      storageUrl: `s3://${s3.bucket}/frozen`,
-      aws: s3.env,
-      host: '127.0.0.1',
-      port: 0,
-      engine: fakeEngine({ ms: 50 }),
-      ffmpeg: TEST_FFMPEG,
-      log: false,
-    });
+    const { server, jobId, call } = await nodeWithVideo(root, 'frozen', false);
     let frozen = false;
     try {
-      const { apiKey } = await server.records.keys.create({ tenant: 'acme' });
-      const call = (path: string, init: RequestInit = {}, type = 'application/json'): Promise<Response> =>
-        fetch(`${server.url}/api/v1${path}`, { ...init, headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': type } });
       const image = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#c05020' } })
         .png()
         .toBuffer();
-      const created = await call('/render-video', {
-        method: 'POST',
-        body: JSON.stringify({ description: 'Appartement 120 m² à Maarif, Casablanca', photos: ['https://photos.example.com/a.jpg'] }),
-      });
-      const jobId = ((await created.json()) as { job: { job_id: string } }).job.job_id;
-      let state = '';
-      for (let i = 0; i < 200 && state !== 'succeeded' && state !== 'failed'; i += 1) {
-        state = ((await (await call(`/jobs/${jobId}`)).json()) as { job: { state: string } }).job.state;
-        if (state !== 'succeeded') await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      expect(state).toBe('succeeded');
 
       s3.freeze();
       frozen = true;
