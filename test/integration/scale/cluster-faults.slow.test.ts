@@ -98,12 +98,13 @@ interface Node {
   url: string;
 }
 
-async function startApi(name: string): Promise<Node> {
+async function startApi(name: string, metricsPort?: number): Promise<Node> {
   const proc = await processes.spawn(
     name,
     [
       ...backendArgs(join(work, name)),
       'serve',
+      ...(metricsPort === undefined ? [] : ['--metrics-port', String(metricsPort)]),
       '--port',
       '0',
       '--render-rate',
@@ -252,7 +253,8 @@ describe('2 API nodes and 2 workers on one PostgreSQL and one bucket, under faul
       webhookSecret = key.webhook_secret;
 
       // C is there to be SIGKILLed mid-submission (its clients fail over to A with the same keys).
-      const [nodeA, nodeB, nodeC] = await Promise.all([startApi('api-a'), startApi('api-b'), startApi('api-c')]);
+      const apiMetricsPort = await freePort();
+      const [nodeA, nodeB, nodeC] = await Promise.all([startApi('api-a', apiMetricsPort), startApi('api-b'), startApi('api-c')]);
       const workers: WorkerHandle[] = [];
       const startWorker = async (n: number): Promise<WorkerHandle> => {
         const metricsPort = await freePort();
@@ -629,8 +631,24 @@ describe('2 API nodes and 2 workers on one PostgreSQL and one bucket, under faul
 
       // Worker metrics: the outages and the retries that rode them out were counted (docs/operations.md "Metrics").
       await scrapeWorkerMetrics();
+      const storageLines = workers.map(({ proc }) => proc.stderr().match(/"event":"outage_begins"[^\n]*"service":"storage"/g)?.length ?? 0);
       expect(counted.database, 'immoreel_outages_total{service="database"}').toBeGreaterThanOrEqual(1);
-      expect(counted.storage, 'immoreel_outages_total{service="storage"}').toBeGreaterThanOrEqual(1);
+      expect(
+        counted.storage,
+        `immoreel_outages_total{service="storage"} (workers' storage outage_begins lines: ${storageLines.join(', ')})`,
+      ).toBeGreaterThanOrEqual(1);
+      // An API node counts each outage once, however many requests met it (docs/operations.md "Logs"):
+      // PostgreSQL stopped, S3 stopped, S3 frozen — and one begin line each, not one per 503. (A
+      // `/ready` check slower than 2 s on a loaded machine may add one: hence "at least".)
+      const apiMetrics = await (await fetch(`http://127.0.0.1:${apiMetricsPort}/metrics`)).text();
+      const apiOutages = {
+        database: counterSum(apiMetrics, 'immoreel_outages_total', 'service="database"'),
+        storage: counterSum(apiMetrics, 'immoreel_outages_total', 'service="storage"'),
+      };
+      expect(apiOutages.database, `${nodeA.name} database outages`).toBeGreaterThanOrEqual(1);
+      expect(apiOutages.storage, `${nodeA.name} storage outages`).toBeGreaterThanOrEqual(2);
+      expect(nodeA.proc.stderr().match(/"event":"outage_begins"/g)).toHaveLength(apiOutages.database + apiOutages.storage);
+      expect(nodeA.proc.stderr()).not.toMatch(/"msg":"request failed"/);
       expect(counted.retries, 'immoreel_retries_total').toBeGreaterThanOrEqual(1);
 
       // No API node ever answered 500 (or anything 5xx but the outages' 503), to the test or the pollers.
@@ -658,7 +676,7 @@ describe('2 API nodes and 2 workers on one PostgreSQL and one bucket, under faul
       // No process printed the database password.
       for (const proc of processes.all()) expect(proc.stdout() + proc.stderr(), proc.name).not.toContain(DB_PASSWORD);
       console.log(
-        `cluster faults: ${JOBS} jobs in ${Math.round((Date.now() - started) / 1000)} s; worker metrics: ${JSON.stringify(counted)}`,
+        `cluster faults: ${JOBS} jobs in ${Math.round((Date.now() - started) / 1000)} s; worker metrics: ${JSON.stringify(counted)}; api-a outages: ${JSON.stringify(apiOutages)}`,
       );
     },
   );
