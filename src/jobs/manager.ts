@@ -15,7 +15,7 @@ import { defaultEngine, type RenderEngine } from './engine.js';
 import { hashInputs } from '../core/hash.js';
 import { assertJobId, newJobId } from '../core/job-ids.js';
 import { defaultConcurrency, JobFiles, MAX_CONCURRENCY, recoverAbandoned, warnOnStderr, WorkerPool, type ProblemReporter } from './pool.js';
-import type { JobQueue, JobRecords, PreparedRequest, QueueSettings } from '../records/job-rows.js';
+import type { JobQueue, JobRecords, JobSubmitOptions, QueueSettings } from '../records/job-rows.js';
 import { isTerminal } from '../core/job-state.js';
 import type { WorkerStatus } from './worker-health.js';
 import { MAX_ATTEMPTS, rowFormats, type JobRow, type NewJob } from '../records/job-rows.js';
@@ -302,7 +302,16 @@ export class JobManager {
   }
 
   /** `prepared`: the stored JSON and input hash of the whole request, when `request` lacks its page (a large body). */
-  async submit(request: ValidRenderRequest, options: { tenant: string; prepared?: PreparedRequest }): Promise<JobRecord> {
+  async submit(request: ValidRenderRequest, options: JobSubmitOptions): Promise<JobRecord> {
+    return (await this.submitOnce(request, options)).job;
+  }
+
+  /**
+   * A job, with what `options` asks to be written with it (its quota charge, webhook row and stored
+   * idempotent answer) in one transaction (docs/operations.md "Exactly once"). `replayed`: the
+   * `Idempotency-Key` made its job already, and that job is returned.
+   */
+  async submitOnce(request: ValidRenderRequest, options: JobSubmitOptions): Promise<{ job: JobRecord; replayed: boolean }> {
     const { metadata: _metadata, webhook_url: _webhook, ...inputs } = request;
     const job: NewJob = {
       jobId: newJobId(),
@@ -312,11 +321,14 @@ export class JobManager {
       inputHash: options.prepared?.inputHash ?? hashInputs(inputs),
       allowLocalFiles: this.options.allowLocalFiles === true,
       linkBase: this.options.linkBase ?? null,
+      ...(options.charge === undefined ? {} : { charge: options.charge }),
+      ...(options.idempotency === undefined ? {} : { idempotency: options.idempotency }),
+      ...(options.webhookUrl === undefined ? {} : { webhookUrl: options.webhookUrl }),
     };
     // With a queue, the row and its entry are written in one transaction.
     const row = this.queue === null ? await this.records.insert(job) : await this.queue.submit(job);
     this.pool.kick();
-    return this.records.toRecord(row);
+    return { job: this.records.toRecord(row), replayed: row.job_id !== job.jobId };
   }
 
   async get(jobId: string): Promise<{ job: JobRecord; tenant: string } | null> {
