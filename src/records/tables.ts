@@ -161,3 +161,23 @@ export function studioSessionsTableV1(d: Dialect): string {
       CREATE INDEX server_studio_sessions_expiry ON server_studio_sessions(idle_expires_at);
     `;
 }
+
+/**
+ * Migration 4 of the `server` component: share links (src/records/shares.ts, docs/api.md "Share
+ * links"). Times are milliseconds.
+ */
+export function sharesTableV1(d: Dialect): string {
+  return `
+      CREATE TABLE server_shares (
+        share_id TEXT PRIMARY KEY,
+        token TEXT NOT NULL UNIQUE,
+        tenant TEXT NOT NULL,
+        job_id TEXT NOT NULL,
+        format TEXT,
+        created_at ${d.int64} NOT NULL,
+        expires_at ${d.int64} NOT NULL
+      );
+      CREATE INDEX server_shares_tenant ON server_shares(tenant, created_at);
+      CREATE INDEX server_shares_expiry ON server_shares(expires_at);
+    `;
+}

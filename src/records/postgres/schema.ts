@@ -1,5 +1,5 @@
 import { POSTGRES_DIALECT } from '../dialect.js';
-import { JOB_CHARGES_TABLE, JOBS_OUTPUTS_COLUMNS, jobsTableV1, serverTablesV1, studioSessionsTableV1 } from '../tables.js';
+import { JOB_CHARGES_TABLE, JOBS_OUTPUTS_COLUMNS, jobsTableV1, serverTablesV1, sharesTableV1, studioSessionsTableV1 } from '../tables.js';
 import type { Client } from './connection.js';
 
 /** One schema change, applied once, in order, in its own transaction. Append; never edit one that shipped. */
@@ -58,6 +58,10 @@ const SERVER: PgMigration[] = [
   // Studio sign-in sessions (docs/security.md "Studio sessions"), as in the SQLite schema.
   async (client) => {
     await client.query(studioSessionsTableV1(POSTGRES_DIALECT));
+  },
+  // Share links (docs/api.md "Share links"), as in the SQLite schema.
+  async (client) => {
+    await client.query(sharesTableV1(POSTGRES_DIALECT));
   },
 ];
 

@@ -128,6 +128,8 @@ export function studioRequestHook(options: SessionOptions) {
   const lifetime = options.lifetime ?? DEFAULT_SESSION_LIFETIME;
   return async function studioRequest(request: FastifyRequest): Promise<void> {
     if (!request.url.startsWith('/api/')) {
+      // A share link's page is public and reads no cookie: it answers at any name (docs/api.md "Share links").
+      if (request.url.startsWith('/s/')) return;
       checkHost(request, options.hosts);
       return;
     }
