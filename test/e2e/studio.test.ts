@@ -25,7 +25,9 @@ const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
 const LISTING_FR =
   'Appartement à vendre à Maarif, Casablanca. 120 m², 3 chambres, 2 salles de bain, terrasse, ascenseur, parking. Prix : 1 850 000 DH.';
-const LISTING_AR = 'شقة للبيع في المعاريف بالدار البيضاء، المساحة 120 متر مربع، 3 غرف نوم، حمامان، مصعد وموقف سيارات. الثمن 1850000 درهم.';
+const LISTING_AR = 'شقة للبيع في المعاريف بالدار البيضاء، المساحة 120 متر مربع، 3 غرف نوم، حمامان، مصعد وموقف سيارات. الثمن 1350000 درهم.';
+/** A sale at 18 500 DH for 110 m²: a price the analysis doubts (168 DH/m²), to be confirmed before any render. */
+const LISTING_DOUBTFUL = 'Appartement à vendre à Maârif, Casablanca. 110 m², 3 chambres, 2 salles de bain, ascenseur. Prix : 18 500 DH.';
 
 let server: ServeProcess;
 let key: CreatedKey;
@@ -124,6 +126,50 @@ async function brokenWords(page: Page, selector: string): Promise<string[]> {
   }, selector);
 }
 
+/** Text as read aloud: without the bidi isolates around numbers, no-break spaces as spaces (docs/studio.md "Numbers"). */
+const plain = (text: string | null | undefined): string => (text ?? '').replace(/[\u2066\u2069]/g, '').replace(/[\u00a0\u202f]/g, ' ');
+
+/** Signs in with the key when the page shows the sign-in form (a test run alone has no session yet). */
+async function ensureSignedIn(page: Page): Promise<void> {
+  if (!(await page.isVisible('#signin-view'))) return;
+  await page.fill('#api-key', key.api_key);
+  await page.press('#api-key', 'Enter');
+  await page.waitForSelector('#new-view:not([hidden]), #history-view:not([hidden]), #batch-view:not([hidden])');
+}
+
+/**
+ * The drawn order of the digit groups of every number under `selector` ("1 350 000"): each
+ * group's box measured with a Range. In reading order, every group starts right of the one before
+ * it, on the same line; with its groups reversed by the bidi algorithm ("000 350 1") it does not.
+ */
+async function numbersAsDrawn(page: Page, selector: string): Promise<{ numbers: string[]; misdrawn: string[] }> {
+  return page.evaluate((sel) => {
+    const numbers: string[] = [];
+    const misdrawn: string[] = [];
+    for (const root of document.querySelectorAll(sel)) {
+      const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+        for (const match of (node.textContent ?? '').matchAll(/\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?!\d)/g)) {
+          const boxes = [...match[0].matchAll(/\d+/g)].map((group) => {
+            const range = document.createRange();
+            range.setStart(node, match.index + group.index);
+            range.setEnd(node, match.index + group.index + group[0].length);
+            return range.getBoundingClientRect();
+          });
+          if (boxes.some((box) => box.width === 0)) continue;
+          const number = match[0].replace(/\D+/g, ' ');
+          numbers.push(number);
+          const inOrder = boxes.every(
+            (box, i) => i === 0 || (box.left >= boxes[i - 1]!.right - 0.5 && Math.abs(box.top - boxes[i - 1]!.top) < 2),
+          );
+          if (!inOrder) misdrawn.push(number);
+        }
+      }
+    }
+    return { numbers, misdrawn };
+  }, selector);
+}
+
 /** Every visible form control has an accessible name (a label, aria-label or aria-labelledby). */
 async function expectLabelledControls(page: Page): Promise<void> {
   const unlabelled = await page.evaluate(() =>
@@ -185,13 +231,14 @@ describe('the Studio in Chromium', () => {
     expect(await page.textContent('#whoami')).toContain('agence-atlas');
 
     await analyzeText(page, LISTING_FR);
-    expect(await page.textContent('#facts')).toContain('120 m²');
-    // One number format on the page, the video cards' own ("1 850 000"): no "1.850.000", no "16.892" that reads as a decimal.
+    expect(plain(await page.textContent('#facts'))).toContain('120 m²');
+    // One number format on the page, the video cards' own ("1 850 000"): no "1.850.000", no "16.892" that reads as a decimal;
+    // each number isolated, its groups and its unit joined by spaces that do not break.
     const shown = await page.evaluate(() =>
       ['#facts', '#market', '#angles', '#buyer'].map((id) => document.querySelector(id)?.textContent ?? '').join(' \n '),
     );
-    expect(shown).toContain('1 850 000 DH');
-    expect(shown.match(/\d{1,3}(?:[.,\u00a0\u202f]\d{3})+(?!\d)/g) ?? []).toEqual([]);
+    expect(shown).toContain('\u20661\u202f850\u202f000\u2069\u00a0DH');
+    expect(shown.match(/\d{1,3}(?:[., ]\d{3})+(?!\d)/g) ?? []).toEqual([]);
     // Market source and names in the page's words, not the data's keys.
     expect(await page.textContent('#market figcaption')).toMatch(/prix demandés/);
     expect(shown).not.toMatch(/\[[A-Z0-9-]+\]/);
@@ -268,7 +315,7 @@ describe('the Studio in Chromium', () => {
     expect([...states].some((s) => s.includes('en cours'))).toBe(true);
     expect(await page.textContent('#job-state')).toContain('terminée');
     expect(
-      [...etas].some((text) => /^Temps restant (estimé : \d+ s|: estimation en cours…)$/.test(text)),
+      [...etas].some((text) => /^Temps restant (estimé : \d+ s|: estimation en cours…)$/.test(plain(text))),
       [...etas].join(' | '),
     ).toBe(true);
 
@@ -287,7 +334,10 @@ describe('the Studio in Chromium', () => {
       items.map((li) => ({
         format: li.getAttribute('data-format'),
         name: li.querySelector('strong')?.textContent,
-        facts: li.querySelector('.about > span')?.textContent,
+        facts: li
+          .querySelector('.about > span')
+          ?.textContent?.replace(/[\u2066\u2069]/g, '')
+          .replace(/[\u00a0\u202f]/g, ' '),
         href: li.querySelector('a')?.getAttribute('href'),
       })),
     );
@@ -345,15 +395,49 @@ describe('the Studio in Chromium', () => {
       page.waitForEvent('download'),
       page.getByRole('link', { name: 'Télécharger — Portrait 9:16' }).click(),
     ]);
-    expect(download.suggestedFilename()).toBe(`${jobId}-portrait.mp4`);
+    // Named by the listing, not by the job id.
+    expect(download.suggestedFilename()).toMatch(/^appartement-[a-z0-9-]+-portrait\.mp4$/);
     const bytes = readFileSync(await download.path());
     expect(bytes.length).toBe(outputs[1]!.size_bytes);
     expect(createHash('sha256').update(bytes).digest('hex')).toBe(outputs[1]!.sha256);
 
     await chrome.browser.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
     await page.click('#job-copy');
-    await expect.poll(() => page.textContent('#copy-status')).toBe('Lien copié.');
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${server.url}/api/v1/jobs/${jobId}/video?format=portrait`);
+    // The poster downloads as a JPEG at the output's size, named by the listing.
+    const [posterDownload] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Télécharger l’affiche (JPEG) — Portrait 9:16' }).click(),
+    ]);
+    expect(posterDownload.suggestedFilename()).toMatch(/^appartement-[a-z0-9-]+-portrait\.jpg$/);
+    expect(await probe(await posterDownload.path())).toMatchObject({ videoCodec: 'mjpeg', width: 720, height: 1280 });
+
+    // "Copier le lien" makes a share link of the output shown: a page that opens with no cookie (docs/studio.md "Share links").
+    await page.click('#job-copy');
+    await expect.poll(() => page.textContent('#copy-status')).toMatch(/^Lien copié : il s’ouvre sans connexion jusqu’au .+\.$/);
+    const shared = await page.evaluate(() => navigator.clipboard.readText());
+    expect(shared).toMatch(new RegExp(`^${server.url}/s/[A-Za-z0-9_-]{32}$`));
+    expect(await page.inputValue('#job-link')).toBe(shared);
+    // Opened at another name of the same server (localhost): the browser has no cookie there.
+    const outside = shared.replace('127.0.0.1', 'localhost');
+    expect(await chrome.browser.cookies(outside)).toEqual([]);
+    const client = watch(await chrome.browser.newPage());
+    const opened = await client.goto(outside);
+    expect(opened?.status()).toBe(200);
+    expect(await client.getAttribute('meta[property="og:image"]', 'content')).toBe(`${outside}/poster.jpg`);
+    expect(await client.getAttribute('meta[property="og:video"]', 'content')).toBe(`${outside}/video.mp4`);
+    expect(await client.getAttribute('meta[property="og:title"]', 'content')).toBe(job.listing!.title);
+    const played = await client.evaluate(async () => {
+      const video = document.querySelector('video')!;
+      video.muted = true;
+      await video.play();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return { time: video.currentTime, width: video.videoWidth, height: video.videoHeight, error: video.error?.code ?? null };
+    });
+    expect(played).toMatchObject({ width: 720, height: 1280, error: null });
+    expect(played.time).toBeGreaterThan(0);
+    await client.setViewportSize(PHONE);
+    await client.screenshot({ path: join(SHOTS, 'share-phone.png') });
+    await client.close();
 
     await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: join(SHOTS, 'fr-desktop.png'), fullPage: true });
@@ -399,8 +483,13 @@ describe('the Studio in Chromium', () => {
     const brand = (await page.locator('.brand').boundingBox())!;
     const tools = (await page.locator('.top-tools').boundingBox())!;
     expect(brand.x).toBeGreaterThan(tools.x);
+    await ensureSignedIn(page);
     await analyzeText(page, LISTING_AR);
     expect(await page.textContent('#analysis-title')).toBe('التحليل');
+    // Every number drawn with its groups in reading order, wherever it appears: facts, chart, angles, buyer reasons, warnings.
+    const drawn = await numbersAsDrawn(page, '#analysis');
+    expect(drawn.numbers).toContain('1 350 000');
+    expect(drawn.misdrawn).toEqual([]);
     // No Latin-script label left: the page's words, template and music names, the place and the market source are Arabic (names of portals aside).
     const labels = await page.evaluate(() =>
       [
@@ -420,6 +509,8 @@ describe('the Studio in Chromium', () => {
     expect(await page.textContent('#facts')).toContain('120');
     await page.screenshot({ path: join(SHOTS, 'ar-desktop.png'), fullPage: true });
     await page.setViewportSize(PHONE);
+    // On a phone too, where lines are short: no number broken across two lines (its groups share a line) or reversed.
+    expect((await numbersAsDrawn(page, '#analysis')).misdrawn).toEqual([]);
     await page.screenshot({ path: join(SHOTS, 'ar-phone.png'), fullPage: true });
     await expectFitsPhone(page);
     // Switching language keeps what was typed and lands in the link.
@@ -428,6 +519,63 @@ describe('the Studio in Chromium', () => {
     expect(page.url()).toContain('lang=en');
     expect(await page.inputValue('#listing')).toBe(LISTING_AR);
     expect(await page.textContent('#analysis-title')).toBe('Analysis');
+    await page.close();
+  });
+
+  it('holds a doubtful price until the agent confirms it, and checks the duration on its field, in French', async () => {
+    const page = await newPage('/?lang=fr');
+    await ensureSignedIn(page);
+    await analyzeText(page, LISTING_DOUBTFUL);
+    // The warnings, in French, under the price they concern.
+    const priceWarnings = await page.$$eval('#facts dd.fact-warning', (items) => items.map((dd) => dd.textContent ?? ''));
+    expect(priceWarnings.join(' ')).toMatch(/ressemble à un loyer mensuel/);
+    expect(priceWarnings.join(' ')).not.toMatch(/MAD|looks like/);
+    expect(await page.isVisible('#price-check')).toBe(true);
+    expect(await page.textContent('#price-confirm-label')).toBe('Je confirme le prix de \u206618\u202f500\u2069\u00a0DH');
+    await page.setInputFiles('#photo-input', [photoFiles[0]!]);
+    await page.waitForSelector('#photo-list li.photo.ready');
+    const bodies: Record<string, unknown>[] = [];
+    await page.route('**/api/v1/render-video', async (route) => {
+      bodies.push(route.request().postDataJSON() as Record<string, unknown>);
+      await route.fulfill({
+        status: 503,
+        contentType: 'application/json',
+        body: '{"ok":false,"error":{"code":"SERVICE_UNAVAILABLE","message":"held by the test"}}',
+      });
+    });
+    allowedConsoleErrors.push(/^Failed to load resource: the server responded with a status of 503 \(Service Unavailable\)$/);
+    // Durations the render would refuse are said under the field, in French, and nothing is sent.
+    for (const wrong of ['9', '91', '10.5']) {
+      await page.fill('#opt-duration', wrong);
+      expect(await page.textContent('#duration-error')).toBe(
+        'La durée doit être un nombre entier de secondes, de 10 à 90 (ou vide pour automatique).',
+      );
+      await page.click('#render-btn');
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe('opt-duration');
+    }
+    expect(await page.getAttribute('#opt-duration', 'aria-invalid')).toBe('true');
+    await page.fill('#opt-duration', '12');
+    expect(await page.textContent('#duration-error')).toBe('');
+    // Not without the agent's word on the price.
+    await page.click('#render-btn');
+    expect(await page.textContent('#render-error')).toBe('Confirmez ou corrigez le prix avant de créer la vidéo.');
+    expect(await page.textContent('#price-check-error')).toBe('Confirmez ou corrigez le prix avant de créer la vidéo.');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('price-confirm');
+    expect(bodies).toEqual([]);
+    await page.screenshot({ path: join(SHOTS, 'fr-price-to-confirm.png'), fullPage: true });
+    // Confirmed: the render says so.
+    await page.check('#price-confirm');
+    await page.click('#render-btn');
+    await expect.poll(() => bodies.length).toBe(1);
+    expect(bodies[0]!.confirmed_facts).toEqual(['price']);
+    expect((bodies[0]!.listing as { price_mad: number }).price_mad).toBe(18_500);
+    // Corrected: the listing carries the new price (and its price per m²).
+    await page.uncheck('#price-confirm');
+    await page.fill('#price-fix', '1850000');
+    await page.click('#render-btn');
+    await expect.poll(() => bodies.length).toBe(2);
+    expect(bodies[1]!.confirmed_facts).toEqual(['price']);
+    expect(bodies[1]!.listing).toMatchObject({ price_mad: 1_850_000, price_per_m2_mad: 16_818 });
     await page.close();
   });
 
@@ -544,7 +692,9 @@ describe('the Studio in Chromium', () => {
     await analyzeText(page, LISTING_FR);
     expect(await page.isVisible('#photos-needed')).toBe(true);
     expect(await page.textContent('#photos-needed')).toContain('Ajoutez au moins une photo');
-    expect(await page.getAttribute('#photo-input', 'aria-invalid')).toBe('true');
+    // A hint, not yet an error: the agent has not had a chance to add a photo.
+    expect(await page.getAttribute('#photos-needed', 'class')).toBe('hint');
+    expect(await page.getAttribute('#photo-input', 'aria-invalid')).toBeNull();
     let renders = 0;
     page.on('request', (r) => {
       if (r.url().endsWith('/api/v1/render-video')) renders++;
@@ -552,6 +702,8 @@ describe('the Studio in Chromium', () => {
     await page.click('#render-btn');
     expect(await page.textContent('#render-error')).toContain('Ajoutez au moins une photo');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('photo-input');
+    expect(await page.getAttribute('#photos-needed', 'class')).toBe('error');
+    expect(await page.getAttribute('#photo-input', 'aria-invalid')).toBe('true');
     expect(renders).toBe(0);
     await page.screenshot({ path: join(SHOTS, 'fr-no-photo.png'), fullPage: true });
     // One photo later, the hint is gone.

@@ -45,6 +45,8 @@ export interface PageState {
   history: JobRecord[];
   historyCursor: string | null;
   batch: { columns: string[]; rows: BatchRowState[] } | null;
+  /** The agent's answer about a doubtful price (docs/studio.md "Doubtful facts"). */
+  priceCheck: { confirmed: boolean; corrected: string };
 }
 
 export const state: PageState = {
@@ -59,6 +61,7 @@ export const state: PageState = {
   history: [],
   historyCursor: null,
   batch: null,
+  priceCheck: { confirmed: false, corrected: '' },
 };
 
 export const hooks = {

@@ -1,7 +1,7 @@
 import { ApiError, request, sleep } from '../api.js';
 import { csvRecords, csvText, toCsv } from '../csv.js';
 import { $, explain, make, showError, wireDropzone } from '../dom.js';
-import { t } from '../i18n.js';
+import { formatAmount, t } from '../i18n.js';
 import { ACTIVE, state, type BatchRowState } from '../state.js';
 import type { JobRecord } from '../types.js';
 import { AppError } from '../../../src/core/errors.js';
@@ -108,7 +108,7 @@ export function renderBatch(): void {
       const tr = make('tr', { 'data-row': row.id });
       tr.append(make('th', { scope: 'row', 'data-label': t('batch.row'), dir: 'auto' }, row.id));
       const label = row.state === 'submitting' ? t('batch.submitting') : t(`state.${row.state}`);
-      const progress = ACTIVE.has(row.state) ? `${label} (${Math.round(row.progress * 100)} %)` : label;
+      const progress = ACTIVE.has(row.state) ? `${label} (${formatAmount(Math.round(row.progress * 100), '%')})` : label;
       tr.append(make('td', { class: `state ${row.state}`, 'data-label': t('history.status') }, progress));
       const error = row.error?.message ?? '';
       tr.append(make('td', error === '' ? {} : { 'data-label': t('err.title'), dir: 'auto' }, error));

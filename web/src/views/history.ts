@@ -1,6 +1,6 @@
 import { request } from '../api.js';
 import { $, make, setOptionValue, showError } from '../dom.js';
-import { formatDate, t } from '../i18n.js';
+import { formatAmount, formatDate, t } from '../i18n.js';
 import { ACTIVE, state } from '../state.js';
 import type { JobRecord } from '../types.js';
 import { cancelJob, followJob, jobAddress } from './job.js';
@@ -46,7 +46,7 @@ export function renderHistory(): void {
       // data-label: the column's name, shown above each value when the table becomes cards on a phone.
       row.append(make('td', { 'data-label': t('history.created') }, formatDate(job.created_at)));
       row.append(make('td', { 'data-label': t('history.listing'), dir: 'auto' }, job.listing?.title ?? job.job_id));
-      const status = `${t(`state.${job.state}`)}${ACTIVE.has(job.state) ? ` (${Math.round(job.progress * 100)} %)` : ''}`;
+      const status = `${t(`state.${job.state}`)}${ACTIVE.has(job.state) ? ` (${formatAmount(Math.round(job.progress * 100), '%')})` : ''}`;
       row.append(make('td', { class: `state ${job.state}`, 'data-label': t('history.status') }, status));
       const actions = make('td', { class: 'actions' });
       // A link to the job's address: it opens in place, or in a new tab like any link.

@@ -1,6 +1,6 @@
 import { ApiError, request, sleep } from '../api.js';
 import { $, explain, make, showError } from '../dom.js';
-import { formatDuration, formatNumber, t } from '../i18n.js';
+import { formatAmount, formatDate, formatDuration, formatNumber, t } from '../i18n.js';
 import { ACTIVE, hooks, state } from '../state.js';
 import type { JobOutput, JobRecord } from '../types.js';
 import { onAuthLost } from './signin.js';
@@ -17,7 +17,7 @@ export function renderJob(job: JobRecord): void {
   $('job-id').textContent = t('job.id', { id: job.job_id });
   const stage = job.stage !== null && job.state === 'running' ? ` — ${t('job.stage', { stage: t(`stage.${job.stage}`) })}` : '';
   const percent = Math.round(job.progress * 100);
-  $('job-state').textContent = `${t('job.state', { state: t(`state.${job.state}`) })}${stage} — ${percent} %`;
+  $('job-state').textContent = `${t('job.state', { state: t(`state.${job.state}`) })}${stage} — ${formatAmount(percent, '%')}`;
   const bar = $<HTMLProgressElement>('job-progress');
   bar.value = percent;
   bar.setAttribute('aria-valuetext', `${percent} %`);
@@ -44,7 +44,7 @@ export function renderJob(job: JobRecord): void {
     showVideo(job.links.video, `/api/v1/jobs/${encodeURIComponent(job.job_id)}/poster`, t('job.video'));
     const link = $<HTMLAnchorElement>('job-download');
     link.href = job.links.video;
-    link.download = `${job.job_id}.mp4`;
+    link.download = `${fileStem(job)}.mp4`;
     result.hidden = false;
   } else {
     result.hidden = true;
@@ -58,11 +58,29 @@ function showVideo(src: string, poster: string | null, label: string): void {
   else if (video.getAttribute('poster') !== poster) video.poster = poster;
   if (video.getAttribute('src') !== src) video.src = src;
   video.setAttribute('aria-label', label);
-  $<HTMLInputElement>('job-link').value = new URL(src, location.href).href;
+  // The box shows a share link once "Copy link" made one (docs/studio.md "Share links").
+  $<HTMLInputElement>('job-link').value = '';
+  $('job-link').hidden = true;
 }
 
 /** The format whose video the player shows, for the job shown; the primary output until another is chosen. */
 let shownOutput: { jobId: string; format: string } | null = null;
+
+/**
+ * Downloads are named by the listing, as the agent knows it ("appartement-maarif-casablanca-portrait.mp4"),
+ * not by the job id; letters of any script are kept, so an Arabic title names its file in Arabic.
+ */
+export function fileStem(job: JobRecord): string {
+  const title = (job.listing?.title ?? '')
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60)
+    .replace(/-+$/, '');
+  return title === '' ? job.job_id : title;
+}
 
 function outputLink(job: JobRecord, kind: 'video' | 'poster', format: string): string {
   return `/api/v1/jobs/${encodeURIComponent(job.job_id)}/${kind}?format=${encodeURIComponent(format)}`;
@@ -90,7 +108,7 @@ function renderOutputs(job: JobRecord, outputs: JobOutput[]): void {
       const item = make('li', { 'data-format': output.format });
       const facts = make('span', { class: 'muted small' });
       facts.append(
-        make('span', { dir: 'ltr' }, `${output.width} × ${output.height}`),
+        make('span', { dir: 'ltr', class: 'nowrap' }, `${output.width}\u00a0×\u00a0${output.height}`),
         ` · ${formatDuration(output.duration_s)} · ${formatSize(output.size_bytes)}`,
       );
       const about = make('div', { class: 'about' });
@@ -111,12 +129,26 @@ function renderOutputs(job: JobRecord, outputs: JobOutput[]): void {
         {
           class: 'button primary',
           href: outputLink(job, 'video', output.format),
-          download: `${job.job_id}-${output.format}.mp4`,
+          download: `${fileStem(job)}-${output.format}.mp4`,
           'aria-label': t('job.download_format', { format: name }),
         },
         t('job.download_short'),
       );
       actions.append(download);
+      // The poster as a JPEG, for a listing page or a message (docs/studio.md "Downloads").
+      if (output.poster_url !== null)
+        actions.append(
+          make(
+            'a',
+            {
+              class: 'button',
+              href: outputLink(job, 'poster', output.format),
+              download: `${fileStem(job)}-${output.format}.jpg`,
+              'aria-label': `${t('job.poster')} — ${name}`,
+            },
+            t('job.poster'),
+          ),
+        );
       item.append(actions);
       return item;
     }),
@@ -215,14 +247,38 @@ export async function cancelJob(jobId: string): Promise<JobRecord | null> {
   }
 }
 
+/**
+ * "Copy link" makes a share link of the output shown (docs/studio.md "Share links"): a page the
+ * client opens without signing in, with the video, its poster and a preview in chat apps.
+ */
 async function copyLink(): Promise<void> {
-  const link = $<HTMLInputElement>('job-link').value;
+  const job = state.shownJob;
+  if (job === null) return;
+  const box = $<HTMLInputElement>('job-link');
+  let link: string;
+  let until: string;
+  try {
+    const format = shownOutput?.jobId === job.job_id ? shownOutput.format : undefined;
+    const { data } = await request<{ share: { url: string; expires_at: string } }>(
+      'POST',
+      `/api/v1/jobs/${encodeURIComponent(job.job_id)}/shares`,
+      format === undefined ? {} : { format },
+    );
+    link = new URL(data.share.url, location.href).href;
+    until = formatDate(data.share.expires_at.slice(0, 10));
+    box.value = link;
+    box.hidden = false;
+  } catch (error) {
+    $('copy-status').textContent = explain(error);
+    onAuthLost(error);
+    return;
+  }
   try {
     await navigator.clipboard.writeText(link);
-    $('copy-status').textContent = t('job.copied');
+    $('copy-status').textContent = t('job.share_created', { date: until });
   } catch {
-    $('copy-status').textContent = t('job.copy_failed');
-    $<HTMLInputElement>('job-link').select();
+    $('copy-status').textContent = t('job.share_shown', { date: until });
+    box.select();
   }
 }
 

@@ -159,9 +159,12 @@ export function renderPhotos(): void {
   const count = state.property?.photos.length ?? 0;
   own.hidden = photos.length > 0 || count === 0;
   own.textContent = t('photos.own', { count });
+  // Said as a hint at first, before the agent had a chance to add a photo; an error once a render was asked without one.
   const missing = photosMissing();
-  $('photos-needed').hidden = !missing;
-  if (missing) $('photo-input').setAttribute('aria-invalid', 'true');
+  const hint = $('photos-needed');
+  hint.hidden = !missing;
+  if (!missing) hint.classList.replace('error', 'hint');
+  if (missing && hint.classList.contains('error')) $('photo-input').setAttribute('aria-invalid', 'true');
   else $('photo-input').removeAttribute('aria-invalid');
   hooks.changed();
 }
