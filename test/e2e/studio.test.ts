@@ -778,9 +778,19 @@ describe('the Studio in Chromium', () => {
       `broken-photo;"${LISTING_FR}";${tiny};fr;10;`,
       `bad-language;"${LISTING_FR}";;xx;10;`,
       `to-cancel;"${LISTING_FR}";${good.join('|')};fr;30;portrait|square`,
+      // A photo from the agent's computer, named by its file name and dropped with the CSV (docs/studio.md "Batch").
+      `from-computer;"${LISTING_FR}";a.jpg;fr;10;`,
     ].join('\r\n');
     const page = await newPage('/?lang=fr#batch');
-    await page.setInputFiles('#batch-input', { name: 'lot.csv', mimeType: 'text/csv', buffer: Buffer.from(csv, 'latin1') });
+    await ensureSignedIn(page);
+    const sent: Record<string, unknown>[] = [];
+    page.on('request', (r) => {
+      if (r.url().endsWith('/api/v1/render-video')) sent.push(r.postDataJSON() as Record<string, unknown>);
+    });
+    await page.setInputFiles('#batch-input', [
+      { name: 'lot.csv', mimeType: 'text/csv', buffer: Buffer.from(csv, 'latin1') },
+      { name: 'a.jpg', mimeType: 'image/jpeg', buffer: readFileSync(photoFiles[1]!) },
+    ]);
     await page.waitForSelector('#batch-rows tr[data-row="to-cancel"]');
     const rowText = (id: string): Promise<string> => page.locator(`#batch-rows tr[data-row="${id}"]`).innerText();
     await expect.poll(() => rowText('bad-language'), { timeout: 30_000 }).toContain('échouée');
@@ -818,7 +828,21 @@ describe('the Studio in Chromium', () => {
     await expect.poll(() => page.locator(`#history-rows tr[data-job="${toCancel.job_id}"] td.state`).innerText()).toBe('annulée');
 
     await page.click('#nav a[href="#batch"]');
-    await expect.poll(() => page.textContent('#batch-summary'), { timeout: 240_000 }).toBe('3 sur 3 terminées, 3 en échec.');
+    await expect.poll(() => page.textContent('#batch-summary'), { timeout: 240_000 }).toBe('4 sur 4 terminées, 3 en échec.');
+    // The row naming a.jpg was sent with the uploaded photo's ref, and rendered.
+    const fromComputer = sent.find((body) => (body.metadata as { batch_row_id?: string } | undefined)?.batch_row_id === 'from-computer');
+    expect(fromComputer?.photos).toEqual([expect.stringMatching(/^asset:ast_/)]);
+    expect(await rowText('from-computer')).toContain('terminée');
+    // Kept across a reload: the rows, their states and their downloads.
+    await page.reload();
+    await page.waitForSelector('#batch-rows tr[data-row="from-computer"]');
+    expect(await page.textContent('#batch-summary')).toBe('4 sur 4 terminées, 3 en échec.');
+    const [rowVideo] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Télécharger — from-computer' }).click(),
+    ]);
+    expect(rowVideo.suggestedFilename()).toBe('from-computer.mp4');
+    expect(await probe(await rowVideo.path())).toMatchObject({ width: 1280, height: 720 });
     expect(await rowText('broken-photo')).toContain('échouée');
     await page.setViewportSize(PHONE);
     expect(await brokenWords(page, '#batch-rows')).toEqual([]);
@@ -826,10 +850,12 @@ describe('the Studio in Chromium', () => {
     await page.screenshot({ path: join(SHOTS, 'fr-batch-phone.png'), fullPage: true });
     await page.setViewportSize(DESKTOP);
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#batch-failed')]);
+    // For French Excel: semicolons and a byte order mark.
     const failedCsv = readFileSync(await download.path(), 'utf8');
-    const lines = failedCsv.trim().split(/\r\n/);
-    expect(lines[0]).toBe('id,description,photos,language,duration_s,formats,error_code,error_message');
-    expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(['broken-photo', 'bad-language', 'to-cancel']);
+    expect(failedCsv.startsWith('\ufeff')).toBe(true);
+    const lines = failedCsv.slice(1).trim().split(/\r\n/);
+    expect(lines[0]).toBe('id;description;photos;language;duration_s;formats;error_code;error_message');
+    expect(lines.slice(1).map((l) => l.split(';')[0])).toEqual(['broken-photo', 'bad-language', 'to-cancel']);
     expect(failedCsv).toContain('BAD_REQUEST');
     expect(failedCsv).toContain('CANCELED');
     await page.close();

@@ -3,7 +3,7 @@ import { $, make, showError } from './dom.js';
 import { restoreDraft, saveDraft } from './draft.js';
 import { chooseLanguage, isPageLanguage, setLanguage, t, type PageLanguage } from './i18n.js';
 import { hooks, state, type View } from './state.js';
-import { renderBatch, wireBatch } from './views/batch.js';
+import { renderBatch, resumeBatch, wireBatch } from './views/batch.js';
 import { wireBranding } from './views/branding.js';
 import { loadHistory, renderHistory, wireHistory } from './views/history.js';
 import { openAddressedJob, renderJob, wireJob } from './views/job.js';
@@ -61,6 +61,7 @@ function route(): void {
   showView(hash === 'history' || hash === 'batch' ? hash : 'new');
   showTemplateStills();
   void openAddressedJob();
+  resumeBatch();
 }
 
 async function start(): Promise<void> {

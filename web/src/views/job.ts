@@ -1,5 +1,5 @@
 import { ApiError, request, sleep } from '../api.js';
-import { $, explain, make, showError } from '../dom.js';
+import { $, explain, make, namedDownload, showError } from '../dom.js';
 import { formatAmount, formatDate, formatDuration, formatNumber, t } from '../i18n.js';
 import { ACTIVE, hooks, state } from '../state.js';
 import type { JobOutput, JobRecord } from '../types.js';
@@ -134,7 +134,7 @@ function renderOutputs(job: JobRecord, outputs: JobOutput[]): void {
         },
         t('job.download_short'),
       );
-      actions.append(download);
+      actions.append(namedDownload(download));
       // The poster as a JPEG, for a listing page or a message (docs/studio.md "Downloads").
       if (output.poster_url !== null)
         actions.append(
@@ -293,4 +293,5 @@ export function wireJob(): void {
     }
   });
   $('job-copy').addEventListener('click', () => void copyLink());
+  namedDownload($<HTMLAnchorElement>('job-download'));
 }

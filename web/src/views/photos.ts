@@ -8,13 +8,42 @@ import { onAuthLost } from './signin.js';
 
 let dragged: string | null = null;
 
+/** The API takes uploads of at most 15 MB and 50 megapixels (docs/api.md "Assets"). */
+const UPLOAD_LIMIT_BYTES = 15 * 1024 * 1024;
+const UPLOAD_LIMIT_PIXELS = 50_000_000;
+/** A larger photo is redrawn at this long side: four times a 1080p frame's, plenty for a video. */
+const REDRAWN_LONG_SIDE = 4096;
+
+/**
+ * The photo as it can be uploaded: as it is when the API takes it, else redrawn by the browser as
+ * a JPEG small enough (docs/studio.md "Photos"), rather than refused at the upload.
+ */
+export async function fitForUpload(file: Blob): Promise<Blob> {
+  if (file.size <= UPLOAD_LIMIT_BYTES && file.size < 4 * 1024 * 1024) return file;
+  const bitmap = await createImageBitmap(file);
+  try {
+    if (file.size <= UPLOAD_LIMIT_BYTES && bitmap.width * bitmap.height <= UPLOAD_LIMIT_PIXELS) return file;
+    let side = Math.min(REDRAWN_LONG_SIDE, Math.max(bitmap.width, bitmap.height));
+    for (;;) {
+      const scale = side / Math.max(bitmap.width, bitmap.height);
+      const canvas = new OffscreenCanvas(Math.max(1, Math.round(bitmap.width * scale)), Math.max(1, Math.round(bitmap.height * scale)));
+      canvas.getContext('2d')?.drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+      const blob = await canvas.convertToBlob({ type: 'image/jpeg', quality: 0.88 });
+      if (blob.size <= UPLOAD_LIMIT_BYTES || side < 1000) return blob;
+      side = Math.round(side * 0.75);
+    }
+  } finally {
+    bitmap.close();
+  }
+}
+
 async function uploadPhoto(item: PhotoItem): Promise<void> {
   if (item.file === null) return;
   item.status = 'uploading';
   item.error = null;
   renderPhotos();
   try {
-    item.ref = await uploadAsset(item.file);
+    item.ref = await uploadAsset(await fitForUpload(item.file));
     item.status = 'ready';
   } catch (error) {
     item.status = 'failed';
