@@ -883,7 +883,8 @@ describe('the Studio in Chromium', () => {
       await page.goto(started.login_url);
       await page.waitForSelector('#new-view:not([hidden])');
       expect(new URL(page.url()).pathname).toBe('/');
-      expect(await page.textContent('#whoami')).toContain('studio');
+      // The CLI's own tenant is no name the agent chose: the page says they are signed in, not "studio".
+      expect(await page.textContent('#whoami')).toBe('Signed in to this Studio');
       // The link works once.
       const again = watch(await chrome.browser.newPage());
       await again.context().clearCookies();
@@ -947,6 +948,18 @@ describe('the Studio in Chromium', () => {
         await page.waitForSelector('#photo-list li.photo.ready');
         await page.waitForFunction(() => [...document.querySelectorAll<HTMLImageElement>('img.still')].every((i) => i.complete));
         await check(page, 'analysis, photos, options and branding');
+        // Errors on their fields: a doubtful price not confirmed, a duration out of range, a file that is not a photo.
+        await page.selectOption('#lang', 'fr');
+        await analyzeText(page, LISTING_DOUBTFUL);
+        await page.fill('#opt-duration', '9');
+        await page.setInputFiles('#photo-input', [{ name: 'doc.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.4\n') }]);
+        await page.waitForSelector('#photo-problems:not([hidden])');
+        await page.click('#render-btn');
+        await page.fill('#opt-duration', '12');
+        await page.click('#render-btn');
+        await page.waitForSelector('#price-check-error:not(:empty)');
+        await page.fill('#opt-duration', '9');
+        await check(page, 'errors');
         await page.goto(`${server.url}/?lang=fr&job=${done.job_id}#new`);
         await page.waitForSelector('#job-result:not([hidden])');
         await check(page, 'job panel');
