@@ -87,7 +87,7 @@ export function wireDropzone(zone: HTMLElement, onFiles: (files: File[]) => void
 /**
  * Saves `href` as `name`: the API names a video by its job id (Content-Disposition), which wins
  * over a link's `download`; fetched and saved from memory instead, the file is named as the page
- * says (docs/studio.md "Downloads"). When the fetch fails, the browser follows the link as usual.
+ * says (docs/studio.md "What the page does"). When the fetch fails, the browser follows the link as usual.
  */
 export async function saveAs(href: string, name: string): Promise<void> {
   const response = await fetch(href, { credentials: 'same-origin' }).catch(() => null);

@@ -11,7 +11,7 @@ import type { Property, Warning } from '../types.js';
 
 export type FactName = 'price' | 'surface';
 
-/** A fact the analysis holds back (docs/api.md "Doubtful facts"). */
+/** A fact the analysis holds back (docs/studio.md "Doubtful facts"). */
 interface HeldFact {
   field: string;
   code: string;

@@ -135,7 +135,7 @@ function renderOutputs(job: JobRecord, outputs: JobOutput[]): void {
         t('job.download_short'),
       );
       actions.append(namedDownload(download));
-      // The poster as a JPEG, for a listing page or a message (docs/studio.md "Downloads").
+      // The poster as a JPEG, for a listing page or a message (docs/studio.md "What the page does").
       if (output.poster_url !== null)
         actions.append(
           make(

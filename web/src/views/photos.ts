@@ -16,7 +16,7 @@ const REDRAWN_LONG_SIDE = 4096;
 
 /**
  * The photo as it can be uploaded: as it is when the API takes it, else redrawn by the browser as
- * a JPEG small enough (docs/studio.md "Photos"), rather than refused at the upload.
+ * a JPEG small enough (docs/studio.md "Errors before the click"), rather than refused at the upload.
  */
 export async function fitForUpload(file: Blob): Promise<Blob> {
   if (file.size <= UPLOAD_LIMIT_BYTES && file.size < 4 * 1024 * 1024) return file;
