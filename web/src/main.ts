@@ -7,7 +7,7 @@ import { renderBatch, resumeBatch, wireBatch } from './views/batch.js';
 import { wireBranding } from './views/branding.js';
 import { loadHistory, renderHistory, wireHistory } from './views/history.js';
 import { openAddressedJob, renderJob, wireJob } from './views/job.js';
-import { renderAnalysis, renderFormatsHint, showTemplateStills, wireNewVideo } from './views/new-video.js';
+import { renderAnalysis, renderFormatsHint, schedulePhotoPreview, showTemplateStills, wireNewVideo } from './views/new-video.js';
 import { renderPhotos, wirePhotos } from './views/photos.js';
 import { signedIn, whoami, wireSignIn } from './views/signin.js';
 
@@ -96,7 +96,10 @@ async function start(): Promise<void> {
     renderPhotos();
     renderFormatsHint();
   }
-  hooks.changed = saveDraft;
+  hooks.changed = () => {
+    saveDraft();
+    if (state.session?.signed_in) schedulePhotoPreview();
+  };
   for (const form of ['analyze-form', 'render-form']) {
     $(form).addEventListener('input', saveDraft);
     $(form).addEventListener('change', saveDraft);

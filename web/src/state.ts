@@ -47,6 +47,8 @@ export interface PageState {
   batch: { columns: string[]; rows: BatchRowState[] } | null;
   /** The agent's answer about a doubtful price (docs/studio.md "Doubtful facts"). */
   priceCheck: { confirmed: boolean; corrected: string };
+  /** The refs of the photos the storyboard would leave out at the duration chosen (docs/studio.md "Photos left out"). */
+  leftOut: Set<string>;
 }
 
 export const state: PageState = {
@@ -62,11 +64,12 @@ export const state: PageState = {
   historyCursor: null,
   batch: null,
   priceCheck: { confirmed: false, corrected: '' },
+  leftOut: new Set(),
 };
 
 export const hooks = {
   /** Shows the screen the address and the session call for. */
   route: (): void => undefined,
-  /** Something in the draft changed: main.ts stores it. */
+  /** Something in the draft changed: main.ts stores it (and asks again which photos the video will show). */
   changed: (): void => undefined,
 };

@@ -25,12 +25,19 @@ export function renderJob(job: JobRecord): void {
   const eta = $('job-eta');
   eta.textContent = '';
   if (job.state === 'running') {
-    if (progressStart === null || job.progress < progressStart.progress) progressStart = { at: Date.now(), progress: job.progress };
+    if (progressStart === null) progressStart = storedProgressStart(job.job_id);
+    if (progressStart === null || job.progress < progressStart.progress) {
+      progressStart = { at: Date.now(), progress: job.progress };
+      storeProgressStart(job.job_id, progressStart);
+    }
     const gained = job.progress - progressStart.progress;
     const elapsed = (Date.now() - progressStart.at) / 1000;
     eta.textContent =
-      gained > 0.02 && elapsed > 0 ? t('job.eta', { time: formatDuration((elapsed / gained) * (1 - job.progress)) }) : t('job.eta_unknown');
+      gained > 0.05 && elapsed > 0 ? t('job.eta', { time: formatDuration((elapsed / gained) * (1 - job.progress)) }) : t('job.eta_unknown');
   }
+  // Photos the storyboard left out (docs/studio.md "Photos left out"), in the words of the request's language.
+  const leftOut = (job as JobRecord & { photos_left_out?: { index: number; message: string }[] }).photos_left_out ?? [];
+  $('job-left-out').textContent = leftOut.map((photo) => photo.message).join(' ');
   $('job-error').textContent = job.state === 'failed' ? t('err.RENDER_FAILED', { message: job.error?.message ?? '' }) : '';
   const result = $('job-result');
   const outputs = job.outputs ?? [];
@@ -48,6 +55,29 @@ export function renderJob(job: JobRecord): void {
     result.hidden = false;
   } else {
     result.hidden = true;
+  }
+}
+
+const PROGRESS_STORE = 'immoreel.studio.progress';
+
+/**
+ * The first running read of a job (when, and at what progress), kept in localStorage: the rate the
+ * time left is measured from survives a reload (docs/studio.md "What the page does").
+ */
+function storedProgressStart(jobId: string): { at: number; progress: number } | null {
+  try {
+    const stored = JSON.parse(localStorage.getItem(PROGRESS_STORE) ?? 'null') as { jobId: string; at: number; progress: number } | null;
+    return stored?.jobId === jobId ? { at: stored.at, progress: stored.progress } : null;
+  } catch {
+    return null;
+  }
+}
+
+function storeProgressStart(jobId: string, start: { at: number; progress: number }): void {
+  try {
+    localStorage.setItem(PROGRESS_STORE, JSON.stringify({ jobId, ...start }));
+  } catch {
+    // Not kept: a reload measures again.
   }
 }
 

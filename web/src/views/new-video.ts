@@ -280,6 +280,59 @@ async function renderVideo(event: SubmitEvent): Promise<void> {
   }
 }
 
+let previewTimer: ReturnType<typeof setTimeout> | undefined;
+let previewRun = 0;
+
+/**
+ * Which photos the video will leave out at the duration chosen, asked of the storyboard before
+ * the click (`POST /api/v1/storyboard`, docs/studio.md "Photos left out"): the same body as the
+ * render, no job, no charge. A server without the route (404) leaves the page as it was.
+ */
+export function schedulePhotoPreview(): void {
+  clearTimeout(previewTimer);
+  previewTimer = setTimeout(() => void previewPhotos(), 600);
+}
+
+/** Whether this server has the storyboard route, read once from its OpenAPI document (a missing route would be a 404 in the console). */
+let storyboardRoute: Promise<boolean> | null = null;
+
+function hasStoryboardRoute(): Promise<boolean> {
+  storyboardRoute ??= request<{ paths?: Record<string, unknown> }>('GET', '/api/v1/openapi.json')
+    .then(({ data }) => data.paths?.['/api/v1/storyboard'] !== undefined)
+    .catch(() => false);
+  return storyboardRoute;
+}
+
+async function previewPhotos(): Promise<void> {
+  const run = ++previewRun;
+  const refs = state.photos.filter((p) => p.status === 'ready' && p.ref !== null).map((p) => p.ref!);
+  const show = (leftOut: Set<string>): void => {
+    const names = state.photos.filter((p) => p.ref !== null && leftOut.has(p.ref)).map((p) => p.name);
+    const changed = [...leftOut].join('|') !== [...state.leftOut].join('|');
+    state.leftOut = leftOut;
+    $('photos-left-out').textContent = names.length === 0 ? '' : t('photos.left_out', { names: names.join(t('list.comma')) });
+    if (changed) renderPhotos();
+  };
+  if (state.property === null || refs.length === 0 || refs.length < state.photos.length || chosenFormats().length === 0)
+    return show(new Set());
+  const duration = $<HTMLInputElement>('opt-duration').value.trim();
+  const options = renderOptions();
+  if (duration !== '' && !(Number.isInteger(options.duration_s) && options.duration_s! >= 10 && options.duration_s! <= 90)) return;
+  if (!(await hasStoryboardRoute())) return;
+  try {
+    const { data } = await request<{ storyboard: { photos: { ref: string; shown: boolean }[] } }>('POST', '/api/v1/storyboard', {
+      listing: state.property,
+      photos: refs,
+      ...options,
+    });
+    if (run !== previewRun) return;
+    show(new Set(data.storyboard.photos.filter((photo) => !photo.shown).map((photo) => photo.ref)));
+  } catch {
+    // No storyboard route (an older server), or a refusal the render will explain: nothing is said before the click.
+    if (run === previewRun) show(new Set());
+  }
+}
+
 /** Starts over: the text, the analysis and the photos go; options and branding stay, they are the agency's habits. */
 function clearDraft(): void {
   $<HTMLTextAreaElement>('listing').value = '';
@@ -311,6 +364,7 @@ export function wireNewVideo(): void {
   });
   $('draft-clear').addEventListener('click', clearDraft);
   $('opt-format').addEventListener('change', renderFormatsHint);
+  for (const id of ['opt-duration', 'opt-format', 'opt-template']) $(id).addEventListener('change', schedulePhotoPreview);
   $('analyze-form').addEventListener('submit', (event) => void analyze(event));
   wireFactChecks();
   $('render-form').addEventListener('submit', (event) => void renderVideo(event));

@@ -44,6 +44,7 @@ async function uploadPhoto(item: PhotoItem): Promise<void> {
   renderPhotos();
   try {
     item.ref = await uploadAsset(await fitForUpload(item.file));
+    rememberThumbnail(item.ref, item.preview);
     item.status = 'ready';
   } catch (error) {
     item.status = 'failed';
@@ -141,7 +142,8 @@ export function renderPhotos(): void {
   const list = $('photo-list');
   list.replaceChildren(
     ...photos.map((item, index) => {
-      const li = make('li', { draggable: 'true', 'data-key': item.key, class: `photo ${item.status}` });
+      const leftOut = item.ref !== null && state.leftOut.has(item.ref);
+      const li = make('li', { draggable: 'true', 'data-key': item.key, class: `photo ${item.status}${leftOut ? ' photo-left-out' : ''}` });
       const img = make('img', { src: item.preview, alt: item.name, width: '160', height: '90' });
       li.append(img);
       const caption = make('div', { class: 'photo-caption' });
@@ -208,13 +210,39 @@ export function photosPending(): number {
   return state.checking + state.photos.filter((p) => p.status === 'uploading').length;
 }
 
-/** Photos already uploaded (a re-run's refs): shown as grey placeholders, ready to render. */
+const THUMBNAILS_STORE = 'immoreel.studio.thumbnails';
+/** The thumbnails of the last uploads kept for a re-run (a 320×180 JPEG is ≈ 10 KB). */
+const THUMBNAILS_KEPT = 40;
+
+function storedThumbnails(): [string, string][] {
+  try {
+    const stored = JSON.parse(localStorage.getItem(THUMBNAILS_STORE) ?? '[]') as unknown;
+    return Array.isArray(stored) ? (stored as [string, string][]) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Keeps an uploaded photo's thumbnail by its ref: a re-run then shows the photos, not grey boxes (the API does not serve assets back). */
+function rememberThumbnail(ref: string, preview: string): void {
+  const kept = [[ref, preview] as [string, string], ...storedThumbnails().filter(([known]) => known !== ref)].slice(0, THUMBNAILS_KEPT);
+  try {
+    localStorage.setItem(THUMBNAILS_STORE, JSON.stringify(kept));
+  } catch {
+    // Storage full: a re-run shows grey boxes for these.
+  }
+}
+
+/** Photos already uploaded (a re-run's refs): their thumbnails when this browser uploaded them, grey placeholders otherwise. */
 export function setUploadedPhotos(refs: readonly string[]): void {
+  const thumbnails = new Map(storedThumbnails());
   state.photos = refs.map((ref, index) => ({
     key: crypto.randomUUID(),
     name: `${index + 1}`,
     file: null,
-    preview: `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" width="160" height="90"><rect width="160" height="90" fill="#d8dee4"/></svg>')}`,
+    preview:
+      thumbnails.get(ref) ??
+      `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" width="160" height="90"><rect width="160" height="90" fill="#d8dee4"/></svg>')}`,
     status: 'ready' as const,
     ref,
     error: null,
