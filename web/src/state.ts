@@ -47,7 +47,7 @@ export interface PageState {
   batch: { columns: string[]; rows: BatchRowState[] } | null;
   /** The agent's answer about a doubtful price (docs/studio.md "Doubtful facts"). */
   priceCheck: { confirmed: boolean; corrected: string };
-  /** The refs of the photos the storyboard would leave out at the duration chosen (docs/studio.md "Photos left out"). */
+  /** The refs of the photos the storyboard would leave out at the duration chosen (docs/studio.md "What the page does"). */
   leftOut: Set<string>;
 }
 

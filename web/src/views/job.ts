@@ -35,7 +35,7 @@ export function renderJob(job: JobRecord): void {
     eta.textContent =
       gained > 0.05 && elapsed > 0 ? t('job.eta', { time: formatDuration((elapsed / gained) * (1 - job.progress)) }) : t('job.eta_unknown');
   }
-  // Photos the storyboard left out (docs/studio.md "Photos left out"), in the words of the request's language.
+  // Photos the storyboard left out (docs/studio.md "What the page does"), in the words of the request's language.
   const leftOut = (job as JobRecord & { photos_left_out?: { index: number; message: string }[] }).photos_left_out ?? [];
   $('job-left-out').textContent = leftOut.map((photo) => photo.message).join(' ');
   $('job-error').textContent = job.state === 'failed' ? t('err.RENDER_FAILED', { message: job.error?.message ?? '' }) : '';

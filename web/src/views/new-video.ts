@@ -285,7 +285,7 @@ let previewRun = 0;
 
 /**
  * Which photos the video will leave out at the duration chosen, asked of the storyboard before
- * the click (`POST /api/v1/storyboard`, docs/studio.md "Photos left out"): the same body as the
+ * the click (`POST /api/v1/storyboard`, docs/studio.md "What the page does"): the same body as the
  * render, no job, no charge. A server without the route (404) leaves the page as it was.
  */
 export function schedulePhotoPreview(): void {
