@@ -579,6 +579,53 @@ describe('the Studio in Chromium', () => {
     await page.close();
   });
 
+  it(
+    'shrinks a photo over the upload limit in the browser, and says which photos the duration leaves out',
+    { timeout: 120_000 },
+    async () => {
+      // Noise does not compress: a PNG over the API's 15 MB.
+      const big = join(freshDataDir(), 'grande.png');
+      await sharp({ create: { width: 3000, height: 2400, channels: 3, noise: { type: 'gaussian', mean: 128, sigma: 70 } } })
+        .png({ compressionLevel: 1 })
+        .toFile(big);
+      expect(readFileSync(big).length).toBeGreaterThan(15 * 1024 * 1024);
+      const page = await newPage('/?lang=fr');
+      await ensureSignedIn(page);
+      await analyzeText(page, LISTING_FR);
+      // The storyboard route as contracted (docs/api.md), answered here: the second photo does not fit the duration.
+      await page.route('**/api/v1/openapi.json', (route) => route.fulfill({ json: { paths: { '/api/v1/storyboard': { post: {} } } } }));
+      const asked: Record<string, unknown>[] = [];
+      await page.route('**/api/v1/storyboard', async (route) => {
+        const body = route.request().postDataJSON() as { photos: string[] };
+        asked.push(body);
+        await route.fulfill({
+          json: {
+            ok: true,
+            status: 'success',
+            storyboard: { duration_s: 10, photos: body.photos.map((ref, index) => ({ index, ref, shown: index === 0 })), held_back: [] },
+          },
+        });
+      });
+      const uploads: { type: string; bytes: number }[] = [];
+      page.on('request', (r) => {
+        if (r.url().endsWith('/api/v1/assets'))
+          uploads.push({ type: r.headers()['content-type'] ?? '', bytes: r.postDataBuffer()?.length ?? 0 });
+      });
+      await page.fill('#opt-duration', '10');
+      await page.setInputFiles('#photo-input', [photoFiles[0]!, big]);
+      await page.waitForFunction(() => document.querySelectorAll('#photo-list li.photo.ready').length === 2, null, { timeout: 90_000 });
+      const shrunk = uploads.find((u) => u.type === 'image/jpeg' && u.bytes > 100_000 && u.bytes !== readFileSync(photoFiles[0]!).length);
+      expect(shrunk, JSON.stringify(uploads)).toBeDefined();
+      expect(shrunk!.bytes).toBeLessThanOrEqual(15 * 1024 * 1024);
+      await expect
+        .poll(() => page.textContent('#photos-left-out'), { timeout: 10_000 })
+        .toBe('Photos laissées de côté pour tenir dans la durée : grande.png.');
+      expect(asked.at(-1)).toMatchObject({ duration_s: 10 });
+      expect(await page.getAttribute('#photo-list li:nth-child(2)', 'class')).toContain('photo-left-out');
+      await page.close();
+    },
+  );
+
   it('explains a link that is not a listing, keeping the text', async () => {
     const page = await newPage('/?lang=fr');
     allowedConsoleErrors.push(/^Failed to load resource: the server responded with a status of 400 \(Bad Request\)$/);
