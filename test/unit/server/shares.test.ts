@@ -48,6 +48,14 @@ describe('share links', () => {
       payload: { format: 'portrait' },
     });
     expect(created.statusCode, created.body).toBe(201);
+    const square = await harness.app.inject({
+      method: 'POST',
+      url: `/api/v1/jobs/${job.job_id}/shares`,
+      headers: auth,
+      payload: { format: 'square' },
+    });
+    expect(square.statusCode).toBe(400);
+    expect(JSON.parse(square.body)).toMatchObject({ error: { reason: 'format_not_rendered' } });
     const { share } = JSON.parse(created.body) as { share: { id: string; url: string; expires_at: string; format: string } };
     expect(share.url).toMatch(/^\/s\/[A-Za-z0-9_-]{32}$/);
     expect(share.format).toBe('portrait');
@@ -93,7 +101,7 @@ describe('share links', () => {
     expect((await harness.app.inject({ method: 'GET', url: '/s/not-a-token' })).statusCode).toBe(404);
   });
 
-  it('refuses a job that has not succeeded, a format it did not render, and a key-less create', async () => {
+  it('refuses a job that has not succeeded, and a create without a key', async () => {
     h = await makeHarness({ runWorkers: false });
     const harness = h;
     const { auth } = harness.key();
