@@ -295,15 +295,10 @@ export function sharePage(job: JobRecord, format: string, pageUrl: string): stri
 <meta property="og:video:type" content="video/mp4">
 <meta property="og:video:width" content="${width}">
 <meta property="og:video:height" content="${height}">
-<meta name="twitter:card" content="player">
+<meta name="twitter:card" content="summary_large_image">
 <meta name="twitter:title" content="${title}">
 <meta name="twitter:description" content="${description}">
 <meta name="twitter:image" content="${poster}">
-<meta name="twitter:player" content="${escapeHtml(pageUrl)}">
-<meta name="twitter:player:width" content="${width}">
-<meta name="twitter:player:height" content="${height}">
-<meta name="twitter:player:stream" content="${video}">
-<meta name="twitter:player:stream:content_type" content="video/mp4">
 <style>${STYLE}</style>
 </head>
 <body>

@@ -71,7 +71,7 @@ describe('share links', () => {
     expect(meta(page.body, 'og:image')).toBe(`http://immo.example.com${share.url}/poster.jpg`);
     expect(meta(page.body, 'og:video')).toBe(`http://immo.example.com${share.url}/video.mp4`);
     expect(meta(page.body, 'og:video:height')).toBe(String(job.outputs![1]!.height));
-    expect(meta(page.body, 'twitter:card')).toBe('player');
+    expect(meta(page.body, 'twitter:card')).toBe('summary_large_image');
     expect(meta(page.body, 'twitter:image')).toBe(`http://immo.example.com${share.url}/poster.jpg`);
     expect(page.headers['content-security-policy']).toContain("default-src 'none'");
     expect(page.body).not.toContain('<script');
