@@ -231,7 +231,7 @@ export function shareRoutes(app: FastifyInstance, ctx: ServerContext): void {
 
 /** The share page's own policy: its inline style, its video and poster, nothing else. */
 const SHARE_PAGE_POLICY =
-  "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; media-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+  "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; media-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 function sendPage(reply: FastifyReply, html: string): FastifyReply {
   return reply
@@ -281,6 +281,7 @@ export function sharePage(job: JobRecord, format: string, pageUrl: string): stri
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
 <title>${title}</title>
 <meta name="description" content="${description}">
 <meta property="og:type" content="video.other">
@@ -315,7 +316,7 @@ function sharePageGone(status: number): string {
   const words = WORDS.fr;
   return `<!doctype html>
 <html lang="fr">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>immoreel</title><style>${STYLE}</style></head>
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,"><title>immoreel</title><style>${STYLE}</style></head>
 <body><main><h1>${escapeHtml(status === 429 ? words.busy : words.gone)}</h1>
 <p lang="en">${escapeHtml(status === 429 ? WORDS.en.busy : WORDS.en.gone)}</p>
 <p lang="ar" dir="rtl">${escapeHtml(status === 429 ? WORDS.ar.busy : WORDS.ar.gone)}</p></main></body>
