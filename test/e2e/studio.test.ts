@@ -448,7 +448,13 @@ describe('the Studio in Chromium', () => {
     // Re-run from the history: the job's settings come back and the listing is analysed again.
     await page.setViewportSize(DESKTOP);
     await page.click('#nav a[href="#history"]');
-    await page.locator(`#history-rows tr[data-job="${jobId}"]`).getByRole('button', { name: 'Refaire' }).click();
+    // History shows the video's poster and a download for each finished job.
+    const historyRow = page.locator(`#history-rows tr[data-job="${jobId}"]`);
+    await expect
+      .poll(() => historyRow.locator('img.thumb').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth))
+      .toBe(1280);
+    expect(await historyRow.getByRole('link', { name: /^Télécharger — / }).getAttribute('href')).toBe(`/api/v1/jobs/${jobId}/video`);
+    await historyRow.getByRole('button', { name: 'Refaire' }).click();
     await page.waitForSelector('#render-form:not([hidden])');
     expect(await page.inputValue('#listing')).toBe(LISTING_FR);
     expect(await page.inputValue('#opt-duration')).toBe('10');
@@ -456,6 +462,10 @@ describe('the Studio in Chromium', () => {
       page.$$eval('#opt-format input:checked', (boxes) => boxes.map((box) => (box as HTMLInputElement).value));
     expect(await ticked()).toEqual(['landscape', 'portrait']);
     expect(await page.locator('#photo-list li.photo.ready').count()).toBe(3);
+    // The photos as this browser uploaded them, not grey boxes.
+    expect(await page.$$eval('#photo-list li img', (images) => images.map((img) => img.getAttribute('src')?.slice(0, 15)))).toEqual(
+      Array(3).fill('data:image/jpeg'),
+    );
     expect(await page.textContent('#rerun-status')).toContain(jobId);
 
     // The draft keeps the formats ticked (read back after a reload in the test of the draft below).
@@ -576,6 +586,11 @@ describe('the Studio in Chromium', () => {
     await expect.poll(() => bodies.length).toBe(2);
     expect(bodies[1]!.confirmed_facts).toEqual(['price']);
     expect(bodies[1]!.listing).toMatchObject({ price_mad: 1_850_000, price_per_m2_mad: 16_818 });
+    // In Arabic, the same check in Arabic words, its number in reading order.
+    await page.selectOption('#lang', 'ar');
+    expect(await page.textContent('#price-check-title')).toBe('ثمن يحتاج إلى تأكيد');
+    expect(plain(await page.textContent('#price-confirm-label'))).toBe('أؤكد ثمن 18 500 درهم');
+    expect((await numbersAsDrawn(page, '#analysis')).misdrawn).toEqual([]);
     await page.close();
   });
 
