@@ -947,12 +947,24 @@ describe('the Studio in Chromium', () => {
       expect(new URL(page.url()).pathname).toBe('/');
       // The CLI's own tenant is no name the agent chose: the page says they are signed in, not "studio".
       expect(await page.textContent('#whoami')).toBe('Signed in to this Studio');
+      // A link for another device, asked by the signed-in page: it works once too (docs/studio.md "From a phone or another device").
+      await page.click('#device-link');
+      await page.waitForSelector('#device-url:not([hidden])');
+      const deviceUrl = await page.inputValue('#device-url');
+      expect(deviceUrl).toMatch(new RegExp(`^${started.url}/studio/login\\?token=[\\w-]{32}$`));
+      expect(await page.textContent('#device-help')).toContain('immoreel studio --lan');
       // The link works once.
       const again = watch(await chrome.browser.newPage());
       await again.context().clearCookies();
       await again.goto(started.login_url);
       await again.waitForSelector('#signin-view:not([hidden])');
       expect(await again.textContent('#signin-error')).toContain('already used');
+      await again.context().clearCookies();
+      await again.goto(deviceUrl);
+      await again.waitForSelector('#new-view:not([hidden])');
+      await again.context().clearCookies();
+      await again.goto(deviceUrl);
+      await again.waitForSelector('#signin-view:not([hidden])');
       await page.close();
       await again.close();
     } finally {
