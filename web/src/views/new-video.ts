@@ -112,6 +112,10 @@ export function renderAnalysis(p: Property): void {
       const delta =
         m.delta_pct === null ? '' : formatAmount(Math.round(m.delta_pct), '%').replace(/^\u2066/, m.delta_pct > 0 ? '\u2066+' : '\u2066');
       caption.append(make('strong', {}, t(`market.${m.position}`, { delta })));
+    } else {
+      // No position while the price or surface is held back (docs/studio.md "Doubtful facts"): the analysis says why.
+      const withheld = (m as typeof m & { position_withheld?: string }).position_withheld;
+      if (withheld !== undefined) caption.append(make('strong', { dir: 'auto' }, isolateNumbers(withheld)));
     }
     caption.append(make('span', { class: 'muted small' }, ` ${formatSource(m.source)}${t('list.comma')}${formatDate(m.as_of)}`));
     market.append(caption);

@@ -20,7 +20,13 @@ const REDRAWN_LONG_SIDE = 4096;
  */
 export async function fitForUpload(file: Blob): Promise<Blob> {
   if (file.size <= UPLOAD_LIMIT_BYTES && file.size < 4 * 1024 * 1024) return file;
-  const bitmap = await createImageBitmap(file);
+  let bitmap: ImageBitmap;
+  try {
+    bitmap = await createImageBitmap(file);
+  } catch {
+    // A photo this browser cannot draw (HEIC outside Safari) goes as it is: the server decodes it, or says why not.
+    return file;
+  }
   try {
     if (file.size <= UPLOAD_LIMIT_BYTES && bitmap.width * bitmap.height <= UPLOAD_LIMIT_PIXELS) return file;
     let side = Math.min(REDRAWN_LONG_SIDE, Math.max(bitmap.width, bitmap.height));
