@@ -322,6 +322,8 @@ export async function sendVideo(
   reply
     .header('Accept-Ranges', 'bytes')
     .header('Content-Type', 'video/mp4')
+    // A tenant's own video, or one shared by its link: never kept by a shared cache.
+    .header('Cache-Control', 'private, max-age=3600')
     .header('Content-Disposition', `attachment; filename="${job.job_id}${output.primary ? '' : `-${output.format}`}.mp4"`)
     .header('Last-Modified', lastModified);
   const sha256 = output.primary ? job.result?.sha256 : job.outputs?.find((o) => o.format === output.format)?.sha256;
