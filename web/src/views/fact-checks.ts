@@ -42,10 +42,14 @@ function heldBack(p: Property): HeldFact[] {
 /** A warning in the page's language: its code's own words with the listing's figures, else the analysis' text. */
 export function factWarningText(warning: { code: string; message: string }, p: Property): string {
   const key = `warning.${warning.code}`;
+  // A held-back price has no price per m² in the analysis: the warning still gives the figure it doubts.
+  const ppm2 =
+    p.price_per_m2_mad ??
+    (p.price_mad !== null && p.surface_m2 !== null && p.surface_m2 > 0 ? Math.round(p.price_mad / p.surface_m2) : null);
   const words = t(key, {
     price: p.price_mad === null ? '—' : formatAmount(p.price_mad, t('unit.mad')),
     surface: p.surface_m2 === null ? '—' : formatAmount(p.surface_m2, t('unit.m2')),
-    ppm2: p.price_per_m2_mad === null ? '—' : formatAmount(p.price_per_m2_mad, t('unit.mad_m2')),
+    ppm2: ppm2 === null ? '—' : formatAmount(ppm2, t('unit.mad_m2')),
   });
   return words === key ? isolateNumbers(warning.message) : words;
 }
@@ -72,7 +76,8 @@ export function renderPriceCheck(p: Property): void {
   box.hidden = !priceDoubtful(p);
   if (box.hidden) return;
   $('price-confirm-label').textContent = t('price.confirm', { price: formatAmount(p.price_mad!, t('unit.mad')) });
-  $('price-check-why').textContent = `${fieldWarnings(p, 'price').join(' ')} ${t('price.held')}`;
+  // The first reason (all of them are under the price, above) and what holding it back means.
+  $('price-check-why').textContent = `${fieldWarnings(p, 'price')[0] ?? ''} ${t('price.held')}`;
   $<HTMLInputElement>('price-confirm').checked = state.priceCheck.confirmed;
   $<HTMLInputElement>('price-fix').value = state.priceCheck.corrected;
 }

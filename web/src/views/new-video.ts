@@ -120,7 +120,9 @@ export function renderAnalysis(p: Property): void {
     caption.append(make('span', { class: 'muted small' }, ` ${formatSource(m.source)}${t('list.comma')}${formatDate(m.as_of)}`));
     market.append(caption);
   } else {
-    market.append(make('p', { class: 'muted' }, t('market.none')));
+    // A market known, but no price per m² to place on it: the price is held back, and the analysis says so.
+    const withheld = (m as (typeof m & { position_withheld?: string }) | null)?.position_withheld;
+    market.append(make('p', { class: 'muted', dir: 'auto' }, withheld === undefined ? t('market.none') : isolateNumbers(withheld)));
   }
 
   const buyer = $('buyer');
