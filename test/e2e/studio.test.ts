@@ -438,6 +438,10 @@ describe('the Studio in Chromium', () => {
     await client.setViewportSize(PHONE);
     await client.screenshot({ path: join(SHOTS, 'share-phone.png') });
     await client.close();
+    // Withdrawn from the Studio: the link opens no more.
+    await page.click('#job-unshare');
+    await expect.poll(() => page.textContent('#copy-status')).toBe('Lien retiré : il ne s’ouvre plus.');
+    expect((await fetch(shared)).status).toBe(404);
 
     await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: join(SHOTS, 'fr-desktop.png'), fullPage: true });

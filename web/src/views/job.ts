@@ -91,6 +91,8 @@ function showVideo(src: string, poster: string | null, label: string): void {
   // The box shows a share link once "Copy link" made one (docs/studio.md "Share links").
   $<HTMLInputElement>('job-link').value = '';
   $('job-link').hidden = true;
+  $('job-unshare').hidden = true;
+  lastShare = null;
 }
 
 /** The format whose video the player shows, for the job shown; the primary output until another is chosen. */
@@ -289,12 +291,14 @@ async function copyLink(): Promise<void> {
   let until: string;
   try {
     const format = shownOutput?.jobId === job.job_id ? shownOutput.format : undefined;
-    const { data } = await request<{ share: { url: string; expires_at: string } }>(
+    const { data } = await request<{ share: { id: string; url: string; expires_at: string } }>(
       'POST',
       `/api/v1/jobs/${encodeURIComponent(job.job_id)}/shares`,
       format === undefined ? {} : { format },
     );
     link = new URL(data.share.url, location.href).href;
+    lastShare = data.share.id;
+    $('job-unshare').hidden = false;
     until = formatDate(data.share.expires_at.slice(0, 10));
     box.value = link;
     box.hidden = false;
@@ -312,6 +316,23 @@ async function copyLink(): Promise<void> {
   }
 }
 
+/** The share link made last for the job shown: "Withdraw the link" revokes it (docs/studio.md "Share links"). */
+let lastShare: string | null = null;
+
+async function withdrawLink(): Promise<void> {
+  if (lastShare === null) return;
+  try {
+    await request('DELETE', `/api/v1/shares/${encodeURIComponent(lastShare)}`);
+    lastShare = null;
+    $('job-unshare').hidden = true;
+    $('job-link').hidden = true;
+    $('copy-status').textContent = t('job.unshared');
+  } catch (error) {
+    $('copy-status').textContent = explain(error);
+    onAuthLost(error);
+  }
+}
+
 export function wireJob(): void {
   $('job-cancel').addEventListener('click', async () => {
     if (state.shownJob === null) return;
@@ -323,5 +344,6 @@ export function wireJob(): void {
     }
   });
   $('job-copy').addEventListener('click', () => void copyLink());
+  $('job-unshare').addEventListener('click', () => void withdrawLink());
   namedDownload($<HTMLAnchorElement>('job-download'));
 }
