@@ -19,6 +19,7 @@ import { RouteRegistry } from './route-spec.js';
 import { accountRoutes } from './routes/account.js';
 import { analyzeRoutes } from './routes/analyze.js';
 import { assetRoutes } from './routes/assets.js';
+import { shareRoutes } from './routes/shares.js';
 import { healthRoutes } from './routes/health.js';
 import { jobRoutes } from './routes/jobs.js';
 import { templateStillRoutes } from './routes/template-stills.js';
@@ -122,6 +123,7 @@ const ROUTE_GROUPS = [
   jobRoutes,
   templateStillRoutes,
   assetRoutes,
+  shareRoutes,
   accountRoutes,
   healthRoutes,
   retiredRoutes,

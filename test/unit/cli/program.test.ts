@@ -108,7 +108,7 @@ const COMMANDS: Record<string, string[]> = {
   'auth status': [],
   'auth logout': ['--all'],
   completion: [],
-  studio: ['--port', '--tenant', '--no-browser', '--concurrency'],
+  studio: ['--port', '--tenant', '--no-browser', '--concurrency', '--lan'],
   'db status': [],
   'db migrate': [],
   'db reconcile': ['--period'],
