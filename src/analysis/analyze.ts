@@ -98,6 +98,10 @@ export async function analyzeListing(request: AnalyzeRequest, deps: AnalyzeDeps 
   }
   if (facts === null) throw badRequest('Nothing to analyze.');
   // The property is echoed to callers and drawn on videos: no controls or bidi overrides in it.
-  const property = buildProperty(facts, source, { language: valid.language, audience: valid.target_audience });
+  const property = buildProperty(facts, source, {
+    language: valid.language,
+    audience: valid.target_audience,
+    confirmed: valid.confirmed_facts,
+  });
   return safeStrings({ ...property, warnings: [...warnings, ...property.warnings] });
 }

@@ -119,6 +119,7 @@ export const RENDER_BATCH_COLUMNS: BatchColumns = {
     'duration_s',
     'language',
     'target_audience',
+    'confirmed_facts',
     'music',
     ...BRANDING_COLUMNS,
     'unbranded',
@@ -167,6 +168,8 @@ export interface RenderBatchSummary {
   failed: number;
   /** Rows not started because the batch was interrupted. */
   notStarted: number;
+  /** Rendered rows whose analysis held a fact back as doubtful (docs/analysis.md "Held back"). */
+  heldBack: number;
   outDir: string;
   failedFile: string | null;
   elapsedMs: number;
@@ -256,6 +259,7 @@ export async function runRenderBatch(service: Service, options: RenderBatchOptio
   };
   const progressTimer = setInterval(showProgress, 1000);
   const failed: { row: BatchRow; error: AppError }[] = [];
+  let heldBack = 0;
   const jobOf = new Map<string, string>();
   const interrupted = (): boolean => hooks.signal?.aborted === true;
   // Ctrl-C: cancel the jobs of the rows that are running; the rows waiting are never started.
@@ -325,6 +329,7 @@ export async function runRenderBatch(service: Service, options: RenderBatchOptio
       onOutcome: (outcome) => {
         if (outcome.ok) {
           done += 1;
+          if (outcome.value.job.held_back.length > 0) heldBack += 1;
           hooks.onRecord({
             ok: true,
             status: 'success',
@@ -357,6 +362,7 @@ export async function runRenderBatch(service: Service, options: RenderBatchOptio
     skipped: summary.skipped - notStarted,
     failed: summary.failed,
     notStarted,
+    heldBack,
     outDir,
     failedFile: failed.length > 0 ? failedFile : null,
     elapsedMs: Date.now() - started,
