@@ -5,7 +5,7 @@ import { safeStrings } from '../core/safe-text.js';
 import { validateAnalyzeRequest } from '../core/analyze-rules.js';
 import { mergeFacts } from './merge.js';
 import type { FetchPort } from '../net/fetch.js';
-import { fetchListingPage, parseListingPage, portalLink, schemeAddedWarning } from './portals/index.js';
+import { fetchListingPage, linkAsUrl, parseListingPage, portalLink, schemeAddedWarning } from './portals/index.js';
 import { buildProperty } from './property.js';
 import { extractFacts } from './text/extract.js';
 import { normalizeText } from './text/normalize.js';
@@ -61,15 +61,10 @@ function fewFactsWarning(facts: ListingFacts): Warning | null {
 
 /** The analysis engine's one entry point: request in, `property` out (docs/analysis.md). */
 export async function analyzeListing(request: AnalyzeRequest, deps: AnalyzeDeps = {}): Promise<Property> {
-  const valid = { ...validateAnalyzeRequest(request) };
-  const warnings: Warning[] = [];
   // A description that is only a portal's address is that address (docs/portals.md, "Links without a scheme").
-  const linkInText = valid.url === null && valid.html === null && valid.description !== null ? portalLink(valid.description) : null;
-  if (linkInText !== null) {
-    valid.url = linkInText.url;
-    if (linkInText.schemeAdded) warnings.push(schemeAddedWarning(valid.description!.trim(), linkInText.url));
-    valid.description = null;
-  } else if (valid.url !== null) {
+  const valid = linkAsUrl(validateAnalyzeRequest(request));
+  const warnings: Warning[] = [];
+  if (valid.url !== null) {
     const link = portalLink(valid.url);
     if (link?.schemeAdded) warnings.push(schemeAddedWarning(valid.url.trim(), link.url));
   }

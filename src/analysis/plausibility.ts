@@ -327,12 +327,10 @@ function floorWarning(facts: ListingFacts, say: Say): Warning | null {
  */
 export function plausibilityWarnings(facts: ListingFacts, perM2: number | null = pricePerM2(facts), language: Language = 'en'): Warning[] {
   const say = sayer(language);
-  const warnings = [
-    pricePerM2Warning(facts, perM2, say),
-    ...priceWarnings(facts, say),
-    surfaceWarning(facts, say),
-    roomsWarning(facts, say),
-    floorWarning(facts, say),
-  ];
+  const surface = surfaceWarning(facts, say);
+  const perM2Doubt = pricePerM2Warning(facts, perM2, say);
+  // A price per m² off because the surface is itself implausible is the surface's doubt, not the price's.
+  if (perM2Doubt !== null && surface !== null) perM2Doubt.field = 'surface';
+  const warnings = [perM2Doubt, ...priceWarnings(facts, say), surface, roomsWarning(facts, say), floorWarning(facts, say)];
   return warnings.filter((w): w is Warning => w !== null);
 }

@@ -93,6 +93,16 @@ export function portalLink(text: string): PortalLink | null {
   return { url: schemeAdded ? `https://${trimmed}` : trimmed, schemeAdded };
 }
 
+/**
+ * A request whose description is only a portal's address, as the request for that address
+ * (docs/portals.md "Links without a scheme"): decided before any page is fetched or any worker
+ * thread runs, so that the page is fetched where fetching happens. Other requests are unchanged.
+ */
+export function linkAsUrl<T extends { url: string | null; html: string | null; description: string | null }>(valid: T): T {
+  if (valid.url !== null || valid.html !== null || valid.description === null || portalLink(valid.description) === null) return valid;
+  return { ...valid, url: valid.description.trim(), description: null };
+}
+
 /** The warning a property carries when its address was given without `https://`. */
 export function schemeAddedWarning(given: string, url: string): Warning {
   return {

@@ -441,7 +441,9 @@ async function renderBatch(ctx: CommandContext, flags: RenderFlags & { csv: stri
     output.info(
       `${summary.total} rows: ${summary.succeeded} rendered, ${summary.skipped} already done, ${summary.failed} failed` +
         (summary.notStarted > 0 ? `, ${summary.notStarted} not started` : '') +
-        (summary.heldBack > 0 ? ` (${summary.heldBack} with a fact held back as doubtful: no claim on it; confirm it with a confirmed_facts column)` : '') +
+        (summary.heldBack > 0
+          ? ` (${summary.heldBack} with a fact held back as doubtful: no claim on it; confirm it with a confirmed_facts column)`
+          : '') +
         ` in ${formatEta(summary.elapsedMs)}; videos in ${summary.outDir}` +
         (summary.failedFile !== null ? `; failed rows in ${summary.failedFile}` : ''),
     );
