@@ -329,7 +329,8 @@ export async function runRenderBatch(service: Service, options: RenderBatchOptio
       onOutcome: (outcome) => {
         if (outcome.ok) {
           done += 1;
-          if (outcome.value.job.held_back.length > 0) heldBack += 1;
+          // A server older than held-back facts sends none.
+          if ((outcome.value.job.held_back ?? []).length > 0) heldBack += 1;
           hooks.onRecord({
             ok: true,
             status: 'success',

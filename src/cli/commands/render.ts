@@ -332,7 +332,8 @@ async function renderOne(ctx: CommandContext, flags: RenderFlags, stdinArg: stri
         : `${files.length} videos saved${posters.length === 0 ? '' : ` with their posters`}`,
     );
     // A fact held back first: the video shows no claim on it until it is confirmed (docs/analysis.md "Held back").
-    for (const fact of job.held_back) output.warn(`${fact.message} [${fact.code}]`);
+    // A server older than held-back facts sends none.
+    for (const fact of job.held_back ?? []) output.warn(`${fact.message} [${fact.code}]`);
     for (const warning of job.warnings) output.warn(`${warning.message} [${warning.code}]`);
     if (output.json)
       output.data({

@@ -20,43 +20,21 @@ import { ffprobe } from '../../helpers/render-fixtures.js';
 const binaries = resolveBinaries(TEST_FFMPEG);
 const dir = mkdtempSync(join(tmpdir(), 'immoreel-join-'));
 
+/** An ffmpeg run of a lavfi test source into `file`. */
+function fromLavfi(source: string, options: string[], file: string): void {
+  execFileSync(binaries.ffmpeg, ['-nostdin', '-v', 'error', '-f', 'lavfi', '-i', source, ...options, '-y', file]);
+}
+
 function encodeSegment(file: string, frames: number): void {
-  execFileSync(binaries.ffmpeg, [
-    '-nostdin',
-    '-v',
-    'error',
-    '-f',
-    'lavfi',
-    '-i',
-    `testsrc=size=64x36:rate=${FPS}`,
-    '-frames:v',
-    String(frames),
-    ...segmentOutputOptions(DEFAULT_ENCODER, 1),
-    '-y',
-    file,
-  ]);
+  fromLavfi(`testsrc=size=64x36:rate=${FPS}`, ['-frames:v', String(frames), ...segmentOutputOptions(DEFAULT_ENCODER, 1)], file);
 }
 
 function encodeSoundtrack(file: string, seconds: number): void {
-  execFileSync(binaries.ffmpeg, [
-    '-nostdin',
-    '-v',
-    'error',
-    '-f',
-    'lavfi',
-    '-i',
+  fromLavfi(
     'sine=frequency=440:sample_rate=48000',
-    '-af',
-    'aformat=channel_layouts=stereo',
-    '-t',
-    String(seconds),
-    '-c:a',
-    'aac',
-    '-b:a',
-    '160k',
-    '-y',
+    ['-af', 'aformat=channel_layouts=stereo', '-t', String(seconds), '-c:a', 'aac', '-b:a', '160k'],
     file,
-  ]);
+  );
 }
 
 describe('the join of segments (real ffmpeg, tiny frames)', { timeout: 120_000 }, () => {
