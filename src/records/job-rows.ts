@@ -14,7 +14,7 @@ import {
 } from '../core/types.js';
 import { formatPathOf, posterPathOf } from '../core/paths.js';
 import type { ValidRenderRequest } from '../render/types.js';
-import type { JobList, Property } from '../core/types.js';
+import type { HeldBackFact, JobList, Property } from '../core/types.js';
 import { isJobId } from '../core/job-ids.js';
 import { isTerminal } from '../core/job-state.js';
 import { MAX_LIST_LIMIT } from '../core/job-limits.js';
@@ -128,7 +128,8 @@ export function storedRequest(json: string): ValidRenderRequest {
   return { ...request, formats: request.formats ?? [request.format] };
 }
 
-export type ListingSummary = NonNullable<JobRecord['listing']>;
+/** The listing a row keeps: the record's `listing`, and the facts held back (the record's `held_back`). */
+export type ListingSummary = NonNullable<JobRecord['listing']> & { held_back?: HeldBackFact[] };
 
 export interface CheckedListOptions {
   limit: number;
@@ -194,7 +195,7 @@ export function toJobRecord(row: JobRow, jobsDir: string): JobRecord {
     format: row.format as JobRecord['format'],
     formats,
     language: row.language as JobRecord['language'],
-    listing: row.listing_json === null ? null : (JSON.parse(row.listing_json) as ListingSummary),
+    ...listingOfRow(row.listing_json),
     result: row.state === 'succeeded' ? result : null,
     outputs,
     error: row.state === 'failed' && row.error_code !== null ? { code: row.error_code, message: row.error_message ?? '' } : null,
@@ -414,8 +415,23 @@ export interface JobQueue {
 export const MAX_ATTEMPTS = 3;
 
 /** The listing summary a job row keeps (title, place, price) for lists. */
-export function listingSummary(property: Pick<Property, 'title' | 'city' | 'district' | 'price_mad'>): ListingSummary {
-  return { title: property.title, city: property.city, district: property.district, price_mad: property.price_mad };
+export function listingSummary(property: Pick<Property, 'title' | 'city' | 'district' | 'price_mad' | 'held_back'>): ListingSummary {
+  const summary: ListingSummary = {
+    title: property.title,
+    city: property.city,
+    district: property.district,
+    price_mad: property.price_mad,
+  };
+  if (property.held_back !== undefined && property.held_back.length > 0)
+    summary.held_back = property.held_back.map((fact) => ({ ...fact }));
+  return summary;
+}
+
+/** The record's `listing` and `held_back` from the row's listing column (held back facts are kept with the listing). */
+function listingOfRow(json: string | null): Pick<JobRecord, 'listing' | 'held_back'> {
+  if (json === null) return { listing: null, held_back: [] };
+  const { held_back: heldBack, ...listing } = JSON.parse(json) as ListingSummary;
+  return { listing, held_back: heldBack ?? [] };
 }
 
 /**
