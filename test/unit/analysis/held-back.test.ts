@@ -20,7 +20,7 @@ describe('a doubtful price is held back', () => {
     expect(property.held_back?.[0]?.message).toMatch(/--confirm price/);
     expect(property.market?.position).toBeNull();
     expect(property.market?.delta_pct).toBeNull();
-    expect(property.market?.position_withheld).toMatch(/retenu/);
+    expect(property.market?.position_withheld).toMatch(/douteux/);
     expect(property.price_per_m2_mad).toBeNull();
     const angles = property.marketing_angles.join('\n');
     expect(angles).not.toMatch(/rendement|aide|18 500|médiane/);
