@@ -8,7 +8,7 @@ import { NO_METRICS } from '../core/metrics.js';
 import { createLogger } from '../core/logger.js';
 import { RepeatedLogLimiter } from '../core/log-throttle.js';
 import { OFF_THREAD_JSON_MIN_BYTES, RawJsonBody } from '../core/json-body.js';
-import { compileInputSchema, invalidInput, validationDetails } from '../core/requests.js';
+import { compileInputSchema, inputProblems, invalidInput } from '../core/requests.js';
 import { createAuthorizer, refundHook } from './auth.js';
 import { receiveBody } from './body-chunks.js';
 import { API_VERSION, DEFAULT_LIMITS, type ServerLimits } from './api-limits.js';
@@ -42,13 +42,14 @@ function requestIdFor(header: string | string[] | undefined): string {
  */
 function validatorCompiler({ schema, httpPart }: { schema: { title?: unknown }; httpPart?: string }) {
   if (httpPart !== 'body') return compileInputSchema(schema, 'text');
-  // Bodies go through the one input check the CLI and CSV rows use: same fields, same messages.
-  const validate = compileInputSchema(schema, 'body');
+  // Bodies go through the one input check the CLI and CSV rows use: same fields, same messages,
+  // the same bounds on the work and the answer (docs/security.md "Bounded validation").
   const subject = typeof schema.title === 'string' ? schema.title : 'request';
   return (data: unknown) => {
     // A large body left unparsed is checked by the analysis worker that parses it, against this same schema.
     if (data instanceof RawJsonBody) return { value: data };
-    return validate(data) ? { value: data } : { error: invalidInput(subject, validationDetails(validate.errors ?? [], 'body')) };
+    const problems = inputProblems(schema, data);
+    return problems.length === 0 ? { value: data } : { error: invalidInput(subject, problems) };
   };
 }
 
