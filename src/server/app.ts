@@ -170,25 +170,31 @@ function registerJsonParser(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', (request, payload, done) => {
-    receiveBody(request.headers, payload, request.routeOptions.bodyLimit, (error, received) => {
-      if (error !== null || received === undefined) {
-        done(error, undefined);
-        return;
-      }
-      if (request.routeOptions.config.largeBodyOffThread === true && received.length >= OFF_THREAD_JSON_MIN_BYTES) {
-        done(null, RawJsonBody.of(received.chunks));
-        return;
-      }
-      const text = Buffer.concat(received.chunks, received.length).toString('utf8');
-      const takesBody = request.routeOptions.schema?.body !== undefined || request.routeOptions.config.bodyCheckedByHandler === true;
-      if (text.trim() === '' && !takesBody) {
-        done(null, undefined);
-        return;
-      }
-      // The default parser answers through `done`, synchronously; the promise in its type belongs to
-      // the other parser form (one without `done`).
-      void parseJson(request, text, done);
-    });
+    receiveBody(
+      request.headers,
+      payload,
+      request.routeOptions.bodyLimit,
+      (error, received) => {
+        if (error !== null || received === undefined) {
+          done(error, undefined);
+          return;
+        }
+        if (request.routeOptions.config.largeBodyOffThread === true && received.length >= OFF_THREAD_JSON_MIN_BYTES) {
+          done(null, RawJsonBody.of(received.chunks));
+          return;
+        }
+        const text = Buffer.concat(received.chunks, received.length).toString('utf8');
+        const takesBody = request.routeOptions.schema?.body !== undefined || request.routeOptions.config.bodyCheckedByHandler === true;
+        if (text.trim() === '' && !takesBody) {
+          done(null, undefined);
+          return;
+        }
+        // The default parser answers through `done`, synchronously; the promise in its type belongs to
+        // the other parser form (one without `done`).
+        void parseJson(request, text, done);
+      },
+      request.raw,
+    );
   });
 }
 
@@ -292,7 +298,7 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
   // Once a minute at most per service while it is down, however many requests meet the outage.
   const repeats = new RepeatedLogLimiter(60_000, now);
   app.setErrorHandler((error, request, reply) => errorHandler(error, request, reply, { metrics, repeats }));
-  app.setNotFoundHandler((request, reply) => {
+  const unknownRoute = (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const allow = allowedMethods(registry, request.url.split('?')[0]!);
     if (allow.length === 0 || request.method === 'OPTIONS') return notFoundHandler(request, reply);
     const problem = new AppError(
@@ -303,7 +309,13 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
       },
     );
     return sendError(request, reply, withHeaders(problem, { Allow: allow.join(', ') }));
+  };
+  // An unknown route is answered from its headers: its body is never read, nor inflated (docs/security.md "Bodies").
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.is404) return unknownRoute(request, reply);
+    return undefined;
   });
+  app.setNotFoundHandler(unknownRoute);
 
   // Routes are added once the plugins above (CORS, compression) have loaded, so their hooks apply.
   // A failure while adding them rejects ready()/listen().

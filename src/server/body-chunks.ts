@@ -14,13 +14,16 @@ type Payload = NodeJS.ReadableStream & { receivedEncodedLength?: number };
  * large body is never joined on the event loop): 413 `FST_ERR_CTP_BODY_TOO_LARGE` past `limit`,
  * before reading when `Content-Length` says so, and counted as it arrives (a decompressed body
  * too); 400 `FST_ERR_CTP_INVALID_CONTENT_LENGTH` when fewer or more bytes came than announced;
- * a stream error as 400.
+ * a stream error as 400. Past the limit nothing more is read or inflated: a gzip body that would
+ * inflate to gigabytes costs what its first `limit` bytes cost (docs/security.md "Bodies").
+ * `raw` is the request itself when `payload` is a decompressing stream fed by it.
  */
 export function receiveBody(
   headers: Record<string, string | string[] | undefined>,
   payload: Payload,
   limit: number,
   done: (error: Error | null, body?: ReceivedBody) => void,
+  raw?: NodeJS.ReadableStream,
 ): void {
   const contentLength = Number(headers['content-length']);
   if (contentLength > limit) {
@@ -41,10 +44,20 @@ export function receiveBody(
     // The decoded length counts (a zip bomb), and so does what a decompressing stream read.
     if (length > limit || (payload.receivedEncodedLength ?? 0) > limit) {
       stop();
+      stopInflating();
       done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
       return;
     }
     chunks.push(bytes);
+  }
+  /**
+   * A decompressing stream left flowing would go on inflating what still arrives, for nobody: it
+   * is cut from the request and paused. The rest of the request is never read: the 413 closes
+   * the connection (src/server/errors.ts).
+   */
+  function stopInflating(): void {
+    if (raw !== undefined && raw !== payload) raw.unpipe(payload as NodeJS.WritableStream & NodeJS.ReadableStream);
+    payload.pause();
   }
   function onEnd(error?: Error & { statusCode?: number }): void {
     stop();

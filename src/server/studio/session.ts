@@ -150,6 +150,9 @@ function signedIn(key: ApiKeyRecord, token: string) {
   return { ok: true, signed_in: true, tenant: key.tenant, masked_key: key.masked_key, plan: key.plan, csrf_token: csrfTokenFor(token) };
 }
 
+/** The largest sign-in body: `{"api_key":"imk_…"}` is under 100 bytes. */
+const SIGN_IN_BODY_LIMIT_BYTES = 4 * 1024;
+
 /** Sign in (key or one-time link), who am I, sign out. Outside /api/v1: they are the page's plumbing, not API. */
 export function sessionRoutes(app: FastifyInstance, options: SessionOptions): void {
   let login = options.login;
@@ -178,7 +181,8 @@ export function sessionRoutes(app: FastifyInstance, options: SessionOptions): vo
     return signedIn(found.key, token);
   });
 
-  app.post('/studio/session', async (request, reply) => {
+  // Anyone may sign in, so the body anyone may send is small: an API key and nothing else (docs/security.md "Bodies").
+  app.post('/studio/session', { bodyLimit: SIGN_IN_BODY_LIMIT_BYTES }, async (request, reply) => {
     checkSameOrigin(request, options.trustProxy);
     reply.header('Cache-Control', 'no-store');
     const body = request.body as { api_key?: unknown } | null;
