@@ -11,6 +11,7 @@ import { OFF_THREAD_JSON_MIN_BYTES, RawJsonBody } from '../core/json-body.js';
 import { compileInputSchema, inputProblems, invalidInput } from '../core/requests.js';
 import { createAuthorizer, refundHook } from './auth.js';
 import { receiveBody } from './body-chunks.js';
+import { BodyBudget, bodyCaller } from './body-budget.js';
 import { API_VERSION, DEFAULT_LIMITS, type ServerLimits } from './api-limits.js';
 import { envelope, errorHandler, notFoundHandler, sendError, withHeaders } from './errors.js';
 import { randomId } from '../core/random-ids.js';
@@ -166,10 +167,11 @@ function registerCors(app: FastifyInstance, origins: readonly string[] | undefin
  * the thread joins and parses them, so the event loop neither parses a 5 MB page (10–15 ms) nor
  * copies it into one buffer (docs/security.md "Large bodies off the event loop").
  */
-function registerJsonParser(app: FastifyInstance): void {
+function registerJsonParser(app: FastifyInstance, budget: BodyBudget): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', (request, payload, done) => {
+    request.bodyHold ??= budget.holdFor(bodyCaller(request));
     receiveBody(
       request.headers,
       payload,
@@ -194,6 +196,7 @@ function registerJsonParser(app: FastifyInstance): void {
         void parseJson(request, text, done);
       },
       request.raw,
+      request.bodyHold,
     );
   });
 }
@@ -248,14 +251,19 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
   // Compressed answers when asked (Accept-Encoding); videos and images are already compressed.
   // (A plugin that fails to load rejects ready()/listen(), which start awaits.)
   void app.register(compress, { global: true, encodings: ['br', 'gzip', 'deflate'], threshold: 1024 });
-  registerJsonParser(app);
+  const bodyBudget = new BodyBudget(limits.bodyBytesInFlight, limits.bodyBytesInFlightPerCaller);
+  registerJsonParser(app, bodyBudget);
   // Bodies are JSON (or raw images on /assets); a text/plain body is refused, not half-parsed.
   app.removeContentTypeParser('text/plain');
 
   const registry = new RouteRegistry();
-  const ctx: ServerContext = { deps, limits, registry, now, startedAt: now() };
+  const ctx: ServerContext = { deps, limits, registry, now, startedAt: now(), bodyBudget };
 
   app.decorateRequest('auth', null);
+  app.decorateRequest('bodyHold', null);
+  // A body is held until its answer is sent, or the caller goes away (./body-budget.ts).
+  app.addHook('onResponse', async (request) => request.bodyHold?.release());
+  app.addHook('onRequestAbort', async (request) => request.bodyHold?.release());
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;

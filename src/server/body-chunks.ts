@@ -1,4 +1,5 @@
 import { errorCodes } from 'fastify';
+import { bodyBudgetExceeded, type BodyHold } from './body-budget.js';
 
 /** A request body as it came off the socket: its chunks, never joined here (docs/security.md "Large bodies off the event loop"). */
 export interface ReceivedBody {
@@ -16,7 +17,9 @@ type Payload = NodeJS.ReadableStream & { receivedEncodedLength?: number };
  * too); 400 `FST_ERR_CTP_INVALID_CONTENT_LENGTH` when fewer or more bytes came than announced;
  * a stream error as 400. Past the limit nothing more is read or inflated: a gzip body that would
  * inflate to gigabytes costs what its first `limit` bytes cost (docs/security.md "Bodies").
- * `raw` is the request itself when `payload` is a decompressing stream fed by it.
+ * `raw` is the request itself when `payload` is a decompressing stream fed by it. `hold` counts
+ * what the body holds against the process's budget (./body-budget.ts): a body announced larger
+ * than what is left is refused before it is read, one that grows past it as soon as it does.
  */
 export function receiveBody(
   headers: Record<string, string | string[] | undefined>,
@@ -24,11 +27,21 @@ export function receiveBody(
   limit: number,
   done: (error: Error | null, body?: ReceivedBody) => void,
   raw?: NodeJS.ReadableStream,
+  hold?: BodyHold,
 ): void {
   const contentLength = Number(headers['content-length']);
   if (contentLength > limit) {
     done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
     return;
+  }
+  // What the body is known to hold: its announced length, when it arrives as sent.
+  let taken = 0;
+  if (hold !== undefined && contentLength > 0 && raw === payload) {
+    if (!hold.take(contentLength)) {
+      done(bodyBudgetExceeded());
+      return;
+    }
+    taken = contentLength;
   }
   const chunks: Buffer[] = [];
   let length = 0;
@@ -47,6 +60,15 @@ export function receiveBody(
       stopInflating();
       done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
       return;
+    }
+    if (hold !== undefined && length > taken) {
+      if (!hold.take(length - taken)) {
+        stop();
+        stopInflating();
+        done(bodyBudgetExceeded());
+        return;
+      }
+      taken = length;
     }
     chunks.push(bytes);
   }

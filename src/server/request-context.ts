@@ -1,3 +1,4 @@
+import type { BodyBudget } from './body-budget.js';
 import type { BodyFingerprint } from '../core/hash.js';
 import type { RawJsonBody } from '../core/json-body.js';
 import type { Metrics } from '../core/metrics.js';
@@ -91,4 +92,6 @@ export interface ServerContext {
   registry: RouteRegistry;
   now: () => number;
   startedAt: number;
+  /** Bytes of request bodies held at once, per caller and in all (./body-budget.ts). */
+  bodyBudget: BodyBudget;
 }

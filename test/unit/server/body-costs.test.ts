@@ -95,3 +95,73 @@ describe('a gzip body is inflated up to the limit, no further', () => {
     expect(answer.status).toBe(413);
   });
 });
+
+describe('bodies held at once are bounded per caller and in all', () => {
+  let small: Harness;
+  let smallPort: number;
+  beforeAll(async () => {
+    small = await makeHarness({ runWorkers: false, limits: { bodyBytesInFlightPerCaller: 100_000, bodyBytesInFlight: 150_000 } });
+    await small.app.listen({ port: 0, host: '127.0.0.1' });
+    smallPort = (small.app.server.address() as { port: number }).port;
+  });
+  afterAll(async () => small?.close());
+
+  /** A body of `size` bytes announced, its first `sent` bytes sent, the rest held back until `finish` is called. */
+  function stalled(headers: Record<string, string>, size: number, sent: number) {
+    const body = Buffer.from(JSON.stringify({ description: 'x'.repeat(size - 18) }));
+    let finish = (): void => undefined;
+    const answer = new Promise<Answer>((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port: smallPort,
+          method: 'POST',
+          path: '/api/v1/analyze',
+          headers: { 'content-type': 'application/json', 'content-length': String(body.length), ...headers },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        },
+      );
+      req.on('error', reject);
+      req.write(body.subarray(0, sent));
+      finish = () => req.end(body.subarray(sent));
+    });
+    return { answer, finish: () => finish() };
+  }
+
+  it('refuses, from its headers, a body its caller has no room left for; another caller still gets in', async () => {
+    const alice = small.key({ tenant: 'alice' }).auth;
+    const bob = small.key({ tenant: 'bob' }).auth;
+    const first = stalled(alice, 60_000, 1000);
+    // The first body is being received before the second is announced.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const second = stalled(alice, 60_000, 0);
+    const refused = await second.answer;
+    expect(refused.status).toBe(503);
+    expect(JSON.parse(refused.body)).toMatchObject({ error: { code: 'SERVICE_UNAVAILABLE', reason: 'server_busy' } });
+    const other = stalled(bob, 60_000, 1000);
+    other.finish();
+    first.finish();
+    expect((await other.answer).status).not.toBe(503);
+    expect((await first.answer).status).not.toBe(503);
+    // Everything held is given back with the answers.
+    const again = stalled(alice, 60_000, 0);
+    again.finish();
+    expect((await again.answer).status).not.toBe(503);
+  });
+
+  it('refuses a body once all callers together hold the total', async () => {
+    const callers = ['c1', 'c2', 'c3'].map((tenant) => small.key({ tenant }).auth);
+    const a = stalled(callers[0]!, 70_000, 1000);
+    const b = stalled(callers[1]!, 70_000, 1000);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const c = stalled(callers[2]!, 70_000, 0);
+    expect((await c.answer).status).toBe(503);
+    a.finish();
+    b.finish();
+    await Promise.all([a.answer, b.answer]);
+  });
+});
