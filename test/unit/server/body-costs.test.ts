@@ -1,6 +1,8 @@
 import { request } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import sharp from 'sharp';
+import { jpegScanCount } from '../../../src/render/decode-budget.js';
 import { makeHarness, type Harness } from '../../helpers/server-harness.js';
 
 /**
@@ -163,5 +165,22 @@ describe('bodies held at once are bounded per caller and in all', () => {
     a.finish();
     b.finish();
     await Promise.all([a.answer, b.answer]);
+  });
+});
+
+describe('uploads cost what their decoder really needs', () => {
+  it('refuses a JPEG of 2 080 progressive scans before decoding it', async () => {
+    const jpeg = await sharp({ create: { width: 320, height: 240, channels: 3, background: '#3a6ea5' } })
+      .jpeg({ progressive: true })
+      .toBuffer();
+    const lastScan = jpeg.lastIndexOf(Buffer.from([0xff, 0xda]));
+    const end = jpeg.lastIndexOf(Buffer.from([0xff, 0xd9]));
+    const extra = Array.from({ length: 2080 - jpegScanCount(jpeg) }, () => jpeg.subarray(lastScan, end));
+    const crafted = Buffer.concat([jpeg.subarray(0, end), ...extra, jpeg.subarray(end)]);
+    const answer = await send('/api/v1/assets', { 'content-type': 'image/jpeg', ...auth }, crafted);
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body)).toMatchObject({
+      error: { reason: 'invalid_image', message: expect.stringMatching(/progressive scans/) },
+    });
   });
 });
