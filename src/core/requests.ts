@@ -113,7 +113,7 @@ export const RenderRequestSchema = Type.Object(
         minItems: 1,
         maxItems: VIDEO_FORMATS.length,
         description:
-          'A video pack (docs/api.md "Video packs"): one video per format, each distinct, from one job and one quota unit. ' +
+          'A video pack (docs/api.md "Video packs"): one video per format, each distinct, from one job; one quota unit per format. ' +
           'The first is the primary output (`result`, the plain video and poster routes). Not together with `format`.',
       }),
     ),

@@ -64,6 +64,9 @@ export const JOB_ROW_COLUMNS = [
   'outputs_json',
 ].join(', ');
 
+/** What `count` counts: jobs, or the outputs (videos) they make. */
+export type CountUnit = 'jobs' | 'outputs';
+
 export interface JobRow {
   job_id: string;
   tenant: string;
@@ -285,7 +288,8 @@ export interface JobRecords {
   toRecord(row: JobRow): JobRecord;
   /** Newest first, cursor-paginated; bad options are a 400 that says which field. */
   list(tenant: string, options?: ListJobsOptions): Promise<JobList>;
-  count(tenant: string | null, states: readonly JobState[]): Promise<number>;
+  /** Jobs in `states`, or (`outputs`) the videos they make: a pack of three is three. */
+  count(tenant: string | null, states: readonly JobState[], unit?: CountUnit): Promise<number>;
   /** Read, check the edge, write — atomically; null when the job is gone or `guard` refuses. */
   transition(jobId: string, to: JobState, patch?: JobPatch, guard?: (row: JobRow) => boolean): Promise<JobRow | null>;
   /**

@@ -6,7 +6,7 @@ import type { JobList, JobRecord, JobState, ListJobsOptions, Property, VideoForm
 import type { Logger, LogProcess } from '../core/logger.js';
 import type { AnalyzeRequest } from '../core/requests.js';
 import type { ValidRenderRequest } from '../render/types.js';
-import type { PreparedRequest } from '../records/job-rows.js';
+import type { CountUnit, PreparedRequest } from '../records/job-rows.js';
 import type { CheckedRenderBody } from './render-body-pool.js';
 import type { ServerLimits } from './api-limits.js';
 import type { RouteRegistry } from './route-spec.js';
@@ -29,7 +29,8 @@ export interface JobsPort {
   cancel(jobId: string): Promise<JobRecord>;
   /** The blob key of the verified video (of its output in `format`; default the primary) of a succeeded, unpurged job; null otherwise. */
   videoKey(jobId: string, format?: VideoFormat): Promise<string | null>;
-  countJobs(tenant: string, states: JobState[]): Promise<number>;
+  /** Jobs, or (`outputs`) the videos they make (a pack of three is three). */
+  countJobs(tenant: string, states: JobState[], unit?: CountUnit): Promise<number>;
 }
 
 export interface LogOptions {
