@@ -195,7 +195,9 @@ describe('render jobs over HTTP', () => {
     const busy = await submit(['landscape', 'portrait']);
     expect(busy.statusCode).toBe(429);
     expect(errorOf(busy.body)).toMatchObject({ reason: 'concurrent_renders' });
-    expect(errorOf(busy.body).message).toMatch(/at most 4 videos .*3 are, and this request adds 2/);
+    expect((JSON.parse(busy.body) as { error: { message: string } }).error.message).toMatch(
+      /at most 4 videos .*3 are, and this request adds 2/,
+    );
     expect((await submit(['square'])).statusCode).toBe(202);
     const me = await h.app.inject({ method: 'GET', url: '/api/v1/me', headers: preview.auth });
     expect(JSON.parse(me.body).units).toEqual({ analyze: 1, render_video_per_output: 1 });
