@@ -15,11 +15,13 @@
  */
 import { request } from 'node:http';
 import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { gzipSync } from 'node:zlib';
 import sharp from 'sharp';
 import { flag, latencySummary, percentile, startBuiltServe, threadTimes, underLoad } from './bench-serve.js';
 
 const DURATION_S = flag('duration', 10);
+const QUIET_MS = flag('quiet', 3) * 1000;
 
 interface Answer {
   status: number;
@@ -59,8 +61,11 @@ async function validationCosts(): Promise<void> {
   const server = await startBuiltServe(['--render-rate', '100000000', '--log-level', 'warn']);
   try {
     const headers = { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json' };
+    console.log(`load average (1 min): ${loadavg()[0]!.toFixed(2)}`);
     for (const size of [64 * 1024, 1024 * 1024, 6 * 1024 * 1024 - 1024]) {
       const body = formatsBody(size);
+      // The first large body starts the render-body thread: not what a body costs.
+      await post(server.url, '/api/v1/render-video', headers, body);
       const answers: Answer[] = [];
       for (let i = 0; i < 3; i++) answers.push(await post(server.url, '/api/v1/render-video', headers, body));
       const worst = answers.reduce((a, b) => (a.ms > b.ms ? a : b));
@@ -72,8 +77,9 @@ async function validationCosts(): Promise<void> {
     const load = await underLoad(
       server.url,
       [{ label: 'formats', path: '/api/v1/render-video', headers, bodies: [formatsBody(64 * 1024)], concurrency: 4 }],
-      { durationS: DURATION_S, quietMs: 2000, serverPid: server.child.pid! },
+      { durationS: DURATION_S, quietMs: QUIET_MS, serverPid: server.child.pid! },
     );
+    console.log(`health with nothing in flight first: ${latencySummary(load.quiet)}`);
     console.log(`health while four 64 KB bodies are always in flight: ${latencySummary(load.latencies)}`);
     console.log(`answers: ${JSON.stringify(load.answers)}`);
     console.log(`target health p99 < 100 ms: ${met(percentile(load.latencies, 99) < 100)}`);
@@ -142,6 +148,9 @@ async function stalledBodies(): Promise<void> {
     let peak = before;
     const sampler = setInterval(() => (peak = Math.max(peak, statusMb(pid, 'VmRSS'))), 50);
     const load = await underLoad(server.url, [], { durationS: DURATION_S, quietMs: 0, serverPid: pid });
+    // The same probe once the bodies are gone: what the machine's own load costs it.
+    for (const req of sockets) req.destroy();
+    const alone = await underLoad(server.url, [], { durationS: QUIET_MS / 1000, quietMs: 0, serverPid: pid });
     clearInterval(sampler);
     const growth = peak - before;
     console.log(`answers while stalled: ${JSON.stringify(statuses)} (the others still waiting for their last bytes)`);
@@ -149,6 +158,7 @@ async function stalledBodies(): Promise<void> {
       `serve RSS ${before.toFixed(0)} MB before, peak ${peak.toFixed(0)} MB: growth ${growth.toFixed(0)} MB — target < 300 MB: ${met(growth < 300)}`,
     );
     console.log(`health meanwhile: ${latencySummary(load.latencies)} — target p99 < 50 ms: ${met(percentile(load.latencies, 99) < 50)}`);
+    console.log(`health afterwards, nothing in flight: ${latencySummary(alone.latencies)}; load average ${loadavg()[0]!.toFixed(2)}`);
   } finally {
     for (const req of sockets) req.destroy();
     await server.stop();

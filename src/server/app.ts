@@ -1,3 +1,4 @@
+import { AUTH_FAILURES_PER_WINDOW, AuthAttempts } from './auth-throttle.js';
 import type { Socket } from 'node:net';
 import compress from '@fastify/compress';
 import cors from '@fastify/cors';
@@ -287,8 +288,10 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
       });
     }
   });
-  registerStudio(app, { records: deps.records, trustProxy: deps.trustProxy, ...deps.studio });
-  app.addHook('onRequest', createAuthorizer({ records: deps.records, limits, now }));
+  // Failed sign-ins and unknown keys, per address, for the Studio and the API alike (./auth-throttle.ts).
+  const attempts = new AuthAttempts(AUTH_FAILURES_PER_WINDOW, 60_000, now);
+  registerStudio(app, { records: deps.records, trustProxy: deps.trustProxy, attempts, ...deps.studio });
+  app.addHook('onRequest', createAuthorizer({ records: deps.records, limits, now, attempts }));
   app.addHook('onResponse', refundHook(deps.records.usage));
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(

@@ -262,6 +262,8 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
       reply
         .header('Accept-Ranges', 'bytes')
         .header('Content-Type', 'video/mp4')
+        // The caller's own video (a key or a Studio cookie): never kept by a shared cache.
+        .header('Cache-Control', 'private, max-age=3600')
         .header('Content-Disposition', `attachment; filename="${job.job_id}${output.primary ? '' : `-${output.format}`}.mp4"`)
         .header('Last-Modified', lastModified);
       const sha256 = output.primary ? job.result?.sha256 : job.outputs?.find((o) => o.format === output.format)?.sha256;

@@ -1,3 +1,4 @@
+import type { AuthAttempts } from '../auth-throttle.js';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, badRequest } from '../../core/errors.js';
@@ -46,6 +47,8 @@ export interface SessionOptions {
   /** `--trust-proxy`: the scheme a proxy reports is believed (fastify's `trustProxy` is set too). */
   trustProxy: boolean;
   lifetime?: SessionLifetime;
+  /** Failed sign-ins per address (../auth-throttle.ts): past the limit, a 429 before the key is looked up. */
+  attempts?: AuthAttempts;
 }
 
 /** The CSRF token of a session: only the page (told it by `GET /studio/session`) or a holder of the token can present it. */
@@ -192,8 +195,10 @@ export function sessionRoutes(app: FastifyInstance, options: SessionOptions): vo
         reason: 'missing_key',
         details: [{ field: 'api_key', message: 'required' }],
       });
+    options.attempts?.check(request.ip);
     const key = KEY_SHAPE.test(apiKey) ? await keys.authenticate(apiKey) : null;
     if (key === null) {
+      options.attempts?.failed(request.ip);
       throw new AppError('UNAUTHORIZED', 'Invalid API key: it is unknown or was revoked. Create one with `immoreel keys create`.', {
         reason: 'invalid_key',
       });

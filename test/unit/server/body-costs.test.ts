@@ -184,3 +184,35 @@ describe('uploads cost what their decoder really needs', () => {
     });
   });
 });
+
+describe('guessing keys costs the guesser', () => {
+  it('answers 429 auth_attempts after 20 unknown keys from one address, before looking the key up', async () => {
+    const throttled = await makeHarness({ runWorkers: false });
+    try {
+      const guess = (key: string) =>
+        throttled.app.inject({ method: 'GET', url: '/api/v1/me', headers: { authorization: `Bearer imk_${key}` } });
+      for (let i = 0; i < 20; i++) expect((await guess(`guess${i}abcdefgh`)).statusCode).toBe(401);
+      const blocked = await guess('guess-twenty-one');
+      expect(blocked.statusCode).toBe(429);
+      expect(JSON.parse(blocked.body)).toMatchObject({ error: { code: 'RATE_LIMIT_EXCEEDED', reason: 'auth_attempts' } });
+      expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+      // Even a valid key waits out the window from that address: the lookup is what is spared.
+      expect((await throttled.app.inject({ method: 'GET', url: '/api/v1/me', headers: throttled.key().auth })).statusCode).toBe(429);
+    } finally {
+      await throttled.close();
+    }
+  });
+
+  it('names the missing scope in WWW-Authenticate on the contract answer QUOTA_EXCEEDED route_not_permitted', async () => {
+    const reader = h.key({ tenant: 'readonly', scopes: ['preview:read'] }).auth;
+    const answer = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/analyze',
+      headers: { ...reader, 'content-type': 'application/json' },
+      payload: '{"description":"Villa"}',
+    });
+    expect(answer.statusCode).toBe(403);
+    expect(JSON.parse(answer.body)).toMatchObject({ error: { code: 'QUOTA_EXCEEDED', reason: 'route_not_permitted' } });
+    expect(answer.headers['www-authenticate']).toBe('Bearer realm="immoreel", error="insufficient_scope", scope="preview:dispatch"');
+  });
+});
