@@ -1,7 +1,7 @@
 import { AppError } from '../core/errors.js';
 
 /**
- * Failed sign-ins and unknown API keys, counted per client address (docs/security.md "Keys"):
+ * Failed sign-ins and unknown API keys, counted per client address (docs/security.md "Keys and sign-ins"):
  * past `limit` failures in a window, the address is answered 429 `auth_attempts` with
  * Retry-After before its key is even looked up, until the window has passed. A key is 32 random
  * bytes, so guessing was already hopeless; this keeps a guesser from costing a key lookup (a
