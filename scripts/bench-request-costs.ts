@@ -90,7 +90,7 @@ async function validationCosts(): Promise<void> {
       const answered = Object.values(load.answers).reduce((sum, n) => sum + n, 0);
       const perAnswer = load.server === null ? 'unknown' : `${(load.server.mainCpuMs / Math.max(1, answered)).toFixed(2)} ms`;
       console.log(
-        `${concurrency} body${concurrency === 1 ? '' : 'ies'} of 64 KB always in flight (${answered} answered, event loop CPU ${perAnswer} each):`,
+        `${concurrency} ${concurrency === 1 ? 'body' : 'bodies'} of 64 KB always in flight (${answered} answered, event loop CPU ${perAnswer} each):`,
       );
       console.log(`  health with nothing in flight first: ${latencySummary(load.quiet)}`);
       console.log(`  health meanwhile: ${latencySummary(load.latencies)}`);
