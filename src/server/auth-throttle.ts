@@ -1,11 +1,15 @@
 import { AppError } from '../core/errors.js';
 
+const isLoopback = (address: string): boolean => address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
+
 /**
  * Failed sign-ins and unknown API keys, counted per client address (docs/security.md "Keys and sign-ins"):
  * past `limit` failures in a window, the address is answered 429 `auth_attempts` with
  * Retry-After before its key is even looked up, until the window has passed. A key is 32 random
  * bytes, so guessing was already hopeless; this keeps a guesser from costing a key lookup (a
- * database read) per try. Per process: each API node counts its own.
+ * database read) per try. Per process: each API node counts its own. Loopback callers are not
+ * counted: the CLI and tools on the server's own machine, and every caller behind a reverse
+ * proxy on the same host started without --trust-proxy, whom one guesser must not lock out.
  */
 export class AuthAttempts {
   private readonly failures = new Map<string, { count: number; windowStart: number }>();
@@ -18,6 +22,7 @@ export class AuthAttempts {
 
   /** Throws the 429 when `address` has used up its failures for this window. */
   check(address: string): void {
+    if (isLoopback(address)) return;
     const entry = this.current(address);
     if (entry !== undefined && entry.count >= this.limit) {
       const retryAfterS = Math.max(1, Math.ceil((entry.windowStart + this.windowMs - this.now()) / 1000));
@@ -30,6 +35,7 @@ export class AuthAttempts {
   }
 
   failed(address: string): void {
+    if (isLoopback(address)) return;
     const entry = this.current(address);
     if (entry === undefined) {
       // Old windows are forgotten as new failures come: the map holds at most the addresses of one window.

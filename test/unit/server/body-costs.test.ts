@@ -189,15 +189,30 @@ describe('guessing keys costs the guesser', () => {
   it('answers 429 auth_attempts after 20 unknown keys from one address, before looking the key up', async () => {
     const throttled = await makeHarness({ runWorkers: false });
     try {
+      // A caller on another machine (loopback callers are not counted: docs/security.md "Keys and sign-ins").
+      const remoteAddress = '203.0.113.9';
       const guess = (key: string) =>
-        throttled.app.inject({ method: 'GET', url: '/api/v1/me', headers: { authorization: `Bearer imk_${key}` } });
+        throttled.app.inject({ method: 'GET', url: '/api/v1/me', remoteAddress, headers: { authorization: `Bearer imk_${key}` } });
       for (let i = 0; i < 20; i++) expect((await guess(`guess${i}abcdefgh`)).statusCode).toBe(401);
       const blocked = await guess('guess-twenty-one');
       expect(blocked.statusCode).toBe(429);
       expect(JSON.parse(blocked.body)).toMatchObject({ error: { code: 'RATE_LIMIT_EXCEEDED', reason: 'auth_attempts' } });
       expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
       // Even a valid key waits out the window from that address: the lookup is what is spared.
-      expect((await throttled.app.inject({ method: 'GET', url: '/api/v1/me', headers: throttled.key().auth })).statusCode).toBe(429);
+      const valid = throttled.key().auth;
+      expect((await throttled.app.inject({ method: 'GET', url: '/api/v1/me', remoteAddress, headers: valid })).statusCode).toBe(429);
+      // Another address, and the server's own machine, are not held back.
+      expect(
+        (await throttled.app.inject({ method: 'GET', url: '/api/v1/me', remoteAddress: '198.51.100.7', headers: valid })).statusCode,
+      ).toBe(200);
+      for (let i = 0; i < 25; i++) {
+        const local = await throttled.app.inject({
+          method: 'GET',
+          url: '/api/v1/me',
+          headers: { authorization: `Bearer imk_local${i}abcdefgh` },
+        });
+        expect(local.statusCode).toBe(401);
+      }
     } finally {
       await throttled.close();
     }
