@@ -294,7 +294,8 @@ export interface JobRecord {
   result: VideoResult | null;
   /** Every output, in `formats` order; null until the job succeeded. */
   outputs: JobOutput[] | null;
-  error: { code: string; message: string } | null;
+  /** `reason` when one is known, e.g. `fetch_budget_exceeded` (src/core/job-errors.ts). */
+  error: { code: string; message: string; reason?: string } | null;
   warnings: Warning[];
   metadata: Record<string, unknown> | null;
   links: { self: string; video: string | null; cancel: string | null };

@@ -1,3 +1,4 @@
+import { FETCH_BUDGET_MESSAGE_START } from '../core/job-errors.js';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AppError } from '../core/errors.js';
@@ -58,13 +59,14 @@ function hostOf(ref: string): string {
   }
 }
 
-function budgetError(budgetMs: number, pending: readonly string[]): AppError {
+/** The failure of a job whose fetches outlast its budget, naming the budget and the slow hosts. */
+export function fetchBudgetError(budgetMs: number, pending: readonly string[]): AppError {
   const hosts = [...new Set(pending.map(hostOf))];
   const seconds = Math.round(budgetMs / 1000);
   const what = pending.length === 1 ? 'one download' : `${pending.length} downloads`;
   return new AppError(
     'UPSTREAM_ERROR',
-    `Fetching this job's listing and photos took longer than its ${seconds} s budget: ${what} from ${hosts.join(', ')} had not finished ` +
+    `${FETCH_BUDGET_MESSAGE_START}${seconds} s budget: ${what} from ${hosts.join(', ')} had not finished ` +
       '(the host sends too slowly). Give photos from a faster host, or upload them with POST /api/v1/assets and name them asset:<id>; ' +
       'the budget is IMMOREEL_FETCH_BUDGET_SECONDS.',
     {
@@ -89,7 +91,7 @@ export async function prefetchInputs(request: ValidRenderRequest, options: Prefe
     budget.abort(new Error('fetch budget exceeded'));
   }, options.budgetMs);
   const signal = AbortSignal.any([options.signal, budget.signal]);
-  const overBudget = (): AppError => budgetError(options.budgetMs, pendingAtTimeout.length > 0 ? pendingAtTimeout : [...pending]);
+  const overBudget = (): AppError => fetchBudgetError(options.budgetMs, pendingAtTimeout.length > 0 ? pendingAtTimeout : [...pending]);
   const track = async <T>(what: string, work: () => Promise<T>): Promise<T> => {
     pending.add(what);
     try {

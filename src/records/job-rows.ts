@@ -1,3 +1,4 @@
+import { jobErrorReason } from '../core/job-errors.js';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { badRequest } from '../core/errors.js';
@@ -149,6 +150,12 @@ export function checkListOptions(options: ListJobsOptions = {}): CheckedListOpti
   return { limit, state: options.state, cursor: options.cursor };
 }
 
+/** A failed job's error, with its `reason` when one is known (../core/job-errors.ts). */
+function jobError(code: string, message: string): { code: string; message: string; reason?: string } {
+  const reason = jobErrorReason(code, message);
+  return reason === undefined ? { code, message } : { code, message, reason };
+}
+
 /** The job record (docs/jobs.md) as the API and the CLI print it; `jobsDir` makes local-mode file links. */
 export function toJobRecord(row: JobRow, jobsDir: string): JobRecord {
   const dir = join(jobsDir, row.job_id);
@@ -187,7 +194,7 @@ export function toJobRecord(row: JobRow, jobsDir: string): JobRecord {
     listing: row.listing_json === null ? null : (JSON.parse(row.listing_json) as ListingSummary),
     result: row.state === 'succeeded' ? result : null,
     outputs,
-    error: row.state === 'failed' && row.error_code !== null ? { code: row.error_code, message: row.error_message ?? '' } : null,
+    error: row.state === 'failed' && row.error_code !== null ? jobError(row.error_code, row.error_message ?? '') : null,
     warnings: JSON.parse(row.warnings_json) as Warning[],
     metadata: row.metadata_json === null ? null : (JSON.parse(row.metadata_json) as Record<string, unknown>),
     links,

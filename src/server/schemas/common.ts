@@ -144,7 +144,14 @@ export const JobSchema: JsonSchema = {
       items: JobOutputSchema,
       description: 'Only when succeeded: every output, in `formats` order (`result` is the first).',
     },
-    error: { type: ['object', 'null'], properties: { code: { type: 'string' }, message: { type: 'string' } } },
+    error: {
+      type: ['object', 'null'],
+      properties: {
+        code: { type: 'string' },
+        message: { type: 'string' },
+        reason: { type: 'string', description: 'When known: `fetch_budget_exceeded` (docs/scaling.md "Fairness").' },
+      },
+    },
     warnings: { type: 'array', items: WarningSchema },
     metadata: { type: ['object', 'null'], additionalProperties: true, description: 'The `metadata` given at submission, as given.' },
     links: {

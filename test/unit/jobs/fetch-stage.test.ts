@@ -48,3 +48,16 @@ describe('the fetch stage', () => {
     expect({ size: stage.size, slow: stage.slowCount }).toEqual({ size: 1, slow: 0 });
   });
 });
+
+describe('a job that ran out of its fetch budget', () => {
+  it('carries reason fetch_budget_exceeded in its error, from its stored code and message', async () => {
+    const { fetchBudgetError } = await import('../../../src/jobs/fetch-stage.js');
+    const { jobErrorReason } = await import('../../../src/core/job-errors.js');
+    const failure = fetchBudgetError(120_000, ['https://slow.example/a.jpg']);
+    expect(failure.reason).toBe('fetch_budget_exceeded');
+    // What the job row keeps is the code and the message: the reason is known from them.
+    expect(jobErrorReason(failure.code, failure.message)).toBe('fetch_budget_exceeded');
+    expect(jobErrorReason('UPSTREAM_ERROR', 'The portal could not be fetched.')).toBeUndefined();
+    expect(jobErrorReason('RENDER_FAILED', failure.message)).toBeUndefined();
+  });
+});
