@@ -19,6 +19,8 @@ import type { JobList, Property } from '../core/types.js';
 import { isJobId } from '../core/job-ids.js';
 import { isTerminal } from '../core/job-state.js';
 import { MAX_LIST_LIMIT } from '../core/job-limits.js';
+import type { BillableRoute, Charge } from './quota.js';
+import type { IdempotentRequest } from './idempotency.js';
 
 /**
  * Job logic that does not depend on the database: the row, list-option checks and the record a row
@@ -63,6 +65,10 @@ export const JOB_ROW_COLUMNS = [
   'expired_at',
   'formats_json',
   'outputs_json',
+  'units',
+  'charge_key_id',
+  'charge_period',
+  'refunded_at',
 ].join(', ');
 
 /** What `count` counts: jobs, or the outputs (videos) they make. */
@@ -100,6 +106,13 @@ export interface JobRow {
   formats_json: string | null;
   /** Each output's verified properties (`StoredOutput[]`, JSON) once succeeded; null before, and on rows written before packs. */
   outputs_json: string | null;
+  /** Quota units this job took (docs/api.md "Monthly quota"); 0 for a job made without an API key. */
+  units: number;
+  /** The API key and month (`YYYY-MM`) whose quota the units were taken from; null when none were. */
+  charge_key_id: string | null;
+  charge_period: string | null;
+  /** When the units were given back (the job failed on the caller's input or on our outage); null otherwise. */
+  refunded_at: string | null;
 }
 
 /** What a row keeps of one output: what ffprobe verified, and whether its poster was drawn. */
@@ -279,6 +292,48 @@ export interface NewJob {
   inputHash: string;
   allowLocalFiles: boolean;
   linkBase: string | null;
+  /** The quota charge, written with the row (an API submission); none in local mode. */
+  charge?: Charge;
+  /**
+   * The submission's `Idempotency-Key`: the stored answer is written with the row, and a key used
+   * already gives back its job's row instead of a new one (a different `job_id` than asked for).
+   */
+  idempotency?: IdempotentRequest;
+  /** The webhook outbox row of the job, written with it. */
+  webhookUrl?: string | null;
+}
+
+/** What a submission brings besides its request: whose it is, and what is written with its row. */
+export interface JobSubmitOptions extends Pick<NewJob, 'charge' | 'idempotency' | 'webhookUrl'> {
+  tenant: string;
+  /** The stored JSON and input hash of the whole request, when `request` lacks its page (a large body). */
+  prepared?: PreparedRequest;
+}
+
+/** The quota route render jobs are charged to. */
+export const JOB_CHARGE_ROUTE: BillableRoute = 'render_video';
+
+/**
+ * Whether a job moving to `to` with `errorCode` gives its units back (docs/api.md "Monthly quota"):
+ * it failed on the caller's input (`BAD_REQUEST`) or because a service of ours stayed down
+ * (`SERVICE_UNAVAILABLE`, docs/operations.md "Outages"). The refund is written in the transaction
+ * that ends the job, once (`refunded_at`).
+ */
+export function refundsCharge(
+  row: Pick<JobRow, 'units' | 'refunded_at' | 'charge_key_id'>,
+  to: JobState,
+  errorCode: string | null,
+): boolean {
+  if (row.units <= 0 || row.refunded_at !== null || row.charge_key_id === null || to !== 'failed') return false;
+  return errorCode === 'BAD_REQUEST' || errorCode === 'SERVICE_UNAVAILABLE';
+}
+
+/**
+ * The columns of a new row that say what it was charged, in the order of both stores' INSERT
+ * (units, charge_key_id, charge_period).
+ */
+export function chargeValues(job: Pick<NewJob, 'charge'>): (string | number | null)[] {
+  return job.charge === undefined ? [0, null, null] : [job.charge.units, job.charge.keyId, job.charge.period];
 }
 
 /**

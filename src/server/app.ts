@@ -7,10 +7,10 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import { AppError } from '../core/errors.js';
 import { NO_METRICS } from '../core/metrics.js';
 import { createLogger } from '../core/logger.js';
-import { RepeatedLogLimiter } from '../core/log-throttle.js';
+import { OutageWatch } from './outage-watch.js';
 import { OFF_THREAD_JSON_MIN_BYTES, RawJsonBody } from '../core/json-body.js';
 import { compileInputSchema, inputProblems, invalidInput } from '../core/requests.js';
-import { createAuthorizer, refundHook } from './auth.js';
+import { createAuthorizer } from './auth.js';
 import { receiveBody } from './body-chunks.js';
 import { BodyBudget, bodyCaller } from './body-budget.js';
 import { API_VERSION, DEFAULT_LIMITS, type ServerLimits } from './api-limits.js';
@@ -28,6 +28,13 @@ import { openapiRoutes } from './routes/openapi.js';
 import { renderRoutes } from './routes/render.js';
 import { retiredRoutes } from './routes/retired.js';
 import type { ServerContext, ServerDeps } from './request-context.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Starts the drain of a stopping node: every request is answered 503 with Retry-After until it closes. */
+    drain(): void;
+  }
+}
 
 export type { JobsPort, LogOptions, ServerContext, ServerDeps } from './request-context.js';
 
@@ -258,7 +265,17 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
   app.removeContentTypeParser('text/plain');
 
   const registry = new RouteRegistry();
-  const ctx: ServerContext = { deps, limits, registry, now, startedAt: now(), bodyBudget };
+  const metrics = deps.metrics ?? NO_METRICS;
+  const outages = new OutageWatch({
+    probes: { database: () => deps.records.ping(), storage: () => deps.blobs.check() },
+    log: {
+      warn: (fields, message) => app.log.warn(fields, message),
+      info: (fields, message) => app.log.info(fields, message),
+    },
+    metrics,
+    now,
+  });
+  const ctx: ServerContext = { deps, limits, registry, now, startedAt: now(), outages, bodyBudget };
 
   app.decorateRequest('auth', null);
   app.decorateRequest('bodyHold', null);
@@ -267,6 +284,11 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
   app.addHook('onRequestAbort', async (request) => request.bodyHold?.release());
   let closing = false;
   app.addHook('preClose', async () => {
+    closing = true;
+  });
+  // SIGTERM: the listener stays open while running renders drain, and every request is answered
+  // 503 with Retry-After meanwhile, not refused (docs/operations.md "Stopping a node").
+  app.decorate('drain', () => {
     closing = true;
   });
   app.server.on('connect', (_request, socket: Socket) => refuseConnect(socket));
@@ -292,7 +314,6 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
   const attempts = new AuthAttempts(AUTH_FAILURES_PER_WINDOW, 60_000, now);
   registerStudio(app, { records: deps.records, trustProxy: deps.trustProxy, attempts, ...deps.studio });
   app.addHook('onRequest', createAuthorizer({ records: deps.records, limits, now, attempts }));
-  app.addHook('onResponse', refundHook(deps.records.usage));
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
       {
@@ -305,10 +326,9 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
       'request',
     );
   });
-  const metrics = deps.metrics ?? NO_METRICS;
-  // Once a minute at most per service while it is down, however many requests meet the outage.
-  const repeats = new RepeatedLogLimiter(60_000, now);
-  app.setErrorHandler((error, request, reply) => errorHandler(error, request, reply, { metrics, repeats }));
+  // One line as an outage begins and one as it ends, however many requests meet it (docs/operations.md "Logs").
+  app.addHook('onClose', async () => outages.stop());
+  app.setErrorHandler((error, request, reply) => errorHandler(error, request, reply, { metrics, outages }));
   const unknownRoute = (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const allow = allowedMethods(registry, request.url.split('?')[0]!);
     if (allow.length === 0 || request.method === 'OPTIONS') return notFoundHandler(request, reply);

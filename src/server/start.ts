@@ -258,8 +258,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     close(closeOptions = {}) {
       closing ??= (async () => {
         clearInterval(housekeeping);
-        await app.close();
+        // Answer 503 + Retry-After while the renders drain; close the listener after.
+        app.drain();
         await jobs.close({ drainMs: closeOptions.drainMs ?? 0 });
+        await app.close();
         await duties.stop();
         await renderBodies.close();
         await analysis.close();

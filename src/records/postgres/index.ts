@@ -41,7 +41,7 @@ export async function openPostgresRecordStore(url: string, options: OpenPostgres
     await pool.end().catch(() => undefined);
     throw error;
   }
-  const jobs = new PostgresJobRecords(pool, join(options.dataDir, 'jobs'), url);
+  const jobs = new PostgresJobRecords(pool, join(options.dataDir, 'jobs'), url, now);
   return {
     kind: 'postgres',
     pool,

@@ -60,6 +60,7 @@ const COMMANDS: Record<string, string[]> = {
     '--color',
     '--unbranded',
     '--out',
+    '--force',
     '--poster',
     '--no-wait',
     '--demo',
@@ -110,6 +111,7 @@ const COMMANDS: Record<string, string[]> = {
   studio: ['--port', '--tenant', '--no-browser', '--concurrency'],
   'db status': [],
   'db migrate': [],
+  'db reconcile': ['--period'],
 };
 
 function leaves(command: Command, path: string[] = []): Record<string, Command> {
