@@ -274,6 +274,8 @@ export type JobOutput = VideoResult & { format: VideoFormat; poster_url: string 
 
 /** The job record of docs/jobs.md, as returned by GET /api/v1/jobs/{job_id} and `immoreel jobs show`. */
 export interface JobRecord {
+  /** Quota units the job was charged (one per output), for a job made with an API key; absent otherwise. */
+  units?: number;
   job_id: string;
   state: JobState;
   stage: JobStage | null;

@@ -211,6 +211,8 @@ export function toJobRecord(row: JobRow, jobsDir: string): JobRecord {
     warnings: JSON.parse(row.warnings_json) as Warning[],
     metadata: row.metadata_json === null ? null : (JSON.parse(row.metadata_json) as Record<string, unknown>),
     links,
+    // What the job was charged, for a job made with an API key: one unit per output (docs/api.md "Monthly quota").
+    ...(row.charge_key_id === null ? {} : { units: row.units }),
   };
 }
 

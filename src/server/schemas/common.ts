@@ -154,6 +154,10 @@ export const JobSchema: JsonSchema = {
     },
     warnings: { type: 'array', items: WarningSchema },
     metadata: { type: ['object', 'null'], additionalProperties: true, description: 'The `metadata` given at submission, as given.' },
+    units: {
+      type: 'integer',
+      description: 'Quota units the job was charged: one per output, a pack of three formats three (docs/api.md "Monthly quota").',
+    },
     links: {
       type: 'object',
       properties: { self: { type: 'string' }, video: nullable('string'), cancel: nullable('string') },

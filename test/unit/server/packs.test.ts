@@ -112,8 +112,9 @@ describe('a pack job over HTTP', () => {
     ]);
     // The primary stays where old clients look: `result`, the plain routes.
     expect(job.result).toMatchObject({ size_bytes: 1000, video_url: `${self}/video` });
-    // Three videos, three units (docs/api.md "Monthly quota").
+    // Three videos, three units (docs/api.md "Monthly quota"), said on the job too.
     expect(harness.store.usage.used(keyId)).toBe(3);
+    expect(job.units).toBe(3);
 
     const get = (url: string, headers: Record<string, string> = {}) =>
       harness.app.inject({ method: 'GET', url, headers: { ...auth, ...headers } });
