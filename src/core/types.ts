@@ -299,6 +299,8 @@ export type JobOutput = VideoResult & { format: VideoFormat; poster_url: string 
 
 /** The job record of docs/jobs.md, as returned by GET /api/v1/jobs/{job_id} and `immoreel jobs show`. */
 export interface JobRecord {
+  /** Quota units the job was charged (one per output), for a job made with an API key; absent otherwise. */
+  units?: number;
   job_id: string;
   state: JobState;
   stage: JobStage | null;
@@ -321,7 +323,8 @@ export interface JobRecord {
   result: VideoResult | null;
   /** Every output, in `formats` order; null until the job succeeded. */
   outputs: JobOutput[] | null;
-  error: { code: string; message: string } | null;
+  /** `reason` when one is known, e.g. `fetch_budget_exceeded` (src/core/job-errors.ts). */
+  error: { code: string; message: string; reason?: string } | null;
   warnings: Warning[];
   metadata: Record<string, unknown> | null;
   links: { self: string; video: string | null; cancel: string | null };

@@ -1,3 +1,4 @@
+import { jobErrorReason } from '../core/job-errors.js';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { badRequest } from '../core/errors.js';
@@ -69,6 +70,9 @@ export const JOB_ROW_COLUMNS = [
   'charge_period',
   'refunded_at',
 ].join(', ');
+
+/** What `count` counts: jobs, or the outputs (videos) they make. */
+export type CountUnit = 'jobs' | 'outputs';
 
 export interface JobRow {
   job_id: string;
@@ -160,6 +164,12 @@ export function checkListOptions(options: ListJobsOptions = {}): CheckedListOpti
   return { limit, state: options.state, cursor: options.cursor };
 }
 
+/** A failed job's error, with its `reason` when one is known (../core/job-errors.ts). */
+function jobError(code: string, message: string): { code: string; message: string; reason?: string } {
+  const reason = jobErrorReason(code, message);
+  return reason === undefined ? { code, message } : { code, message, reason };
+}
+
 /** The job record (docs/jobs.md) as the API and the CLI print it; `jobsDir` makes local-mode file links. */
 export function toJobRecord(row: JobRow, jobsDir: string): JobRecord {
   const dir = join(jobsDir, row.job_id);
@@ -198,10 +208,12 @@ export function toJobRecord(row: JobRow, jobsDir: string): JobRecord {
     ...listingOfRow(row.listing_json),
     result: row.state === 'succeeded' ? result : null,
     outputs,
-    error: row.state === 'failed' && row.error_code !== null ? { code: row.error_code, message: row.error_message ?? '' } : null,
+    error: row.state === 'failed' && row.error_code !== null ? jobError(row.error_code, row.error_message ?? '') : null,
     warnings: JSON.parse(row.warnings_json) as Warning[],
     metadata: row.metadata_json === null ? null : (JSON.parse(row.metadata_json) as Record<string, unknown>),
     links,
+    // What the job was charged, for a job made with an API key: one unit per output (docs/api.md "Monthly quota").
+    ...(row.charge_key_id === null ? {} : { units: row.units }),
   };
 }
 
@@ -341,7 +353,8 @@ export interface JobRecords {
   toRecord(row: JobRow): JobRecord;
   /** Newest first, cursor-paginated; bad options are a 400 that says which field. */
   list(tenant: string, options?: ListJobsOptions): Promise<JobList>;
-  count(tenant: string | null, states: readonly JobState[]): Promise<number>;
+  /** Jobs in `states`, or (`outputs`) the videos they make: a pack of three is three. */
+  count(tenant: string | null, states: readonly JobState[], unit?: CountUnit): Promise<number>;
   /** Read, check the edge, write — atomically; null when the job is gone or `guard` refuses. */
   transition(jobId: string, to: JobState, patch?: JobPatch, guard?: (row: JobRow) => boolean): Promise<JobRow | null>;
   /**

@@ -144,6 +144,9 @@ export function describeRecordStoreContract(implementations: [string, OpenRecord
       const job = await store.jobs.insert(pack);
       expect((await store.jobs.requestOf(job.job_id)).formats).toEqual(['portrait', 'square']);
       expect(store.jobs.toRecord(job)).toMatchObject({ format: 'portrait', formats: ['portrait', 'square'], outputs: null });
+      // A pack of two is two of a tenant's videos in flight (docs/api.md "Video packs").
+      expect(await store.jobs.count('acme', ['queued'], 'outputs')).toBe(2);
+      expect(await store.jobs.count('acme', ['queued'])).toBe(1);
       await store.jobs.claimNext(owner('w1'), 60_000);
       const output = (format: string, width: number) => ({ ...JSON.parse(RESULT), width, format, poster: format === 'portrait' });
       const done = (await store.jobs.transition(job.job_id, 'succeeded', {

@@ -1,3 +1,4 @@
+import type { AuthAttempts } from '../auth-throttle.js';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, badRequest } from '../../core/errors.js';
@@ -61,6 +62,8 @@ export interface SessionOptions {
   /** `--trust-proxy`: the scheme a proxy reports is believed (fastify's `trustProxy` is set too). */
   trustProxy: boolean;
   lifetime?: SessionLifetime;
+  /** Failed sign-ins per address (../auth-throttle.ts): past the limit, a 429 before the key is looked up. */
+  attempts?: AuthAttempts;
 }
 
 /** The CSRF token of a session: only the page (told it by `GET /studio/session`) or a holder of the token can present it. */
@@ -167,6 +170,9 @@ function signedIn(key: ApiKeyRecord, token: string) {
   return { ok: true, signed_in: true, tenant: key.tenant, masked_key: key.masked_key, plan: key.plan, csrf_token: csrfTokenFor(token) };
 }
 
+/** The largest sign-in body: `{"api_key":"imk_…"}` is under 100 bytes. */
+const SIGN_IN_BODY_LIMIT_BYTES = 4 * 1024;
+
 /** Sign in (key or one-time link), who am I, sign out. Outside /api/v1: they are the page's plumbing, not API. */
 export function sessionRoutes(app: FastifyInstance, options: SessionOptions): void {
   const login = options.login;
@@ -195,7 +201,8 @@ export function sessionRoutes(app: FastifyInstance, options: SessionOptions): vo
     return signedIn(found.key, token);
   });
 
-  app.post('/studio/session', async (request, reply) => {
+  // Anyone may sign in, so the body anyone may send is small: an API key and nothing else (docs/security.md "Bodies").
+  app.post('/studio/session', { bodyLimit: SIGN_IN_BODY_LIMIT_BYTES }, async (request, reply) => {
     checkSameOrigin(request, options.trustProxy);
     reply.header('Cache-Control', 'no-store');
     const body = request.body as { api_key?: unknown } | null;
@@ -205,8 +212,10 @@ export function sessionRoutes(app: FastifyInstance, options: SessionOptions): vo
         reason: 'missing_key',
         details: [{ field: 'api_key', message: 'required' }],
       });
+    options.attempts?.check(request.ip);
     const key = KEY_SHAPE.test(apiKey) ? await keys.authenticate(apiKey) : null;
     if (key === null) {
+      options.attempts?.failed(request.ip);
       throw new AppError('UNAUTHORIZED', 'Invalid API key: it is unknown or was revoked. Create one with `immoreel keys create`.', {
         reason: 'invalid_key',
       });
