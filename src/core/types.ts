@@ -68,6 +68,22 @@ export interface Warning {
   message: string;
   /** CONTRADICTION only: each source's value with the words it was read from. */
   values?: WarningValue[];
+  /** A photo given that is not in the video (PHOTO_DROPPED, PHOTO_DUPLICATE, PHOTO_LEFT_OUT): the job's `photos_left_out` entry. */
+  photo?: PhotoLeftOut;
+}
+
+/**
+ * A photo given to a render that is not in its video (docs/api.md "Photos shown and left out"):
+ * `reason` is `duration` (no room in the video's length), `limit` (past the most photos a render
+ * takes), `unreadable`, `unreachable`, `duplicate` or `too_small`; `message` in the request's language.
+ */
+export interface PhotoLeftOut {
+  /** 0-based, in the photos given. */
+  index: number;
+  /** As given (a URL, `asset:<id>`, or a local file's name). */
+  ref: string;
+  reason: 'duration' | 'limit' | 'unreadable' | 'unreachable' | 'duplicate' | 'too_small';
+  message: string;
 }
 
 export interface WarningValue {
@@ -296,6 +312,8 @@ export interface JobRecord {
   outputs: JobOutput[] | null;
   error: { code: string; message: string } | null;
   warnings: Warning[];
+  /** The photos given that are not in the video, with why (empty when every one is shown). */
+  photos_left_out: PhotoLeftOut[];
   metadata: Record<string, unknown> | null;
   links: { self: string; video: string | null; cancel: string | null };
 }

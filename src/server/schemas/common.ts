@@ -9,8 +9,8 @@ import { JOB_STAGES, JOB_STATES, LANGUAGES, VIDEO_FORMATS } from '../../core/typ
 
 export type JsonSchema = Record<string, unknown>;
 
-export { MarketSchema, PropertySchema, WarningSchema } from '../../core/property-schema.js';
-import { MarketSchema, PropertySchema, WarningSchema } from '../../core/property-schema.js';
+export { MarketSchema, PhotoLeftOutSchema, PropertySchema, WarningSchema } from '../../core/property-schema.js';
+import { MarketSchema, PhotoLeftOutSchema, PropertySchema, WarningSchema } from '../../core/property-schema.js';
 import { BrandingSchema } from '../../core/requests.js';
 
 const nullable = (type: string): JsonSchema => ({ type: [type, 'null'] });
@@ -146,6 +146,11 @@ export const JobSchema: JsonSchema = {
     },
     error: { type: ['object', 'null'], properties: { code: { type: 'string' }, message: { type: 'string' } } },
     warnings: { type: 'array', items: WarningSchema },
+    photos_left_out: {
+      type: 'array',
+      items: PhotoLeftOutSchema,
+      description: 'The photos given that are not in the video, with why (empty when every one is shown).',
+    },
     metadata: { type: ['object', 'null'], additionalProperties: true, description: 'The `metadata` given at submission, as given.' },
     links: {
       type: 'object',

@@ -61,6 +61,7 @@ function job(id: string, state: JobRecord['state'], extra: Partial<JobRecord> = 
     outputs: null,
     error: state === 'failed' ? { code: 'RENDER_FAILED', message: 'ffmpeg died' } : null,
     warnings: [],
+    photos_left_out: [],
     metadata: null,
     links: { self: `/api/v1/jobs/${id}`, video: null, cancel: null },
     ...extra,
