@@ -39,7 +39,7 @@ type HeicDecodeAll = (input: { buffer: Buffer }) => Promise<HeicImage[]>;
 
 let decoder: HeicDecodeAll | null = null;
 /** Loaded on first use: the WebAssembly module is 1.5 MB and most renders have no HEIC photo. */
-function heicDecoder(): HeicDecodeAll {
+export function loadHeicDecoder(): HeicDecodeAll {
   if (decoder === null) {
     const require = createRequire(import.meta.url);
     decoder = (require('heic-decode') as { all: HeicDecodeAll }).all;
@@ -49,7 +49,7 @@ function heicDecoder(): HeicDecodeAll {
 
 /** The size of a HEIC image's primary picture, from its header (nothing decoded). */
 export async function heicSize(bytes: Buffer): Promise<{ width: number; height: number }> {
-  const images = await heicDecoder()({ buffer: bytes });
+  const images = await loadHeicDecoder()({ buffer: bytes });
   const first = images[0];
   if (first === undefined) throw new Error('the HEIC file holds no image');
   return { width: first.width, height: first.height };
@@ -84,7 +84,7 @@ export async function openImage(bytes: Buffer, options: sharp.SharpOptions & { l
   }
   let images: HeicImage[];
   try {
-    images = await heicDecoder()({ buffer: bytes });
+    images = await loadHeicDecoder()({ buffer: bytes });
   } catch {
     throw new Error('Input buffer: the HEIC file cannot be read: it is truncated or corrupt');
   }
