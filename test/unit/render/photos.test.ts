@@ -17,6 +17,7 @@ import { buildStoryboard, type Shot } from '../../../src/render/storyboard.js';
 import { loadTemplate, stillBackground } from '../../../src/render/templates.js';
 import { heifEncode } from '../../helpers/heic.js';
 import { demoProperty } from '../../helpers/plan-fixtures.js';
+import { photoWithSubject } from '../../helpers/subject-photos.js';
 
 /*
  * Photos as agents have them (docs/rendering.md "Framing" and "Photos"): the subject found, the
@@ -28,51 +29,36 @@ const cacheDir = mkdtempSync(join(tmpdir(), 'immoreel-photos-'));
 afterAll(() => rmSync(cacheDir, { recursive: true, force: true }));
 const classic = loadTemplate('classic');
 
-/** A textured grey photo with a saturated red disc centred at (x, y), fractions of its size. */
-async function photoWithSubject(width: number, height: number, x: number, y: number): Promise<Buffer> {
-  const r = Math.round(Math.min(width, height) * 0.09);
-  const disc = Buffer.from(`<svg width="${2 * r}" height="${2 * r}"><circle cx="${r}" cy="${r}" r="${r}" fill="#E01010"/></svg>`);
-  const background = await sharp({
-    create: { width, height, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 120, sigma: 25 } },
-  })
-    .png()
-    .toBuffer();
-  return sharp(background)
-    .composite([{ input: disc, left: Math.round(x * width - r), top: Math.round(y * height - r) }])
-    .jpeg({ quality: 90 })
-    .toBuffer();
-}
-
 describe('photos', () => {
-  it('finds the subject of a 3000 × 2000 photo at 15 % of its width', async () => {
-    const photo = await normalizePhoto(await photoWithSubject(3000, 2000, 0.15, 0.5), 'salon.jpg', cacheDir);
+  it('finds the subject of a photo at 15 % of its width (the render test does it on 3000 × 2000)', async () => {
+    const photo = await normalizePhoto(await photoWithSubject(1500, 1000, 0.15, 0.5), 'salon.jpg', cacheDir);
     expect(photo.focus.x).toBeGreaterThan(0.08);
     expect(photo.focus.x).toBeLessThan(0.22);
     expect(photo.focus.y).toBeGreaterThan(0.38);
     expect(photo.focus.y).toBeLessThan(0.62);
-    expect(photo).toMatchObject({ originalWidth: 3000, originalHeight: 2000, hasAlpha: false });
+    expect(photo).toMatchObject({ originalWidth: 1500, originalHeight: 1000, hasAlpha: false });
   });
 
-  it('keeps a panorama its height of detail: 12000 × 2000 becomes 8448 × 1408, not 2048 × 341', async () => {
+  it('keeps a panorama its height of detail: 12000 × 2000 becomes 8448 × 1408, not 2048 × 341', () => {
     expect(masterSize(12000, 2000)).toEqual({ width: 8448, height: MASTER_SHORT_SIDE });
     expect(masterSize(3000, 2000)).toEqual({ width: 2112, height: 1408 });
     expect(masterSize(640, 480)).toEqual({ width: 640, height: 480 });
     expect(masterSize(8160, 6120)).toEqual({ width: 2048, height: 1536 });
-    const panorama = await normalizePhoto(await photoWithSubject(12000, 2000, 0.88, 0.5), 'pano.jpg', cacheDir);
-    expect([panorama.width, panorama.height]).toEqual([8448, 1408]);
-    expect(panorama.focus.x).toBeGreaterThan(0.8);
-    // Every box a still of it needs is covered without enlarging it.
-    const timeline = buildStoryboard({
-      template: classic,
-      listing: demoProperty(),
-      photos: [panorama],
-      format: 'portrait',
-      durationS: 10,
-      language: 'fr',
-      branding: {},
-      hasLogo: false,
-    });
-    for (const shot of timeline.shots) expect(shotEnlargement(panorama, shot)).toBeLessThanOrEqual(1.01);
+    // Every box a still of a panorama needs is covered without enlarging it.
+    const panorama = { ...masterSize(12000, 2000), originalWidth: 8448, focus: { x: 0.88, y: 0.5 } };
+    for (const format of ['landscape', 'portrait', 'square'] as const) {
+      const timeline = buildStoryboard({
+        template: classic,
+        listing: demoProperty(),
+        photos: [panorama],
+        format,
+        durationS: 10,
+        language: 'fr',
+        branding: {},
+        hasLogo: false,
+      });
+      for (const shot of timeline.shots) expect(shotEnlargement(panorama, shot)).toBeLessThanOrEqual(1.01);
+    }
   });
 
   it('decodes a real HEIC photo (HEVC, as iPhones write it) upright, with its colours', async () => {
