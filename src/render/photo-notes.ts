@@ -1,5 +1,8 @@
-import type { Language, PhotoLeftOut, VideoFormat, Warning } from '../core/types.js';
-import type { Timeline } from './storyboard.js';
+import type { Language, PhotoLeftOut, Property, VideoFormat, Warning } from '../core/types.js';
+import { buildStoryboard, type Timeline } from './storyboard.js';
+import { loadTemplate } from './templates.js';
+import { MAX_PHOTOS } from './render-rules.js';
+import type { RenderSpec } from './types.js';
 import { describeRef, shotEnlargement, SOFT_ENLARGEMENT, type LoadedPhotos } from './assets/photos.js';
 
 /**
@@ -162,4 +165,44 @@ export function photoNotes(input: {
     });
   });
   return warnings;
+}
+
+/** What `POST /api/v1/storyboard` answers (docs/api.md "Photos shown and left out"). */
+export interface StoryboardPreview {
+  duration_s: number;
+  photos: { index: number; ref: string; shown: boolean; reason?: 'duration' | 'limit' }[];
+}
+
+/**
+ * Which photos a render will show, before anything is fetched or decoded (pure): the storyboard of
+ * the request's primary format over its photos as given, each assumed readable and of a common
+ * shape (how many photo shots a video has depends on its length and facts, not on the photos'
+ * sizes). Photos that turn out unreadable or duplicates are only known when the render decodes them.
+ */
+export function previewStoryboard(listing: Property, request: RenderSpec & { photos: string[] }): StoryboardPreview {
+  const template = loadTemplate(request.template);
+  const durationS = request.duration_s ?? template.default_duration_s;
+  const given = request.photos.length > 0 ? request.photos : listing.photos;
+  const refs = given.slice(0, MAX_PHOTOS);
+  const shown = new Set<number>();
+  if (refs.length > 0) {
+    const timeline = buildStoryboard({
+      template,
+      listing,
+      photos: refs.map(() => ({ width: 3, height: 2 })),
+      format: request.format,
+      durationS,
+      language: request.language,
+      branding: request.branding,
+      hasLogo: request.branding.logo_url !== undefined && request.branding.unbranded !== true,
+    });
+    for (const shot of timeline.shots) shown.add(shot.photo);
+  }
+  return {
+    duration_s: durationS,
+    photos: given.map((ref, index) => {
+      if (index >= MAX_PHOTOS) return { index, ref, shown: false, reason: 'limit' as const };
+      return shown.has(index) ? { index, ref, shown: true } : { index, ref, shown: false, reason: 'duration' as const };
+    }),
+  };
 }
