@@ -209,8 +209,12 @@ export function sceneContents(input: StoryboardInput): {
   const headingMentionsPlace = [listing.city, listing.district].some(
     (name) => name !== null && name !== '' && heading.toLocaleLowerCase().includes(name.toLocaleLowerCase()),
   );
+  // No badge that repeats the title ("شقة للبيع" under a "للبيع" badge).
+  const transactionWord = listing.transaction === null ? null : word(listing.transaction === 'rent' ? 'rent' : 'sale', language);
   const badge =
-    listing.transaction === null ? null : labelCase(word(listing.transaction === 'rent' ? 'rent' : 'sale', language), language, upper);
+    transactionWord === null || heading.toLocaleLowerCase().includes(transactionWord.toLocaleLowerCase())
+      ? null
+      : labelCase(transactionWord, language, upper);
   contents.set('intro', [{ kind: 'title', badge, heading, subheading: headingMentionsPlace ? null : place }]);
 
   const featureNames = [...new Set(listing.feature_keys)].map((key) => featureLabel(key, language));

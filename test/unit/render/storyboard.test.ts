@@ -79,10 +79,20 @@ describe('storyboard', () => {
     }
   });
 
+  it('draws no للبيع badge over an Arabic title that says للبيع', () => {
+    const arabic = (title: string): Timeline =>
+      board({ language: 'ar', listing: demoProperty({ title, language: 'ar', marketing_angles: [] }) });
+    const intro = (timeline: Timeline) => timeline.shots[0]!.cards.find((card) => card.content.kind === 'title')!.content;
+    expect(intro(arabic('شقة للبيع في المعاريف'))).toMatchObject({ badge: null, heading: 'شقة للبيع في المعاريف' });
+    expect(intro(arabic('شقة 3 غرف نوم مع شرفة'))).toMatchObject({ badge: 'للبيع' });
+  });
+
   it('writes the texts of the listing in French: title, badge, stats, price, contact', () => {
     const texts = allTexts(board());
     expect(texts).toContain('Appartement 3 chambres avec terrasse à vendre — Maârif, Casablanca');
-    expect(texts).toContain('À VENDRE');
+    // The title already says "à vendre": no badge repeats it; a title that does not say it gets one.
+    expect(texts).not.toContain('À VENDRE');
+    expect(allTexts(board({ listing: demoProperty({ title: 'Appartement 3 chambres avec terrasse — Maârif' }) }))).toContain('À VENDRE');
     expect(texts).toContain('120 m²');
     expect(texts).toContain('1 850 000 DH');
     expect(texts).toContain('15 417 DH/m²');
