@@ -10,7 +10,7 @@ import { splitFormats } from '../../jobs/batch-row.js';
 import { jobFormats } from '../../core/job-outputs.js';
 import { isRemoteRef } from '../../core/refs.js';
 import type { JobRecord, Property, VideoFormat } from '../../core/types.js';
-import type { Branding, PhotoItem, RenderRequest } from '../../core/requests.js';
+import { MAX_PHOTOS, type Branding, type PhotoItem, type RenderRequest } from '../../core/requests.js';
 import type { Service } from '../../core/service.js';
 import { demoBranding, demoListingText, demoPhotos } from '../../render/demo.js';
 import { jobFailure } from '../../jobs/failure.js';
@@ -308,6 +308,35 @@ function isReadableFile(path: string): boolean {
   return existsSync(path) && statSync(path).isFile();
 }
 
+/**
+ * Before the render: the photos the video will leave out for its length, or past the limit
+ * (docs/rendering.md "Photos shown and left out"), said now so the agent can shorten the list or
+ * lengthen the video; the job's warnings say it again, with the photos that turn out unreadable.
+ * Only when the listing is known without the network (a listing file, a description, the demo):
+ * a page is analysed once, by the job.
+ */
+async function sayPhotosLeftOut(request: RenderRequest, warn: (message: string) => void): Promise<void> {
+  if ((request.photos ?? []).length === 0 || request.url !== undefined || request.html !== undefined) return;
+  const [{ validateRenderRequest }, { previewStoryboard, leftOutMessage }, { analyzeListing }, { describeRef }] = await Promise.all([
+    import('../../render/render-rules.js'),
+    import('../../render/photo-notes.js'),
+    import('../../analysis/analyze.js'),
+    import('../../render/assets/photos.js'),
+  ]);
+  const valid = validateRenderRequest(request, 'local');
+  const listing = valid.listing ?? (await analyzeListing(valid.input));
+  const preview = previewStoryboard(listing, valid);
+  for (const photo of preview.photos) {
+    if (photo.shown || photo.reason === undefined) continue;
+    warn(
+      leftOutMessage(photo.reason, photo.index, describeRef(photo.ref), valid.language, {
+        durationS: preview.duration_s,
+        limit: MAX_PHOTOS,
+      }),
+    );
+  }
+}
+
 async function renderOne(ctx: CommandContext, flags: RenderFlags, stdinArg: string | undefined): Promise<void> {
   const { output } = ctx;
   refuseIgnoredInputs(flags, stdinArg);
@@ -319,6 +348,7 @@ async function renderOne(ctx: CommandContext, flags: RenderFlags, stdinArg: stri
     const { resolveBinaries } = await import('../../render/ffmpeg/runner.js');
     resolveBinaries(ctx.config.ffmpeg);
   }
+  if (!output.json) await sayPhotosLeftOut(request, (message) => output.warn(message));
   const service = await ctx.openService();
   try {
     const submitted = await service.renderVideo(request).catch((error: unknown) => {
