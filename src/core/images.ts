@@ -29,7 +29,7 @@ export const IMAGE_FORMATS: readonly ImageFormat[] = [
   { name: 'GIF', mime: 'image/gif', extensions: ['.gif'], decoded: 'gif' },
 ];
 
-/** "JPEG, PNG, WebP, AVIF, TIFF or GIF", for messages and help texts. */
+/** "JPEG, PNG, WebP, HEIC, AVIF, TIFF or GIF", for messages and help texts. */
 export const IMAGE_FORMAT_NAMES = `${IMAGE_FORMATS.slice(0, -1)
   .map((f) => f.name)
   .join(', ')} or ${IMAGE_FORMATS[IMAGE_FORMATS.length - 1]?.name ?? ''}`;
