@@ -202,20 +202,29 @@ export function sceneContents(input: StoryboardInput): {
 
   // Intro: the listing's own title when it is short and in the video's language, else one composed from the facts.
   const ownTitle = listing.title.replace(/\s+/g, ' ').trim();
-  const heading =
+  const title =
     ownTitle !== '' && ownTitle.length <= MAX_TITLE_CHARS && titleFitsLanguage(ownTitle, language)
       ? ownTitle
       : composeTitle(factsOf(listing), language);
-  const headingMentionsPlace = [listing.city, listing.district].some(
-    (name) => name !== null && name !== '' && heading.toLocaleLowerCase().includes(name.toLocaleLowerCase()),
-  );
+  const mentionsPlace = (text: string): boolean =>
+    [listing.city, listing.district].some(
+      (name) => name !== null && name !== '' && text.toLocaleLowerCase().includes(name.toLocaleLowerCase()),
+    );
+  // The place on its own line: a title ending "… — Maârif, Casablanca" is cut at its last dash, the
+  // place becoming the line under it.
+  const dash = /\s[—–-]\s(?!.*\s[—–-]\s)/u.exec(title);
+  const placeAfterDash = dash !== null && mentionsPlace(title.slice(dash.index + dash[0].length)) && dash.index > 0;
+  const heading = placeAfterDash && dash !== null ? title.slice(0, dash.index).trim() : title;
+  const headingPlace = placeAfterDash && dash !== null ? title.slice(dash.index + dash[0].length).trim() : null;
+  const headingMentionsPlace = headingPlace === null && mentionsPlace(heading);
   // No badge that repeats the title ("شقة للبيع" under a "للبيع" badge).
   const transactionWord = listing.transaction === null ? null : word(listing.transaction === 'rent' ? 'rent' : 'sale', language);
   const badge =
     transactionWord === null || heading.toLocaleLowerCase().includes(transactionWord.toLocaleLowerCase())
       ? null
       : labelCase(transactionWord, language, upper);
-  contents.set('intro', [{ kind: 'title', badge, heading, subheading: headingMentionsPlace ? null : place }]);
+  const subheading = headingPlace ?? (headingMentionsPlace ? null : place);
+  contents.set('intro', [{ kind: 'title', badge, heading, subheading }]);
 
   const featureNames = [...new Set(listing.feature_keys)].map((key) => featureLabel(key, language));
   const featuresSpec = template.scenes.find((s): s is Extract<SceneSpec, { kind: 'features' }> => s.kind === 'features');
@@ -289,9 +298,7 @@ export function sceneContents(input: StoryboardInput): {
       { kind: 'contact', heading: labelCase(word('contact', language), language, upper), name: agent, agency, lines, logo },
     ]);
   } else {
-    contents.set('outro', [
-      { kind: 'closing', heading, subheading: headingMentionsPlace ? null : place, price, note: word('visits', language) },
-    ]);
+    contents.set('outro', [{ kind: 'closing', heading, subheading, price, note: word('visits', language) }]);
   }
   return { contents, callouts, dropped };
 }

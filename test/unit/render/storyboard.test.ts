@@ -89,7 +89,8 @@ describe('storyboard', () => {
 
   it('writes the texts of the listing in French: title, badge, stats, price, contact', () => {
     const texts = allTexts(board());
-    expect(texts).toContain('Appartement 3 chambres avec terrasse à vendre — Maârif, Casablanca');
+    // The place on its own line, under the title it ended.
+    expect(texts).toContain('"heading":"Appartement 3 chambres avec terrasse à vendre","subheading":"Maârif, Casablanca"');
     // The title already says "à vendre": no badge repeats it; a title that does not say it gets one.
     expect(texts).not.toContain('À VENDRE');
     expect(allTexts(board({ listing: demoProperty({ title: 'Appartement 3 chambres avec terrasse — Maârif' }) }))).toContain('À VENDRE');
