@@ -20,7 +20,7 @@ const records = openSqliteRecordStore(dir);
 const unused = (): never => {
   throw new Error('not used to describe the API');
 };
-const jobs: JobsPort = { submit: unused, get: unused, list: unused, cancel: unused, videoKey: unused, countJobs: unused };
+const jobs: JobsPort = { submitOnce: unused, get: unused, list: unused, cancel: unused, videoKey: unused, countJobs: unused };
 const app = buildApp({ records, blobs: new LocalBlobStore(dir), jobs, analyze: unused, validateRender: unused, corsOrigins: ['*'] });
 try {
   const answer = await app.inject({ method: 'GET', url: '/api/v1/openapi.json' });

@@ -41,11 +41,3 @@ export function scrubPrivate(text: string, privateStrings: readonly string[] = [
   }
   return result;
 }
-
-/** True when a text still holds something that looks like a phone number. */
-export function containsPhone(text: string): boolean {
-  PHONE.lastIndex = 0;
-  const found = PHONE.test(text);
-  PHONE.lastIndex = 0;
-  return found;
-}

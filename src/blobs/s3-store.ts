@@ -23,6 +23,16 @@ const SHA256_META = 'sha256';
 /** lib-storage's part size: streams larger than this go up in parts, in parallel. */
 const PART_SIZE = 8 * 1024 * 1024;
 
+/**
+ * The deadlines of every call to the storage (docs/operations.md "Storage deadlines"). Per HTTP
+ * attempt: the connection within 3 s, the first byte of the answer within 30 s, and never 30 s
+ * without a byte either way (a frozen server that accepts connections and never answers). Per
+ * operation, the SDK's retries included: 10 s for everything but the streamed upload of a video
+ * (which the per-attempt limits bound) — a request of the API waiting on the storage is answered
+ * 503 within that, not minutes later.
+ */
+export const S3_DEADLINES = { connectMs: 3_000, firstByteMs: 30_000, idleSocketMs: 30_000, operationMs: 10_000 } as const;
+
 export interface S3BlobStoreOptions {
   bucket: string;
   /** Key prefix inside the bucket, without slashes at either end ('' for none). */
@@ -30,6 +40,8 @@ export interface S3BlobStoreOptions {
   client: S3Client;
   /** For messages only (never holds credentials). */
   endpoint: string | null;
+  /** The deadline of one operation, retries included (default `S3_DEADLINES.operationMs`). */
+  operationTimeoutMs?: number;
 }
 
 /** The `AWS_*` variables a configuration carries (docs/configuration.md "S3"): given, never read from the process here. */
@@ -60,8 +72,13 @@ export function s3ClientConfig(env: AwsEnvironment = {}): S3ClientConfig & { end
           },
         }
       : {}),
-    // A request that hangs must not hold a worker forever; the SDK retries 3 times by default.
-    requestHandler: { connectionTimeout: 5_000, requestTimeout: 120_000 },
+    // A request that hangs must not hold a request or a worker (S3_DEADLINES); the SDK retries 3 times by default.
+    requestHandler: {
+      connectionTimeout: S3_DEADLINES.connectMs,
+      requestTimeout: S3_DEADLINES.firstByteMs,
+      throwOnRequestTimeout: true,
+      socketTimeout: S3_DEADLINES.idleSocketMs,
+    },
   };
 }
 
@@ -82,8 +99,10 @@ export class S3BlobStore implements BlobStore {
   private readonly prefix: string;
   private readonly client: S3Client;
   private readonly endpoint: string | null;
+  private readonly operationTimeoutMs: number;
 
   constructor(options: S3BlobStoreOptions) {
+    this.operationTimeoutMs = options.operationTimeoutMs ?? S3_DEADLINES.operationMs;
     this.bucket = options.bucket;
     this.prefix = options.prefix;
     this.client = options.client;
@@ -94,6 +113,31 @@ export class S3BlobStore implements BlobStore {
   static fromEnvironment(bucket: string, prefix: string, env: AwsEnvironment = {}): S3BlobStore {
     const config = s3ClientConfig(env);
     return new S3BlobStore({ bucket, prefix, client: new S3Client(config), endpoint: config.endpoint ?? null });
+  }
+
+  /**
+   * Sends one command under the operation deadline: past it the request is aborted and the caller
+   * gets `storage_unreachable` (a 503 with Retry-After for the API, docs/operations.md "Outages").
+   * The deadline ends with the answer's headers: a body being streamed to a client is not cut.
+   */
+  private async send<Output>(
+    call: (options: { abortSignal: AbortSignal }) => Promise<Output>,
+    timeoutMs = this.operationTimeoutMs,
+  ): Promise<Output> {
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), timeoutMs);
+    try {
+      return await call({ abortSignal: deadline.signal });
+    } catch (error) {
+      if (!deadline.signal.aborted) throw error;
+      throw storageError(
+        'storage_unreachable',
+        `The storage did not answer within ${timeoutMs / 1000} s (${this.location}${this.endpoint === null ? '' : ` at ${this.endpoint}`}): check that it runs and is not overloaded.`,
+        error,
+      );
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private objectKey(key: string): string {
@@ -162,15 +206,21 @@ export class S3BlobStore implements BlobStore {
         if (options.sha256 !== undefined && options.sha256.toLowerCase() !== sha256) {
           throw storageError('checksum_mismatch', `The bytes given for ${key} have SHA-256 ${sha256}, not the expected ${options.sha256}.`);
         }
-        await this.client.send(
-          new PutObjectCommand({
-            Bucket: this.bucket,
-            Key: objectKey,
-            Body: body,
-            ContentLength: body.length,
-            ContentType: contentType,
-            Metadata: { [SHA256_META]: sha256 },
-          }),
+        // A second more per MB sent: the deadline is for a storage that does not answer, not for a slow link.
+        await this.send(
+          (send) =>
+            this.client.send(
+              new PutObjectCommand({
+                Bucket: this.bucket,
+                Key: objectKey,
+                Body: body,
+                ContentLength: body.length,
+                ContentType: contentType,
+                Metadata: { [SHA256_META]: sha256 },
+              }),
+              send,
+            ),
+          this.operationTimeoutMs + Math.ceil(body.length / 1_000_000) * 1000,
         );
       } else {
         // S3 writes an object whole when the upload completes (a single PUT or CompleteMultipartUpload):
@@ -194,20 +244,25 @@ export class S3BlobStore implements BlobStore {
         const sha256 = hasher.digest();
         if (known !== undefined && known !== sha256) {
           // The checksum error thrown next is what matters: its caller records nothing that names this key.
-          await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: objectKey })).catch(() => undefined);
+          await this.send((options) => this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: objectKey }), options)).catch(
+            () => undefined,
+          );
           throw storageError('checksum_mismatch', `The bytes written to ${key} have SHA-256 ${sha256}, not the expected ${known}.`);
         }
         if (known === undefined) {
           // The hash of a stream is known only at its end: record it with a server-side copy onto itself.
-          await this.client.send(
-            new CopyObjectCommand({
-              Bucket: this.bucket,
-              Key: objectKey,
-              CopySource: `${this.bucket}/${encodeURIComponent(objectKey).replace(/%2F/g, '/')}`,
-              MetadataDirective: 'REPLACE',
-              ContentType: contentType,
-              Metadata: { [SHA256_META]: sha256 },
-            }),
+          await this.send((options) =>
+            this.client.send(
+              new CopyObjectCommand({
+                Bucket: this.bucket,
+                Key: objectKey,
+                CopySource: `${this.bucket}/${encodeURIComponent(objectKey).replace(/%2F/g, '/')}`,
+                MetadataDirective: 'REPLACE',
+                ContentType: contentType,
+                Metadata: { [SHA256_META]: sha256 },
+              }),
+              options,
+            ),
           );
         }
       }
@@ -222,7 +277,7 @@ export class S3BlobStore implements BlobStore {
   async head(key: string): Promise<BlobInfo | null> {
     const objectKey = this.objectKey(key);
     try {
-      const out = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: objectKey }));
+      const out = await this.send((options) => this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: objectKey }), options));
       return {
         key,
         size: out.ContentLength ?? 0,
@@ -249,13 +304,16 @@ export class S3BlobStore implements BlobStore {
     if (info === null) throw storageError('blob_not_found', `No blob ${key} in ${this.location}.`);
     const served = range === undefined ? null : resolveRange(key, range, info.size);
     try {
-      const out = await this.client.send(
-        new GetObjectCommand({
-          Bucket: this.bucket,
-          Key: objectKey,
-          IfMatch: info.etag,
-          ...(served === null ? {} : { Range: `bytes=${served.start}-${served.end}` }),
-        }),
+      const out = await this.send((options) =>
+        this.client.send(
+          new GetObjectCommand({
+            Bucket: this.bucket,
+            Key: objectKey,
+            IfMatch: info.etag,
+            ...(served === null ? {} : { Range: `bytes=${served.start}-${served.end}` }),
+          }),
+          options,
+        ),
       );
       if (!(out.Body instanceof Readable)) throw new Error('S3 GetObject returned no stream body');
       return { info, body: out.Body, range: served };
@@ -266,7 +324,7 @@ export class S3BlobStore implements BlobStore {
 
   async delete(key: string): Promise<void> {
     try {
-      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+      await this.send((options) => this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }), options));
     } catch (error) {
       throw this.translate(error, key);
     }
@@ -279,8 +337,11 @@ export class S3BlobStore implements BlobStore {
     do {
       let page;
       try {
-        page = await this.client.send(
-          new ListObjectsV2Command({ Bucket: this.bucket, Prefix: `${base}${prefix}`, ContinuationToken: token }),
+        page = await this.send((options) =>
+          this.client.send(
+            new ListObjectsV2Command({ Bucket: this.bucket, Prefix: `${base}${prefix}`, ContinuationToken: token }),
+            options,
+          ),
         );
       } catch (error) {
         throw this.translate(error);
@@ -307,9 +368,12 @@ export class S3BlobStore implements BlobStore {
     // three quick retries are not always enough.
     for (let attempt = 0; ; attempt += 1) {
       try {
-        await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
-        await this.client.send(
-          new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix === '' ? undefined : `${this.prefix}/`, MaxKeys: 1 }),
+        await this.send((options) => this.client.send(new HeadBucketCommand({ Bucket: this.bucket }), options));
+        await this.send((options) =>
+          this.client.send(
+            new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix === '' ? undefined : `${this.prefix}/`, MaxKeys: 1 }),
+            options,
+          ),
         );
         return;
       } catch (error) {

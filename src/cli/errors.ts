@@ -60,11 +60,18 @@ async function saveTrace(error: unknown): Promise<string | null> {
   }
 }
 
+/**
+ * Exit-1 findings a command reports in full, on purpose: an inconsistency it found in the data
+ * (`db reconcile`: the books differ), not a bug of this run.
+ */
+const FINDINGS = new Set(['books_differ']);
+
 /** Anything thrown by a command, as the one AppError the CLI reports. */
 export async function cliError(error: unknown): Promise<AppError> {
   if (isAppError(error)) {
     // A server's own 500 (remote mode) is reported as the server said it, with its request id: not a bug here.
     if (error.code !== 'INTERNAL_SERVER_ERROR' || error instanceof RemoteError) return error;
+    if (error.reason !== undefined && FINDINGS.has(error.reason)) return error;
     const mapped = fsError(error.cause);
     if (mapped !== null) return mapped;
     return unexpected(error.cause ?? error);

@@ -2,7 +2,7 @@ import { CommanderError } from 'commander';
 import { wantsColor, type Environment } from '../config/environment.js';
 import type { AppError } from '../core/errors.js';
 import { bindEnvironment } from './program-environment.js';
-import { EXIT_INTERRUPTED, wasInterrupted } from './interrupt.js';
+import { interruptedExitCode, wasInterrupted } from './interrupt.js';
 import { buildProgram } from './program.js';
 
 /*
@@ -50,7 +50,7 @@ export async function main(argv: string[], env: Environment): Promise<number> {
   bindEnvironment(program, env);
   try {
     await program.parseAsync(argv);
-    return wasInterrupted() ? EXIT_INTERRUPTED : 0;
+    return wasInterrupted() ? interruptedExitCode() : 0;
   } catch (error) {
     if (error instanceof CommanderError) {
       // Help and version are exits with code 0; everything else commander rejects is usage.
@@ -58,7 +58,7 @@ export async function main(argv: string[], env: Environment): Promise<number> {
     }
     const { cliError } = await import('./errors.js');
     const appError = await cliError(error);
-    if (wasInterrupted()) return EXIT_INTERRUPTED;
+    if (wasInterrupted()) return interruptedExitCode();
     await report(appError, argv, env);
     return appError.exitCode;
   }

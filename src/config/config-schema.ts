@@ -37,6 +37,8 @@ export const JobTimingSettingsSchema = Type.Object({
   retryDelaySeconds: Type.Integer({ minimum: 1, maximum: 86_400 }),
   /** `IMMOREEL_FETCH_BUDGET_SECONDS`: the total time a job may spend fetching its listing and photos (docs/scaling.md "Fairness"). */
   fetchBudgetSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400 })),
+  /** `IMMOREEL_SCRATCH_MIN_FREE_MB`: free scratch space a worker wants before it claims a job (docs/jobs.md "Worker faults"). */
+  scratchMinFreeMb: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_048_576 })),
 });
 export type JobTimingSettings = Static<typeof JobTimingSettingsSchema>;
 
@@ -45,7 +47,6 @@ export const SessionSettingsSchema = Type.Object({
   idleSeconds: Type.Integer({ minimum: 60, maximum: 2_592_000 }),
   maxSeconds: Type.Integer({ minimum: 60, maximum: 2_592_000 }),
 });
-export type SessionSettings = Static<typeof SessionSettingsSchema>;
 
 /** A host name or IP address as a browser puts it in `Host`, without port: `studio.example.com`, `192.0.2.7`, `[2001:db8::1]`. */
 export const HOST_NAME_PATTERN =

@@ -278,6 +278,7 @@ export function loadConfig(input: LoadConfigInput): Config {
       renderExpirySeconds: integerSetting(env, 'IMMOREEL_RENDER_EXPIRY_SECONDS', timings.renderExpirySeconds, 'seconds', 900),
       retryDelaySeconds: integerSetting(env, 'IMMOREEL_RETRY_DELAY_SECONDS', timings.retryDelaySeconds, 'seconds', 10),
       fetchBudgetSeconds: integerSetting(env, 'IMMOREEL_FETCH_BUDGET_SECONDS', timings.fetchBudgetSeconds, 'seconds', 120),
+      scratchMinFreeMb: integerSetting(env, 'IMMOREEL_SCRATCH_MIN_FREE_MB', timings.scratchMinFreeMb, 'megabytes', 256),
     },
     startupWaitSeconds: integerSetting(
       env,

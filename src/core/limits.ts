@@ -21,8 +21,6 @@ export const MAX_LISTING_BYTES = 64 * 1024;
 export const MAX_JSON_DEPTH = 16;
 /** `listing.title`: portal titles are under 150 characters. */
 export const MAX_LISTING_TITLE_CHARS = 200;
-/** `listing.city`, `listing.district`, and branding names. */
-export const MAX_LISTING_NAME_CHARS = 120;
 /** `listing.features` and `listing.marketing_angles`: entries, and characters per entry. */
 export const MAX_LISTING_LIST_ITEMS = 60;
 export const MAX_LISTING_ITEM_CHARS = 400;

@@ -4,7 +4,7 @@ import addFormats from 'ajv-formats';
 import { badRequest, type ErrorDetail } from './errors.js';
 import { MAX_DESCRIPTION_CHARS, MAX_HTML_BYTES, MAX_METADATA_BYTES } from './limits.js';
 import { PropertySchema } from './property-schema.js';
-import { AUDIENCE_CHOICES, LANGUAGES, VIDEO_FORMATS } from './types.js';
+import { AUDIENCE_CHOICES, CONFIRMABLE_FACTS, LANGUAGES, VIDEO_FORMATS } from './types.js';
 
 /**
  * The one definition of each input (docs/api.md "One schema per input"): `AnalyzeRequest` and
@@ -48,6 +48,14 @@ const listingInputs = {
       { default: 'auto', description: 'Buyer profile the angles aim at; `auto` infers it.' },
     ),
   ),
+  confirmed_facts: Type.Optional(
+    Type.Array(Type.Union(CONFIRMABLE_FACTS.map((f) => Type.Literal(f))), {
+      maxItems: CONFIRMABLE_FACTS.length,
+      uniqueItems: true,
+      description:
+        'Facts the caller confirms although the analysis doubts them (docs/analysis.md "Held back"): a confirmed price is used for the market position, angles and the price card.',
+    }),
+  ),
 };
 
 export const AnalyzeRequestSchema = Type.Object(
@@ -57,6 +65,7 @@ export const AnalyzeRequestSchema = Type.Object(
     description: Type.Optional(listingInputs.description),
     language: listingInputs.language,
     target_audience: listingInputs.target_audience,
+    confirmed_facts: listingInputs.confirmed_facts,
   },
   {
     title: 'analysis request',
@@ -120,6 +129,7 @@ export const RenderRequestSchema = Type.Object(
       description: Type.Optional(listingInputs.description),
       language: listingInputs.language,
       target_audience: listingInputs.target_audience,
+      confirmed_facts: listingInputs.confirmed_facts,
     },
     listing: Type.Optional(PropertySchema),
     photos: Type.Optional(

@@ -66,6 +66,8 @@ export interface Warning {
   /** Stable, upper snake case, e.g. PRICE_PER_M2_IMPLAUSIBLE, KEY_MONEY_SCHEME, CONTRADICTION, DUAL_OFFER. */
   code: string;
   message: string;
+  /** The fact the warning is about, when it is one a caller may confirm (docs/analysis.md "Held back"). */
+  field?: ConfirmableFact;
   /** CONTRADICTION only: each source's value with the words it was read from. */
   values?: WarningValue[];
   /** A photo given that is not in the video (PHOTO_DROPPED, PHOTO_DUPLICATE, PHOTO_LEFT_OUT): the job's `photos_left_out` entry. */
@@ -83,6 +85,22 @@ export interface PhotoLeftOut {
   /** As given (a URL, `asset:<id>`, or a local file's name). */
   ref: string;
   reason: 'duration' | 'limit' | 'unreadable' | 'unreachable' | 'duplicate' | 'too_small';
+  message: string;
+}
+
+/** Facts a caller may confirm when the analysis doubts them (docs/analysis.md "Held back"). */
+export const CONFIRMABLE_FACTS = ['price', 'surface'] as const;
+export type ConfirmableFact = (typeof CONFIRMABLE_FACTS)[number];
+
+/**
+ * A fact the analysis doubts and holds back (docs/analysis.md "Held back"): no market position,
+ * angle, yield or price card is built on it until the caller confirms it (`confirmed_facts`).
+ */
+export interface HeldBackFact {
+  field: ConfirmableFact;
+  /** PRICE_IMPLAUSIBLE or SURFACE_IMPLAUSIBLE. */
+  code: string;
+  /** Why, in the request's language, naming the field. */
   message: string;
 }
 
@@ -196,6 +214,8 @@ export interface MarketComparison {
   /** The source as a reader is told it, in the analysis language, with the figures' month (docs/api.md). */
   source_label: string;
   position: MarketPosition | null;
+  /** Present when `position` is null because the price or surface is held back: why, in the analysis language. */
+  position_withheld?: string;
   delta_pct: number | null;
   confidence: 'high' | 'medium' | 'low';
 }
@@ -249,6 +269,11 @@ export interface Property {
   source: ListingSource;
   language: Language;
   warnings: Warning[];
+  /**
+   * Facts held back as doubtful (docs/analysis.md "Held back"): every analysis answer has it (empty
+   * when none); a listing sent in without it has none.
+   */
+  held_back?: HeldBackFact[];
   provenance: Provenance;
 }
 
@@ -306,6 +331,8 @@ export interface JobRecord {
   formats: VideoFormat[];
   language: Language;
   listing: { title: string; city: string | null; district: string | null; price_mad: number | null } | null;
+  /** Facts the analysis held back (docs/analysis.md "Held back"); empty when none, or before analysis. */
+  held_back: HeldBackFact[];
   /** The primary output (`outputs[0]` without its format and poster), as before packs. */
   result: VideoResult | null;
   /** Every output, in `formats` order; null until the job succeeded. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { parse } from 'csv-parse/sync';
 import pLimit from 'p-limit';
@@ -6,7 +7,7 @@ import { AppError, badRequest, toAppError } from '../core/errors.js';
 import { decodeText } from '../core/text.js';
 import { batchCsvOptions, detectDelimiter } from './batch-row.js';
 
-/** One data row of a batch CSV, keyed by its `id` column (or its line number when absent). */
+/** One data row of a batch CSV, keyed by its `id` column (or, when absent, an id derived from the row: `derivedRowId`). */
 export interface BatchRow {
   /** 1-based line of the row in the file, for error messages. */
   line: number;
@@ -32,6 +33,44 @@ export interface BatchColumns {
 
 /** Columns every batch accepts: the row id, and the error columns of a `.failed.csv` fed back in. */
 const ALWAYS_KNOWN = ['id', 'error_code', 'error_message'];
+
+/** Cells that say nothing about the listing: left out of a row's derived id. */
+const NOT_THE_ROW = new Set(['id', 'error_code', 'error_message']);
+
+/**
+ * The id of a row without one (docs/cli.md "Batch CSV"): it names the row's video, so it must be
+ * the same in every run for the same listing and differ between listings — never the row's line,
+ * which tonight's CSV gives to another listing than yesterday's. A listing URL gives its portal and
+ * its number (`mubawab-8418668`; a URL without a number, the portal and a hash of the URL); a row
+ * without a URL, `row-` and a short hash of its non-empty cells.
+ */
+export function derivedRowId(values: Readonly<Record<string, string>>): string {
+  const url = values.url?.trim();
+  if (url) {
+    const parsed = URL.canParse(url) ? new URL(url) : null;
+    if (parsed !== null) {
+      const site =
+        parsed.hostname
+          .replace(/^www\./, '')
+          .split('.')[0]
+          ?.replace(/[^a-z0-9]+/gi, '-')
+          .toLowerCase() || 'listing';
+      // A portal's listing number is the longest run of digits in its path (or query).
+      const numbers = `${parsed.pathname}${parsed.search}`.match(/\d{4,}/g) ?? [];
+      const number = numbers.sort((a, b) => b.length - a.length)[0];
+      return `${site}-${number ?? shortHash(url)}`.slice(0, 100);
+    }
+  }
+  const cells = Object.entries(values)
+    .filter(([column, value]) => !NOT_THE_ROW.has(column) && value.trim() !== '')
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([column, value]) => [column, value.trim()]);
+  return `row-${shortHash(JSON.stringify(cells))}`;
+}
+
+function shortHash(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 10);
+}
 
 /** Levenshtein distance, for "did you mean" on misspelt column names. */
 function distance(a: string, b: string): number {
@@ -116,7 +155,9 @@ export async function readBatchCsv(file: string, columnsSpec: BatchColumns = { k
       if (values[alias] !== undefined && (values[canonical] === undefined || values[canonical] === '')) values[canonical] = values[alias];
     }
     const rawId = values.id?.trim();
-    const id = rawId ? rawId : `line-${line}`;
+    let id = rawId ? rawId : derivedRowId(values);
+    // Two rows with the same listing and no id of their own: the later one is told apart by its line.
+    if (!rawId && seen.has(id)) id = `${id}-${line}`;
     if (seen.has(id)) {
       throw badRequest(`${file}:${line}: duplicate id ${JSON.stringify(id)}; every row needs its own id.`, {
         details: [{ field: `line ${line}`, message: 'duplicate id' }],

@@ -152,10 +152,12 @@ export async function prefetchInputs(request: ValidRenderRequest, options: Prefe
         if (refKind(ref) !== 'asset') continue;
         const id = ref.slice('asset:'.length);
         if (assets.has(id)) continue;
-        const path = track(ref, () => resolveAsset(id));
-        // Its failure is the render's to report, as before (the photo is left out with a warning).
-        path.catch(() => undefined);
-        assets.set(id, path);
+        // Its failure is the render's to report, as before (the photo is left out with a warning);
+        // the allSettled below handles it meanwhile.
+        assets.set(
+          id,
+          track(ref, () => resolveAsset(id)),
+        );
       }
       await Promise.allSettled(assets.values());
       if (options.signal.aborted) throw options.signal.reason;

@@ -15,8 +15,9 @@ import { defaultEngine, type RenderEngine } from './engine.js';
 import { hashInputs } from '../core/hash.js';
 import { assertJobId, newJobId } from '../core/job-ids.js';
 import { defaultConcurrency, JobFiles, MAX_CONCURRENCY, recoverAbandoned, warnOnStderr, WorkerPool, type ProblemReporter } from './pool.js';
-import type { JobQueue, JobRecords, PreparedRequest, QueueSettings } from '../records/job-rows.js';
+import type { JobQueue, JobRecords, JobSubmitOptions, QueueSettings } from '../records/job-rows.js';
 import { isTerminal } from '../core/job-state.js';
+import type { WorkerStatus } from './worker-health.js';
 import { MAX_ATTEMPTS, rowFormats, type JobRow, type NewJob } from '../records/job-rows.js';
 
 export type { RenderEngine } from './engine.js';
@@ -73,6 +74,8 @@ export interface JobManagerOptions {
   report?: ProblemReporter;
   /** What this process's renders tell the operator's metrics (docs/operations.md "Metrics"); default none. */
   metrics?: Metrics;
+  /** How long an outage is waited out per write before a job fails (default 90 s; docs/operations.md "Outages"). */
+  outageBudgetMs?: number;
 }
 
 export const DEFAULT_WATCHDOG_MS = 30 * 60_000;
@@ -186,7 +189,9 @@ export class JobManager {
         onTerminal: (row) => manager?.emitTerminal(row),
         report: options.report,
         metrics: options.metrics,
+        ...(options.outageBudgetMs === undefined ? {} : { outageBudgetMs: options.outageBudgetMs }),
         fetchBudgetMs: options.fetchBudgetMs ?? (options.timings?.fetchBudgetSeconds ?? DEFAULT_FETCH_BUDGET_MS / 1000) * 1000,
+        ...(options.timings?.scratchMinFreeMb === undefined ? {} : { minFreeScratchBytes: options.timings.scratchMinFreeMb * 1_048_576 }),
       });
       manager = new JobManager(records, files, pool, queue, options, closeOwned);
       // Jobs left `running` by a crashed process go back to the queue before anything else happens.
@@ -195,8 +200,10 @@ export class JobManager {
       if (queue !== null && options.runWorkers !== false) await manager.workQueue(queue, leaseMs, pollMs);
       return manager;
     } catch (error) {
-      // The error that stopped the opening is the one to report; a close failing after it adds nothing.
-      await closeOwned().catch(() => undefined);
+      // The error that stopped the opening is the one thrown; a close failing after it is only reported.
+      await closeOwned().catch((closing: unknown) =>
+        (options.report ?? warnOnStderr)('the job stores could not be closed after a failed start', { error: String(closing) }),
+      );
       throw error;
     }
   }
@@ -266,6 +273,11 @@ export class JobManager {
     return this.pool.threads;
   }
 
+  /** Whether this process's worker pool may claim jobs now, or why not (docs/jobs.md "Worker faults"). */
+  workerStatus(): WorkerStatus {
+    return this.pool.workerStatus();
+  }
+
   get activeRenders(): number {
     return this.pool.activeCount;
   }
@@ -290,7 +302,16 @@ export class JobManager {
   }
 
   /** `prepared`: the stored JSON and input hash of the whole request, when `request` lacks its page (a large body). */
-  async submit(request: ValidRenderRequest, options: { tenant: string; prepared?: PreparedRequest }): Promise<JobRecord> {
+  async submit(request: ValidRenderRequest, options: JobSubmitOptions): Promise<JobRecord> {
+    return (await this.submitOnce(request, options)).job;
+  }
+
+  /**
+   * A job, with what `options` asks to be written with it (its quota charge, webhook row and stored
+   * idempotent answer) in one transaction (docs/operations.md "Exactly once"). `replayed`: the
+   * `Idempotency-Key` made its job already, and that job is returned.
+   */
+  async submitOnce(request: ValidRenderRequest, options: JobSubmitOptions): Promise<{ job: JobRecord; replayed: boolean }> {
     const { metadata: _metadata, webhook_url: _webhook, ...inputs } = request;
     const job: NewJob = {
       jobId: newJobId(),
@@ -300,11 +321,14 @@ export class JobManager {
       inputHash: options.prepared?.inputHash ?? hashInputs(inputs),
       allowLocalFiles: this.options.allowLocalFiles === true,
       linkBase: this.options.linkBase ?? null,
+      ...(options.charge === undefined ? {} : { charge: options.charge }),
+      ...(options.idempotency === undefined ? {} : { idempotency: options.idempotency }),
+      ...(options.webhookUrl === undefined ? {} : { webhookUrl: options.webhookUrl }),
     };
     // With a queue, the row and its entry are written in one transaction.
     const row = this.queue === null ? await this.records.insert(job) : await this.queue.submit(job);
     this.pool.kick();
-    return this.records.toRecord(row);
+    return { job: this.records.toRecord(row), replayed: row.job_id !== job.jobId };
   }
 
   async get(jobId: string): Promise<{ job: JobRecord; tenant: string } | null> {
@@ -425,9 +449,15 @@ export class JobManager {
     if (this.closed) return;
     this.closed = true;
     // Closing goes on regardless: the pool and the stores below must still be released.
-    await this.queue?.stopWork().catch(() => undefined);
+    await this.queue
+      ?.stopWork()
+      .catch((error: unknown) => this.report('the render queue did not stop cleanly; closing goes on', { error: String(error) }));
     await this.pool.close(options.drainMs ?? 0);
     await this.closeOwned();
+  }
+
+  private get report(): ProblemReporter {
+    return this.options.report ?? warnOnStderr;
   }
 
   private emitTerminal(row: JobRow): void {
@@ -435,8 +465,9 @@ export class JobManager {
     for (const listener of this.listeners) {
       try {
         listener(job, row.tenant);
-      } catch {
-        // A listener (webhook delivery) must never break the job layer.
+      } catch (error) {
+        // A listener (webhook delivery) must never break the job layer; its failure is reported.
+        this.report('a listener of ended jobs failed', { job_id: row.job_id, error: String(error) });
       }
     }
   }

@@ -20,11 +20,14 @@ import { rideOut, type RideOutOptions } from './ride-out.js';
 import { clientFacingOutage } from '../records/outage.js';
 import { FairSlots } from './fair-slots.js';
 import { DEFAULT_FETCH_BUDGET_MS, fetchSlots, FetchStage, prefetchInputs } from './fetch-stage.js';
+import { describeWorkerFault, workerFaultOf, type WorkerFaultKind } from '../core/worker-faults.js';
+import { WorkerHealth, type WorkerStatus } from './worker-health.js';
 import {
   finalFailurePatch,
   listingSummary,
   MAX_ATTEMPTS,
   rowFormats,
+  type JobPatch,
   type JobRow,
   type Owner,
   type StoredOutput,
@@ -171,13 +174,15 @@ export class JobFiles {
       await rm(target.outputPath, { force: true });
       await rm(target.posterPath, { force: true });
     }
-    // A leftover attempt key is never read (the succeeded row names its own attempt) and purge removes it.
+    // A leftover attempt key is never read (the succeeded row names its own attempt) and purge removes
+    // it: every key is tried, then the first failure is thrown for the caller to report.
     if (!this.inPlace && attempt > 0) {
       const keys = [this.videoKey(jobId, attempt), ...formats.slice(1).map((f) => this.outputKey(jobId, attempt, f, false))];
+      const failures: unknown[] = [];
       for (const key of keys) {
-        await this.blobs.delete(key).catch(() => undefined);
-        await this.blobs.delete(posterKey(key)).catch(() => undefined);
+        for (const object of [key, posterKey(key)]) await this.blobs.delete(object).catch((error: unknown) => failures.push(error));
       }
+      if (failures.length > 0) throw new AggregateError(failures, `${failures.length} object(s) of ${jobId} could not be deleted`);
     }
   }
 
@@ -261,10 +266,12 @@ export async function recoverAbandoned(
       });
     else
       report(`job failed: its worker stopped during each of its ${row.attempts} attempts`, { event: 'job_abandoned', ...fields }, 'error');
-    // A video put in place just before the kill was never recorded: it must not linger.
-    await files.discardOutput(row.job_id, row.attempts, rowFormats(row));
+    // A video put in place just before the kill was never recorded: it must not linger (what resists is purge's).
+    const leftover = (what: string) => (error: unknown) =>
+      report(`${what} of an abandoned job could not be removed; jobs purge removes it`, { job_id: row.job_id, error: String(error) });
+    await files.discardOutput(row.job_id, row.attempts, rowFormats(row)).catch(leftover('the video'));
     // Nothing of this job runs here any more once it failed; a re-queued job's next attempt empties it anyway.
-    if (moved.state === 'failed') await rm(files.jobDir(row.job_id), { recursive: true, force: true }).catch(() => undefined);
+    if (moved.state === 'failed') await rm(files.jobDir(row.job_id), { recursive: true, force: true }).catch(leftover('the scratch'));
     await queue?.abandon(row.job_id, `the worker ${row.owner ?? ''} stopped renewing its lease`).catch((error: unknown) =>
       report('the queue kept the entry of an abandoned job; it is retried when the entry expires', {
         job_id: row.job_id,
@@ -306,7 +313,15 @@ export interface PoolOptions {
   metrics?: Metrics;
   /** The total time a job may spend fetching its inputs before it fails (default 120 s; docs/scaling.md "Fairness"). */
   fetchBudgetMs?: number;
+  /**
+   * Free bytes the scratch directory must have before a `claimAny` pool claims a job (default
+   * 256 MB; 0: no check). Docs/jobs.md "Worker faults".
+   */
+  minFreeScratchBytes?: number;
 }
+
+/** The free scratch space a worker wants before it claims a job, by default (docs/jobs.md "Worker faults"). */
+export const DEFAULT_MIN_FREE_SCRATCH_BYTES = 256 * 1_048_576;
 
 interface ActiveRender {
   controller: AbortController;
@@ -350,6 +365,43 @@ function errorDetail(error: unknown): string {
 /** What the engine says of each output it rendered. */
 type RenderedOutputs = NonNullable<RenderOutcome['outputs']>;
 
+/** What one attempt came to, before anything is recorded (`WorkerPool.settle` applies it). */
+type AttemptOutcome =
+  { kind: 'published'; outcome: RenderOutcome; outputs: StoredOutput[] } | { kind: 'failed'; error: unknown; timedOut: boolean };
+
+/** The error of a job that met a fault of each worker that tried it: nothing of any machine is named. */
+const WORKER_FAULTS_MESSAGE =
+  'The render could not be completed: each worker that tried it had a fault of its own (no scratch space, ' +
+  'a missing or crashing video tool). Nothing was charged — render again.';
+
+/**
+ * Checks that every output the engine reported exists with the size it reported, and makes each
+ * its owner's only (whatever engine wrote it, under whatever umask). Returns the outputs, the
+ * primary first (`result`, as the engine reported it), the others as `outputs` list them.
+ */
+async function checkRendered(
+  outcome: RenderOutcome,
+  formats: readonly VideoFormat[],
+  targets: readonly Required<OutputTarget>[],
+): Promise<RenderedOutputs> {
+  const rendered: RenderedOutputs = [
+    { format: formats[0]!, result: outcome.result },
+    // An engine that leaves `outputs` out rendered one output, `result` (src/render/types.ts).
+    ...(outcome.outputs ?? []).filter((output) => output.format !== formats[0]),
+  ];
+  for (const target of targets) {
+    const reported = rendered.find((output) => output.format === target.format)?.result.size_bytes;
+    const file = await stat(target.outputPath).catch(() => null);
+    if (reported === undefined || file === null || file.size !== reported) {
+      throw new Error(
+        `the engine reported a ${target.format} video of ${reported ?? 'no'} bytes but ${file === null ? 'none exists' : `${file.size} bytes exist`}`,
+      );
+    }
+    await chmod(target.outputPath, PRIVATE_FILE_MODE);
+  }
+  return rendered;
+}
+
 /** Progress writes per job are throttled: a render reports many times a second. */
 const PROGRESS_WRITE_MS = 300;
 
@@ -378,11 +430,23 @@ export class WorkerPool {
    * live worker to renew once the database is back, short next to the lease itself.
    */
   readonly lapsed: LapsedLeases;
+  /** Whether this worker may claim now: faults of its own and its scratch space (docs/jobs.md "Worker faults"). */
+  private readonly health: WorkerHealth;
 
   constructor(private readonly options: PoolOptions) {
     this.owner = { id: `${HOST}/${process.pid}/${randomBytes(4).toString('hex')}`, host: HOST, pid: process.pid };
     this.slots = new FairSlots(options.concurrency);
     this.lapsed = new LapsedLeases(Math.min(options.leaseMs / 2, 15_000));
+    this.health = new WorkerHealth({
+      scratchDir: options.files.jobsDir,
+      minFreeBytes: options.minFreeScratchBytes ?? DEFAULT_MIN_FREE_SCRATCH_BYTES,
+      report: (message, fields, level) => this.report(message, fields, level),
+    });
+  }
+
+  /** Ready to claim, or why not (a worker's `/ready`, docs/operations.md "Health and readiness"). */
+  workerStatus(): WorkerStatus {
+    return this.health.status();
   }
 
   /**
@@ -434,6 +498,8 @@ export class WorkerPool {
    * tenants already holding their share of that stage here.
    */
   room(): { free: number; fullTenants: string[] } {
+    // A worker with a fault of its own takes nothing until it is ready again (docs/jobs.md "Worker faults").
+    if (this.options.claimAny && this.health.blocked()) return { free: 0, fullTenants: [] };
     const free = this.slots.pendingCount >= this.slots.capacity ? 0 : fetchSlots(this.slots.capacity) - this.fetchStage.size;
     return { free: Math.max(0, free), fullTenants: this.fetchStage.fullTenants() };
   }
@@ -500,9 +566,10 @@ export class WorkerPool {
     this.ticking = true;
     // Settled below: a failed tick is retried by the next one, and `finally` lets it run.
     void this.tickOnce()
-      .catch(() => {
+      .catch((error: unknown) => {
         // SQLITE_BUSY past the busy timeout, a lost database connection, or the store closed under
-        // us: try again on the next tick.
+        // us: tried again on the next tick. Told at debug level: an outage is told by the writes that wait it out.
+        this.report('a poll of the job store failed; the next one tries again', { error: String(error) }, 'debug');
       })
       .finally(() => {
         this.ticking = false;
@@ -532,6 +599,8 @@ export class WorkerPool {
       for (const row of await recoverAbandoned(records, this.options.files, this.options.queue, this.report, this.lapsed))
         this.options.onTerminal(row);
     }
+    // Before claiming: is this worker fit to (its faults' back-off, its scratch space)?
+    if (this.options.claimAny && this.accepting) await this.health.check();
     // With a dispatching queue, jobs arrive through `runDelivered`; this pool claims nothing itself.
     // Claimed into the fetch stage, fairly: never a tenant that already holds its share of it here.
     while (this.options.queue === null && this.accepting && this.room().free > 0) {
@@ -548,7 +617,8 @@ export class WorkerPool {
       let queued = 0;
       if (this.options.claimAny) queued = await records.count(null, ['queued']);
       else for (const id of this.wanted) if ((await records.row(id))?.state === 'queued') queued += 1;
-      if (queued === 0 || !this.accepting) {
+      // A worker that is not ready takes nothing more: `worker --until-idle` ends instead of waiting for its disk.
+      if (queued === 0 || !this.accepting || (this.options.claimAny && this.health.blocked())) {
         const waiters = this.idleWaiters;
         this.idleWaiters = [];
         for (const resolve of waiters) resolve();
@@ -617,21 +687,23 @@ export class WorkerPool {
     return stored;
   }
 
+  /**
+   * One attempt at a job, then its settlement: `attempt` renders, verifies and publishes and
+   * returns what happened as data (it never writes the job row); `settle` is the one place that
+   * applies it (docs/jobs.md "Settling an attempt").
+   */
   private async run(row: JobRow, controller: AbortController, fetched: () => void): Promise<JobRow | null> {
-    const { records, files, engine, watchdogMs } = this.options;
-    const jobId = row.job_id;
-    const workDir = files.jobDir(jobId);
-    const formats = rowFormats(row);
-    // One target per format, the primary first (docs/jobs.md "Outputs").
-    const targets = formats.map((format, index) => files.outputTarget(jobId, format, index === 0));
-    const isMine = (current: JobRow): boolean => current.state === 'running' && current.owner === this.owner.id;
-    let timedOut = false;
-    let watchdog: NodeJS.Timeout | undefined;
-    let releaseSlot: (() => void) | null = null;
+    const attempt = await this.attempt(row, controller, fetched);
+    return this.settle(row, controller, attempt);
+  }
+
+  /** A render's progress, throttled into the store: a busy store never fails the render. */
+  private progressWriter(row: JobRow): (stage: JobStage, reported: number) => void {
     let lastWrite = 0;
     let lastStage: JobStage | null = null;
     let highest = 0;
-    const onProgress = (stage: JobStage, reported: number): void => {
+    let failures = 0;
+    return (stage, reported) => {
       // The fetch stage and the render both report fetching_assets: progress never goes back.
       const progress = Math.max(highest, reported);
       highest = progress;
@@ -639,14 +711,33 @@ export class WorkerPool {
       if (stage === lastStage && now - lastWrite < PROGRESS_WRITE_MS) return;
       lastStage = stage;
       lastWrite = now;
-      // A busy store must not fail the render; the next report will get through.
-      records.setProgress(jobId, this.owner, stage, progress).catch(() => undefined);
+      // The next report will get through; the first failure of a job is told at debug level.
+      this.options.records.setProgress(row.job_id, this.owner, stage, progress).catch((error: unknown) => {
+        failures += 1;
+        if (failures === 1)
+          this.report('a progress write failed; the next one is tried', { job_id: row.job_id, error: String(error) }, 'debug');
+      });
     };
+  }
+
+  /**
+   * Renders, verifies and publishes one attempt: the stages in order (scratch, request, fetch,
+   * slot, render, check, publish), each returning what the next needs. Writes no job row (progress
+   * aside); every failure is returned, not thrown.
+   */
+  private async attempt(row: JobRow, controller: AbortController, fetched: () => void): Promise<AttemptOutcome> {
+    const { records, files, engine, watchdogMs } = this.options;
+    const jobId = row.job_id;
+    const workDir = files.jobDir(jobId);
+    const formats = rowFormats(row);
+    // One target per format, the primary first (docs/jobs.md "Outputs").
+    const targets = formats.map((format, index) => files.outputTarget(jobId, format, index === 0));
+    const onProgress = this.progressWriter(row);
     const resolveAsset = this.options.resolveAsset;
-    let finished: JobRow | null = null;
-    let uploaded: string | null = null;
+    let timedOut = false;
+    let watchdog: NodeJS.Timeout | undefined;
+    let releaseSlot: (() => void) | null = null;
     let renderSeconds: number | null = null;
-    let unrecorded = false;
     try {
       // Every attempt starts from an empty directory: nothing of a killed attempt is reused.
       await rm(workDir, { recursive: true, force: true });
@@ -710,115 +801,255 @@ export class WorkerPool {
       const renderStarted = process.hrtime.bigint();
       const outcome = await engine({ ...request, listing: inputs.listing ?? request.listing }, ctx);
       const engineSeconds = secondsSince(renderStarted);
-      // The primary is `result`, as the engine reported it; the others as `outputs` list them.
-      const rendered: RenderedOutputs = [
-        { format: formats[0]!, result: outcome.result },
-        // An engine that leaves `outputs` out rendered one output, `result` (src/render/types.ts).
-        ...(outcome.outputs ?? []).filter((output) => output.format !== formats[0]),
-      ];
-      for (const target of targets) {
-        const reported = rendered.find((output) => output.format === target.format)?.result.size_bytes;
-        const file = await stat(target.outputPath).catch(() => null);
-        if (reported === undefined || file === null || file.size !== reported) {
-          throw new Error(
-            `the engine reported a ${target.format} video of ${reported ?? 'no'} bytes but ${file === null ? 'none exists' : `${file.size} bytes exist`}`,
-          );
-        }
-        // Whatever engine wrote it, under whatever umask: a stored video is its owner's only.
-        await chmod(target.outputPath, PRIVATE_FILE_MODE);
-      }
+      const rendered = await checkRendered(outcome, formats, targets);
       renderSeconds = engineSeconds;
       if (controller.signal.aborted) throw controller.signal.reason;
-      // A storage or database outage during the upload or the record is waited out (docs/operations.md "Outages").
+      // A storage or database outage during the upload is waited out (docs/operations.md "Outages").
       const outputs = await rideOut(
         `uploading the videos of ${jobId}`,
         () => this.publish(row, targets, rendered),
         this.rideOutOptions(row, 'upload'),
       );
-      uploaded = files.videoKey(jobId, row.attempts);
-      if (controller.signal.aborted) throw controller.signal.reason;
-      // Guarded on still owning the row: of two attempts that both uploaded, only one is recorded.
-      finished = await rideOut(
-        `recording ${jobId} succeeded`,
-        () =>
-          records.transition(
-            jobId,
-            'succeeded',
-            {
-              stage: null,
-              progress: 1,
-              finished_at: new Date().toISOString(),
-              lease_expires_at: null,
-              result_json: JSON.stringify(outcome.result),
-              outputs_json: JSON.stringify(outputs),
-              listing_json: JSON.stringify(listingSummary(outcome.listing)),
-              warnings_json: JSON.stringify(outcome.warnings),
-            },
-            isMine,
-          ),
-        this.rideOutOptions(row, 'finish'),
-      );
+      return { kind: 'published', outcome, outputs };
     } catch (error) {
-      const failure = jobError(error, watchdogMs, timedOut);
-      if (failure.code === 'SERVICE_UNAVAILABLE')
-        this.report(`render attempt failed: ${failure.message}`, {
-          event: 'job_attempt_failed',
-          job_id: jobId,
-          tenant: row.tenant,
-          attempt: row.attempts,
-          error: errorDetail(error),
-        });
-      // Gone before the job is recorded failed, so no reader ever sees a failed job with a video.
-      // A failed discard must not hide the render's own failure, recorded next; purge removes what is left.
-      await files.discardOutput(jobId, row.attempts, formats).catch(() => undefined);
-      uploaded = null;
-      try {
-        finished = await rideOut(
-          `recording ${jobId} failed`,
-          () =>
-            records.transition(
-              jobId,
-              'failed',
-              {
-                stage: null,
-                finished_at: new Date().toISOString(),
-                lease_expires_at: null,
-                error_code: failure.code,
-                error_message: failure.message,
-                // What the render noticed before failing (each photo left out, and why) stays with the job.
-                ...(isAppError(error) && error.warnings.length > 0 ? { warnings_json: JSON.stringify(error.warnings) } : {}),
-              },
-              isMine,
-            ),
-          this.rideOutOptions(row, 'finish'),
-        );
-      } catch {
-        finished = null;
-        // Still ours (its lease runs out later): nothing else works in its directory.
-        unrecorded = true;
-      }
+      return { kind: 'failed', error, timedOut };
     } finally {
       clearTimeout(watchdog);
       if (releaseSlot !== null) this.metrics.renderEnded(renderSeconds);
       fetched();
       releaseSlot?.();
     }
+  }
+
+  /**
+   * The one place an attempt's outcome is applied (docs/jobs.md "Settling an attempt"): a
+   * published video is recorded succeeded (waiting for the database as long as the job is still
+   * this worker's); a fault of this worker hands the job to another; any other failure is recorded
+   * failed. Then what the attempt left is cleaned up. Every failure met here is reported.
+   * Returns the job as it ended here, or null when it did not end here (handed on, taken back,
+   * canceled elsewhere, or its end could not be recorded).
+   */
+  private async settle(row: JobRow, controller: AbortController, attempt: AttemptOutcome): Promise<JobRow | null> {
+    const { files } = this.options;
+    const jobId = row.job_id;
+    const formats = rowFormats(row);
+    const workDir = files.jobDir(jobId);
+    let finished: JobRow | null = null;
+    let unrecorded = false;
+    let handedOn = false;
+    if (attempt.kind === 'published') {
+      try {
+        finished = await this.recordSucceeded(row, controller, attempt);
+      } catch (error) {
+        unrecorded = true;
+        this.report('a rendered and uploaded video could not be recorded; the job runs again when its lease runs out', {
+          event: 'job_unrecorded',
+          job_id: jobId,
+          tenant: row.tenant,
+          attempt: row.attempts,
+          error: errorDetail(error),
+        });
+      }
+    } else {
+      const fault = this.options.claimAny && !controller.signal.aborted ? workerFaultOf(attempt.error) : null;
+      // Gone before the job is recorded, so no reader ever sees a failed job with a video.
+      await this.discard(row, formats);
+      try {
+        if (fault !== null) {
+          finished = await this.handOn(row, fault, attempt.error);
+          handedOn = finished?.state === 'queued';
+          if (handedOn) finished = null;
+        } else finished = await this.recordFailed(row, attempt);
+      } catch (error) {
+        // Still ours (its lease runs out later): nothing else works in its directory.
+        unrecorded = true;
+        this.report("a job's failure could not be recorded; it runs again when its lease runs out", {
+          event: 'job_unrecorded',
+          job_id: jobId,
+          tenant: row.tenant,
+          attempt: row.attempts,
+          error: errorDetail(error),
+          failure: errorDetail(attempt.error),
+        });
+      }
+    }
+    if (finished?.state === 'succeeded') this.health.noteHealthy();
+    if (finished === null && !unrecorded && !handedOn) await this.tellGivenUp(row);
     if (finished === null || finished.state !== 'succeeded') {
       // Canceled, re-queued, failed or lost to another attempt: no video may stay where a result is expected.
-      // The outcome is already recorded; a file that resists removal is purge's (`jobs purge`) to remove.
-      await files.discardOutput(jobId, row.attempts, formats).catch(() => undefined);
+      await this.discard(row, formats);
       // Failed, canceled or stopped: the attempt's scratch (photos, render-*.tmp.mp4 and its parts, soundtrack.m4a)
-      // goes too, on every machine (docs/operations.md "Scratch space"; best effort, as above). A
-      // render that lost its row to another attempt leaves the directory alone: with a shared data
-      // directory that attempt may be working in it.
-      if (finished !== null || unrecorded || controller.signal.aborted)
-        await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
-    } else if (!files.inPlace && uploaded !== null) {
-      // The video is in the blob store: the scratch directory has served its purpose (what resists is purge's).
-      await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
+      // goes too, on every machine (docs/operations.md "Scratch space"). A render that lost its row to
+      // another attempt leaves the directory alone: with a shared data directory that attempt may be working in it.
+      if (finished !== null || unrecorded || handedOn || controller.signal.aborted) await this.removeScratch(jobId, workDir);
+    } else if (!files.inPlace) {
+      // The video is in the blob store: the scratch directory has served its purpose.
+      await this.removeScratch(jobId, workDir);
     }
     if (finished !== null) this.options.onTerminal(finished);
     return finished;
+  }
+
+  /**
+   * Records a published attempt succeeded. The video is verified and stored: it is never thrown
+   * away because the database is away. The record is retried with back-off for as long as the job
+   * is still this worker's (the pool renews its lease once the database answers, and aborts the
+   * attempt when the job was canceled or handed on meanwhile). A write whose answer was lost but
+   * which went through is recognised on the next try.
+   */
+  private async recordSucceeded(
+    row: JobRow,
+    controller: AbortController,
+    attempt: Extract<AttemptOutcome, { kind: 'published' }>,
+  ): Promise<JobRow | null> {
+    const { records } = this.options;
+    const { outcome, outputs } = attempt;
+    if (controller.signal.aborted) return null;
+    const patch = {
+      stage: null,
+      progress: 1,
+      finished_at: new Date().toISOString(),
+      lease_expires_at: null,
+      result_json: JSON.stringify(outcome.result),
+      outputs_json: JSON.stringify(outputs),
+      listing_json: JSON.stringify(listingSummary(outcome.listing)),
+      warnings_json: JSON.stringify(outcome.warnings),
+    };
+    const wonBy = (current: JobRow | undefined): boolean =>
+      current !== undefined && current.state === 'succeeded' && current.owner === this.owner.id && current.attempts === row.attempts;
+    return rideOut(
+      `recording ${row.job_id} succeeded`,
+      async () => {
+        // Guarded on still owning the row: of two attempts that both uploaded, only one is recorded.
+        const moved = await records.transition(row.job_id, 'succeeded', patch, (current) => this.isMine(current));
+        if (moved !== null) return moved;
+        const current = await records.row(row.job_id);
+        return wonBy(current) ? current! : null;
+      },
+      { ...this.rideOutOptions(row, 'finish'), budgetMs: Number.POSITIVE_INFINITY, signal: controller.signal },
+    );
+  }
+
+  /** Records an attempt that failed on the job's own account (or was stopped) as `failed`, if the job is still ours. */
+  private recordFailed(row: JobRow, attempt: Extract<AttemptOutcome, { kind: 'failed' }>): Promise<JobRow | null> {
+    const { error, timedOut } = attempt;
+    const failure = jobError(error, this.options.watchdogMs, timedOut);
+    if (failure.code === 'SERVICE_UNAVAILABLE')
+      this.report(`render attempt failed: ${failure.message}`, {
+        event: 'job_attempt_failed',
+        job_id: row.job_id,
+        tenant: row.tenant,
+        attempt: row.attempts,
+        error: errorDetail(error),
+      });
+    return rideOut(
+      `recording ${row.job_id} failed`,
+      () =>
+        this.options.records.transition(
+          row.job_id,
+          'failed',
+          {
+            stage: null,
+            finished_at: new Date().toISOString(),
+            lease_expires_at: null,
+            error_code: failure.code,
+            error_message: failure.message,
+            // What the render noticed before failing (each photo left out, and why) stays with the job.
+            ...(isAppError(error) && error.warnings.length > 0 ? { warnings_json: JSON.stringify(error.warnings) } : {}),
+          },
+          (current) => this.isMine(current),
+        ),
+      this.rideOutOptions(row, 'finish'),
+    );
+  }
+
+  /**
+   * A fault of this worker (docs/jobs.md "Worker faults"): the worker stops claiming for a while,
+   * and the job goes back to the queue for another worker, charged once as it is. Its attempt
+   * counts, so a job that meets faults on every worker still ends: past its last attempt it fails
+   * `SERVICE_UNAVAILABLE` (refunded), in words that name no path of this machine.
+   */
+  private handOn(row: JobRow, fault: WorkerFaultKind, error: unknown): Promise<JobRow | null> {
+    this.health.noteFault(fault, { job_id: row.job_id, error: errorDetail(error) });
+    const { records } = this.options;
+    const last = row.attempts >= MAX_ATTEMPTS;
+    this.report(
+      last
+        ? `job failed: a fault of each worker that tried it (${describeWorkerFault(fault)} here)`
+        : `job handed to another worker: ${describeWorkerFault(fault)} here`,
+      {
+        event: last ? 'job_worker_faults' : 'job_handed_on',
+        job_id: row.job_id,
+        tenant: row.tenant,
+        attempt: row.attempts,
+        max_attempts: MAX_ATTEMPTS,
+        reason: fault,
+      },
+      last ? 'error' : 'warn',
+    );
+    const patch: JobPatch = last
+      ? {
+          ...finalFailurePatch(WORKER_FAULTS_MESSAGE),
+          error_code: 'SERVICE_UNAVAILABLE',
+        }
+      : { stage: null, progress: 0, owner: null, owner_host: null, owner_pid: null, lease_expires_at: null };
+    return rideOut(
+      `handing ${row.job_id} on`,
+      () => records.transition(row.job_id, last ? 'failed' : 'queued', patch, (current) => this.isMine(current)),
+      this.rideOutOptions(row, 'finish'),
+    );
+  }
+
+  /**
+   * One line per job this worker gave up because it is no longer its own: its lease ran out while
+   * the worker was frozen or cut off, and another took it (docs/operations.md "Logs"). A cancel
+   * and a shutdown are not news here.
+   */
+  private async tellGivenUp(row: JobRow): Promise<void> {
+    if (!this.accepting) return;
+    let current: JobRow | undefined;
+    try {
+      current = await this.options.records.row(row.job_id);
+    } catch (error) {
+      this.report('gave up a job that is no longer this worker’s (its state could not be read)', {
+        event: 'job_given_up',
+        job_id: row.job_id,
+        tenant: row.tenant,
+        attempt: row.attempts,
+        error: String(error),
+      });
+      return;
+    }
+    if (current === undefined || current.state === 'canceled') return;
+    this.report(`gave up ${row.job_id}: it is no longer this worker's (its lease ran out and it was handed on)`, {
+      event: 'job_given_up',
+      job_id: row.job_id,
+      tenant: row.tenant,
+      attempt: row.attempts,
+      state: current.state,
+      owner: current.owner ?? '',
+    });
+  }
+
+  private isMine(current: JobRow): boolean {
+    return current.state === 'running' && current.owner === this.owner.id;
+  }
+
+  /** Removes the attempt's videos; what resists is `jobs purge`'s, and is logged. */
+  private async discard(row: JobRow, formats: readonly VideoFormat[]): Promise<void> {
+    await this.options.files.discardOutput(row.job_id, row.attempts, formats).catch((error: unknown) =>
+      this.report('a video of an attempt that did not succeed could not be removed; jobs purge removes it', {
+        job_id: row.job_id,
+        error: String(error),
+      }),
+    );
+  }
+
+  /** Removes an attempt's scratch directory; what resists is `jobs purge`'s, and is logged. */
+  private async removeScratch(jobId: string, workDir: string): Promise<void> {
+    await rm(workDir, { recursive: true, force: true }).catch((error: unknown) =>
+      this.report('a scratch directory could not be removed; jobs purge removes it', { job_id: jobId, error: String(error) }),
+    );
   }
 
   /**
@@ -849,8 +1080,12 @@ export class WorkerPool {
           },
           (current) => current.state === 'running' && current.owner === this.owner.id,
         );
-      } catch {
+      } catch (error) {
         // The store may be busy or closing; the lease expiry will re-queue the job instead.
+        this.report('a running job could not be put back in the queue at shutdown; its lease hands it on', {
+          job_id: jobId,
+          error: String(error),
+        });
       }
       render.controller.abort(new Error('shutting down'));
     }

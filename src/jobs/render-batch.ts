@@ -91,10 +91,34 @@ async function readManifest(outDir: string): Promise<Manifest> {
   try {
     const parsed = JSON.parse(await readFile(join(outDir, MANIFEST_NAME), 'utf8')) as Manifest;
     if (parsed.version === 1 && typeof parsed.rows === 'object' && parsed.rows !== null) return parsed;
+    return { version: 1, rows: {} };
   } catch {
     // Missing or unreadable: nothing is known to be done.
+    return { version: 1, rows: {} };
   }
-  return { version: 1, rows: {} };
+}
+
+/** Errors of this machine's file system that no row can get past (the out folder full, read-only, gone). */
+const LOCAL_FAULTS = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM', 'EIO', 'ENOENT']);
+
+function isLocalFault(error: unknown): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 4; depth += 1) {
+    const code = (current as NodeJS.ErrnoException).code;
+    if (typeof code === 'string' && LOCAL_FAULTS.has(code)) return true;
+    current = current.cause;
+  }
+  return false;
+}
+
+/** The batch's own error when the out folder cannot take more videos: what happened and what to do. */
+function localFaultError(error: unknown, outDir: string): AppError {
+  const code = (error as NodeJS.ErrnoException).code ?? 'EIO';
+  const why = code === 'ENOSPC' || code === 'EDQUOT' ? 'is full' : code === 'ENOENT' ? 'was removed' : `cannot be written (${code})`;
+  return new AppError(
+    'INTERNAL_SERVER_ERROR',
+    `The batch stopped: ${outDir} ${why}. Free or fix it, then run the batch again with --resume (the videos already saved are kept).`,
+    { reason: 'out_dir_unwritable', cause: error },
+  );
 }
 
 export function formatEta(ms: number): string {
@@ -119,6 +143,7 @@ export const RENDER_BATCH_COLUMNS: BatchColumns = {
     'duration_s',
     'language',
     'target_audience',
+    'confirmed_facts',
     'music',
     ...BRANDING_COLUMNS,
     'unbranded',
@@ -147,7 +172,9 @@ export type RenderBatchRecord =
       videos?: string[];
       job?: JobRecord;
     }
-  | { ok: false; status: 'error'; id: string; job_id: string | null; error: ReturnType<AppError['toJSON']> };
+  | { ok: false; status: 'error'; id: string; job_id: string | null; error: ReturnType<AppError['toJSON']> }
+  /** A row whose job was canceled (Ctrl-C, SIGTERM, or `jobs cancel`): not failed, and `--resume` renders it. */
+  | { ok: false; status: 'canceled'; id: string; job_id: string };
 
 export interface RenderBatchHooks {
   /** Before any row runs: columns the batch does not know (they are ignored). */
@@ -158,6 +185,8 @@ export interface RenderBatchHooks {
   onProgress?(text: string): void;
   /** Aborted (Ctrl-C): running rows' jobs are canceled, waiting rows are not started. */
   signal?: AbortSignal;
+  /** Something went wrong that changes no row's outcome (a cancel refused while quitting): said on stderr. */
+  onWarning?(message: string): void;
 }
 
 export interface RenderBatchSummary {
@@ -165,8 +194,12 @@ export interface RenderBatchSummary {
   succeeded: number;
   skipped: number;
   failed: number;
+  /** Rows whose job was canceled (not failed: `--resume` renders them). */
+  canceled: number;
   /** Rows not started because the batch was interrupted. */
   notStarted: number;
+  /** Rendered rows whose analysis held a fact back as doubtful (docs/analysis.md "Held back"). */
+  heldBack: number;
   outDir: string;
   failedFile: string | null;
   elapsedMs: number;
@@ -245,7 +278,10 @@ export async function runRenderBatch(service: Service, options: RenderBatchOptio
   const total = batch.rows.length - skip.size;
   let done = 0;
   let failedCount = 0;
+  let canceledCount = 0;
   let notStarted = 0;
+  /** A fault of this machine met while saving (no space, no permission): the batch stops, and says why. */
+  let fatal: unknown = null;
   const running = new Set<string>();
   const showProgress = (): void => {
     const finished = done + failedCount;
@@ -256,12 +292,18 @@ export async function runRenderBatch(service: Service, options: RenderBatchOptio
   };
   const progressTimer = setInterval(showProgress, 1000);
   const failed: { row: BatchRow; error: AppError }[] = [];
+  let heldBack = 0;
   const jobOf = new Map<string, string>();
-  const interrupted = (): boolean => hooks.signal?.aborted === true;
+  const interrupted = (): boolean => hooks.signal?.aborted === true || fatal !== null;
   // Ctrl-C: cancel the jobs of the rows that are running; the rows waiting are never started.
+  // Best effort while the user is quitting: a job whose cancel fails renders on; the warning says which.
+  const cancel = (jobId: string): Promise<void> =>
+    service.cancelJob(jobId).then(
+      () => undefined,
+      (error: unknown) => hooks.onWarning?.(`${jobId} could not be canceled (${(error as Error).message}); it may render on.`),
+    );
   const cancelRunning = (): void => {
-    // Best effort while the user is quitting: a job whose cancel fails renders on and `jobs list` shows it.
-    for (const jobId of jobOf.values()) void service.cancelJob(jobId).catch(() => undefined);
+    for (const jobId of jobOf.values()) void cancel(jobId);
   };
   hooks.signal?.addEventListener('abort', cancelRunning, { once: true });
 
@@ -275,8 +317,8 @@ export async function runRenderBatch(service: Service, options: RenderBatchOptio
         idempotencyKey: batchRowIdempotencyKey(batchIdOf(options.csv, outDir), row.id, prep.hash),
       });
       jobOf.set(row.id, queued.job_id);
-      // As in cancelRunning: best effort while quitting; `jobs list` shows a job that rendered on.
-      if (interrupted()) await service.cancelJob(queued.job_id).catch(() => undefined);
+      // As in cancelRunning: best effort while quitting.
+      if (interrupted()) await cancel(queued.job_id);
       const job = await service
         .waitForJob(queued.job_id, {
           onUpdate: (update) => {
@@ -297,18 +339,24 @@ export async function runRenderBatch(service: Service, options: RenderBatchOptio
         sha256: (format === formats[0] ? job.result?.sha256 : job.outputs?.find((o) => o.format === format)?.sha256) ?? '',
       }));
       let bytes = 0;
-      for (const output of outputs) {
-        const size = await service.downloadVideo(job.job_id, join(outDir, output.file), { format: output.format });
-        if (output.format === formats[0]) bytes = size;
+      try {
+        for (const output of outputs) {
+          const size = await service.downloadVideo(job.job_id, join(outDir, output.file), { format: output.format });
+          if (output.format === formats[0]) bytes = size;
+        }
+        manifest.rows[row.id] = {
+          input_hash: prep.hash,
+          job_id: job.job_id,
+          sha256: job.result.sha256.replace(/^sha256:/, ''),
+          size_bytes: bytes,
+          ...(pack ? { outputs: outputs.map((o) => ({ ...o, sha256: o.sha256.replace(/^sha256:/, '') })) } : {}),
+        };
+        await saveManifest();
+      } catch (error) {
+        // The out folder cannot take the video (full, read-only): no later row could be saved either.
+        if (isLocalFault(error)) fatal ??= error;
+        throw error;
       }
-      manifest.rows[row.id] = {
-        input_hash: prep.hash,
-        job_id: job.job_id,
-        sha256: job.result.sha256.replace(/^sha256:/, ''),
-        size_bytes: bytes,
-        ...(pack ? { outputs: outputs.map((o) => ({ ...o, sha256: o.sha256.replace(/^sha256:/, '') })) } : {}),
-      };
-      await saveManifest();
       const videos = outputs.map((o) => join(outDir, o.file));
       return { job, video: videos[0]!, videos: pack ? videos : undefined };
     },
@@ -325,6 +373,8 @@ export async function runRenderBatch(service: Service, options: RenderBatchOptio
       onOutcome: (outcome) => {
         if (outcome.ok) {
           done += 1;
+          // A server older than held-back facts sends none.
+          if ((outcome.value.job.held_back ?? []).length > 0) heldBack += 1;
           hooks.onRecord({
             ok: true,
             status: 'success',
@@ -335,6 +385,9 @@ export async function runRenderBatch(service: Service, options: RenderBatchOptio
             ...(outcome.value.videos === undefined ? {} : { videos: outcome.value.videos }),
             job: outcome.value.job,
           });
+        } else if (outcome.error instanceof JobFailedError && outcome.error.reason === 'canceled') {
+          canceledCount += 1;
+          hooks.onRecord({ ok: false, status: 'canceled', id: outcome.id, job_id: outcome.error.jobId });
         } else {
           failedCount += 1;
           failed.push({ row: outcome.row, error: outcome.error });
@@ -350,13 +403,17 @@ export async function runRenderBatch(service: Service, options: RenderBatchOptio
   await manifestWrite;
 
   const failedFile = options.failedFile === undefined ? failedFileFor(options.csv) : options.failedFile;
-  await updateFailedCsv(failedFile, batch.columns, failed);
+  // A fault of the out folder is the batch's, not its rows': the rows it stopped are not "failed".
+  await updateFailedCsv(failedFile, batch.columns, fatal === null ? failed : failed.filter((f) => !isLocalFault(f.error)));
+  if (fatal !== null) throw localFaultError(fatal, outDir);
   return {
     total: summary.total,
     succeeded: summary.succeeded,
     skipped: summary.skipped - notStarted,
-    failed: summary.failed,
+    failed: summary.failed - canceledCount,
+    canceled: canceledCount,
     notStarted,
+    heldBack,
     outDir,
     failedFile: failed.length > 0 ? failedFile : null,
     elapsedMs: Date.now() - started,

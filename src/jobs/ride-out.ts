@@ -1,6 +1,5 @@
 import { AppError } from '../core/errors.js';
 import type { Metrics } from '../core/metrics.js';
-import { sleep } from '../core/time.js';
 import { clientSafe, outageOf, type Outage } from '../records/outage.js';
 
 /**
@@ -31,6 +30,20 @@ export interface RideOutOptions {
 }
 
 export const DEFAULT_OUTAGE_BUDGET_MS = 90_000;
+
+/** Waits `ms`, or less when `signal` aborts (resolving either way: the caller looks at the signal). */
+function pauseUnlessAborted(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted === true) return resolve();
+    const done = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
 
 export async function rideOut<T>(what: string, operation: () => Promise<T>, options: RideOutOptions = {}): Promise<T> {
   const budgetMs = options.budgetMs ?? DEFAULT_OUTAGE_BUDGET_MS;
@@ -67,7 +80,7 @@ export async function rideOut<T>(what: string, operation: () => Promise<T>, opti
       const pause = Math.min(delayMs, budgetMs - waited) * (0.5 + Math.random() / 2);
       options.onRetry?.({ outage, what, tries, delayMs: Math.round(pause), waitedMs: waited, budgetMs });
       // An abort ends the pause early; the next try sees the signal and gives up with the outage error.
-      await sleep(pause, options.signal).catch(() => undefined);
+      await pauseUnlessAborted(pause, options.signal);
       options.metrics?.retried(options.operation ?? 'other');
       delayMs = Math.min(maxDelayMs, delayMs * 2);
     }

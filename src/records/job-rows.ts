@@ -14,10 +14,12 @@ import {
 } from '../core/types.js';
 import { formatPathOf, posterPathOf } from '../core/paths.js';
 import type { ValidRenderRequest } from '../render/types.js';
-import type { JobList, Property } from '../core/types.js';
+import type { HeldBackFact, JobList, Property } from '../core/types.js';
 import { isJobId } from '../core/job-ids.js';
 import { isTerminal } from '../core/job-state.js';
 import { MAX_LIST_LIMIT } from '../core/job-limits.js';
+import type { BillableRoute, Charge } from './quota.js';
+import type { IdempotentRequest } from './idempotency.js';
 
 /**
  * Job logic that does not depend on the database: the row, list-option checks and the record a row
@@ -62,6 +64,10 @@ export const JOB_ROW_COLUMNS = [
   'expired_at',
   'formats_json',
   'outputs_json',
+  'units',
+  'charge_key_id',
+  'charge_period',
+  'refunded_at',
 ].join(', ');
 
 export interface JobRow {
@@ -96,6 +102,13 @@ export interface JobRow {
   formats_json: string | null;
   /** Each output's verified properties (`StoredOutput[]`, JSON) once succeeded; null before, and on rows written before packs. */
   outputs_json: string | null;
+  /** Quota units this job took (docs/api.md "Monthly quota"); 0 for a job made without an API key. */
+  units: number;
+  /** The API key and month (`YYYY-MM`) whose quota the units were taken from; null when none were. */
+  charge_key_id: string | null;
+  charge_period: string | null;
+  /** When the units were given back (the job failed on the caller's input or on our outage); null otherwise. */
+  refunded_at: string | null;
 }
 
 /** What a row keeps of one output: what ffprobe verified, and whether its poster was drawn. */
@@ -115,7 +128,8 @@ export function storedRequest(json: string): ValidRenderRequest {
   return { ...request, formats: request.formats ?? [request.format] };
 }
 
-export type ListingSummary = NonNullable<JobRecord['listing']>;
+/** The listing a row keeps: the record's `listing`, and the facts held back (the record's `held_back`). */
+export type ListingSummary = NonNullable<JobRecord['listing']> & { held_back?: HeldBackFact[] };
 
 export interface CheckedListOptions {
   limit: number;
@@ -182,7 +196,7 @@ export function toJobRecord(row: JobRow, jobsDir: string): JobRecord {
     format: row.format as JobRecord['format'],
     formats,
     language: row.language as JobRecord['language'],
-    listing: row.listing_json === null ? null : (JSON.parse(row.listing_json) as ListingSummary),
+    ...listingOfRow(row.listing_json),
     result: row.state === 'succeeded' ? result : null,
     outputs,
     error: row.state === 'failed' && row.error_code !== null ? { code: row.error_code, message: row.error_message ?? '' } : null,
@@ -271,6 +285,48 @@ export interface NewJob {
   inputHash: string;
   allowLocalFiles: boolean;
   linkBase: string | null;
+  /** The quota charge, written with the row (an API submission); none in local mode. */
+  charge?: Charge;
+  /**
+   * The submission's `Idempotency-Key`: the stored answer is written with the row, and a key used
+   * already gives back its job's row instead of a new one (a different `job_id` than asked for).
+   */
+  idempotency?: IdempotentRequest;
+  /** The webhook outbox row of the job, written with it. */
+  webhookUrl?: string | null;
+}
+
+/** What a submission brings besides its request: whose it is, and what is written with its row. */
+export interface JobSubmitOptions extends Pick<NewJob, 'charge' | 'idempotency' | 'webhookUrl'> {
+  tenant: string;
+  /** The stored JSON and input hash of the whole request, when `request` lacks its page (a large body). */
+  prepared?: PreparedRequest;
+}
+
+/** The quota route render jobs are charged to. */
+export const JOB_CHARGE_ROUTE: BillableRoute = 'render_video';
+
+/**
+ * Whether a job moving to `to` with `errorCode` gives its units back (docs/api.md "Monthly quota"):
+ * it failed on the caller's input (`BAD_REQUEST`) or because a service of ours stayed down
+ * (`SERVICE_UNAVAILABLE`, docs/operations.md "Outages"). The refund is written in the transaction
+ * that ends the job, once (`refunded_at`).
+ */
+export function refundsCharge(
+  row: Pick<JobRow, 'units' | 'refunded_at' | 'charge_key_id'>,
+  to: JobState,
+  errorCode: string | null,
+): boolean {
+  if (row.units <= 0 || row.refunded_at !== null || row.charge_key_id === null || to !== 'failed') return false;
+  return errorCode === 'BAD_REQUEST' || errorCode === 'SERVICE_UNAVAILABLE';
+}
+
+/**
+ * The columns of a new row that say what it was charged, in the order of both stores' INSERT
+ * (units, charge_key_id, charge_period).
+ */
+export function chargeValues(job: Pick<NewJob, 'charge'>): (string | number | null)[] {
+  return job.charge === undefined ? [0, null, null] : [job.charge.units, job.charge.keyId, job.charge.period];
 }
 
 /**
@@ -361,8 +417,23 @@ export interface JobQueue {
 export const MAX_ATTEMPTS = 3;
 
 /** The listing summary a job row keeps (title, place, price) for lists. */
-export function listingSummary(property: Pick<Property, 'title' | 'city' | 'district' | 'price_mad'>): ListingSummary {
-  return { title: property.title, city: property.city, district: property.district, price_mad: property.price_mad };
+export function listingSummary(property: Pick<Property, 'title' | 'city' | 'district' | 'price_mad' | 'held_back'>): ListingSummary {
+  const summary: ListingSummary = {
+    title: property.title,
+    city: property.city,
+    district: property.district,
+    price_mad: property.price_mad,
+  };
+  if (property.held_back !== undefined && property.held_back.length > 0)
+    summary.held_back = property.held_back.map((fact) => ({ ...fact }));
+  return summary;
+}
+
+/** The record's `listing` and `held_back` from the row's listing column (held back facts are kept with the listing). */
+function listingOfRow(json: string | null): Pick<JobRecord, 'listing' | 'held_back'> {
+  if (json === null) return { listing: null, held_back: [] };
+  const { held_back: heldBack, ...listing } = JSON.parse(json) as ListingSummary;
+  return { listing, held_back: heldBack ?? [] };
 }
 
 /**

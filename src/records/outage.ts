@@ -31,7 +31,7 @@ const POSTGRES_STATES = /^(08...|57P0[123]|53300)$/;
  * when trying to connect" is what a server that drops packets, rather than refusing, gives).
  */
 const POSTGRES_MESSAGES =
-  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|terminating connection/i;
+  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable|terminating connection/i;
 
 export function outageOf(error: unknown): Outage | null {
   for (let current: unknown = error, depth = 0; current !== undefined && current !== null && depth < 5; depth += 1) {

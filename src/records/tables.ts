@@ -130,7 +130,8 @@ export function serverTablesV1(d: Dialect): string {
 
 /**
  * The quota unit each render job took, until the job ends (docs/security.md: a job that fails on
- * the caller's input is not charged). The same text in both dialects.
+ * the caller's input is not charged). The same text in both dialects. No longer written: the
+ * charge is on the job since `JOBS_CHARGE_COLUMNS`, whose migration moved the open ones there.
  */
 export const JOB_CHARGES_TABLE = `
       CREATE TABLE server_job_charges (
@@ -159,5 +160,52 @@ export function studioSessionsTableV1(d: Dialect): string {
       );
       CREATE INDEX server_studio_sessions_key ON server_studio_sessions(key_id);
       CREATE INDEX server_studio_sessions_expiry ON server_studio_sessions(idle_expires_at);
+    `;
+}
+
+/**
+ * Migration 3 of the `jobs` component: the job carries its own quota charge (docs/api.md "Monthly
+ * quota"). `units` were taken from `charge_key_id`'s quota of `charge_period` in the transaction
+ * that wrote the row; `refunded_at` is set, in the transaction that ended the job, when they were
+ * given back. A job made without an API key (local mode) has 0 units. The same text in both dialects.
+ */
+export const JOBS_CHARGE_COLUMNS = `
+      ALTER TABLE jobs ADD COLUMN units INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE jobs ADD COLUMN charge_key_id TEXT;
+      ALTER TABLE jobs ADD COLUMN charge_period TEXT;
+      ALTER TABLE jobs ADD COLUMN refunded_at TEXT;
+      CREATE INDEX jobs_by_charge ON jobs (charge_key_id, charge_period);
+    `;
+
+/**
+ * What the same migration does with the charges of jobs still open in `server_job_charges` (the
+ * table that kept them before): each becomes the job's one unit, and the old rows go. Run only where
+ * that table exists (a database whose server tables were created).
+ */
+export const MOVE_OPEN_JOB_CHARGES = `
+      UPDATE jobs SET units = 1,
+        charge_key_id = (SELECT c.key_id FROM server_job_charges c WHERE c.job_id = jobs.job_id),
+        charge_period = (SELECT c.period FROM server_job_charges c WHERE c.job_id = jobs.job_id)
+      WHERE job_id IN (SELECT job_id FROM server_job_charges);
+      DELETE FROM server_job_charges;
+    `;
+
+/**
+ * Migration 4 of the `server` component: share links (src/records/shares.ts, docs/api.md "Share
+ * links"). Times are milliseconds.
+ */
+export function sharesTableV1(d: Dialect): string {
+  return `
+      CREATE TABLE server_shares (
+        share_id TEXT PRIMARY KEY,
+        token TEXT NOT NULL UNIQUE,
+        tenant TEXT NOT NULL,
+        job_id TEXT NOT NULL,
+        format TEXT,
+        created_at ${d.int64} NOT NULL,
+        expires_at ${d.int64} NOT NULL
+      );
+      CREATE INDEX server_shares_tenant ON server_shares(tenant, created_at);
+      CREATE INDEX server_shares_expiry ON server_shares(expires_at);
     `;
 }

@@ -2,10 +2,11 @@ import type { JobPatch, JobRow, NewJob, Owner } from './job-rows.js';
 import type { JobQueue, JobRecords, QueueMessage, QueueSettings } from './job-rows.js';
 import type { StoredAnswer } from './idempotency.js';
 import type { ApiKeyRecord, CreatedKey, CreateKeyOptions } from './api-keys.js';
-import type { BillableRoute, QuotaState, Reservation, UsageRow } from './quota.js';
+import type { BillableRoute, Charge, QuotaState, ReconcileRow, UsageRow } from './quota.js';
 import type { RateDecision, RatePolicy } from './rate-limit.js';
 import type { DeliveryRow, DeliveryState } from './webhook-outbox.js';
 import type { SessionLifetime, StudioSession } from './studio-sessions.js';
+import type { ShareRecords } from './shares.js';
 
 /**
  * The record store: every piece of shared state (docs/scaling.md "Record store"), behind
@@ -15,7 +16,7 @@ import type { SessionLifetime, StudioSession } from './studio-sessions.js';
  */
 
 export type { JobPatch, JobRow, NewJob, Owner, JobQueue, JobRecords, QueueMessage, QueueSettings };
-export type { StoredAnswer, ApiKeyRecord, CreatedKey, CreateKeyOptions, BillableRoute, QuotaState, Reservation, UsageRow };
+export type { StoredAnswer, ApiKeyRecord, CreatedKey, CreateKeyOptions, BillableRoute, Charge, QuotaState, ReconcileRow, UsageRow };
 export type { RateDecision, RatePolicy, DeliveryRow, DeliveryState, SessionLifetime, StudioSession };
 
 export interface KeyRecords {
@@ -53,27 +54,33 @@ export interface SessionRecords {
 export interface UsageRecords {
   used(keyId: string, period?: string): Promise<number>;
   state(keyId: string, limit: number): Promise<QuotaState>;
-  reserve(keyId: string, limit: number, route: BillableRoute): Promise<Reservation | null>;
-  refund(reservation: Reservation): Promise<void>;
-  byKey(keyIds: string[], period: string): Promise<UsageRow[]>;
-  /** Remembers which unit a render job took, so that it can be given back when the job ends. */
-  chargeJob(jobId: string, reservation: Reservation): Promise<void>;
   /**
-   * A render job ended: its charge is settled once (a second call finds nothing). With `refund`
-   * (it failed on the caller's input, docs/security.md) the unit is given back. True when refunded.
+   * Charges a request that bought no job (an analysis without `Idempotency-Key`), in one
+   * transaction, as its answer goes out; throws `QUOTA_EXCEEDED` when the units do not fit. A
+   * render job is charged by the transaction that inserts it (`NewJob.charge`), an analysis with a
+   * key by the one that stores its answer (`IdempotencyRecords.run`).
    */
-  settleJob(jobId: string, refund: boolean): Promise<boolean>;
+  charge(charge: Charge): Promise<void>;
+  byKey(keyIds: string[], period: string): Promise<UsageRow[]>;
+  /** Render units the quota counts against units held by jobs, per key and month (`immoreel db reconcile`); every month for null. */
+  reconcile(period: string | null): Promise<ReconcileRow[]>;
 }
 
 export interface IdempotencyRecords {
-  /** Runs `execute` once per (API key, Idempotency-Key) — across all nodes for PostgreSQL. */
+  /**
+   * Runs `execute` once per (API key, Idempotency-Key) — across all nodes for PostgreSQL — and
+   * writes its answer and `charge` in one transaction: neither is written when either fails.
+   */
   run<T>(
     keyId: string,
     idempotencyKey: string,
     route: string,
     body: unknown,
     execute: () => Promise<{ value: T; store: StoredAnswer }>,
+    charge?: Charge | null,
   ): Promise<{ replayed: false; value: T } | { replayed: true; stored: StoredAnswer }>;
+  /** The live answer stored for this key and request, or null; a different route or body is a 400 `idempotency_key_reused`. */
+  find(keyId: string, idempotencyKey: string, route: string, body: unknown): Promise<StoredAnswer | null>;
   /** True when a live answer is stored for this key: a retry of it will be a replay, never charged. */
   hasStored(keyId: string, idempotencyKey: string): Promise<boolean>;
   purgeExpired(): Promise<number>;
@@ -140,6 +147,8 @@ export interface RecordStore {
   readonly usage: UsageRecords;
   readonly idempotency: IdempotencyRecords;
   readonly assets: AssetRecords;
+  /** Share links (src/records/shares.ts). */
+  readonly shares: ShareRecords;
   readonly webhooks: WebhookRecords;
   readonly rateLimits: RateLimitRecords;
   /** Throws when the database does not answer (`GET /health`). */

@@ -17,7 +17,7 @@ import {
   type RenderRequest,
 } from '../core/requests.js';
 import { safeStrings, safeText } from '../core/safe-text.js';
-import type { Language, Property } from '../core/types.js';
+import type { ConfirmableFact, Language, Property } from '../core/types.js';
 import { descriptionIsNotBlank, MISSING_LISTING } from '../core/analyze-rules.js';
 import { MUSIC_TRACKS, trackByName } from './music-tracks.js';
 import { listTemplates, templateExists } from './templates.js';
@@ -271,7 +271,7 @@ const hasPrimaryBuyer = (buyer: PropertyInput['target_buyer']): buyer is Propert
 const hasSourceKind = (source: PropertyInput['source']): source is Property['source'] => typeof source?.kind === 'string';
 
 /** An analysis `property` given to skip analysis: the contract's seven fields are enough (a CRM may send only those). */
-function listingProperty(listing: PropertyInput, language: Language): Property {
+function listingProperty(listing: PropertyInput, language: Language, confirmed: readonly ConfirmableFact[]): Property {
   const text = (value: string | null | undefined): string | null => {
     const trimmed = value?.trim() ?? '';
     return trimmed === '' ? null : trimmed.slice(0, MAX_TEXT_FIELD);
@@ -308,6 +308,8 @@ function listingProperty(listing: PropertyInput, language: Language): Property {
     source: hasSourceKind(listing.source) ? listing.source : { kind: 'text', portal: null, listing_id: null, url: null },
     language: listing.language ?? language,
     warnings: [],
+    // Facts the analysis held back stay held back, unless this request confirms them (docs/analysis.md "Held back").
+    held_back: (listing.held_back ?? []).filter((fact) => !confirmed.includes(fact.field)).map((fact) => ({ ...fact })),
     provenance: {},
   });
 }
@@ -331,8 +333,11 @@ export function validateRenderRequest(input: unknown, mode: Mode): ValidRenderRe
       ...(request.description === undefined ? {} : { description: request.description }),
       language,
       target_audience: request.target_audience ?? 'auto',
+      ...(request.confirmed_facts === undefined || request.confirmed_facts.length === 0
+        ? {}
+        : { confirmed_facts: [...new Set(request.confirmed_facts)] }),
     },
-    listing: request.listing === undefined ? null : listingProperty(request.listing, language),
+    listing: request.listing === undefined ? null : listingProperty(request.listing, language, request.confirmed_facts ?? []),
     photos: (request.photos ?? []).map((photo) => resolvedValue(resolveImageRef(photoRef(photo), mode))),
     // Only when some photo has one: requests stored before focus existed read the same.
     ...((request.photos ?? []).some((photo) => typeof photo !== 'string' && photo.focus !== undefined)

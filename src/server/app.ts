@@ -6,10 +6,10 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import { AppError } from '../core/errors.js';
 import { NO_METRICS } from '../core/metrics.js';
 import { createLogger } from '../core/logger.js';
-import { RepeatedLogLimiter } from '../core/log-throttle.js';
+import { OutageWatch } from './outage-watch.js';
 import { OFF_THREAD_JSON_MIN_BYTES, RawJsonBody } from '../core/json-body.js';
 import { compileInputSchema, invalidInput, validationDetails } from '../core/requests.js';
-import { createAuthorizer, refundHook } from './auth.js';
+import { createAuthorizer } from './auth.js';
 import { receiveBody } from './body-chunks.js';
 import { API_VERSION, DEFAULT_LIMITS, type ServerLimits } from './api-limits.js';
 import { envelope, errorHandler, notFoundHandler, sendError, withHeaders } from './errors.js';
@@ -19,6 +19,7 @@ import { RouteRegistry } from './route-spec.js';
 import { accountRoutes } from './routes/account.js';
 import { analyzeRoutes } from './routes/analyze.js';
 import { assetRoutes } from './routes/assets.js';
+import { shareRoutes } from './routes/shares.js';
 import { healthRoutes } from './routes/health.js';
 import { jobRoutes } from './routes/jobs.js';
 import { templateStillRoutes } from './routes/template-stills.js';
@@ -27,6 +28,13 @@ import { renderRoutes } from './routes/render.js';
 import { storyboardRoutes } from './routes/storyboard.js';
 import { retiredRoutes } from './routes/retired.js';
 import type { ServerContext, ServerDeps } from './request-context.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Starts the drain of a stopping node: every request is answered 503 with Retry-After until it closes. */
+    drain(): void;
+  }
+}
 
 export type { JobsPort, LogOptions, ServerContext, ServerDeps } from './request-context.js';
 
@@ -117,6 +125,7 @@ const ROUTE_GROUPS = [
   jobRoutes,
   templateStillRoutes,
   assetRoutes,
+  shareRoutes,
   accountRoutes,
   healthRoutes,
   retiredRoutes,
@@ -248,11 +257,26 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
   app.removeContentTypeParser('text/plain');
 
   const registry = new RouteRegistry();
-  const ctx: ServerContext = { deps, limits, registry, now, startedAt: now() };
+  const metrics = deps.metrics ?? NO_METRICS;
+  const outages = new OutageWatch({
+    probes: { database: () => deps.records.ping(), storage: () => deps.blobs.check() },
+    log: {
+      warn: (fields, message) => app.log.warn(fields, message),
+      info: (fields, message) => app.log.info(fields, message),
+    },
+    metrics,
+    now,
+  });
+  const ctx: ServerContext = { deps, limits, registry, now, startedAt: now(), outages };
 
   app.decorateRequest('auth', null);
   let closing = false;
   app.addHook('preClose', async () => {
+    closing = true;
+  });
+  // SIGTERM: the listener stays open while running renders drain, and every request is answered
+  // 503 with Retry-After meanwhile, not refused (docs/operations.md "Stopping a node").
+  app.decorate('drain', () => {
     closing = true;
   });
   app.server.on('connect', (_request, socket: Socket) => refuseConnect(socket));
@@ -276,7 +300,6 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
   });
   registerStudio(app, { records: deps.records, trustProxy: deps.trustProxy, ...deps.studio });
   app.addHook('onRequest', createAuthorizer({ records: deps.records, limits, now }));
-  app.addHook('onResponse', refundHook(deps.records.usage));
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
       {
@@ -289,10 +312,9 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
       'request',
     );
   });
-  const metrics = deps.metrics ?? NO_METRICS;
-  // Once a minute at most per service while it is down, however many requests meet the outage.
-  const repeats = new RepeatedLogLimiter(60_000, now);
-  app.setErrorHandler((error, request, reply) => errorHandler(error, request, reply, { metrics, repeats }));
+  // One line as an outage begins and one as it ends, however many requests meet it (docs/operations.md "Logs").
+  app.addHook('onClose', async () => outages.stop());
+  app.setErrorHandler((error, request, reply) => errorHandler(error, request, reply, { metrics, outages }));
   app.setNotFoundHandler((request, reply) => {
     const allow = allowedMethods(registry, request.url.split('?')[0]!);
     if (allow.length === 0 || request.method === 'OPTIONS') return notFoundHandler(request, reply);

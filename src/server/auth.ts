@@ -2,7 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../core/errors.js';
 import { policyLimit, type ServerLimits } from './api-limits.js';
 import { withExtras, withHeaders } from './errors.js';
-import type { ApiKeyRecord, RecordStore, Reservation } from '../records/types.js';
+import type { ApiKeyRecord, Charge, RecordStore } from '../records/types.js';
+import { periodOf, periodResetAt } from '../records/quota.js';
 import { rateLimitHeaders } from './rate-limit-headers.js';
 import type { RouteAccess } from './route-spec.js';
 
@@ -14,10 +15,12 @@ import type { RouteAccess } from './route-spec.js';
 
 export interface AuthContext {
   key: ApiKeyRecord;
-  /** Set when the request took a unit of monthly quota; handed back if the request fails. */
-  reservation: Reservation | null;
-  /** A replayed idempotent answer costs nothing either. */
-  refund: boolean;
+  /**
+   * What a billable request is to be charged, once it is sure there was quota left when it was
+   * admitted: written in the transaction that records what the request bought (the job, the stored
+   * answer, docs/operations.md "Exactly once"), never before. Null for free routes and replays.
+   */
+  charge: Charge | null;
 }
 
 declare module 'fastify' {
@@ -73,7 +76,7 @@ export function createAuthorizer(options: AuthorizerOptions) {
         `${REALM}, error="invalid_token"`,
       );
     }
-    request.auth = { key, reservation: null, refund: false };
+    request.auth = { key, charge: null };
     const now = options.now();
     if ((lastTouched.get(key.key_id) ?? 0) < now - 60_000) {
       lastTouched.set(key.key_id, now);
@@ -119,37 +122,40 @@ export function createAuthorizer(options: AuthorizerOptions) {
     }
 
     // A retry of a request that already succeeded replays its stored answer: it is neither charged
-    // nor refused for quota, so the lookup comes before the reservation.
+    // nor refused for quota, so the lookup comes before the quota. The quota is only looked at
+    // here, so that a client with none left is refused before its body is read; the charge is
+    // written with what the request bought (`charge`), where it is checked again.
     const idempotencyKey = request.headers['idempotency-key'];
     const replay = typeof idempotencyKey === 'string' && idempotencyKey !== '' && (await idempotency.hasStored(key.key_id, idempotencyKey));
     if (access.billable !== null && !replay) {
-      const reservation = await usage.reserve(key.key_id, key.monthly_quota, access.billable);
-      if (reservation === null) {
-        const state = await usage.state(key.key_id, key.monthly_quota);
-        throw withExtras(
-          new AppError(
-            'QUOTA_EXCEEDED',
-            `Monthly quota of ${key.monthly_quota} requests used up for ${state.period}; it resets at ${state.resets_at}.`,
-            {
-              reason: 'monthly_quota',
-            },
-          ),
-          { resets_at: state.resets_at },
-        );
-      }
-      request.auth.reservation = reservation;
+      const state = await usage.state(key.key_id, key.monthly_quota);
+      if (state.remaining <= 0) throw quotaExceeded(key.monthly_quota, state.period, state.resets_at);
+      request.auth.charge = { keyId: key.key_id, period: periodOf(now), route: access.billable, units: 1, limit: key.monthly_quota };
     }
   };
 }
 
-/** `onResponse`: a failed or replayed request gives its quota unit back. */
-export function refundHook(usage: RecordStore['usage']) {
-  return async function refund(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const auth = request.auth;
-    if (auth?.reservation && (reply.statusCode >= 400 || auth.refund)) {
-      const reservation = auth.reservation;
-      auth.reservation = null;
-      await usage.refund(reservation);
+/** The 403 of a spent monthly quota (docs/api.md "Monthly quota"), with `resets_at`. */
+export function quotaExceeded(limit: number, period: string, resetsAt: string): AppError {
+  return withExtras(
+    new AppError('QUOTA_EXCEEDED', `Monthly quota of ${limit} requests used up for ${period}; it resets at ${resetsAt}.`, {
+      reason: 'monthly_quota',
+    }),
+    { resets_at: resetsAt },
+  );
+}
+
+/**
+ * Runs the write that charges a request; a quota found spent there (another request took the last
+ * units meanwhile) is the same 403 as at the door, with `resets_at`.
+ */
+export async function charging<T>(charge: Charge | null, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (charge !== null && error instanceof AppError && error.code === 'QUOTA_EXCEEDED' && error.reason === 'monthly_quota') {
+      throw quotaExceeded(charge.limit, charge.period, periodResetAt(Date.parse(`${charge.period}-01T00:00:00Z`)));
     }
-  };
+    throw error;
+  }
 }

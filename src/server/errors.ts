@@ -2,7 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isAppError, type ErrorCode, type ErrorDetail } from '../core/errors.js';
 import { emptyJsonBody, invalidJsonBody } from '../core/json-body.js';
 import { NO_METRICS, type Metrics, type RefusalReason } from '../core/metrics.js';
-import type { RepeatedLogLimiter } from '../core/log-throttle.js';
+import type { OutageWatch } from './outage-watch.js';
 import { invalidInput, validationDetails } from '../core/requests.js';
 import { clientFacingOutage } from '../records/outage.js';
 
@@ -137,33 +137,30 @@ export function refusalOf(error: AppError): RefusalReason | null {
   return null;
 }
 
+/** 503s that are answers, not failures: nothing to log for them beyond the request line. */
+const ANSWERS = new Set(['shutting_down', 'not_ready']);
+
 /**
  * fastify's setErrorHandler: count refusals, log what matters, answer the envelope. Requests
- * failing on an outage of the database or the storage are logged once with the cause, then
- * summarised at most once per interval by `repeats` (docs/operations.md "Logs"): every request
- * meets the same outage.
+ * failing on an outage of the database or the storage are told to `outages`, which logs the
+ * outage once as it begins and once as it ends (docs/operations.md "Logs"): every request meets
+ * the same outage, and none of them writes a line of its own.
  */
 export function errorHandler(
   error: unknown,
   request: FastifyRequest,
   reply: FastifyReply,
-  options: { metrics?: Metrics; repeats?: RepeatedLogLimiter } = {},
+  options: { metrics?: Metrics; outages?: OutageWatch } = {},
 ): FastifyReply {
-  const { metrics = NO_METRICS, repeats } = options;
+  const { metrics = NO_METRICS, outages } = options;
   const appError = toHttpError(error);
   const refusal = refusalOf(appError);
   if (refusal !== null) metrics.refused(refusal);
-  if (appError.httpStatus >= 500) {
+  if (appError.httpStatus >= 500 && !(appError.reason !== undefined && ANSWERS.has(appError.reason))) {
     // The cause chain goes to the log only; the client gets the generic message and the request id.
     const cause = appError.code === 'INTERNAL_SERVER_ERROR' && !isAppError(error) ? error : (appError.cause ?? appError);
     const service = appError.reason === 'storage_unavailable' ? 'storage' : appError.reason === 'database_unavailable' ? 'database' : null;
-    if (service !== null && repeats !== undefined)
-      repeats.log(service, (message, fields) => request.log.warn(fields, message), `${service} unavailable: requests answered 503`, {
-        event: 'outage_requests',
-        service,
-        err: cause,
-        code: appError.code,
-      });
+    if (service !== null && outages !== undefined) outages.report(service, cause, request.id);
     else request.log.error({ err: cause, code: appError.code }, 'request failed');
   }
   return sendError(request, reply, appError);

@@ -1,28 +1,16 @@
 import type { JobRecord } from '../core/types.js';
 import type { FetchPort } from '../net/fetch.js';
-import type { RecordStore, UsageRecords } from '../records/types.js';
+import type { RecordStore } from '../records/types.js';
 import { RepeatedLogLimiter } from '../core/log-throttle.js';
 import { webhookSender, WebhookDispatcher, type WebhookSender } from './webhook-sender.js';
 
 /**
  * What must happen after a job ends, in whichever process ended it (an API node or a worker,
- * docs/scaling.md "Webhooks"): its quota charge is settled (a job that failed on the caller's
- * input gives its unit back, docs/security.md) and its webhook payload goes into the outbox in
- * the database. The same object runs the delivery loop over the outbox, so whichever node sees a
+ * docs/scaling.md "Webhooks"): its webhook payload goes into the outbox in the database. (Its
+ * quota refund, when it has one, was written by the transaction that ended it: src/records/job-rows.ts
+ * `refundsCharge`.) The same object runs the delivery loop over the outbox, so whichever node sees a
  * delivery due sends it — at least once, signed as docs/api.md "Webhooks" says.
  */
-
-/**
- * Settles an ended job's quota charge: a job that failed on the caller's input gives its unit
- * back. Once per job, whoever calls first (the charge row is taken as it is read).
- */
-export function settleJobCharge(usage: Pick<UsageRecords, 'settleJob'>, job: JobRecord): Promise<boolean> {
-  // Refunded: a job that failed on the caller's input, or because a service of ours stayed down (docs/operations.md "Outages").
-  return usage.settleJob(
-    job.job_id,
-    job.state === 'failed' && (job.error?.code === 'BAD_REQUEST' || job.error?.code === 'SERVICE_UNAVAILABLE'),
-  );
-}
 
 export interface JobEndDutiesOptions {
   records: Pick<RecordStore, 'jobs' | 'usage' | 'webhooks' | 'keys'>;
@@ -79,7 +67,6 @@ export function startJobEndDuties(options: JobEndDutiesOptions): JobEndDuties {
   });
 
   async function onTerminal(job: JobRecord): Promise<void> {
-    await settleJobCharge(records.usage, job);
     await dispatcher.onTerminal(job);
   }
 

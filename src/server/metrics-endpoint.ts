@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { AppError, badRequest } from '../core/errors.js';
 import { randomId } from '../core/random-ids.js';
+import { OUTAGE_RETRY_AFTER_S } from '../records/outage.js';
 import { API_PREFIX } from './api-limits.js';
 import { envelope } from './errors.js';
 import { PrometheusMetrics, type MetricSources } from './prometheus.js';
@@ -46,6 +47,7 @@ async function answer(
   metrics: PrometheusMetrics,
   sources: MetricSources,
   startedAt: number,
+  workerFault: () => string | null,
 ): Promise<void> {
   const path = (request.url ?? '/').split('?')[0]!;
   const known = path === '/metrics' || path === `${API_PREFIX}/health` || path === `${API_PREFIX}/ready`;
@@ -76,6 +78,12 @@ async function answer(
   } else if (path === `${API_PREFIX}/health`) {
     json(response, healthBody(Date.now() - startedAt));
   } else {
+    // A worker with a fault of its own (full scratch disk, ffmpeg missing) claims nothing: not ready (docs/jobs.md "Worker faults").
+    const fault = workerFault();
+    if (fault !== null) {
+      sendError(response, new AppError('SERVICE_UNAVAILABLE', fault, { reason: 'worker_not_ready', retryAfterS: OUTAGE_RETRY_AFTER_S }));
+      return;
+    }
     const readiness = await checkReadiness(sources);
     if (readiness.ready) json(response, readyBody(readiness));
     else sendError(response, notReadyError(readiness));
@@ -117,11 +125,14 @@ export class MetricsEndpoint {
 
   constructor(private readonly settings: MetricsPortSettings) {}
 
-  /** Starts answering; resolves with the bound URL (`http://host:port`). */
-  async listen(sources: MetricSources): Promise<string> {
+  /**
+   * Starts answering; resolves with the bound URL (`http://host:port`). `workerFault`: why this
+   * worker is not ready of its own accord, or null (then `/ready` checks the dependencies).
+   */
+  async listen(sources: MetricSources, workerFault: () => string | null = () => null): Promise<string> {
     this.metrics.readFrom(sources);
     const server = createServer((request, response) => {
-      answer(request, response, this.metrics, sources, this.startedAt).catch(() => {
+      answer(request, response, this.metrics, sources, this.startedAt, workerFault).catch(() => {
         // Only a bug gets here (collection and probes catch their own failures): a generic 500.
         if (!response.headersSent) sendError(response, new AppError('INTERNAL_SERVER_ERROR', 'The metrics could not be read.'));
         else response.destroy();

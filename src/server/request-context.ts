@@ -5,7 +5,7 @@ import type { JobList, JobRecord, JobState, ListJobsOptions, Property, VideoForm
 import type { Logger, LogProcess } from '../core/logger.js';
 import type { AnalyzeRequest } from '../core/requests.js';
 import type { ValidRenderRequest } from '../render/types.js';
-import type { PreparedRequest } from '../records/job-rows.js';
+import type { JobSubmitOptions } from '../records/job-rows.js';
 import type { CheckedRenderBody } from './render-body-pool.js';
 import type { ServerLimits } from './api-limits.js';
 import type { RouteRegistry } from './route-spec.js';
@@ -13,6 +13,7 @@ import type { BlobStore } from '../blobs/types.js';
 import type { RecordStore } from '../records/types.js';
 import type { StudioLogin } from './studio/session.js';
 import type { SessionLifetime } from '../records/studio-sessions.js';
+import type { OutageWatch } from './outage-watch.js';
 
 /**
  * What routes are given: the app's parts and settings. Routes import this file, never app.ts
@@ -21,8 +22,12 @@ import type { SessionLifetime } from '../records/studio-sessions.js';
 
 /** What the HTTP layer needs from the job layer (JobManager satisfies it), on either backend. */
 export interface JobsPort {
-  /** `prepared`: the request's stored JSON and input hash, made off the event loop for a large body. */
-  submit(request: ValidRenderRequest, options: { tenant: string; prepared?: PreparedRequest }): Promise<JobRecord>;
+  /**
+   * A job, with its charge, webhook row and stored idempotent answer in one transaction; `replayed`
+   * when the `Idempotency-Key` made its job already (that job is returned). `prepared`: the
+   * request's stored JSON and input hash, made off the event loop for a large body.
+   */
+  submitOnce(request: ValidRenderRequest, options: JobSubmitOptions): Promise<{ job: JobRecord; replayed: boolean }>;
   get(jobId: string): Promise<{ job: JobRecord; tenant: string } | null>;
   list(tenant: string, options?: ListJobsOptions): Promise<JobList>;
   cancel(jobId: string): Promise<JobRecord>;
@@ -91,4 +96,6 @@ export interface ServerContext {
   registry: RouteRegistry;
   now: () => number;
   startedAt: number;
+  /** This node's outages of its database and storage, logged and counted once each (docs/operations.md "Logs"). */
+  outages: OutageWatch;
 }

@@ -27,7 +27,7 @@ export interface ResponseSpec {
 }
 
 export interface RouteSpec {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   /** fastify syntax: /api/v1/jobs/:job_id */
   url: string;
   operationId: string;

@@ -242,6 +242,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     records.idempotency.purgeExpired().catch((error: unknown) => app.log.warn({ err: error }, 'idempotency purge failed'));
     purgeExpiredAssets({ records, blobs }).catch((error: unknown) => app.log.warn({ err: error }, 'asset purge failed'));
     records.sessions.purgeExpired().catch((error: unknown) => app.log.warn({ err: error }, 'studio session purge failed'));
+    records.shares.purgeExpired().catch((error: unknown) => app.log.warn({ err: error }, 'share link purge failed'));
   }, HOUSEKEEPING_MS);
   housekeeping.unref();
 
@@ -258,8 +259,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     close(closeOptions = {}) {
       closing ??= (async () => {
         clearInterval(housekeeping);
-        await app.close();
+        // Answer 503 + Retry-After while the renders drain; close the listener after.
+        app.drain();
         await jobs.close({ drainMs: closeOptions.drainMs ?? 0 });
+        await app.close();
         await duties.stop();
         await renderBodies.close();
         await analysis.close();

@@ -5,6 +5,7 @@ import { IllegalTransitionError } from '../../src/core/job-state.js';
 import type { NewJob, Owner } from '../../src/records/job-rows.js';
 import { validateRenderRequest } from '../../src/render/render-rules.js';
 import type { RecordStore } from '../../src/records/types.js';
+import { prepareShare } from '../../src/records/shares.js';
 
 /**
  * The record store contract (docs/scaling.md "Record store"), written once:
@@ -262,21 +263,24 @@ export function describeRecordStoreContract(implementations: [string, OpenRecord
       await store.close();
     });
 
-    it('counts monthly quota per key, exactly, under concurrent requests', async () => {
+    it('counts monthly quota per key, exactly, under concurrent charges', async () => {
       const store = await open();
-      const results = await Promise.all(Array.from({ length: 12 }, () => store.usage.reserve('key_a', 5, 'render_video')));
-      expect(results.filter((r) => r !== null).length).toBe(5);
+      const charge = (keyId: string, route: 'render_video' | 'analyze', limit: number) =>
+        store.usage.charge({ keyId, period: '2026-11', route, units: 1, limit });
+      const results = await Promise.allSettled(Array.from({ length: 12 }, () => charge('key_a', 'render_video', 5)));
+      expect(results.filter((r) => r.status === 'fulfilled').length).toBe(5);
+      const refused = results.find((r) => r.status === 'rejected')!;
+      expect(refused.reason).toMatchObject({ code: 'QUOTA_EXCEEDED', reason: 'monthly_quota' });
       expect(await store.usage.used('key_a')).toBe(5);
-      await store.usage.refund(results.find((r) => r !== null)!);
-      expect(await store.usage.state('key_a', 5)).toMatchObject({
-        used: 4,
+      expect(await store.usage.state('key_a', 6)).toMatchObject({
+        used: 5,
         remaining: 1,
         period: '2026-11',
         resets_at: '2026-12-01T00:00:00.000Z',
       });
-      await store.usage.reserve('key_b', 10, 'analyze');
+      await charge('key_b', 'analyze', 10);
       expect(await store.usage.byKey(['key_a', 'key_b', 'key_c'], '2026-11')).toEqual([
-        { key_id: 'key_a', route: 'render_video', count: 4 },
+        { key_id: 'key_a', route: 'render_video', count: 5 },
         { key_id: 'key_b', route: 'analyze', count: 1 },
       ]);
       clock += 10 * 24 * 3600 * 1000; // next month: a fresh quota
@@ -285,28 +289,69 @@ export function describeRecordStoreContract(implementations: [string, OpenRecord
       await store.close();
     });
 
-    it('settles a render job\u2019s quota charge once: a refund gives the unit back, a second settle finds nothing', async () => {
+    it('writes a job, its charge and its idempotent answer as one fact: one job per key under concurrent inserts', async () => {
       const store = await open();
-      const failed = (await store.usage.reserve('key_j', 5, 'render_video'))!;
-      const succeeded = (await store.usage.reserve('key_j', 5, 'render_video'))!;
-      await store.usage.chargeJob('job_failed', failed);
-      await store.usage.chargeJob('job_ok', succeeded);
-      expect(await store.usage.used('key_j')).toBe(2);
-      // Two nodes settling the same failed job at once (an API node and a worker): one refund only.
-      const settled = await Promise.all([store.usage.settleJob('job_failed', true), store.usage.settleJob('job_failed', true)]);
-      expect(settled.sort()).toEqual([false, true]);
-      expect(await store.usage.used('key_j')).toBe(1);
-      expect(await store.usage.settleJob('job_ok', false)).toBe(false);
-      expect(await store.usage.settleJob('job_ok', true)).toBe(false);
-      expect(await store.usage.used('key_j')).toBe(1);
-      // A job charged in one month and settled in the next refunds the month it was charged in.
-      const late = (await store.usage.reserve('key_j', 5, 'render_video'))!;
-      await store.usage.chargeJob('job_late', late);
+      const charge = { keyId: 'key_k', period: '2026-11', route: 'render_video' as const, units: 1, limit: 3 };
+      const idempotency = { keyId: 'key_k', key: 'submit-1', route: 'POST /render-video', fingerprint: 'f1' };
+      // Eight nodes submitting one key at once: one job, one unit, and every one of them gets that job.
+      const rows = await Promise.all(Array.from({ length: 8 }, () => store.jobs.insert({ ...newJob('books'), charge, idempotency })));
+      expect(new Set(rows.map((r) => r.job_id)).size).toBe(1);
+      expect(await store.jobs.count('books', ['queued'])).toBe(1);
+      expect(await store.usage.used('key_k')).toBe(1);
+      expect(rows[0]).toMatchObject({ units: 1, charge_key_id: 'key_k', charge_period: '2026-11', refunded_at: null });
+      // The key with another body is refused as reused, and writes nothing.
+      expect(
+        await rejection(store.jobs.insert({ ...newJob('books'), charge, idempotency: { ...idempotency, fingerprint: 'f2' } })),
+      ).toMatchObject({
+        reason: 'idempotency_key_reused',
+      });
+      // A job whose write fails after its charge (here: its id is taken) leaves no charge and no answer.
+      const taken = { ...newJob('books'), jobId: rows[0]!.job_id, charge, idempotency: { ...idempotency, key: 'submit-2' } };
+      expect(await rejection(store.jobs.insert(taken))).toBeDefined();
+      expect(await store.usage.used('key_k')).toBe(1);
+      expect(await store.idempotency.hasStored('key_k', 'submit-2')).toBe(false);
+      // The quota spent: refused, and nothing is written either.
+      await store.jobs.insert({ ...newJob('books'), charge: { ...charge, units: 2 } });
+      const refused = newJob('books');
+      expect(await rejection(store.jobs.insert({ ...refused, charge, idempotency: { ...idempotency, key: 'submit-3' } }))).toMatchObject({
+        code: 'QUOTA_EXCEEDED',
+      });
+      expect(await store.jobs.row(refused.jobId)).toBeUndefined();
+      expect(await store.idempotency.hasStored('key_k', 'submit-3')).toBe(false);
+      expect(await store.usage.used('key_k')).toBe(3);
+      expect(await store.usage.reconcile('2026-11')).toEqual([{ key_id: 'key_k', period: '2026-11', used: 3, charged: 3, difference: 0 }]);
+      await store.close();
+    });
+
+    it('gives a job\u2019s units back in the transaction that fails it on the caller\u2019s input or our outage, once', async () => {
+      const store = await open();
+      const charge = (units: number) => ({ keyId: 'key_r', period: '2026-11', route: 'render_video' as const, units, limit: 10 });
+      const fail = async (jobId: string, code: string) => {
+        await store.jobs.transition(jobId, 'running', { started_at: new Date().toISOString() });
+        return (await store.jobs.transition(jobId, 'failed', {
+          error_code: code,
+          error_message: 'x',
+          finished_at: new Date().toISOString(),
+        }))!;
+      };
+      const onInput = await store.jobs.insert({ ...newJob('refunds'), charge: charge(2) });
+      const onOutage = await store.jobs.insert({ ...newJob('refunds'), charge: charge(1) });
+      const onRender = await store.jobs.insert({ ...newJob('refunds'), charge: charge(1) });
+      const canceled = await store.jobs.insert({ ...newJob('refunds'), charge: charge(1) });
+      expect(await store.usage.used('key_r')).toBe(5);
+      expect((await fail(onInput.job_id, 'BAD_REQUEST')).refunded_at).not.toBeNull();
+      expect((await fail(onOutage.job_id, 'SERVICE_UNAVAILABLE')).refunded_at).not.toBeNull();
+      expect((await fail(onRender.job_id, 'RENDER_FAILED')).refunded_at).toBeNull();
+      expect((await store.jobs.transition(canceled.job_id, 'canceled', { finished_at: new Date().toISOString() }))!.refunded_at).toBeNull();
+      // A job charged in one month and failed in the next refunds the month it was charged in.
       clock += 10 * 24 * 3600 * 1000;
-      expect(await store.usage.settleJob('job_late', true)).toBe(true);
-      expect(await store.usage.used('key_j')).toBe(0);
+      expect(await store.usage.used('key_r')).toBe(0);
       clock -= 10 * 24 * 3600 * 1000;
-      expect(await store.usage.used('key_j')).toBe(1);
+      expect(await store.usage.used('key_r')).toBe(2);
+      expect(await store.usage.reconcile(null)).toEqual([{ key_id: 'key_r', period: '2026-11', used: 2, charged: 2, difference: 0 }]);
+      // A unit charged with no job is what reconcile reports.
+      await store.usage.charge(charge(1));
+      expect(await store.usage.reconcile('2026-11')).toEqual([{ key_id: 'key_r', period: '2026-11', used: 3, charged: 2, difference: 1 }]);
       await store.close();
     });
 
@@ -330,9 +375,17 @@ export function describeRecordStoreContract(implementations: [string, OpenRecord
       expect(await rejection(store.idempotency.run('key_a', 'idem-1', 'analyze', { x: 2 }, execute))).toMatchObject({
         reason: 'idempotency_key_reused',
       });
-      // A failed first attempt stores nothing: the retry runs.
-      await rejection(store.idempotency.run('key_a', 'idem-2', 'analyze', {}, async () => Promise.reject(new Error('upstream down'))));
-      expect((await store.idempotency.run('key_a', 'idem-2', 'analyze', {}, execute)).replayed).toBe(false);
+      // A failed first attempt stores nothing and charges nothing: the retry runs, and is charged with its answer.
+      const charge = { keyId: 'key_a', period: '2026-11', route: 'analyze' as const, units: 1, limit: 5 };
+      await rejection(
+        store.idempotency.run('key_a', 'idem-2', 'analyze', {}, async () => Promise.reject(new Error('upstream down')), charge),
+      );
+      expect(await store.usage.used('key_a')).toBe(0);
+      expect((await store.idempotency.run('key_a', 'idem-2', 'analyze', {}, execute, charge)).replayed).toBe(false);
+      expect(await store.usage.used('key_a')).toBe(1);
+      // A spent quota at the end: no answer stored either.
+      await rejection(store.idempotency.run('key_a', 'idem-3', 'analyze', {}, execute, { ...charge, limit: 1 }));
+      expect(await store.idempotency.hasStored('key_a', 'idem-3')).toBe(false);
       clock += 25 * 3600 * 1000;
       expect(await store.idempotency.purgeExpired()).toBe(2);
       expect((await store.idempotency.run('key_a', 'idem-1', 'analyze', { x: 2 }, execute)).replayed).toBe(false);
@@ -364,6 +417,27 @@ export function describeRecordStoreContract(implementations: [string, OpenRecord
       expect(await store.assets.takeExpired()).toEqual([{ asset_id: row.asset_id, file: row.file }]);
       expect(await store.assets.takeExpired()).toEqual([]);
       clock -= 1000;
+      await store.close();
+    });
+
+    it('keeps share links per tenant until they expire or are revoked', async () => {
+      const store = await open();
+      const first = prepareShare({ tenant: 'acme', jobId: newJobId(), format: null, days: 30 }, clock);
+      const second = prepareShare({ tenant: 'acme', jobId: newJobId(), format: 'portrait', days: 1 }, clock + 1);
+      const other = prepareShare({ tenant: 'other', jobId: newJobId(), format: null, days: 30 }, clock);
+      for (const row of [first, second, other]) await store.shares.insert(row);
+      expect(await store.shares.findByToken(second.token)).toEqual(second);
+      expect((await store.shares.list('acme')).map((row) => row.share_id)).toEqual([second.share_id, first.share_id]);
+      expect(await store.shares.revoke('other', first.share_id)).toBeNull();
+      expect(await store.shares.revoke('acme', first.share_id)).toEqual(first);
+      expect(await store.shares.findByToken(first.token)).toBeNull();
+      expect(await store.shares.revoke('acme', first.share_id)).toBeNull();
+      clock += 86_400_000 + 1;
+      expect(await store.shares.findByToken(second.token)).toBeNull();
+      expect(await store.shares.list('acme')).toEqual([]);
+      expect(await store.shares.purgeExpired()).toBe(1);
+      expect(await store.shares.findByToken(other.token)).toEqual(other);
+      clock -= 86_400_000 + 1;
       await store.close();
     });
 

@@ -189,6 +189,10 @@ export interface S3Server {
   halt(): Promise<void>;
   /** Starts it again on the same port with the same files. */
   resume(): Promise<void>;
+  /** Freezes the server (SIGSTOP): the kernel still accepts connections, nothing answers them. */
+  freeze(): void;
+  /** Lets a frozen server run again (SIGCONT). */
+  thaw(): void;
   stop(): Promise<void>;
 }
 
@@ -288,7 +292,15 @@ export async function startS3(bucket = 'immoreel-test'): Promise<S3Server> {
     async resume() {
       ({ child } = await spawnS3rver(dir, bucket, port));
     },
+    freeze() {
+      child.kill('SIGSTOP');
+    },
+    thaw() {
+      child.kill('SIGCONT');
+    },
     async stop() {
+      // A frozen server would not see its SIGTERM.
+      child.kill('SIGCONT');
       await endS3rver(child);
       await rm(dir, { recursive: true, force: true });
     },

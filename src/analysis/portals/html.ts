@@ -205,12 +205,3 @@ export function vocabulary<F extends string>(entries: Record<F, string[]>): Read
   }
   return map;
 }
-
-/** Text of the first element matching a selector, line breaks of <br> kept; null when absent or empty. */
-export function textOf($: CheerioAPI, selector: string): string | null {
-  const element = $(selector).first();
-  if (element.length === 0) return null;
-  const html = element.html();
-  const text = html === null ? tidy(element.text()) : htmlToText(html);
-  return text === '' ? null : text;
-}

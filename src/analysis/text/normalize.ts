@@ -11,12 +11,6 @@
  *   as sentence boundaries; typographic apostrophes and dashes → ASCII.
  */
 
-/**
- * Arabic conjunctions and prepositions written glued to the next word (و "and", ب "with/in",
- * ل "for", ف, ك): "ومسبح" is "and a pool". Patterns put this optional group before Arabic words.
- */
-export const ARABIC_PROCLITIC = '(?:وب|ول|فب|و|ف|ب|ل|ك)?';
-
 /** Letters of normalised text (Latin without accents, Latin extensions, Arabic), for fast non-Unicode regexes. */
 export const LETTERS = 'a-z\\u00df-\\u024f\\u0600-\\u06ff';
 

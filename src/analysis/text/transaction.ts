@@ -39,10 +39,6 @@ export interface TransactionSignals {
   firstSale: { start: number; end: number } | null;
 }
 
-export function extractTransaction(text: string, titleEnd: number): Transaction | null {
-  return readTransaction(text, titleEnd).transaction;
-}
-
 /** Sale and rent words of a text, weighed (see the module comment). */
 export function readTransaction(text: string, titleEnd: number): TransactionSignals {
   let rent = 0;

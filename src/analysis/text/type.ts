@@ -135,11 +135,6 @@ function mentions(text: string, from: number, to: number, inTitle: boolean, firs
   return found;
 }
 
-/** The property type the text states, or null. `titleEnd` is where the title stops in `text`. */
-export function extractPropertyType(text: string, titleEnd: number): PropertyType | null {
-  return findPropertyType(text, titleEnd)?.type ?? null;
-}
-
 /** The mention the property type is read from, or null. */
 export function findPropertyType(text: string, titleEnd: number): TypeMention | null {
   const inTitle = mentions(text, 0, titleEnd, true, false);

@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
-import { badRequest } from '../../core/errors.js';
+import { AppError, badRequest } from '../../core/errors.js';
+import { periodOf, type ReconcileRow } from '../../records/quota.js';
 import { JOB_MIGRATION_COUNT } from '../../records/sqlite/jobs.js';
 import { SERVER_MIGRATION_COUNT } from '../../records/sqlite/server-records.js';
 import { databaseStatus, migrateDatabase, pendingVersions, type DatabaseOptions, type DatabaseStatus } from '../../records/migrations.js';
 import { contextFor, type CommandContext } from '../command-context.js';
 
-/** `immoreel db status|migrate` (docs/cli.md "Database and storage"). */
+/** `immoreel db status|migrate|reconcile` (docs/cli.md "Database and storage", docs/operations.md "Reconcile the books"). */
 
 function databaseOptions(ctx: CommandContext): DatabaseOptions {
   if (ctx.mode === 'remote') {
@@ -89,4 +90,67 @@ export async function dbMigrate(_flags: unknown, command: Command): Promise<void
       ...statusLines(after),
     ].join('\n'),
   );
+}
+
+/** `--period YYYY-MM` (default: this month, UTC), or `all`. */
+export function parsePeriod(value: string | undefined, now: number): string | null {
+  if (value === undefined) return periodOf(now);
+  if (value === 'all') return null;
+  const match = /^(\d{4})-(\d{2})$/.exec(value.trim());
+  if (match === null || Number(match[2]) < 1 || Number(match[2]) > 12) {
+    throw badRequest(`--period must be a month as YYYY-MM (e.g. ${periodOf(now)}) or all, not ${JSON.stringify(value)}.`, {
+      reason: 'invalid_field',
+      details: [{ field: 'period', message: 'must be YYYY-MM or all' }],
+    });
+  }
+  return value.trim();
+}
+
+function reconcileLine(row: ReconcileRow): string {
+  const sign = row.difference > 0 ? `${row.difference} charged without a job` : `${-row.difference} job unit(s) not counted`;
+  return `  ${row.key_id}  ${row.period}  quota used ${row.used}, units on jobs ${row.charged}${row.difference === 0 ? '' : `  ← ${sign}`}`;
+}
+
+/**
+ * `db reconcile`: the render units each key's quota counts, per month, against the units its jobs
+ * hold (charged, not refunded); exit 1 when any differ (docs/operations.md "Reconcile the books").
+ */
+export async function dbReconcile(flags: { period?: string }, command: Command): Promise<void> {
+  const ctx = contextFor(command);
+  const { dataDir, databaseUrl } = databaseOptions(ctx);
+  const period = parsePeriod(flags.period, Date.now());
+  const { openRecords } = await import('../../records/backends.js');
+  const store = await openRecords({ dataDir, databaseUrl });
+  let rows: ReconcileRow[];
+  try {
+    rows = await store.usage.reconcile(period);
+  } finally {
+    await store.close();
+  }
+  const differing = rows.filter((row) => row.difference !== 0);
+  const scope = period ?? 'every month';
+  if (ctx.output.json) {
+    // On a difference the error envelope (printed by main) carries them; one JSON document either way.
+    if (differing.length === 0) ctx.output.data({ ok: true, status: 'success', period, keys: rows });
+  } else {
+    ctx.output.text(
+      [
+        `${ctx.recordsLabel()}: quota used against units charged on jobs, ${scope}`,
+        ...(rows.length === 0 ? ['  (no render charged)'] : rows.map(reconcileLine)),
+      ].join('\n'),
+    );
+  }
+  if (differing.length > 0) {
+    throw new AppError(
+      'INTERNAL_SERVER_ERROR',
+      `The books differ for ${differing.length} key-month(s) (${scope}): quota used and units charged on jobs are not equal.`,
+      {
+        reason: 'books_differ',
+        details: differing.map((row) => ({
+          field: `${row.key_id} ${row.period}`,
+          message: `quota used ${row.used}, units on jobs ${row.charged} (difference ${row.difference})`,
+        })),
+      },
+    );
+  }
 }

@@ -18,8 +18,8 @@ import { defaultConcurrency } from '../../core/job-limits.js';
 import { formatEta, runRenderBatch } from '../../jobs/render-batch.js';
 import { contextFor, type CommandContext } from '../command-context.js';
 import { followUp } from '../hints.js';
-import { readInputRequest, type InputFlags } from '../inputs.js';
-import { interruptible, wasInterrupted } from '../interrupt.js';
+import { confirmedFactsFlag, readInputRequest, type InputFlags } from '../inputs.js';
+import { interruptible, interruptSignal, wasInterrupted } from '../interrupt.js';
 import { assertWritableFolder } from '../output-folders.js';
 import { parseCount, withFlagNames } from '../parse.js';
 import { IMAGE_FORMAT_NAMES, isImageFileName, REFUSED_IMAGE_EXTENSIONS } from '../../core/images.js';
@@ -42,6 +42,7 @@ export interface RenderFlags extends InputFlags {
   color?: string;
   unbranded?: boolean;
   out?: string;
+  force?: boolean;
   poster?: boolean;
   wait?: boolean;
   csv?: string;
@@ -161,6 +162,7 @@ function settingsFromFlags(flags: RenderFlags, demo: boolean): RenderRequest {
   if (duration !== undefined) request.duration_s = duration;
   if (flags.language !== undefined) request.language = flags.language as RenderRequest['language'];
   if (flags.audience !== undefined) request.target_audience = flags.audience as RenderRequest['target_audience'];
+  Object.assign(request, confirmedFactsFlag(flags));
   if (flags.music !== undefined) {
     const named = /^[a-z0-9-]+$/.test(flags.music) && !existsSync(flags.music);
     request.music = named || isRemoteRef(flags.music) ? flags.music : resolve(flags.music);
@@ -265,6 +267,30 @@ export async function checkOut(out: string | undefined): Promise<OutTarget> {
   return { dir: dirname(path), file: path };
 }
 
+/**
+ * The files a render with `--out FILE` writes: the video (a pack: one per format, `<stem>-<format>.mp4`)
+ * and, with --poster, each one's poster (docs/cli.md "Files and paths").
+ */
+function filesWritten(out: string, formats: readonly VideoFormat[] | null, poster: boolean): string[] {
+  const videos = formats === null ? [out] : formats.map((format) => formatPathOf(out, format) as string);
+  return poster ? videos.flatMap((video) => [video, posterPathOf(video) as string]) : videos;
+}
+
+/**
+ * Nothing the user made is overwritten unasked: a file `--out` would write that already exists is
+ * refused without --force, as `jobs download` refuses it (docs/cli.md "Files and paths").
+ */
+async function refuseToOverwrite(paths: readonly string[], force: boolean): Promise<void> {
+  if (force) return;
+  for (const path of paths) {
+    if ((await stat(path).catch(() => null)) === null) continue;
+    throw badRequest(`${path} already exists: pass --force to overwrite it, or choose another --out.`, {
+      reason: 'file_exists',
+      details: [{ field: 'out', message: 'file exists' }],
+    });
+  }
+}
+
 /** Inputs that would be silently ignored are refused (docs/cli.md, "Conflicting flags"). */
 function refuseIgnoredInputs(flags: RenderFlags, stdinArg: string | undefined): void {
   if (flags.demo) {
@@ -343,6 +369,9 @@ async function renderOne(ctx: CommandContext, flags: RenderFlags, stdinArg: stri
   const target = flags.wait === false ? null : await checkOut(flags.out);
   const request = await buildRenderRequest(flags, stdinArg);
   checkLocalFiles(request);
+  // Before anything is queued: a render that could not be saved is not worth starting.
+  const pack = flags.formats !== undefined ? (request.formats ?? null) : null;
+  if (target?.file != null) await refuseToOverwrite(filesWritten(target.file, pack, flags.poster === true), flags.force === true);
   if (ctx.mode === 'local') {
     // A missing ffmpeg is exit 1 with how to install it, before anything is queued.
     const { resolveBinaries } = await import('../../render/ffmpeg/runner.js');
@@ -387,6 +416,12 @@ async function renderOne(ctx: CommandContext, flags: RenderFlags, stdinArg: stri
       throw jobFailure(job);
     }
     const out = target.file ?? join(target.dir, `${job.job_id}.mp4`);
+    // Made meanwhile (another run writing the same name): still not overwritten unasked.
+    if (target.file !== null)
+      await refuseToOverwrite(
+        filesWritten(out, flags.formats !== undefined ? jobFormats(job) : null, flags.poster === true),
+        flags.force === true,
+      );
     const files = await downloadOutputs(service, job, out, { pack: flags.formats !== undefined, poster: flags.poster === true });
     const [primary] = files as [SavedOutput, ...SavedOutput[]];
     const posters = files.flatMap((f) => (f.poster === undefined ? [] : [f.poster]));
@@ -395,6 +430,9 @@ async function renderOne(ctx: CommandContext, flags: RenderFlags, stdinArg: stri
         ? `Video saved to ${primary.file}${primary.poster === undefined ? '' : `, poster to ${primary.poster}`}`
         : `${files.length} videos saved${posters.length === 0 ? '' : ` with their posters`}`,
     );
+    // A fact held back first: the video shows no claim on it until it is confirmed (docs/analysis.md "Held back").
+    // A server older than held-back facts sends none.
+    for (const fact of job.held_back ?? []) output.warn(`${fact.message} [${fact.code}]`);
     for (const warning of job.warnings) output.warn(`${warning.message} [${warning.code}]`);
     if (output.json)
       output.data({
@@ -483,33 +521,55 @@ async function renderBatch(ctx: CommandContext, flags: RenderFlags & { csv: stri
                 `${flags.csv}: column${columns.length === 1 ? '' : 's'} ${columns.map((c) => `"${c}"`).join(', ')} ignored (not a column immoreel knows; see \`immoreel render --help\`).`,
               ),
             onProgress: (text) => progress.update(`Rendering: ${text}`),
+            onWarning: (message) => output.warn(message),
             onRecord: (record) => {
               if (!table) output.record(record);
               else
                 output.text(
                   record.ok
                     ? `${output.style.green('✔')} ${record.id}  ${record.skipped ? 'already done' : record.video}`
-                    : `${output.style.red('✘')} ${record.id}  ${record.error.code}: ${record.error.message}`,
+                    : record.status === 'canceled'
+                      ? `${output.style.yellow('■')} ${record.id}  canceled (${record.job_id})`
+                      : `${output.style.red('✘')} ${record.id}  ${record.error.code}: ${record.error.message}`,
                 );
             },
           },
         ),
       () => {
         progress.stop();
-        output.info('Canceling the running rows (Ctrl-C again to quit at once); --resume picks up from here…');
+        output.info('Canceling the running rows (Ctrl-C or SIGTERM again to quit at once); --resume picks up from here…');
       },
     );
     progress.stop();
     output.info(
       `${summary.total} rows: ${summary.succeeded} rendered, ${summary.skipped} already done, ${summary.failed} failed` +
+        (summary.canceled > 0 ? `, ${summary.canceled} canceled` : '') +
         (summary.notStarted > 0 ? `, ${summary.notStarted} not started` : '') +
+        (summary.heldBack > 0
+          ? ` (${summary.heldBack} with a fact held back as doubtful: no claim on it; confirm it with a confirmed_facts column)`
+          : '') +
         ` in ${formatEta(summary.elapsedMs)}; videos in ${summary.outDir}` +
         (summary.failedFile !== null ? `; failed rows in ${summary.failedFile}` : ''),
     );
     if (wasInterrupted()) {
-      output.info(
-        `Interrupted: run it again with --resume to render the rest (${followUp(ctx.config, 'render', '--csv', flags.csv, '--out-dir', flags.outDir as string, '--resume')}).`,
-      );
+      const resume = followUp(ctx.config, 'render', '--csv', flags.csv, '--out-dir', flags.outDir as string, '--resume');
+      // The closing record of an interrupted batch (Ctrl-C or SIGTERM): a script reading the NDJSON knows it was cut short.
+      if (!table)
+        output.record({
+          ok: false,
+          status: 'interrupted',
+          signal: interruptSignal(),
+          summary: {
+            total: summary.total,
+            succeeded: summary.succeeded,
+            skipped: summary.skipped,
+            failed: summary.failed,
+            canceled: summary.canceled,
+            not_started: summary.notStarted,
+          },
+          resume,
+        });
+      output.info(`Interrupted: run it again with --resume to render the rest (${resume}).`);
       return;
     }
     if (summary.failed > 0) {

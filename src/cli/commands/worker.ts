@@ -106,10 +106,15 @@ export async function worker(
     process.on('SIGTERM', stop);
   });
   // The worker's metrics and probes (docs/operations.md "Metrics"); a port that cannot be had stops it.
-  const metricsUrl = await metricsPort?.listen({ records, blobs }).catch(async (error: unknown) => {
-    await close(0);
-    throw error;
-  });
+  const metricsUrl = await metricsPort
+    ?.listen({ records, blobs }, () => {
+      const status = manager.workerStatus();
+      return status.ready ? null : (status.message ?? 'This worker is not ready.');
+    })
+    .catch(async (error: unknown) => {
+      await close(0);
+      throw error;
+    });
   if (metricsUrl !== undefined) {
     log.info(
       { event: 'metrics', url: `${metricsUrl}/metrics` },

@@ -46,6 +46,7 @@ export function renderCommand(): Command {
     .option('--color <#RRGGBB>', 'agency colour for badges and bars')
     .option('--unbranded', 'no agent, agency or logo anywhere (MLS-style unbranded tours)')
     .option('--out <file.mp4>', 'where to save the video (default: <job id>.mp4)')
+    .option('--force', 'overwrite --out (and its pack and poster files) if it exists')
     .option('--poster', "also save each video's poster, a JPEG of its title card, next to it (<file>-poster.jpg)")
     .option('--no-wait', 'queue the job, print it and return (local mode renders in a background worker)')
     .option('--demo', 'render the bundled sample listing with its bundled photos (offline)')

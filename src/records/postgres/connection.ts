@@ -92,9 +92,33 @@ export function databaseError(error: unknown, url: string): unknown {
   return error;
 }
 
+/**
+ * A connection taken from the pool for a while (a transaction, a session lock). node-postgres
+ * removes the pool's error listener from a client while it is checked out, and a client whose
+ * connection dies (the server stopped with `pg_ctl stop -m fast`, a network cut) emits 'error':
+ * with no listener that ends the process. Here the error is kept instead; the query in flight
+ * fails with it (a 503 for the request, docs/operations.md "Outages"), and `release` destroys the
+ * broken client rather than handing it to the next caller.
+ */
+export async function checkOut(pool: Pool): Promise<{ client: Client; release: () => void }> {
+  const client = await pool.connect();
+  let broken: Error | null = null;
+  const onError = (error: Error): void => {
+    broken = error;
+  };
+  client.on('error', onError);
+  return {
+    client,
+    release: () => {
+      client.removeListener('error', onError);
+      client.release(broken ?? undefined);
+    },
+  };
+}
+
 /** Runs `work` in one transaction on one connection: COMMIT when it resolves, ROLLBACK when it throws. */
 export async function withTransaction<T>(pool: Pool, work: (client: Client) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
+  const { client, release } = await checkOut(pool);
   try {
     await client.query('BEGIN');
     const result = await work(client);
@@ -105,6 +129,6 @@ export async function withTransaction<T>(pool: Pool, work: (client: Client) => P
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   } finally {
-    client.release();
+    release();
   }
 }

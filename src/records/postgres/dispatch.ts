@@ -3,8 +3,8 @@ import PgBoss from 'pg-boss';
 import type { JobState } from '../../core/types.js';
 
 import type { DeliveryRoom, JobQueue, JobRow, NewJob, QueueMessage, QueueSettings } from '../job-rows.js';
-import { insertJob } from './insert-job.js';
-import { redactUrl, withTransaction, type Client, type Pool } from './connection.js';
+import { submitJob } from './insert-job.js';
+import { checkOut, redactUrl, withTransaction, type Client, type Pool } from './connection.js';
 
 /**
  * Render dispatch with pg-boss 10 (docs/scaling.md "Dispatch"): the job row and its queue entry
@@ -45,6 +45,8 @@ export interface DispatchOptions {
   queue?: string;
   deadLetter?: string;
   onError?: (error: Error) => void;
+  /** The clock of stored idempotent answers (default `Date.now`). */
+  now?: () => number;
 }
 
 export interface SubmitOptions {
@@ -136,7 +138,7 @@ export class RenderDispatch {
     // pg-boss 10 creates a queue as a partition of its job table: two nodes creating the same
     // queue at once deadlock in PostgreSQL. Nodes starting together take turns under an advisory
     // lock, and a queue that exists is left as the first node made it.
-    const client = await pool.connect();
+    const { client, release } = await checkOut(pool);
     try {
       await client.query('SELECT pg_advisory_lock($1)', [QUEUE_SETUP_LOCK_KEY]);
       if ((await boss.getQueue(deadLetter)) === null) await boss.createQueue(deadLetter, { name: deadLetter, policy: 'standard' });
@@ -158,14 +160,15 @@ export class RenderDispatch {
     } finally {
       // A session lock: released anyway when this connection goes back broken or closes.
       await client.query('SELECT pg_advisory_unlock($1)', [QUEUE_SETUP_LOCK_KEY]).catch(() => undefined);
-      client.release();
+      release();
     }
     return new RenderDispatch(boss, pool, queue, deadLetter, options);
   }
 
   /**
-   * Creates the job row and its queue entry in one transaction: if anything fails after the insert
-   * (the queue write, `alsoInTransaction`, the commit), neither exists.
+   * Creates the job row and its queue entry in one transaction, with its charge, webhook row and
+   * stored idempotent answer (`submitJob`): if anything fails after the insert (the queue write,
+   * `alsoInTransaction`, the commit), none of them exists. A key used already gives back its job.
    */
   submit(job: NewJob, options: SubmitOptions = {}): Promise<JobRow> {
     return withTransaction(this.pool, async (client) => {
@@ -179,10 +182,14 @@ export class RenderDispatch {
           return rows[0]!.n;
         });
       }
-      const row = await insertJob(client, job);
-      const message: RenderMessage = { jobId: row.job_id, tenant: row.tenant };
-      const id = await this.boss.send(this.queue, message as unknown as object, { id: queueIdOf(row.job_id), db: executorOf(client) });
-      if (id === null) throw new Error(`the render queue ${this.queue} refused job ${row.job_id} (does the queue exist?)`);
+      const row = await submitJob(client, job, (this.options.now ?? Date.now)(), async (inserted) => {
+        const message: RenderMessage = { jobId: inserted.job_id, tenant: inserted.tenant };
+        const id = await this.boss.send(this.queue, message as unknown as object, {
+          id: queueIdOf(inserted.job_id),
+          db: executorOf(client),
+        });
+        if (id === null) throw new Error(`the render queue ${this.queue} refused job ${inserted.job_id} (does the queue exist?)`);
+      });
       if (options.alsoInTransaction !== undefined) await options.alsoInTransaction(client);
       return row;
     });

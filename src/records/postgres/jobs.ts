@@ -6,6 +6,7 @@ import type { ValidRenderRequest } from '../../render/types.js';
 import {
   checkListOptions,
   JOB_ROW_COLUMNS,
+  refundsCharge,
   storedRequest,
   toJobRecord,
   type JobQueue,
@@ -15,7 +16,8 @@ import {
 import { MAX_RUNNING_PER_TENANT } from '../../core/job-limits.js';
 import { withTransaction, type Pool } from './connection.js';
 import { RenderDispatch, renderQueueOf } from './dispatch.js';
-import { insertJob } from './insert-job.js';
+import { submitJob } from './insert-job.js';
+import { returnUnits } from './server-records.js';
 
 export { insertJob } from './insert-job.js';
 
@@ -38,6 +40,7 @@ const PATCHABLE = new Set([
   'lease_expires_at',
   'state',
   'updated_at',
+  'refunded_at',
 ]);
 
 const nowIso = (): string => new Date().toISOString();
@@ -55,6 +58,8 @@ export class PostgresJobRecords implements JobRecords {
     private readonly jobsDir: string,
     /** The database URL pg-boss connects with (it keeps its own small pool). */
     private readonly url: string,
+    /** The clock of stored idempotent answers (their 24 h), as the server's records have it. */
+    private readonly now: () => number = Date.now,
   ) {}
 
   /**
@@ -66,6 +71,7 @@ export class PostgresJobRecords implements JobRecords {
       expireInSeconds: settings.expireInSeconds,
       retryDelaySeconds: settings.retryDelaySeconds,
       retryLimit: Math.max(0, settings.attempts - 1),
+      now: this.now,
     }).then((dispatch) => ({ dispatch, queue: renderQueueOf(dispatch, settings) }));
     const started = this.queue;
     // A failed start is not remembered: the next caller tries again.
@@ -82,7 +88,7 @@ export class PostgresJobRecords implements JobRecords {
   }
 
   insert(job: NewJob): Promise<JobRow> {
-    return insertJob(this.pool, job);
+    return withTransaction(this.pool, (client) => submitJob(client, job, this.now()));
   }
 
   async row(jobId: string): Promise<JobRow | undefined> {
@@ -140,7 +146,10 @@ export class PostgresJobRecords implements JobRecords {
       if (row === undefined) return null;
       if (guard !== undefined && !guard(row)) return null;
       assertTransition(row.job_id, row.state, to);
-      const entries = Object.entries({ ...patch, state: to, updated_at: nowIso() });
+      // The refund of a job's units is part of the transaction that ends it (docs/api.md "Monthly quota").
+      const refund = refundsCharge(row, to, patch.error_code ?? row.error_code);
+      if (refund) await returnUnits(client, { charge_key_id: row.charge_key_id!, charge_period: row.charge_period!, units: row.units });
+      const entries = Object.entries({ ...patch, state: to, updated_at: nowIso(), ...(refund ? { refunded_at: nowIso() } : {}) });
       for (const [column] of entries) if (!PATCHABLE.has(column)) throw new Error(`not a job column a transition may set: ${column}`);
       const sets = entries.map(([column], i) => `${column} = $${i + 2}`).join(', ');
       const updated = await client.query<JobRow>(`UPDATE jobs SET ${sets} WHERE job_id = $1 RETURNING ${JOB_ROW_COLUMNS}`, [

@@ -1,4 +1,4 @@
-import type { Client, Pool } from './connection.js';
+import { checkOut, type Client, type Pool } from './connection.js';
 import { SCHEMA, type PgMigration } from './schema.js';
 
 /**
@@ -30,7 +30,7 @@ export async function migrate(
   schema: Record<string, PgMigration[]> = SCHEMA,
   hooks: MigrateHooks = {},
 ): Promise<MigrationStatus[]> {
-  const client = await pool.connect();
+  const { client, release } = await checkOut(pool);
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {
@@ -62,19 +62,19 @@ export async function migrate(
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
     }
   } finally {
-    client.release();
+    release();
   }
 }
 
 /** What `immoreel db status` prints: applied and available versions per component. */
 export async function migrationStatus(pool: Pool, schema: Record<string, PgMigration[]> = SCHEMA): Promise<MigrationStatus[]> {
-  const client = await pool.connect();
+  const { client, release } = await checkOut(pool);
   try {
     const exists = await client.query<{ t: string | null }>("SELECT to_regclass('schema_migrations')::text AS t");
     if (exists.rows[0]?.t === null) return Object.entries(schema).map(([component, m]) => ({ component, applied: 0, available: m.length }));
     return await readStatus(client, schema);
   } finally {
-    client.release();
+    release();
   }
 }
 

@@ -1,5 +1,14 @@
 import { POSTGRES_DIALECT } from '../dialect.js';
-import { JOB_CHARGES_TABLE, JOBS_OUTPUTS_COLUMNS, jobsTableV1, serverTablesV1, studioSessionsTableV1 } from '../tables.js';
+import {
+  JOB_CHARGES_TABLE,
+  JOBS_CHARGE_COLUMNS,
+  JOBS_OUTPUTS_COLUMNS,
+  jobsTableV1,
+  MOVE_OPEN_JOB_CHARGES,
+  serverTablesV1,
+  sharesTableV1,
+  studioSessionsTableV1,
+} from '../tables.js';
 import type { Client } from './connection.js';
 
 /** One schema change, applied once, in order, in its own transaction. Append; never edit one that shipped. */
@@ -16,6 +25,12 @@ const JOBS: PgMigration[] = [
   // Video packs (docs/jobs.md "Outputs"), as in the SQLite schema.
   async (client) => {
     await client.query(JOBS_OUTPUTS_COLUMNS);
+  },
+  // The job carries its own quota charge (docs/api.md "Monthly quota"), as in the SQLite schema.
+  async (client) => {
+    await client.query(JOBS_CHARGE_COLUMNS);
+    const { rows } = await client.query<{ t: string | null }>("SELECT to_regclass('server_job_charges')::text AS t");
+    if (rows[0]?.t !== null && rows[0]?.t !== undefined) await client.query(MOVE_OPEN_JOB_CHARGES);
   },
 ];
 
@@ -58,6 +73,10 @@ const SERVER: PgMigration[] = [
   // Studio sign-in sessions (docs/security.md "Studio sessions"), as in the SQLite schema.
   async (client) => {
     await client.query(studioSessionsTableV1(POSTGRES_DIALECT));
+  },
+  // Share links (docs/api.md "Share links"), as in the SQLite schema.
+  async (client) => {
+    await client.query(sharesTableV1(POSTGRES_DIALECT));
   },
 ];
 

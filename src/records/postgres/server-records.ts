@@ -1,4 +1,12 @@
-import { fingerprint, IDEMPOTENCY_TTL_MS, reusedError, type StoredAnswer } from '../idempotency.js';
+import {
+  fingerprint,
+  IDEMPOTENCY_TTL_MS,
+  storedAnswerFor,
+  type IdempotentRequest,
+  type StoredAnswer,
+  type StoredAnswerRow,
+} from '../idempotency.js';
+import { JOB_CHARGE_ROUTE } from '../job-rows.js';
 import { randomId } from '../../core/random-ids.js';
 import {
   activeKeyOf,
@@ -12,7 +20,16 @@ import {
   type CreateKeyOptions,
   type KeyRow,
 } from '../api-keys.js';
-import { periodOf, periodResetAt, type BillableRoute, type QuotaState, type Reservation, type UsageRow } from '../quota.js';
+import {
+  checkQuota,
+  periodOf,
+  periodResetAt,
+  reconcileRows,
+  type Charge,
+  type QuotaState,
+  type ReconcileRow,
+  type UsageRow,
+} from '../quota.js';
 import { bucketDecision, type RateDecision, type RatePolicy } from '../rate-limit.js';
 import type { DeliveryRow, DeliveryState } from '../webhook-outbox.js';
 import {
@@ -50,6 +67,77 @@ import { withTransaction, type Client, type Pool } from './connection.js';
 /** `pg_advisory_xact_lock(hashtextextended(name, 0))`: held until the transaction ends. */
 async function lockName(client: Client, name: string): Promise<void> {
   await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [name]);
+}
+
+/**
+ * Takes `charge.units` of a key's quota in the caller's transaction, under the lock of that key's
+ * month (API nodes on different machines check and write one after the other); throws when they
+ * do not fit. The render dispatch calls it in the transaction that inserts the job.
+ */
+export async function takeUnits(client: Client, charge: Charge): Promise<void> {
+  await lockName(client, `usage:${charge.keyId}:${charge.period}`);
+  const { rows } = await client.query<{ used: number }>(
+    'SELECT COALESCE(SUM(count), 0)::bigint AS used FROM server_usage WHERE key_id = $1 AND period = $2',
+    [charge.keyId, charge.period],
+  );
+  checkQuota(rows[0]!.used, charge);
+  await client.query(
+    `INSERT INTO server_usage (key_id, period, route, count) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (key_id, period, route) DO UPDATE SET count = server_usage.count + EXCLUDED.count`,
+    [charge.keyId, charge.period, charge.route, charge.units],
+  );
+}
+
+/** Gives a job's units back, in the transaction that ends the job. */
+export async function returnUnits(client: Client, row: { charge_key_id: string; charge_period: string; units: number }): Promise<void> {
+  await client.query('UPDATE server_usage SET count = GREATEST(0, count - $1) WHERE key_id = $2 AND period = $3 AND route = $4', [
+    row.units,
+    row.charge_key_id,
+    row.charge_period,
+    JOB_CHARGE_ROUTE,
+  ]);
+}
+
+/**
+ * The live answer for (API key, Idempotency-Key), read under the key's advisory lock (held to the
+ * end of the caller's transaction: a duplicate on another node waits, then finds the answer);
+ * null when there is none (an expired one is deleted). Throws `reusedError` for another route or body.
+ */
+export async function lockedAnswer(client: Client, request: IdempotentRequest, now: number): Promise<StoredAnswer | null> {
+  await lockName(client, `idempotency:${request.keyId}\n${request.key}`);
+  const { rows } = await client.query<StoredAnswerRow>(
+    'SELECT route, fingerprint, status_code, body, job_id, created_at FROM server_idempotency WHERE key_id = $1 AND idempotency_key = $2',
+    [request.keyId, request.key],
+  );
+  if (rows[0] === undefined) return null;
+  const answer = storedAnswerFor(rows[0], request, now);
+  if (answer !== 'expired') return answer;
+  await client.query('DELETE FROM server_idempotency WHERE key_id = $1 AND idempotency_key = $2', [request.keyId, request.key]);
+  return null;
+}
+
+/** Stores an answer; the primary key (API key, Idempotency-Key) refuses a second one. */
+export async function storeAnswer(client: Client, request: IdempotentRequest, store: StoredAnswer, now: number): Promise<void> {
+  await client.query(
+    `INSERT INTO server_idempotency (key_id, idempotency_key, route, fingerprint, status_code, body, job_id, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [request.keyId, request.key, request.route, request.fingerprint, store.statusCode, store.body, store.jobId, now],
+  );
+}
+
+/** Writes a job's outbox row (`waiting`); the render dispatch calls it in the transaction that inserts the job. */
+export async function registerWebhook(
+  client: Pick<Pool, 'query'> | Client,
+  jobId: string,
+  tenant: string,
+  url: string,
+  now: number,
+): Promise<void> {
+  await client.query(
+    `INSERT INTO server_webhooks (job_id, tenant, url, message_id, state, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, 'waiting', $5, $5) ON CONFLICT (job_id) DO NOTHING`,
+    [jobId, tenant, url, randomId('msg', 24), now],
+  );
 }
 
 export class PostgresKeyRecords implements KeyRecords {
@@ -217,56 +305,22 @@ export class PostgresUsageRecords implements UsageRecords {
     return { period: periodOf(now), used, limit, remaining: Math.max(0, limit - used), resets_at: periodResetAt(now) };
   }
 
-  reserve(keyId: string, limit: number, route: BillableRoute): Promise<Reservation | null> {
-    const period = periodOf(this.now());
-    return withTransaction(this.pool, async (client) => {
-      await lockName(client, `usage:${keyId}:${period}`);
-      const { rows } = await client.query<{ used: number }>(
-        'SELECT COALESCE(SUM(count), 0)::bigint AS used FROM server_usage WHERE key_id = $1 AND period = $2',
-        [keyId, period],
-      );
-      if (rows[0]!.used >= limit) return null;
-      await client.query(
-        `INSERT INTO server_usage (key_id, period, route, count) VALUES ($1, $2, $3, 1)
-         ON CONFLICT (key_id, period, route) DO UPDATE SET count = server_usage.count + 1`,
-        [keyId, period, route],
-      );
-      return { keyId, period, route };
-    });
+  async charge(charge: Charge): Promise<void> {
+    await withTransaction(this.pool, (client) => takeUnits(client, charge));
   }
 
-  async refund(reservation: Reservation): Promise<void> {
-    await this.pool.query('UPDATE server_usage SET count = GREATEST(0, count - 1) WHERE key_id = $1 AND period = $2 AND route = $3', [
-      reservation.keyId,
-      reservation.period,
-      reservation.route,
-    ]);
-  }
-
-  async chargeJob(jobId: string, reservation: Reservation): Promise<void> {
-    await this.pool.query(
-      `INSERT INTO server_job_charges (job_id, key_id, period, route) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (job_id) DO UPDATE SET key_id = EXCLUDED.key_id, period = EXCLUDED.period, route = EXCLUDED.route`,
-      [jobId, reservation.keyId, reservation.period, reservation.route],
+  async reconcile(period: string | null): Promise<ReconcileRow[]> {
+    const used = await this.pool.query<{ key_id: string; period: string; count: number }>(
+      `SELECT key_id, period, count FROM server_usage WHERE route = $1${period === null ? '' : ' AND period = $2'}`,
+      period === null ? [JOB_CHARGE_ROUTE] : [JOB_CHARGE_ROUTE, period],
     );
-  }
-
-  /** The DELETE … RETURNING takes the charge once, whichever node (API or worker) settles it first. */
-  settleJob(jobId: string, refund: boolean): Promise<boolean> {
-    return withTransaction(this.pool, async (client) => {
-      const { rows } = await client.query<{ key_id: string; period: string; route: BillableRoute }>(
-        'DELETE FROM server_job_charges WHERE job_id = $1 RETURNING key_id, period, route',
-        [jobId],
-      );
-      const charge = rows[0];
-      if (charge === undefined || !refund) return false;
-      await client.query('UPDATE server_usage SET count = GREATEST(0, count - 1) WHERE key_id = $1 AND period = $2 AND route = $3', [
-        charge.key_id,
-        charge.period,
-        charge.route,
-      ]);
-      return true;
-    });
+    const charged = await this.pool.query<{ key_id: string; period: string; units: number }>(
+      `SELECT charge_key_id AS key_id, charge_period AS period, SUM(units)::bigint AS units FROM jobs
+       WHERE charge_key_id IS NOT NULL AND refunded_at IS NULL${period === null ? '' : ' AND charge_period = $1'}
+       GROUP BY charge_key_id, charge_period`,
+      period === null ? [] : [period],
+    );
+    return reconcileRows(used.rows, charged.rows);
   }
 
   async byKey(keyIds: string[], period: string): Promise<UsageRow[]> {
@@ -279,19 +333,11 @@ export class PostgresUsageRecords implements UsageRecords {
   }
 }
 
-interface IdempotencyRow {
-  route: string;
-  fingerprint: string;
-  status_code: number;
-  body: string | null;
-  job_id: string | null;
-  created_at: number;
-}
-
 /**
  * Idempotency across nodes: the first request holds a transaction-scoped advisory lock on
  * (API key, Idempotency-Key) while it runs, so a duplicate arriving at another node waits for it
- * and then replays its stored answer — what the SQLite store does with an in-process map.
+ * and then replays its stored answer — what the SQLite store does with an in-process map. The
+ * answer and the request's charge commit together, or neither does.
  */
 export class PostgresIdempotencyRecords implements IdempotencyRecords {
   constructor(
@@ -307,37 +353,32 @@ export class PostgresIdempotencyRecords implements IdempotencyRecords {
     return rows.length > 0;
   }
 
+  async find(keyId: string, idempotencyKey: string, route: string, body: unknown): Promise<StoredAnswer | null> {
+    const { rows } = await this.pool.query<StoredAnswerRow>(
+      'SELECT route, fingerprint, status_code, body, job_id, created_at FROM server_idempotency WHERE key_id = $1 AND idempotency_key = $2',
+      [keyId, idempotencyKey],
+    );
+    if (rows[0] === undefined) return null;
+    const answer = storedAnswerFor(rows[0], { route, fingerprint: fingerprint(route, body) }, this.now());
+    return answer === 'expired' ? null : answer;
+  }
+
   run<T>(
     keyId: string,
     idempotencyKey: string,
     route: string,
     body: unknown,
     execute: () => Promise<{ value: T; store: StoredAnswer }>,
+    charge: Charge | null = null,
   ): Promise<{ replayed: false; value: T } | { replayed: true; stored: StoredAnswer }> {
-    const print = fingerprint(route, body);
+    const request: IdempotentRequest = { keyId, key: idempotencyKey, route, fingerprint: fingerprint(route, body) };
     return withTransaction(this.pool, async (client) => {
-      await lockName(client, `idempotency:${keyId}\n${idempotencyKey}`);
-      await client.query('DELETE FROM server_idempotency WHERE key_id = $1 AND idempotency_key = $2 AND created_at <= $3', [
-        keyId,
-        idempotencyKey,
-        this.now() - IDEMPOTENCY_TTL_MS,
-      ]);
-      const { rows } = await client.query<IdempotencyRow>(
-        'SELECT route, fingerprint, status_code, body, job_id, created_at FROM server_idempotency WHERE key_id = $1 AND idempotency_key = $2',
-        [keyId, idempotencyKey],
-      );
-      const existing = rows[0];
-      if (existing !== undefined) {
-        if (existing.fingerprint !== print || existing.route !== route) throw reusedError();
-        return { replayed: true as const, stored: { statusCode: existing.status_code, body: existing.body, jobId: existing.job_id } };
-      }
-      // A failure here rolls back: nothing is stored, so a retry runs again (as with SQLite).
+      const existing = await lockedAnswer(client, request, this.now());
+      if (existing !== null) return { replayed: true as const, stored: existing };
+      // A failure here rolls back: nothing is stored nor charged, so a retry runs again (as with SQLite).
       const { value, store } = await execute();
-      await client.query(
-        `INSERT INTO server_idempotency (key_id, idempotency_key, route, fingerprint, status_code, body, job_id, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [keyId, idempotencyKey, route, print, store.statusCode, store.body, store.jobId, this.now()],
-      );
+      if (charge !== null) await takeUnits(client, charge);
+      await storeAnswer(client, request, store, this.now());
       return { replayed: false as const, value };
     });
   }
@@ -397,12 +438,7 @@ export class PostgresWebhookRecords implements WebhookRecords {
   ) {}
 
   async register(jobId: string, tenant: string, url: string): Promise<void> {
-    const now = this.now();
-    await this.pool.query(
-      `INSERT INTO server_webhooks (job_id, tenant, url, message_id, state, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, 'waiting', $5, $5) ON CONFLICT (job_id) DO NOTHING`,
-      [jobId, tenant, url, randomId('msg', 24), now],
-    );
+    await registerWebhook(this.pool, jobId, tenant, url, this.now());
   }
 
   async enqueue(jobId: string, payload: string): Promise<boolean> {

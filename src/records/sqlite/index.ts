@@ -11,7 +11,7 @@ import { openServerStore, type ServerStore } from './server-records.js';
  */
 export function openSqliteRecordStore(dataDir: string, options: { now?: () => number } = {}): RecordStore {
   const now = options.now ?? Date.now;
-  const jobStore = JobStore.open(dataDir);
+  const jobStore = JobStore.open(dataDir, { now });
   let server: ServerStore;
   try {
     server = openServerStore(dataDir, { now });
@@ -48,18 +48,19 @@ export function openSqliteRecordStore(dataDir: string, options: { now?: () => nu
     usage: {
       used: (keyId, period) => later(() => server.usage.used(keyId, period)),
       state: (keyId, limit) => later(() => server.usage.state(keyId, limit)),
-      reserve: (keyId, limit, route) => later(() => server.usage.reserve(keyId, limit, route)),
-      refund: (reservation) => later(() => server.usage.refund(reservation)),
+      charge: (charge) => later(() => server.usage.charge(charge)),
       byKey: (keyIds, period) => later(() => server.usage.byKey(keyIds, period)),
-      chargeJob: (jobId, reservation) => later(() => server.usage.chargeJob(jobId, reservation)),
-      settleJob: (jobId, refund) => later(() => server.usage.settleJob(jobId, refund)),
+      reconcile: (period) => later(() => server.usage.reconcile(period)),
     },
     idempotency: {
-      run: (keyId, idempotencyKey, route, body, execute) => server.idempotency.run(keyId, idempotencyKey, route, body, execute),
+      run: (keyId, idempotencyKey, route, body, execute, charge) =>
+        server.idempotency.run(keyId, idempotencyKey, route, body, execute, charge),
+      find: (keyId, idempotencyKey, route, body) => later(() => server.idempotency.find(keyId, idempotencyKey, route, body)),
       hasStored: (keyId, idempotencyKey) => later(() => server.idempotency.hasStored(keyId, idempotencyKey)),
       purgeExpired: () => later(() => server.idempotency.purgeExpired()),
     },
     assets: server.assets,
+    shares: server.shares,
     webhooks: {
       register: (jobId, tenant, url) => later(() => server.webhooks.register(jobId, tenant, url)),
       enqueue: (jobId, payload) => later(() => server.webhooks.enqueue(jobId, payload)),

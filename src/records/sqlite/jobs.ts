@@ -2,13 +2,26 @@ import { join } from 'node:path';
 import { JOB_STAGES, type JobList, type JobRecord, type JobStage, type JobState, type ListJobsOptions } from '../../core/types.js';
 import type { ValidRenderRequest } from '../../render/types.js';
 import { SQLITE_DIALECT } from '../dialect.js';
-import { JOBS_OUTPUTS_COLUMNS, jobsTableV1 } from '../tables.js';
+import { JOBS_CHARGE_COLUMNS, JOBS_OUTPUTS_COLUMNS, jobsTableV1, MOVE_OPEN_JOB_CHARGES } from '../tables.js';
 import { migrate, openDatabase, type Db, type Migration } from './driver.js';
 import { assertJobId } from '../../core/job-ids.js';
 import { assertTransition } from '../../core/job-state.js';
 
 import { MAX_RUNNING_PER_TENANT } from '../../core/job-limits.js';
-import { checkListOptions, JOB_ROW_COLUMNS, newJobValues, storedRequest, toJobRecord, type JobRecords, type JobRow } from '../job-rows.js';
+import {
+  chargeValues,
+  checkListOptions,
+  JOB_ROW_COLUMNS,
+  newJobValues,
+  refundsCharge,
+  storedRequest,
+  toJobRecord,
+  type JobRecords,
+  type JobRow,
+} from '../job-rows.js';
+import { liveAnswer, storeAnswer } from './idempotency.js';
+import { returnUnits, takeUnits } from './usage.js';
+import { registerWebhook } from './webhook-outbox.js';
 
 /**
  * Versioned schema of the `jobs` component (src/records/sqlite/driver.ts applies what a data directory lacks).
@@ -20,6 +33,11 @@ const MIGRATIONS: Migration[] = [
   },
   (db) => {
     db.exec(JOBS_OUTPUTS_COLUMNS);
+  },
+  (db) => {
+    db.exec(JOBS_CHARGE_COLUMNS);
+    const charges = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'server_job_charges'").get();
+    if (charges !== undefined) db.exec(MOVE_OPEN_JOB_CHARGES);
   },
 ];
 
@@ -34,14 +52,16 @@ export class JobStore {
   private constructor(
     readonly db: Db,
     readonly dataDir: string,
+    private readonly now: () => number,
   ) {
     this.jobsDir = join(dataDir, 'jobs');
   }
 
-  static open(dataDir: string): JobStore {
+  /** `now`: the clock of stored idempotent answers (their 24 h), as the server's records have it. */
+  static open(dataDir: string, options: { now?: () => number } = {}): JobStore {
     const db = openDatabase(dataDir);
     migrate(db, 'jobs', MIGRATIONS);
-    return new JobStore(db, dataDir);
+    return new JobStore(db, dataDir, options.now ?? Date.now);
   }
 
   close(): void {
@@ -57,16 +77,43 @@ export class JobStore {
     return join(this.jobDir(jobId), 'output.mp4');
   }
 
+  /**
+   * One submission, one IMMEDIATE transaction (docs/operations.md "Exactly once"): the answer stored
+   * for its `Idempotency-Key` (if any: that key's job is returned, nothing is written), the quota
+   * charge, the row, its webhook outbox row and the stored answer. All of it commits, or none.
+   */
   insert(job: NewJob): JobRow {
-    const now = nowIso();
-    this.db
-      .prepare(
-        `INSERT INTO jobs (job_id, tenant, state, progress, attempts, created_at, updated_at, template, format, language,
-           request_json, input_hash, allow_local_files, link_base, listing_json, warnings_json, metadata_json, formats_json)
-         VALUES (?, ?, 'queued', 0, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', ?, ?)`,
-      )
-      .run(assertJobId(job.jobId), job.tenant, now, now, ...newJobValues(job));
-    return this.row(job.jobId) as JobRow;
+    const write = this.db.transaction((): JobRow => {
+      const idem = job.idempotency;
+      if (idem !== undefined) {
+        const stored = liveAnswer(this.db, idem, this.now());
+        if (stored !== null) return this.storedJob(stored.jobId);
+      }
+      if (job.charge !== undefined) takeUnits(this.db, job.charge);
+      const now = nowIso();
+      this.db
+        .prepare(
+          `INSERT INTO jobs (job_id, tenant, state, progress, attempts, created_at, updated_at, template, format, language,
+             request_json, input_hash, allow_local_files, link_base, listing_json, warnings_json, metadata_json, formats_json,
+             units, charge_key_id, charge_period)
+           VALUES (?, ?, 'queued', 0, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', ?, ?, ?, ?, ?)`,
+        )
+        .run(assertJobId(job.jobId), job.tenant, now, now, ...newJobValues(job), ...chargeValues(job));
+      if (job.webhookUrl !== undefined && job.webhookUrl !== null)
+        registerWebhook(this.db, job.jobId, job.tenant, job.webhookUrl, this.now());
+      if (idem !== undefined) {
+        storeAnswer(this.db, idem, { statusCode: 202, body: null, jobId: job.jobId }, this.now());
+      }
+      return this.row(job.jobId) as JobRow;
+    });
+    return write.immediate();
+  }
+
+  /** The job a stored render answer names. */
+  private storedJob(jobId: string | null): JobRow {
+    const row = jobId === null ? undefined : this.row(jobId);
+    if (row === undefined) throw new Error(`the job ${String(jobId)} of a stored idempotent answer is missing from the store`);
+    return row;
   }
 
   row(jobId: string): JobRow | undefined {
@@ -126,13 +173,16 @@ export class JobStore {
       if (row === undefined) return null;
       if (guard !== undefined && !guard(row)) return null;
       assertTransition(row.job_id, row.state, to);
-      this.write(row.job_id, { ...patch, state: to });
+      // The refund of a job's units is part of the transaction that ends it (docs/api.md "Monthly quota").
+      const refund = refundsCharge(row, to, patch.error_code ?? row.error_code);
+      if (refund) returnUnits(this.db, { charge_key_id: row.charge_key_id!, charge_period: row.charge_period!, units: row.units });
+      this.write(row.job_id, { ...patch, state: to, ...(refund ? { refunded_at: nowIso() } : {}) });
       return this.row(row.job_id) as JobRow;
     });
     return run.immediate();
   }
 
-  private write(jobId: string, columns: JobPatch & { state?: JobState }): void {
+  private write(jobId: string, columns: JobPatch & { state?: JobState; refunded_at?: string }): void {
     const entries = Object.entries({ ...columns, updated_at: nowIso() });
     const sets = entries.map(([column]) => `${column} = ?`).join(', ');
     this.db.prepare(`UPDATE jobs SET ${sets} WHERE job_id = ?`).run(...entries.map(([, v]) => v as string | number | null), jobId);

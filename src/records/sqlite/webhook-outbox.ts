@@ -2,6 +2,14 @@ import type { Db } from './driver.js';
 import { randomId } from '../../core/random-ids.js';
 import type { DeliveryRow, DeliveryState } from '../webhook-outbox.js';
 
+/** Writes a job's outbox row (`waiting`); the job store calls it in the transaction that inserts the job. */
+export function registerWebhook(db: Db, jobId: string, tenant: string, url: string, now: number): void {
+  db.prepare(
+    `INSERT INTO server_webhooks (job_id, tenant, url, message_id, state, created_at, updated_at)
+     VALUES (?, ?, ?, ?, 'waiting', ?, ?) ON CONFLICT(job_id) DO NOTHING`,
+  ).run(jobId, tenant, url, randomId('msg', 24), now, now);
+}
+
 /** The webhook outbox in the SQLite file (docs/api.md "Webhooks"). */
 export class WebhookStore {
   constructor(
@@ -11,13 +19,7 @@ export class WebhookStore {
 
   /** Remembers where a job's terminal state must be sent (at submission). */
   register(jobId: string, tenant: string, url: string): void {
-    const now = this.now();
-    this.db
-      .prepare(
-        `INSERT INTO server_webhooks (job_id, tenant, url, message_id, state, created_at, updated_at)
-         VALUES (?, ?, ?, ?, 'waiting', ?, ?) ON CONFLICT(job_id) DO NOTHING`,
-      )
-      .run(jobId, tenant, url, randomId('msg', 24), now, now);
+    registerWebhook(this.db, jobId, tenant, url, this.now());
   }
 
   /** Queues the delivery of a job that reached a terminal state; false when none was asked for. */

@@ -4,6 +4,7 @@ import { basename, join } from 'node:path';
 import pLimit from 'p-limit';
 import sharp from 'sharp';
 import { AppError, badRequest } from '../../core/errors.js';
+import { workerFaultOf } from '../../core/worker-faults.js';
 import { refKind } from '../../core/refs.js';
 import type { Warning } from '../../core/types.js';
 import type { FetchPort } from '../../net/fetch.js';
@@ -248,6 +249,8 @@ export async function loadPhotos(
           // Our own storage or database stayed down past the wait (docs/operations.md "Outages"): the
           // render fails retryable and refunded, not as if the customer's photo were unusable.
           if (error instanceof AppError && error.code === 'SERVICE_UNAVAILABLE') throw error;
+          // A fault of the machine (no scratch space) is not the photo's: the job goes to another worker (docs/jobs.md "Worker faults").
+          if (workerFaultOf(error) !== null) throw error;
           const network =
             error instanceof AppError &&
             error.code === 'UPSTREAM_ERROR' &&

@@ -5,6 +5,7 @@ import ffmpeg from 'fluent-ffmpeg';
 import type { FfmpegSettings } from '../../config/config-schema.js';
 import { AppError } from '../../core/errors.js';
 import type { FfmpegCommandSpec } from './command.js';
+import { tiedToThisProcess } from './tied-child.js';
 
 /**
  * The only module that touches fluent-ffmpeg (archived upstream, so it stays behind this one small
@@ -147,7 +148,8 @@ export function progressFraction(timemark: string | undefined, expectedDurationS
 
 /** Builds the run with fluent-ffmpeg's public builder. */
 function buildCommand(spec: FfmpegCommandSpec, binary: string): ffmpeg.FfmpegCommand {
-  const command = ffmpeg().setFfmpegPath(binary);
+  // Tied to this process: a worker killed with SIGKILL takes its ffmpeg along (./tied-child.ts).
+  const command = ffmpeg().setFfmpegPath(tiedToThisProcess(binary));
   for (const input of spec.inputs) command.input(input.file).inputOptions(input.options);
   if (spec.complexFilter !== null) command.complexFilter(spec.complexFilter);
   return command.outputOptions(spec.outputOptions).output(spec.output);
@@ -264,11 +266,16 @@ export async function runFfmpeg(spec: FfmpegCommandSpec, options: RunOptions): P
           finish(failure);
           return;
         }
-        if (error.code === 'ENOENT' || error.code === 'EACCES') {
+        // 126/127: the shell of ./tied-child.ts could not run the binary (gone or not executable).
+        if (error.code === 'ENOENT' || error.code === 'EACCES' || /^ffmpeg exited with code 12[67]\b/.test(error.message)) {
           finish(
-            new AppError('DEPENDENCY_MISSING', `ffmpeg could not be started (${error.code}). ${INSTALL_HINT}`, {
-              reason: 'ffmpeg_missing',
-            }),
+            new AppError(
+              'DEPENDENCY_MISSING',
+              `ffmpeg could not be started (${error.code ?? error.message.replace(/^ffmpeg /, '')}). ${INSTALL_HINT}`,
+              {
+                reason: 'ffmpeg_missing',
+              },
+            ),
           );
           return;
         }
@@ -313,7 +320,6 @@ export function runFfprobe(
 }
 
 export type ProbeData = ffmpeg.FfprobeData;
-export type ProbeStream = ffmpeg.FfprobeStream;
 
 /** `ffmpeg -version`'s first line, and the encoders/filters lists, for `immoreel doctor`. */
 export function ffmpegInfo(binary: string, args: string[]): Promise<string> {

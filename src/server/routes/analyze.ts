@@ -3,6 +3,7 @@ import { RawJsonBody } from '../../core/json-body.js';
 import { validateAnalyzeRequest } from '../../core/analyze-rules.js';
 import type { AnalyzeResponse } from '../../core/types.js';
 import { API_PREFIX } from '../api-limits.js';
+import { charging } from '../auth.js';
 import type { ServerContext } from '../request-context.js';
 import { IdempotencyHeadersSchema, ErrorEnvelopeSchema } from '../schemas/common.js';
 import { AnalyzeBodySchema, AnalyzeResponseSchema } from '../schemas/api-bodies.js';
@@ -56,16 +57,24 @@ export function analyzeRoutes(app: FastifyInstance, ctx: ServerContext): void {
       };
       const idempotencyKey = idempotencyKeyOf(request);
       const json = 'application/json; charset=utf-8';
-      if (idempotencyKey === null) return reply.type(json).send((await compute()).value);
+      // The unit is charged as the answer goes out (with its stored copy when there is a key, in one
+      // transaction): an analysis that fails, or whose charge cannot be written, costs nothing.
+      const charge = auth.charge;
+      if (idempotencyKey === null) {
+        const { value } = await compute();
+        if (charge !== null) await charging(charge, () => ctx.deps.records.usage.charge(charge));
+        return reply.type(json).send(value);
+      }
       let fingerprinted: unknown = body;
       if (raw !== null && offThread !== undefined) {
         const checked = await offThread.fingerprint(raw, 'POST /analyze', abortOnDisconnect(reply));
         raw = checked.body;
         fingerprinted = checked.fingerprint;
       }
-      const outcome = await ctx.deps.records.idempotency.run(auth.key.key_id, idempotencyKey, 'POST /analyze', fingerprinted, compute);
+      const outcome = await charging(charge, () =>
+        ctx.deps.records.idempotency.run(auth.key.key_id, idempotencyKey, 'POST /analyze', fingerprinted, compute, charge),
+      );
       if (!outcome.replayed) return reply.type(json).send(outcome.value);
-      auth.refund = true;
       return reply.code(outcome.stored.statusCode).header('Idempotent-Replayed', 'true').type(json).send(outcome.stored.body);
     },
   );

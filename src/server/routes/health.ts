@@ -64,7 +64,13 @@ export function healthRoutes(app: FastifyInstance, ctx: ServerContext): void {
     },
     async () => {
       const readiness = await checkReadiness(ctx.deps);
-      if (!readiness.ready) throw notReadyError(readiness);
+      if (!readiness.ready) {
+        // A probe that finds a dependency down begins its outage as a request would (one line, one count).
+        const { database, storage, queue } = readiness.checks;
+        if (database === 'failing' || queue === 'failing') ctx.outages.report('database', new Error('the readiness probe failed'));
+        if (storage === 'failing') ctx.outages.report('storage', new Error('the readiness probe failed'));
+        throw notReadyError(readiness);
+      }
       return readyBody(readiness);
     },
   );

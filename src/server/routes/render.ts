@@ -1,13 +1,13 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError, badRequest, type ErrorDetail } from '../../core/errors.js';
-import type { JobRecord } from '../../core/types.js';
 import { assertPublicHost, ForbiddenAddressError } from '../../net/address-guard.js';
-import { isTerminal } from '../../core/job-state.js';
 import type { ValidRenderRequest } from '../../render/types.js';
 import { findAsset } from '../../records/assets.js';
 import type { ServerContext } from '../request-context.js';
 import type { AuthContext } from '../auth.js';
-import { settleJobCharge } from '../job-end.js';
+import { charging } from '../auth.js';
+import { fingerprint } from '../../records/idempotency.js';
+import { renderUnits } from '../../records/quota.js';
 import { API_PREFIX } from '../api-limits.js';
 import { ErrorEnvelopeSchema, IdempotencyHeadersSchema, JobEnvelopeSchema } from '../schemas/common.js';
 import { RenderBodySchema } from '../schemas/api-bodies.js';
@@ -93,6 +93,17 @@ async function checkJobLimits(ctx: ServerContext, auth: AuthContext): Promise<vo
   }
 }
 
+/** The answer of a replayed render: 202 with the key's job as it is now. */
+async function replayJob(ctx: ServerContext, reply: FastifyReply, jobId: string | null): Promise<FastifyReply> {
+  const found = jobId === null ? null : await ctx.deps.jobs.get(jobId);
+  if (found === null) throw new AppError('INTERNAL_SERVER_ERROR', `Idempotent job ${String(jobId)} is missing from the store.`);
+  return reply
+    .code(202)
+    .header('Idempotent-Replayed', 'true')
+    .header('Location', found.job.links.self)
+    .send({ ok: true, status: 'success', job: found.job });
+}
+
 export function renderRoutes(app: FastifyInstance, ctx: ServerContext): void {
   ctx.registry.add(
     app,
@@ -146,39 +157,34 @@ export function renderRoutes(app: FastifyInstance, ctx: ServerContext): void {
       } else {
         valid = await ctx.deps.validateRender(body);
       }
-      const submit = async () => {
-        await checkAssets(ctx, tenant, valid);
-        checkWebhookUrl(ctx, valid.webhook_url);
-        await checkJobLimits(ctx, auth);
-        const job = await ctx.deps.jobs.submit(valid, { tenant, ...(prepared === undefined ? {} : { prepared }) });
-        if (auth.reservation !== null) {
-          await ctx.deps.records.usage.chargeJob(job.job_id, auth.reservation);
-          // A job that ended before its charge was written found nothing to settle: settle it now.
-          const now = await ctx.deps.jobs.get(job.job_id);
-          if (now !== null && isTerminal(now.job.state)) await settleJobCharge(ctx.deps.records.usage, now.job);
-        }
-        // Should the job end before its webhook row is written, the job-end duties' sweep still sends it (src/server/job-end.ts).
-        if (valid.webhook_url !== null) await ctx.deps.records.webhooks.register(job.job_id, tenant, valid.webhook_url);
-        return { value: job, store: { statusCode: 202, body: null, jobId: job.job_id } };
-      };
-      let job: JobRecord;
+      const route = 'POST /render-video';
       const idempotencyKey = idempotencyKeyOf(request);
-      if (idempotencyKey === null) {
-        job = (await submit()).value;
-      } else {
-        const outcome = await ctx.deps.records.idempotency.run(auth.key.key_id, idempotencyKey, 'POST /render-video', body, submit);
-        if (outcome.replayed) {
-          auth.refund = true;
-          reply.header('Idempotent-Replayed', 'true');
-          // The same job, as it is now: a client retrying late learns its progress at once.
-          const found = outcome.stored.jobId === null ? null : await ctx.deps.jobs.get(outcome.stored.jobId);
-          if (found === null)
-            throw new AppError('INTERNAL_SERVER_ERROR', `Idempotent job ${String(outcome.stored.jobId)} is missing from the store.`);
-          job = found.job;
-        } else {
-          job = outcome.value;
-        }
+      if (idempotencyKey !== null) {
+        // A retry of a request that made its job gets that job, as it is now: a client retrying late
+        // learns its progress at once. Looked up before the checks, which the job passed already.
+        const stored = await ctx.deps.records.idempotency.find(auth.key.key_id, idempotencyKey, route, body);
+        if (stored !== null) return replayJob(ctx, reply, stored.jobId);
       }
+      await checkAssets(ctx, tenant, valid);
+      checkWebhookUrl(ctx, valid.webhook_url);
+      await checkJobLimits(ctx, auth);
+      // The job, its charge, its webhook row and its stored answer: one transaction (docs/operations.md "Exactly once").
+      // Should the job end before the webhook is sent, the job-end duties' sweep still sends it (src/server/job-end.ts).
+      const charge = auth.charge === null ? null : { ...auth.charge, units: renderUnits(valid) };
+      const submitted = await charging(charge, () =>
+        ctx.deps.jobs.submitOnce(valid, {
+          tenant,
+          ...(prepared === undefined ? {} : { prepared }),
+          ...(charge === null ? {} : { charge }),
+          ...(idempotencyKey === null
+            ? {}
+            : { idempotency: { keyId: auth.key.key_id, key: idempotencyKey, route, fingerprint: fingerprint(route, body) } }),
+          webhookUrl: valid.webhook_url,
+        }),
+      );
+      // Another request with this key made the job while this one was checked: the same answer as a replay.
+      if (submitted.replayed) reply.header('Idempotent-Replayed', 'true');
+      const job = submitted.job;
       return reply.code(202).header('Location', job.links.self).send({ ok: true, status: 'success', job });
     },
   );

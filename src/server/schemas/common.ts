@@ -9,8 +9,8 @@ import { JOB_STAGES, JOB_STATES, LANGUAGES, VIDEO_FORMATS } from '../../core/typ
 
 export type JsonSchema = Record<string, unknown>;
 
-export { MarketSchema, PhotoLeftOutSchema, PropertySchema, WarningSchema } from '../../core/property-schema.js';
-import { MarketSchema, PhotoLeftOutSchema, PropertySchema, WarningSchema } from '../../core/property-schema.js';
+export { HeldBackSchema, MarketSchema, PhotoLeftOutSchema, PropertySchema, WarningSchema } from '../../core/property-schema.js';
+import { HeldBackSchema, MarketSchema, PhotoLeftOutSchema, PropertySchema, WarningSchema } from '../../core/property-schema.js';
 import { BrandingSchema } from '../../core/requests.js';
 
 const nullable = (type: string): JsonSchema => ({ type: [type, 'null'] });
@@ -146,6 +146,11 @@ export const JobSchema: JsonSchema = {
     },
     error: { type: ['object', 'null'], properties: { code: { type: 'string' }, message: { type: 'string' } } },
     warnings: { type: 'array', items: WarningSchema },
+    held_back: {
+      type: 'array',
+      items: HeldBackSchema,
+      description: 'Facts the analysis held back as doubtful (docs/api.md "Held back"); empty when none.',
+    },
     photos_left_out: {
       type: 'array',
       items: PhotoLeftOutSchema,

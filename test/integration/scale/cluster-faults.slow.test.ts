@@ -23,14 +23,16 @@ import {
 
 /*
  * The whole cluster under faults, on loopback (docs/scaling.md "Tests"): one PostgreSQL, one bucket
- * (s3rver), 2 `immoreel serve` and 2 `immoreel worker` processes of the built CLI. While short
- * renders run, PostgreSQL is restarted (down 15 s), the S3 server is stopped for 15 s and started
- * again, and a worker that owns a running render is SIGKILLed (a replacement worker is started, as
- * a supervisor would); then API node B is stopped and the last jobs go through A. Both API nodes
+ * (s3rver), 3 `immoreel serve` and 2 `immoreel worker` processes of the built CLI. While short
+ * renders run, PostgreSQL is stopped fast (down 15 s) with idempotent submissions in flight, the S3
+ * server is stopped for 15 s and started again, then frozen (an asset upload must get its 503 within
+ * 15 s), API node C is SIGKILLed with submissions in flight (their clients fail over to A with the
+ * same keys), and a worker that owns a running render is SIGKILLed (a replacement worker is started,
+ * as a supervisor would); then API node B is stopped and the last jobs go through A. Nodes A and B
  * are polled throughout (`/ready` and the job list), and every answer any of them gave is kept.
  *
- * Then: every job `succeeded` exactly once with a video that passes ffprobe, the tenant was
- * charged once per job, one signed `job.succeeded` webhook each; no API node ever answered 500;
+ * Then: every job `succeeded` exactly once with a video that passes ffprobe, one job per key, the
+ * tenant was charged once per job and `immoreel db reconcile` finds the books equal, one signed `job.succeeded` webhook each; no API node ever answered 500;
  * `/ready` said 503 during each outage and 200 after; every `serve` and every surviving `worker`
  * ran to the end; the bucket holds one video per job; no process of the test is left. The time to
  * recover after each fault is printed (and written in docs/scaling.md "Failure modes").
@@ -96,12 +98,13 @@ interface Node {
   url: string;
 }
 
-async function startApi(name: string): Promise<Node> {
+async function startApi(name: string, metricsPort?: number): Promise<Node> {
   const proc = await processes.spawn(
     name,
     [
       ...backendArgs(join(work, name)),
       'serve',
+      ...(metricsPort === undefined ? [] : ['--metrics-port', String(metricsPort)]),
       '--port',
       '0',
       '--render-rate',
@@ -249,7 +252,9 @@ describe('2 API nodes and 2 workers on one PostgreSQL and one bucket, under faul
       const key = JSON.parse(created.stdout) as { api_key: string; webhook_secret: string };
       webhookSecret = key.webhook_secret;
 
-      const [nodeA, nodeB] = await Promise.all([startApi('api-a'), startApi('api-b')]);
+      // C is there to be SIGKILLed mid-submission (its clients fail over to A with the same keys).
+      const apiMetricsPort = await freePort();
+      const [nodeA, nodeB, nodeC] = await Promise.all([startApi('api-a', apiMetricsPort), startApi('api-b'), startApi('api-c')]);
       const workers: WorkerHandle[] = [];
       const startWorker = async (n: number): Promise<WorkerHandle> => {
         const metricsPort = await freePort();
@@ -316,6 +321,27 @@ describe('2 API nodes and 2 workers on one PostgreSQL and one bucket, under faul
       const submitBatch = async (from: number, count: number, nodes: Node[]): Promise<void> => {
         for (let n = from; n < from + count; n += 1) await submit(nodes[n % nodes.length]!, n);
       };
+      /**
+       * A submission as the remote CLI makes it through a fault: the same Idempotency-Key and body,
+       * retried after a 503 or a lost connection, failing over to the next node. One job per key.
+       */
+      const submitThroughFaults = async (nodes: Node[], n: number): Promise<void> => {
+        for (let attempt = 0; attempt < 240; attempt += 1) {
+          const node = nodes[attempt % nodes.length]!;
+          const answer = await api<{ job: JobRecord }>(node, key.api_key, '/render-video', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'idempotency-key': `faults-${n}` },
+            body: renderBody(n),
+          }).catch(() => null);
+          if (answer?.status === 202) {
+            submitted.push(answer.body.job.job_id);
+            return;
+          }
+          if (answer !== null) expect(answer.status, JSON.stringify(answer.body)).toBe(503);
+          await sleep(500);
+        }
+        throw new Error(`faults-${n} was never accepted`);
+      };
 
       // The job rows as they stand (owner pid, progress), read directly: one short connection each, since PostgreSQL restarts.
       const running = async (): Promise<{ job_id: string; owner_pid: number; stage: string | null; progress: number }[]> => {
@@ -361,6 +387,10 @@ describe('2 API nodes and 2 workers on one PostgreSQL and one bucket, under faul
       next += 4;
       await renderNearlyDone('a render nearly done before the PostgreSQL restart');
 
+      // Batch 2 is submitted as PostgreSQL stops fast: idempotent submissions in flight, retried until accepted.
+      const batch2 = Promise.all([next, next + 1].map((n) => submitThroughFaults([nodeA, nodeB], n)));
+      next += 2;
+      await sleep(30);
       const pgDown = Date.now();
       await pgServer.halt();
       await sleep(OUTAGE_MS / 2);
@@ -386,11 +416,10 @@ describe('2 API nodes and 2 workers on one PostgreSQL and one bucket, under faul
         { timeoutMs: 120_000, everyMs: 100, processes },
       );
       recovery['database: first job progress'] = moved.at - pgUp;
+      await batch2;
       await scrapeWorkerMetrics();
 
-      // Batch 2; once a render is nearly done, the S3 server stops for 15 s.
-      await submitBatch(next, 2, [nodeA, nodeB]);
-      next += 2;
+      // Once a render of batch 2 is nearly done, the S3 server stops for 15 s.
       await renderNearlyDone('a render nearly done before the S3 server stops');
       const succeededSoFar = polling.lists.at(-1)!.jobs.filter((j) => j.state === 'succeeded');
       const s3Down = Date.now();
@@ -424,9 +453,33 @@ describe('2 API nodes and 2 workers on one PostgreSQL and one bucket, under faul
       recovery['storage: first job succeeded'] = landed.at - s3Up;
       await scrapeWorkerMetrics();
 
-      // Batch 3; a worker that owns a running render (its pid on the job row, ffmpeg in its group) dies.
-      await submitBatch(next, 2, [nodeA, nodeB]);
+      // The S3 server frozen (it accepts connections, never answers): an asset upload is answered
+      // 503 with Retry-After within 15 s, not after minutes (docs/operations.md "Storage deadlines").
+      s3.freeze();
+      const frozenAt = Date.now();
+      const frozenUpload = await api<{ error: { reason?: string } }>(nodeA, key.api_key, '/assets', {
+        method: 'POST',
+        headers: { 'content-type': 'image/jpeg' },
+        body: readFileSync(photoFiles[0]!),
+      });
+      recovery['frozen storage: asset upload answered'] = Date.now() - frozenAt;
+      s3.thaw();
+      const thawedAt = Date.now();
+      expect(frozenUpload.status, JSON.stringify(frozenUpload.body)).toBe(503);
+      expect(frozenUpload.headers.get('retry-after')).toBe('5');
+      expect(thawedAt - frozenAt).toBeLessThan(15_000);
+
+      // Batch 3 goes to API node C, SIGKILLed while the submissions are in flight; its clients fail
+      // over to A with the same keys: one job per key, nothing charged without its job.
+      const batch3 = Promise.all([next, next + 1].map((n) => submitThroughFaults([nodeC, nodeA], n)));
       next += 2;
+      await sleep(20);
+      processes.expectExit(nodeC.proc);
+      nodeC.proc.signalGroup('SIGKILL');
+      expect((await nodeC.proc.exited).signal).toBe('SIGKILL');
+      await batch3;
+
+      // A worker that owns a running render (its pid on the job row, ffmpeg in its group) dies.
       const victim = await waitFor(
         'a worker that owns a running render',
         async () => {
@@ -496,10 +549,18 @@ describe('2 API nodes and 2 workers on one PostgreSQL and one bucket, under faul
         ended.filter((j) => !victim.owned.includes(j.job_id) && j.attempts !== 1).map((j) => `${j.job_id}: ${j.attempts} attempts`),
       ).toEqual([]);
 
-      // Charged once per job: the refused submission and the retried renders cost nothing.
+      // Charged once per job: the refused submission, the retried submissions and renders cost nothing.
       const me = await api<{ quota: { used: number } }>(nodeA, key.api_key, '/me');
       expect(me.status).toBe(200);
       expect(me.body.quota.used).toBe(JOBS);
+      // The books, as an operator checks them: quota used = units charged on jobs, for every key and month.
+      const books = await runCli([...backendArgs(join(work, 'keys')), 'db', 'reconcile', '--period', 'all', '--json'], {
+        env: backendEnv(),
+      });
+      expect(books.code, books.stdout + books.stderr).toBe(0);
+      expect((JSON.parse(books.stdout) as { keys: { used: number; charged: number; difference: number }[] }).keys).toEqual([
+        expect.objectContaining({ used: JOBS, charged: JOBS, difference: 0 }),
+      ]);
 
       // Exactly one signed `job.succeeded` event per job (retries of one event share its webhook-id).
       await waitFor('a webhook for every job', async () => (new Set(hooks.events.map((e) => e.jobId)).size >= JOBS ? true : undefined), {
@@ -570,8 +631,24 @@ describe('2 API nodes and 2 workers on one PostgreSQL and one bucket, under faul
 
       // Worker metrics: the outages and the retries that rode them out were counted (docs/operations.md "Metrics").
       await scrapeWorkerMetrics();
+      const storageLines = workers.map(({ proc }) => proc.stderr().match(/"event":"outage_begins"[^\n]*"service":"storage"/g)?.length ?? 0);
       expect(counted.database, 'immoreel_outages_total{service="database"}').toBeGreaterThanOrEqual(1);
-      expect(counted.storage, 'immoreel_outages_total{service="storage"}').toBeGreaterThanOrEqual(1);
+      expect(
+        counted.storage,
+        `immoreel_outages_total{service="storage"} (workers' storage outage_begins lines: ${storageLines.join(', ')})`,
+      ).toBeGreaterThanOrEqual(1);
+      // An API node counts each outage once, however many requests met it (docs/operations.md "Logs"):
+      // PostgreSQL stopped, S3 stopped, S3 frozen — and one begin line each, not one per 503. (A
+      // `/ready` check slower than 2 s on a loaded machine may add one: hence "at least".)
+      const apiMetrics = await (await fetch(`http://127.0.0.1:${apiMetricsPort}/metrics`)).text();
+      const apiOutages = {
+        database: counterSum(apiMetrics, 'immoreel_outages_total', 'service="database"'),
+        storage: counterSum(apiMetrics, 'immoreel_outages_total', 'service="storage"'),
+      };
+      expect(apiOutages.database, `${nodeA.name} database outages`).toBeGreaterThanOrEqual(1);
+      expect(apiOutages.storage, `${nodeA.name} storage outages`).toBeGreaterThanOrEqual(2);
+      expect(nodeA.proc.stderr().match(/"event":"outage_begins"/g)).toHaveLength(apiOutages.database + apiOutages.storage);
+      expect(nodeA.proc.stderr()).not.toMatch(/"msg":"request failed"/);
       expect(counted.retries, 'immoreel_retries_total').toBeGreaterThanOrEqual(1);
 
       // No API node ever answered 500 (or anything 5xx but the outages' 503), to the test or the pollers.
@@ -583,7 +660,7 @@ describe('2 API nodes and 2 workers on one PostgreSQL and one bucket, under faul
       // 503s to API calls only while a service was down, or in the seconds after. (`/ready` is left
       // out: on a loaded machine the S3 server may take longer than its 2 s check, which is a 503 by
       // design; it was 200 again after each outage, above, and is 200 at the end, below.)
-      const lastFaultEnd = Math.max(s3Up, pgUp) + 30_000;
+      const lastFaultEnd = Math.max(s3Up, pgUp, thawedAt) + 30_000;
       expect(
         answers
           .filter((a) => a.status === 503 && a.path !== '/ready' && (a.at < pgDown || a.at > lastFaultEnd))
@@ -591,7 +668,7 @@ describe('2 API nodes and 2 workers on one PostgreSQL and one bucket, under faul
       ).toEqual([]);
       const finalReady = await fetch(`${nodeA.url}/api/v1/ready`);
       expect(finalReady.status, await finalReady.text()).toBe(200);
-      // Every API node and every worker but the one killed ran to the end (B was stopped by the test).
+      // Every API node and every worker but those killed ran to the end (B was stopped by the test, C killed).
       expect(nodeA.proc.hasExited()).toBe(false);
       for (const { proc } of workers) if (proc !== victim.worker.proc) expect(proc.hasExited(), proc.name).toBe(false);
       expect(processes.crashed()).toEqual([]);
@@ -599,7 +676,7 @@ describe('2 API nodes and 2 workers on one PostgreSQL and one bucket, under faul
       // No process printed the database password.
       for (const proc of processes.all()) expect(proc.stdout() + proc.stderr(), proc.name).not.toContain(DB_PASSWORD);
       console.log(
-        `cluster faults: ${JOBS} jobs in ${Math.round((Date.now() - started) / 1000)} s; worker metrics: ${JSON.stringify(counted)}`,
+        `cluster faults: ${JOBS} jobs in ${Math.round((Date.now() - started) / 1000)} s; worker metrics: ${JSON.stringify(counted)}; api-a outages: ${JSON.stringify(apiOutages)}`,
       );
     },
   );

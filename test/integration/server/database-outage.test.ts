@@ -79,4 +79,42 @@ describe('PostgreSQL restarting under an API node', () => {
     expect(status).toBe(200);
     expect((await get('/api/v1/ready')).status).toBe(200);
   });
+
+  it('stopped fast with idempotent submissions in flight: no crash, one job and one unit per key', async () => {
+    const key = await server.records.keys.create({ tenant: 'books', monthlyQuota: 1000 });
+    const keys = Array.from({ length: 16 }, (_, i) => `books-${i}`);
+    const outcomes = new Map<string, string>();
+    // Each key is retried as the CLI does, with the same key and body, until it has its job.
+    const submit = async (idempotencyKey: string): Promise<void> => {
+      for (let attempt = 0; attempt < 200; attempt += 1) {
+        const answer = await fetch(`${server.url}/api/v1/render-video`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${key.apiKey}`, 'Content-Type': 'application/json', 'Idempotency-Key': idempotencyKey },
+          body: JSON.stringify({ description: `Villa ${idempotencyKey} à Marrakech`, photos: ['https://cdn.example.com/a.jpg'] }),
+        }).catch(() => null);
+        if (answer !== null && answer.status === 202) {
+          outcomes.set(idempotencyKey, ((await answer.json()) as { job: { job_id: string } }).job.job_id);
+          return;
+        }
+        // Only an outage's 503 is expected; anything else (a 500) fails the test.
+        if (answer !== null) expect(answer.status).toBe(503);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    const submitting = Promise.all(keys.map((k, i) => new Promise((r) => setTimeout(r, i * 15)).then(() => submit(k))));
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    await postgres.halt();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await postgres.resume();
+    await submitting;
+    expect(outcomes.size).toBe(keys.length);
+    const jobs = await server.records.jobs.list('books', { limit: 100 });
+    expect(jobs.jobs.map((job) => job.job_id).sort()).toEqual([...outcomes.values()].sort());
+    const units = (await Promise.all(jobs.jobs.map(async (job) => (await server.records.jobs.row(job.job_id))!.units))).reduce(
+      (a, b) => a + b,
+      0,
+    );
+    expect(await server.records.usage.used(key.record.key_id)).toBe(units);
+    expect((await server.records.usage.reconcile(null)).filter((row) => row.difference !== 0)).toEqual([]);
+  }, 60_000);
 });

@@ -41,16 +41,20 @@ interface Node {
  */
 function recordsJobsPort(records: RecordStore): JobsPort {
   return {
-    async submit(request, { tenant }) {
+    async submitOnce(request, { tenant, charge, idempotency, webhookUrl }) {
+      const jobId = newJobId();
       const row = await records.jobs.insert({
-        jobId: newJobId(),
+        jobId,
         tenant,
         request,
         inputHash: sha256Hex(JSON.stringify(request)),
         allowLocalFiles: false,
         linkBase: '/api/v1',
+        charge,
+        idempotency,
+        webhookUrl,
       });
-      return records.jobs.toRecord(row);
+      return { job: records.jobs.toRecord(row), replayed: row.job_id !== jobId };
     },
     async get(jobId) {
       const row = await records.jobs.row(jobId);

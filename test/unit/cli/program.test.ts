@@ -29,6 +29,7 @@ const COMMANDS: Record<string, string[]> = {
     '--html-file',
     '--description',
     '--description-file',
+    '--confirm',
     '--language',
     '--audience',
     '--demo',
@@ -42,6 +43,7 @@ const COMMANDS: Record<string, string[]> = {
     '--html-file',
     '--description',
     '--description-file',
+    '--confirm',
     '--listing-json',
     '--photos',
     '--photos-dir',
@@ -61,6 +63,7 @@ const COMMANDS: Record<string, string[]> = {
     '--color',
     '--unbranded',
     '--out',
+    '--force',
     '--poster',
     '--no-wait',
     '--demo',
@@ -108,9 +111,10 @@ const COMMANDS: Record<string, string[]> = {
   'auth status': [],
   'auth logout': ['--all'],
   completion: [],
-  studio: ['--port', '--tenant', '--no-browser', '--concurrency'],
+  studio: ['--port', '--tenant', '--no-browser', '--concurrency', '--lan'],
   'db status': [],
   'db migrate': [],
+  'db reconcile': ['--period'],
 };
 
 function leaves(command: Command, path: string[] = []): Record<string, Command> {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readBatchCsv } from '../../../src/jobs/batch.js';
+import { derivedRowId, readBatchCsv } from '../../../src/jobs/batch.js';
 import { RENDER_BATCH_COLUMNS, rowRenderRequest } from '../../../src/jobs/render-batch.js';
 
 /* Batch CSVs as spreadsheets save them: separators, encodings, and column names users type. */
@@ -64,5 +64,51 @@ describe('reading a batch CSV', () => {
   it('names the file when it is missing or a folder', async () => {
     await expect(readBatchCsv(join(dir, 'nothere.csv'))).rejects.toThrow(/CSV file not found: .*nothere\.csv/);
     await expect(readBatchCsv(dir)).rejects.toThrow(/is a folder/);
+  });
+});
+
+describe('the id of a row without one (docs/cli.md "Batch CSV")', () => {
+  it('names a row by its listing: the portal and its number, the same in every run', async () => {
+    const csv =
+      'url,description\nhttps://www.mubawab.ma/fr/a/8418668/appartement-maarif,\nhttps://www.avito.ma/fr/casablanca/appartements/x_55012345.htm,\n';
+    const first = await readBatchCsv(file('urls.csv', csv), RENDER_BATCH_COLUMNS);
+    expect(first.rows.map((row) => row.id)).toEqual(['mubawab-8418668', 'avito-55012345']);
+    // Tonight's CSV lists them the other way round, with a new one first: each keeps its name.
+    const reordered = `url\nhttps://www.sarouty.ma/fr/annonce/99001122.html\n${csv.split('\n').slice(1).reverse().join('\n')}\n`;
+    const second = await readBatchCsv(file('urls-2.csv', reordered), RENDER_BATCH_COLUMNS);
+    expect(second.rows.map((row) => row.id).sort()).toEqual(['avito-55012345', 'mubawab-8418668', 'sarouty-99001122']);
+  });
+
+  it('names a row without a URL by a short hash of its cells, never by its line', async () => {
+    const csv = 'description,photos\nVilla à Marrakech,a.jpg\nRiad à Fès,b.jpg\n';
+    const batch = await readBatchCsv(file('texts.csv', csv), RENDER_BATCH_COLUMNS);
+    const ids = batch.rows.map((row) => row.id);
+    expect(ids.every((id) => /^row-[0-9a-f]{10}$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(2);
+    // The same rows in another order, with an empty column added: the same names.
+    const again = await readBatchCsv(file('texts-2.csv', 'notes,photos,description\n,b.jpg,Riad à Fès\n,a.jpg,Villa à Marrakech\n'));
+    expect(again.rows.map((row) => row.id)).toEqual([ids[1], ids[0]]);
+    expect(ids.some((id) => id.startsWith('line-'))).toBe(false);
+  });
+
+  it('tells two rows of the same listing apart, and keeps an id column as it is', async () => {
+    const csv = 'url,template\nhttps://www.mubawab.ma/fr/a/8418668/x,classic\nhttps://www.mubawab.ma/fr/a/8418668/x,luxury\n';
+    expect((await readBatchCsv(file('twice.csv', csv), RENDER_BATCH_COLUMNS)).rows.map((row) => row.id)).toEqual([
+      'mubawab-8418668',
+      'mubawab-8418668-3',
+    ]);
+    const withIds = await readBatchCsv(file('ids.csv', 'id,url\nvilla-1,https://www.mubawab.ma/fr/a/1234567/x\n'), RENDER_BATCH_COLUMNS);
+    expect(withIds.rows[0]!.id).toBe('villa-1');
+  });
+
+  it('derives ids that can name a file', () => {
+    const cases: Record<string, string>[] = [
+      { url: 'https://xn--mgbh0fb.ma/?id=12345678' },
+      { url: 'not a url' },
+      { description: '../../etc/passwd' },
+    ];
+    for (const values of cases) {
+      expect(derivedRowId(values)).toMatch(/^[a-z0-9][a-z0-9-]{0,99}$/);
+    }
   });
 });

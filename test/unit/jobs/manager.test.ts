@@ -18,6 +18,7 @@ import { LocalService } from '../../../src/service/local-service.js';
 import type { RenderContext } from '../../../src/render/types.js';
 import { fakeEngine, fakeRequest } from '../../helpers/fake-engine.js';
 import { TEST_FFMPEG } from '../../helpers/config.js';
+import { until } from '../../helpers/until.js';
 import { loadConfig } from '../../../src/config/index.js';
 
 const opened: { close(): Promise<void> }[] = [];
@@ -39,16 +40,6 @@ async function manager(options: Partial<JobManagerOptions> & { dataDir?: string 
   });
   opened.push(m);
   return m;
-}
-
-async function until<T>(read: () => T | Promise<T>, ok: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out; last value ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 15));
-  }
 }
 
 const stateOf = async (m: JobManager, id: string): Promise<JobRecord> => (await m.get(id))!.job;

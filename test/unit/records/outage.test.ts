@@ -11,6 +11,8 @@ describe('outageOf', () => {
     expect(outageOf(withCode('the database system is starting up', '57P03'))).toBe('database');
     expect(outageOf(withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED'))).toBe('database');
     expect(outageOf(new Error('Connection terminated unexpectedly'))).toBe('database');
+    // A query on a client whose connection died inside a transaction (src/records/postgres/connection.ts `checkOut`).
+    expect(outageOf(new Error('Client was closed and is not queryable'))).toBe('database');
     // pg-pool, when the server drops packets instead of refusing (a partition, a host that is down).
     expect(outageOf(new Error('timeout exceeded when trying to connect'))).toBe('database');
     expect(outageOf(new AppError('SERVICE_UNAVAILABLE', 'The storage endpoint is unreachable.', { reason: 'storage_unreachable' }))).toBe(

@@ -159,7 +159,7 @@ describe('webhooks', () => {
 });
 
 describe('job-end duties', () => {
-  it('deliver the webhook of a job that ended while no process ran them, and settle its charge once', async () => {
+  it('deliver the webhook of a job that ended while no process ran them; its refund came with its end, once', async () => {
     const { webhookSecret, record: key } = await records.keys.create({ tenant: 'acme', monthlyQuota: 5 });
     const target = await receiver([204]);
     servers.push(target.server);
@@ -171,16 +171,18 @@ describe('job-end duties', () => {
       inputHash: 'h'.repeat(64),
       allowLocalFiles: false,
       linkBase: '/api/v1',
+      charge: { keyId: key.key_id, period: new Date().toISOString().slice(0, 7), route: 'render_video', units: 1, limit: 5 },
+      webhookUrl: target.url,
     });
-    const reservation = (await records.usage.reserve(key.key_id, 5, 'render_video'))!;
-    await records.usage.chargeJob(row.job_id, reservation);
-    await records.webhooks.register(row.job_id, 'acme', target.url);
+    expect(store.usage.used(key.key_id)).toBe(1);
     await records.jobs.transition(row.job_id, 'running', { started_at: new Date().toISOString() });
     const failed = (await records.jobs.transition(row.job_id, 'failed', {
       error_code: 'BAD_REQUEST',
       error_message: 'No photo could be used.',
       finished_at: new Date().toISOString(),
     }))!;
+    expect(failed.refunded_at).not.toBeNull();
+    expect(store.usage.used(key.key_id)).toBe(0);
 
     const duties = startJobEndDuties({ records, fetch: guardedFetch({ allowLoopback: true }), pollMs: 20 });
     try {
