@@ -2,7 +2,8 @@
 # Installs what a fresh Debian/Ubuntu machine lacks to build and run immoreel: ffmpeg/ffprobe for
 # rendering, make/g++/python3 for better-sqlite3's from-source build, PostgreSQL (≥ 15, Debian's
 # `postgresql` package) that the scale-out tests start on loopback (docs/scaling.md "Tests"), and
-# Chromium for the Studio's browser tests (docs/studio.md). Does nothing when all are present.
+# Chromium for the Studio's browser tests (docs/studio.md), heif-enc for the HEIC tests. Does
+# nothing when all are present.
 # Needs root (or sudo) only when something is missing.
 set -euo pipefail
 
@@ -24,6 +25,8 @@ done
 # promtool (Debian's `prometheus` package) checks the /metrics output (docs/operations.md "Metrics").
 command -v promtool >/dev/null 2>&1 || need+=(prometheus)
 command -v ps >/dev/null 2>&1 || need+=(procps)  # the Ctrl-C test checks that no ffmpeg is left running
+# heif-enc makes the real HEIC (iPhone) photos the tests decode (test/helpers/heic.ts).
+command -v heif-enc >/dev/null 2>&1 || need+=(libheif-examples)
 [ ${#need[@]} -eq 0 ] && exit 0
 
 packages=$(printf '%s\n' "${need[@]}" | sort -u | tr '\n' ' ')

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AppError, badRequest } from '../core/errors.js';
 import { isRemoteRef } from '../core/refs.js';
-import type { RenderRequest } from '../core/requests.js';
+import { photoRef, withPhotoRef, type RenderRequest } from '../core/requests.js';
 import type { HttpClient } from './http.js';
 import { readImageFile } from '../core/images.js';
 
@@ -141,7 +141,9 @@ export class AssetUploader {
     if (request.photos !== undefined) {
       prepared.photos = await Promise.all(
         request.photos.map(async (photo, index) =>
-          isRemoteRef(photo) ? photo : this.upload(localPath(photo), `photos[${index}]`, options),
+          isRemoteRef(photoRef(photo))
+            ? photo
+            : withPhotoRef(photo, await this.upload(localPath(photoRef(photo)), `photos[${index}]`, options)),
         ),
       );
     }

@@ -5,8 +5,9 @@ import { badRequest } from './errors.js';
 /**
  * The image formats accepted as photos and logos, in one list (docs/rendering.md, "Photos"): the
  * CLI's --photos-dir scan, the upload route, its OpenAPI description and every message that names
- * the formats read it. They are the formats the renderer's image decoder reads. HEIC (iPhone
- * photos) is not one of them: the decoder shipped with the renderer reads AVIF but not HEVC.
+ * the formats read it. They are the formats the renderer's image decoders read: sharp's libvips,
+ * and for HEIC (iPhone photos, HEVC in a HEIF container, which libvips' prebuilt build cannot
+ * decode) libheif compiled to WebAssembly (src/render/image-decode.ts).
  */
 export interface ImageFormat {
   /** As users know it, in messages. */
@@ -22,12 +23,13 @@ export const IMAGE_FORMATS: readonly ImageFormat[] = [
   { name: 'JPEG', mime: 'image/jpeg', extensions: ['.jpg', '.jpeg'], decoded: 'jpeg' },
   { name: 'PNG', mime: 'image/png', extensions: ['.png'], decoded: 'png' },
   { name: 'WebP', mime: 'image/webp', extensions: ['.webp'], decoded: 'webp' },
+  { name: 'HEIC', mime: 'image/heic', extensions: ['.heic', '.heif'], decoded: 'heic' },
   { name: 'AVIF', mime: 'image/avif', extensions: ['.avif'], decoded: 'heif' },
   { name: 'TIFF', mime: 'image/tiff', extensions: ['.tif', '.tiff'], decoded: 'tiff' },
   { name: 'GIF', mime: 'image/gif', extensions: ['.gif'], decoded: 'gif' },
 ];
 
-/** "JPEG, PNG, WebP, AVIF, TIFF or GIF", for messages and help texts. */
+/** "JPEG, PNG, WebP, HEIC, AVIF, TIFF or GIF", for messages and help texts. */
 export const IMAGE_FORMAT_NAMES = `${IMAGE_FORMATS.slice(0, -1)
   .map((f) => f.name)
   .join(', ')} or ${IMAGE_FORMATS[IMAGE_FORMATS.length - 1]?.name ?? ''}`;
@@ -39,7 +41,7 @@ export function isImageFileName(name: string): boolean {
 }
 
 /** Image endings users have that are not accepted, so a folder scan can say why it skipped them. */
-export const REFUSED_IMAGE_EXTENSIONS: readonly string[] = ['.heic', '.heif', '.svg', '.bmp', '.psd', '.raw', '.cr2', '.nef', '.dng'];
+export const REFUSED_IMAGE_EXTENSIONS: readonly string[] = ['.svg', '.bmp', '.psd', '.raw', '.cr2', '.nef', '.dng'];
 
 /** The largest photo or logo a server accepts (docs/api.md, POST /api/v1/assets). */
 export const MAX_ASSET_BYTES = 15 * 1024 * 1024;
@@ -109,12 +111,6 @@ export async function readImageFile(path: string, field: string): Promise<ImageF
   }
   const bytes = await readFile(path);
   const contentType = sniffImageType(bytes);
-  if (contentType === 'image/heic') {
-    throw badRequest(`${field}: ${path} is a HEIC image, which the renderer cannot read: export it as JPEG (or ${IMAGE_FORMAT_NAMES}).`, {
-      reason: 'invalid_image',
-      details: [{ field, message: 'HEIC is not accepted' }],
-    });
-  }
   if (contentType === null) {
     throw badRequest(`${field}: ${path} is not a ${IMAGE_FORMAT_NAMES} image.`, {
       reason: 'invalid_image',

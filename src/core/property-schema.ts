@@ -23,10 +23,23 @@ const count = (type: string) => ({ type: [type, 'null'], minimum: 0 });
 
 const PROVENANCE_SOURCES = ['structured_data', 'page_text', 'description'];
 
+/** A photo given to a render that is not in its video (docs/api.md "Photos shown and left out"). */
+export const PhotoLeftOutSchema = {
+  type: 'object',
+  required: ['index', 'ref', 'reason', 'message'],
+  properties: {
+    index: { type: 'integer', minimum: 0, description: '0-based, in the photos given.' },
+    ref: { type: 'string', description: 'The photo as given.' },
+    reason: { type: 'string', enum: ['duration', 'limit', 'unreadable', 'unreachable', 'duplicate', 'too_small'] },
+    message: { type: 'string', description: "Why, in the request's language." },
+  },
+};
+
 export const WarningSchema = {
   type: 'object',
   required: ['code', 'message'],
   properties: {
+    photo: { ...PhotoLeftOutSchema, description: 'PHOTO_DROPPED, PHOTO_DUPLICATE and PHOTO_LEFT_OUT: the photo not shown.' },
     code: { type: 'string' },
     message: { type: 'string' },
     field: { type: 'string', enum: [...CONFIRMABLE_FACTS], description: 'The fact the warning is about, when a caller may confirm it.' },

@@ -78,6 +78,35 @@ export type AnalyzeRequest = Static<typeof AnalyzeRequestSchema>;
 
 const imageRef = (description: string) => Type.String({ minLength: 1, maxLength: MAX_URL_CHARS, description });
 
+/** Where a photo's subject is (docs/rendering.md "Framing"): fractions of the upright photo, 0,0 its top left. */
+export const FocusSchema = Type.Object(
+  {
+    x: Type.Number({ minimum: 0, maximum: 1, description: 'From the left edge (0) to the right edge (1).' }),
+    y: Type.Number({ minimum: 0, maximum: 1, description: 'From the top (0) to the bottom (1).' }),
+  },
+  { additionalProperties: false, description: "The photo's subject: every crop and camera movement keeps it in frame." },
+);
+
+/** A photo of a render request: its reference alone, or with its subject (docs/api.md "Photos shown and left out"). */
+export const PhotoItemSchema = Type.Union([
+  imageRef('http(s) URL, `asset:<id>`, or (CLI only) a file path.'),
+  Type.Object(
+    { url: imageRef('http(s) URL, `asset:<id>`, or (CLI only) a file path.'), focus: Type.Optional(FocusSchema) },
+    { additionalProperties: false },
+  ),
+]);
+export type PhotoItem = Static<typeof PhotoItemSchema>;
+
+/** A photo item's reference. */
+export function photoRef(item: PhotoItem): string {
+  return typeof item === 'string' ? item : item.url;
+}
+
+/** The item with another reference (a local file replaced by its uploaded asset), its focus kept. */
+export function withPhotoRef(item: PhotoItem, ref: string): PhotoItem {
+  return typeof item === 'string' ? ref : { ...item, url: ref };
+}
+
 export const BrandingSchema = Type.Object(
   {
     agency_name: Type.Optional(Type.String({ maxLength: MAX_NAME_CHARS })),
@@ -104,9 +133,10 @@ export const RenderRequestSchema = Type.Object(
     },
     listing: Type.Optional(PropertySchema),
     photos: Type.Optional(
-      Type.Array(imageRef('http(s) URL, `asset:<id>`, or (CLI only) a file path.'), {
+      Type.Array(PhotoItemSchema, {
         maxItems: MAX_PHOTOS,
-        description: "Photo URLs (public http/https) or `asset:<asset_id>` from POST /api/v1/assets. Default: the listing page's photos.",
+        description:
+          "Photo URLs (public http/https) or `asset:<asset_id>` from POST /api/v1/assets, each a string or `{ url, focus }` with the photo's subject. Default: the listing page's photos.",
       }),
     ),
     template: Type.Optional(
@@ -248,6 +278,19 @@ export function validationDetails(errors: readonly AjvLikeError[], context?: str
   // Where an `anyOf` failed, found once: one pass over the errors, not one per error (a 64 KB
   // list of wrong items gives ~100 000 errors; docs/security.md "Bounded validation").
   const anyOfPaths = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath));
+  // For a union of types: the shapes refused at each place, and the places (with every place above
+  // them) where a value met a problem of its own inside a member's shape. One pass each.
+  const typesAt = new Map<string, string[]>();
+  const innerProblemAt = new Set<string>();
+  for (const e of errors) {
+    if (e.keyword === 'type') typesAt.set(e.instancePath, [...(typesAt.get(e.instancePath) ?? []), `a ${String(e.params.type)}`]);
+    else if (e.keyword !== 'anyOf') {
+      for (let path = e.instancePath; ; path = path.slice(0, path.lastIndexOf('/'))) {
+        innerProblemAt.add(path);
+        if (path === '') break;
+      }
+    }
+  }
   const seen = new Set<string>();
   const details: ErrorDetail[] = [];
   const push = (detail: ErrorDetail): void => {
@@ -265,7 +308,15 @@ export function validationDetails(errors: readonly AjvLikeError[], context?: str
       push({ field: fieldOf(context, error), message: `must be one of ${members.map((m) => String(m.const)).join(', ')}` });
       continue;
     }
-    if (error.keyword === 'anyOf') continue;
+    // A union of types (a photo: a string or an object): the value's own problem when it took the
+    // shape of a member (`photos[0].focus.x`), else one message naming the shapes it may have.
+    if (error.keyword === 'anyOf') {
+      const types = typesAt.get(error.instancePath) ?? [];
+      if (!innerProblemAt.has(error.instancePath))
+        push({ field: fieldOf(context, error), message: types.length > 0 ? `must be ${types.join(' or ')}` : 'is invalid' });
+      continue;
+    }
+    if (error.keyword === 'type' && anyOfPaths.has(error.instancePath)) continue;
     // Members of a literal union: the `anyOf` entry above already said it.
     if (error.keyword === 'const' && anyOfPaths.has(error.instancePath)) continue;
     push({ field: fieldOf(context, error), message: messageOf(error) });

@@ -70,6 +70,22 @@ export interface Warning {
   field?: ConfirmableFact;
   /** CONTRADICTION only: each source's value with the words it was read from. */
   values?: WarningValue[];
+  /** A photo given that is not in the video (PHOTO_DROPPED, PHOTO_DUPLICATE, PHOTO_LEFT_OUT): the job's `photos_left_out` entry. */
+  photo?: PhotoLeftOut;
+}
+
+/**
+ * A photo given to a render that is not in its video (docs/api.md "Photos shown and left out"):
+ * `reason` is `duration` (no room in the video's length), `limit` (past the most photos a render
+ * takes), `unreadable`, `unreachable`, `duplicate` or `too_small`; `message` in the request's language.
+ */
+export interface PhotoLeftOut {
+  /** 0-based, in the photos given. */
+  index: number;
+  /** As given (a URL, `asset:<id>`, or a local file's name). */
+  ref: string;
+  reason: 'duration' | 'limit' | 'unreadable' | 'unreachable' | 'duplicate' | 'too_small';
+  message: string;
 }
 
 /** Facts a caller may confirm when the analysis doubts them (docs/analysis.md "Held back"). */
@@ -326,6 +342,8 @@ export interface JobRecord {
   /** `reason` when one is known, e.g. `fetch_budget_exceeded` (src/core/job-errors.ts). */
   error: { code: string; message: string; reason?: string } | null;
   warnings: Warning[];
+  /** The photos given that are not in the video, with why (empty when every one is shown). */
+  photos_left_out: PhotoLeftOut[];
   metadata: Record<string, unknown> | null;
   links: { self: string; video: string | null; cancel: string | null };
 }

@@ -6,7 +6,7 @@ import { sha256File } from '../core/files.js';
 import { isRemoteRef } from '../core/refs.js';
 import type { JobRecord, VideoFormat } from '../core/types.js';
 import type { Service } from '../core/service.js';
-import type { RenderRequest } from '../core/requests.js';
+import { photoRef, type RenderRequest } from '../core/requests.js';
 import { failedFileFor, readBatchCsv, runBatch, updateFailedCsv, type BatchColumns, type BatchRow } from './batch.js';
 import { JobFailedError, jobFailure } from './failure.js';
 import { hashInputs } from '../core/hash.js';
@@ -67,7 +67,7 @@ export function rowRenderRequest(row: BatchRow, defaults: RenderRequest, baseDir
  */
 export async function rowInputHash(request: RenderRequest): Promise<string> {
   const { metadata: _m, webhook_url: _w, ...inputs } = request;
-  const files = [...(request.photos ?? []), request.branding?.logo_url, request.music].filter(
+  const files = [...(request.photos ?? []).map(photoRef), request.branding?.logo_url, request.music].filter(
     (p): p is string => typeof p === 'string' && isAbsolute(p),
   );
   const fileStats = await Promise.all(

@@ -8,7 +8,7 @@ import { IMAGE_FORMAT_NAMES, IMAGE_FORMATS, MAX_IMAGE_PIXELS, pixelCapMessage, t
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../core/paths.js';
 import { assetKey } from '../blobs/object-keys.js';
 import { decodeSlots } from '../render/decode-slots.js';
-import { DECODE_TIMEOUT_S, decodeCostOf } from '../render/decode-budget.js';
+import { decodeCostOfImage, openImage } from '../render/image-decode.js';
 import { LocalBlobStore } from '../blobs/local-store.js';
 import type { BlobStore } from '../blobs/types.js';
 import type { AssetRow, RecordStore } from './types.js';
@@ -79,10 +79,10 @@ async function inspectImage(
   } catch {
     throw notAnImage('The upload is not a readable image.');
   }
-  const format = meta.format === undefined ? undefined : ACCEPTED_FORMATS.get(meta.format);
-  // A HEIF container holds AVIF (accepted) or HEIC, which the renderer cannot decode.
+  // A HEIF container holds AVIF (libvips decodes it) or HEIC (HEVC: decoded by libheif, src/render/image-decode.ts).
   const heic = meta.format === 'heif' && meta.compression !== 'av1';
-  if (heic) throw notAnImage(`HEIC images are not accepted: export the photo as JPEG (or send ${IMAGE_FORMAT_NAMES}).`);
+  const decodedAs = heic ? 'heic' : meta.format;
+  const format = decodedAs === undefined ? undefined : ACCEPTED_FORMATS.get(decodedAs);
   const extension = format?.extensions[0]?.slice(1);
   if (extension === undefined || meta.width === undefined || meta.height === undefined) {
     throw notAnImage(`Images of format ${meta.format ?? 'unknown'} are not accepted: send ${IMAGE_FORMAT_NAMES}.`);
@@ -101,14 +101,11 @@ async function inspectImage(
   // many wait. The CLI's own photos wait their turn: nobody would retry them.
   // What the decoder will hold, from the header (a progressive JPEG holds the whole image), and
   // a refusal for more scans than any encoder writes; no decode runs longer than its deadline.
-  const costBytes = await decodeCostOf(body);
+  const costBytes = await decodeCostOfImage(body);
   const decoded = await decodeSlots.run(
     () =>
-      sharp(body, { limitInputPixels: MAX_IMAGE_PIXELS, failOn: 'truncated', sequentialRead: true })
-        .timeout({ seconds: DECODE_TIMEOUT_S })
-        .resize(256, 256, { fit: 'inside' })
-        .raw()
-        .toBuffer()
+      openImage(body, { limitInputPixels: MAX_IMAGE_PIXELS, failOn: 'truncated', sequentialRead: true })
+        .then((opened) => opened.image.resize(256, 256, { fit: 'inside' }).raw().toBuffer())
         .then(
           () => true,
           () => false,
@@ -118,7 +115,7 @@ async function inspectImage(
   // The decoder's own words name libraries and internals: the reason is said plainly.
   if (!decoded)
     throw notAnImage('The image cannot be decoded in full: it is truncated or corrupt. Export it again and upload the whole file.');
-  return { format: meta.format!, extension, width: meta.width, height: meta.height };
+  return { format: decodedAs!, extension, width: meta.width, height: meta.height };
 }
 
 /** Stores an upload: bytes first, then the row, so a row never names bytes that are not there. */

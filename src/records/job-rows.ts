@@ -191,6 +191,7 @@ export function toJobRecord(row: JobRow, jobsDir: string): JobRecord {
   const formats = rowFormats(row);
   const outputs = row.state === 'succeeded' && stored !== null ? jobOutputs(row, formats, stored, dir) : null;
   if (expired) links = { ...links, video: null };
+  const warnings = JSON.parse(row.warnings_json) as Warning[];
   return {
     job_id: row.job_id,
     state: row.state,
@@ -209,7 +210,8 @@ export function toJobRecord(row: JobRow, jobsDir: string): JobRecord {
     result: row.state === 'succeeded' ? result : null,
     outputs,
     error: row.state === 'failed' && row.error_code !== null ? jobError(row.error_code, row.error_message ?? '') : null,
-    warnings: JSON.parse(row.warnings_json) as Warning[],
+    warnings,
+    photos_left_out: warnings.flatMap((w) => (w.photo === undefined ? [] : [w.photo])).sort((a, b) => a.index - b.index),
     metadata: row.metadata_json === null ? null : (JSON.parse(row.metadata_json) as Record<string, unknown>),
     links,
     // What the job was charged, for a job made with an API key: one unit per output (docs/api.md "Monthly quota").

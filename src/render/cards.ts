@@ -81,22 +81,33 @@ function fontDescription(style: CardStyle, spec: TextSpec, size: number): string
 
 async function renderText(style: CardStyle, spec: TextSpec, text: string, size: number): Promise<TextImage> {
   const tracking = spec.tracking === undefined ? '' : ` letter_spacing="${Math.round(spec.tracking * 1024)}"`;
-  const markup = `<span foreground="${spec.color}"${tracking}>${escapeMarkup(text)}</span>`;
+  const rtl = style.direction === 'rtl';
+  // Right to left: a right-to-left mark makes every paragraph right to left (one that starts with
+  // a number or a Latin name would otherwise be laid out left to right), and Pango mirrors the
+  // alignment of such a paragraph, so `left` puts its lines on the right (`right` put them on the
+  // left: the first versions' Arabic titles). The line height is fixed: Arabic and Latin fallback
+  // glyphs have different ascents, which made the gaps between lines uneven.
+  const markup = rtl
+    ? `<span foreground="${spec.color}" line_height="${LINE_HEIGHT}"${tracking}>\u200F${escapeMarkup(text)}</span>`
+    : `<span foreground="${spec.color}"${tracking}>${escapeMarkup(text)}</span>`;
   const image = sharp({
     text: {
       text: markup,
       font: fontDescription(style, spec, size),
       width: Math.max(1, Math.floor(spec.maxWidth)),
-      align: spec.align === 'centre' ? 'centre' : style.direction === 'rtl' ? 'right' : 'left',
+      align: spec.align === 'centre' ? 'centre' : 'left',
       rgba: true,
       dpi: 72,
       wrap: 'word-char',
-      spacing: Math.round(size * 0.18),
+      ...(rtl ? {} : { spacing: Math.round(size * 0.18) }),
     },
   });
   const { data, info } = await image.png({ compressionLevel: 0 }).toBuffer({ resolveWithObject: true });
   return { buffer: data, width: info.width, height: info.height };
 }
+
+/** Line height of right-to-left text, as a multiple of the type size (docs/rendering.md "Text"). */
+const LINE_HEIGHT = 1.45;
 
 /** Draws one text block: shrinks the type, then shortens the text, until it fits its lines. */
 export async function drawText(style: CardStyle, spec: TextSpec): Promise<TextImage> {
@@ -485,9 +496,10 @@ export async function drawCard(
         );
       }
       blocks.push(textBlock(await text({ text: content.heading, bold: true, size: 42, color: colors.text, maxWidth: max, maxLines: 3 })));
+      // The place on its own line, clear of the title's descenders (Arabic ones run deep).
       if (content.subheading !== null)
         blocks.push(
-          spacer(6),
+          spacer(style.direction === 'rtl' ? 12 : 6),
           textBlock(await text({ text: content.subheading, size: 25, color: colors.muted, maxWidth: max, maxLines: 1, body: true })),
         );
       anchor = 'lower_start';

@@ -20,7 +20,8 @@ import {
 import { preloadCapabilities, resolveBinaries, runFfmpeg } from './ffmpeg/runner.js';
 import { prepareSoundtrack, resolveMusic } from './music.js';
 import { buildStoryboard, type Timeline } from './storyboard.js';
-import { loadTemplate } from './templates.js';
+import { loadTemplate, stillBackground } from './templates.js';
+import { photoNotes } from './photo-notes.js';
 import type { OutputTarget, RenderContext, RenderedVideo, RenderSpec } from './types.js';
 import { MAX_PHOTOS } from './render-rules.js';
 import { verifyVideo } from './verify.js';
@@ -178,7 +179,8 @@ export async function renderListing(
   let soundtrack: Promise<void> | null = null;
   const work: OutputWork[] = [];
   try {
-    const refs = (request.photos.length > 0 ? request.photos : listing.photos).slice(0, MAX_PHOTOS);
+    const given = request.photos.length > 0 ? request.photos : listing.photos;
+    const refs = given.slice(0, MAX_PHOTOS);
     if (refs.length === 0) {
       throw badRequest('No photos to render: the listing has none. Give photos (--photos, --photos-dir, or photos[] in the API).', {
         reason: 'no_usable_photo',
@@ -192,8 +194,7 @@ export async function renderListing(
       resolveAsset: ctx.resolveAsset,
       signal,
     };
-    const loaded = await loadPhotos(refs, assets, report);
-    warnings.push(...loaded.warnings);
+    const loaded = await loadPhotos(refs, assets, report, request.photos.length > 0 ? (request.photo_focus ?? []) : []);
     let logo: LogoImage | null = null;
     if (request.branding.logo_url !== undefined && !request.branding.unbranded) {
       try {
@@ -211,7 +212,7 @@ export async function renderListing(
       const timeline = buildStoryboard({
         template,
         listing,
-        photos: loaded.photos.map((p) => ({ width: p.width, height: p.height })),
+        photos: loaded.photos.map((p) => ({ width: p.width, height: p.height, focus: p.focus })),
         format: target.format,
         durationS,
         language: request.language,
@@ -231,6 +232,9 @@ export async function renderListing(
         result: null,
       });
     }
+    // No photo left out in silence, none enlarged until soft without a word (docs/rendering.md "Framing").
+    const framed = work.map((w) => ({ format: w.target.format, timeline: w.timeline }));
+    warnings.push(...photoNotes({ given, limit: MAX_PHOTOS, loaded, outputs: framed, language: request.language, durationS }));
     // Stills (libvips) and cards (Pango) are independent: drawn at the same time. Stills are cached
     // by photo and box, so a box two formats share is prepared once.
     const limit = pLimit(2);
@@ -242,7 +246,8 @@ export async function renderListing(
           w.timeline.shots.map((shot) =>
             limit(async () => {
               signal.throwIfAborted();
-              const file = await prepareShotSource(loaded.photos[shot.photo] as (typeof loaded.photos)[number], shot, cacheDir);
+              const photo = loaded.photos[shot.photo] as (typeof loaded.photos)[number];
+              const file = await prepareShotSource(photo, shot, cacheDir, stillBackground(template));
               prepared += 1;
               report('preparing', 0.5 + (0.3 * prepared) / totalShots);
               return file;

@@ -9,6 +9,7 @@ import {
   inputProblems,
   invalidInput,
   MAX_URL_CHARS,
+  photoRef,
   RenderRequestSchema,
   ruleProblems,
   type Branding,
@@ -158,7 +159,7 @@ export function formatsAreDistinct(request: RenderRequest): ErrorDetail[] | unde
 }
 
 export function photosAreImages(request: RenderRequest, { mode }: RenderRuleContext): ErrorDetail[] | undefined {
-  return request.photos?.flatMap((photo, i) => problemAt(`photos[${i}]`, resolveImageRef(photo, mode)) ?? []);
+  return request.photos?.flatMap((photo, i) => problemAt(`photos[${i}]`, resolveImageRef(photoRef(photo), mode)) ?? []);
 }
 
 export function templateIsInstalled(request: RenderRequest): ErrorDetail | undefined {
@@ -337,7 +338,11 @@ export function validateRenderRequest(input: unknown, mode: Mode): ValidRenderRe
         : { confirmed_facts: [...new Set(request.confirmed_facts)] }),
     },
     listing: request.listing === undefined ? null : listingProperty(request.listing, language, request.confirmed_facts ?? []),
-    photos: (request.photos ?? []).map((photo) => resolvedValue(resolveImageRef(photo, mode))),
+    photos: (request.photos ?? []).map((photo) => resolvedValue(resolveImageRef(photoRef(photo), mode))),
+    // Only when some photo has one: requests stored before focus existed read the same.
+    ...((request.photos ?? []).some((photo) => typeof photo !== 'string' && photo.focus !== undefined)
+      ? { photo_focus: (request.photos ?? []).map((photo) => (typeof photo === 'string' ? null : (photo.focus ?? null))) }
+      : {}),
     template: request.template?.trim() ?? DEFAULT_TEMPLATE,
     format: formats[0]!,
     formats,

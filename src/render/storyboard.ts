@@ -41,8 +41,21 @@ export type Fit =
 
 /** Motion as the plan draws it: a zoom scales the source per frame; a pan moves the crop window. */
 export type Motion =
-  | { type: 'zoom'; kind: MotionKind; from: number; to: number }
+  /**
+   * `anchor`: the point of the source (fractions) that stays put in the frame while it scales: its
+   * centre, or an edge when the focus is near it; 0, 0.5 or 1 on each axis, so that the crop moves
+   * in whole pixels.
+   */
+  | { type: 'zoom'; kind: MotionKind; from: number; to: number; anchor: { x: number; y: number } }
   | { type: 'pan'; kind: MotionKind; axis: 'x' | 'y'; from: number; to: number };
+
+/** A window of a photo, as fractions of its upright width and height. */
+export interface SourceCrop {
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+}
 
 export type Look = 'plain' | 'dim' | 'backdrop';
 
@@ -58,8 +71,11 @@ export interface Shot {
   /** Transition from the previous shot (frames overlap); `cut` and 0 frames for the first. */
   transitionIn: TransitionKind;
   transitionFrames: number;
-  /** The image the plan moves over: photo fitted into this box (even sizes, ≥ the frame). */
-  source: { width: number; height: number; fit: Fit };
+  /**
+   * The image the plan moves over: the `crop` window of the photo fitted into this box (even sizes,
+   * ≥ the frame). `contain_blur` shows the whole photo (its crop is the whole).
+   */
+  source: { width: number; height: number; fit: Fit; crop: SourceCrop };
   motion: Motion;
   look: Look;
   cards: Card[];
@@ -93,8 +109,8 @@ export interface Timeline {
 export interface StoryboardInput {
   template: Template;
   listing: Property;
-  /** Usable photos, upright (after EXIF orientation), in the order chosen for the video. */
-  photos: { width: number; height: number }[];
+  /** Usable photos, upright (after EXIF orientation), in the order chosen for the video, with their subject when known. */
+  photos: { width: number; height: number; focus?: Focus | null }[];
   format: VideoFormat;
   durationS: number;
   language: Language;
@@ -186,16 +202,29 @@ export function sceneContents(input: StoryboardInput): {
 
   // Intro: the listing's own title when it is short and in the video's language, else one composed from the facts.
   const ownTitle = listing.title.replace(/\s+/g, ' ').trim();
-  const heading =
+  const title =
     ownTitle !== '' && ownTitle.length <= MAX_TITLE_CHARS && titleFitsLanguage(ownTitle, language)
       ? ownTitle
       : composeTitle(factsOf(listing), language);
-  const headingMentionsPlace = [listing.city, listing.district].some(
-    (name) => name !== null && name !== '' && heading.toLocaleLowerCase().includes(name.toLocaleLowerCase()),
-  );
+  const mentionsPlace = (text: string): boolean =>
+    [listing.city, listing.district].some(
+      (name) => name !== null && name !== '' && text.toLocaleLowerCase().includes(name.toLocaleLowerCase()),
+    );
+  // The place on its own line: a title ending "… — Maârif, Casablanca" is cut at its last dash, the
+  // place becoming the line under it.
+  const dash = /\s[—–-]\s(?!.*\s[—–-]\s)/u.exec(title);
+  const placeAfterDash = dash !== null && mentionsPlace(title.slice(dash.index + dash[0].length)) && dash.index > 0;
+  const heading = placeAfterDash && dash !== null ? title.slice(0, dash.index).trim() : title;
+  const headingPlace = placeAfterDash && dash !== null ? title.slice(dash.index + dash[0].length).trim() : null;
+  const headingMentionsPlace = headingPlace === null && mentionsPlace(heading);
+  // No badge that repeats the title ("شقة للبيع" under a "للبيع" badge).
+  const transactionWord = listing.transaction === null ? null : word(listing.transaction === 'rent' ? 'rent' : 'sale', language);
   const badge =
-    listing.transaction === null ? null : labelCase(word(listing.transaction === 'rent' ? 'rent' : 'sale', language), language, upper);
-  contents.set('intro', [{ kind: 'title', badge, heading, subheading: headingMentionsPlace ? null : place }]);
+    transactionWord === null || heading.toLocaleLowerCase().includes(transactionWord.toLocaleLowerCase())
+      ? null
+      : labelCase(transactionWord, language, upper);
+  const subheading = headingPlace ?? (headingMentionsPlace ? null : place);
+  contents.set('intro', [{ kind: 'title', badge, heading, subheading }]);
 
   const featureNames = [...new Set(listing.feature_keys)].map((key) => featureLabel(key, language));
   const featuresSpec = template.scenes.find((s): s is Extract<SceneSpec, { kind: 'features' }> => s.kind === 'features');
@@ -272,9 +301,7 @@ export function sceneContents(input: StoryboardInput): {
       { kind: 'contact', heading: labelCase(word('contact', language), language, upper), name: agent, agency, lines, logo },
     ]);
   } else {
-    contents.set('outro', [
-      { kind: 'closing', heading, subheading: headingMentionsPlace ? null : place, price, note: word('visits', language) },
-    ]);
+    contents.set('outro', [{ kind: 'closing', heading, subheading, price, note: word('visits', language) }]);
   }
   return { contents, callouts, dropped };
 }
@@ -365,9 +392,61 @@ function planScenes(
   return shots;
 }
 
-/** Where a photo sits in the frame, and how the camera moves over it. */
+/** A point of a photo, as fractions of its upright width and height (0,0 top left). */
+export interface Focus {
+  x: number;
+  y: number;
+}
+
+/**
+ * How far (a fraction of the frame's side) the focus stays from the frame's edges, from the first
+ * frame of a shot to the last (docs/rendering.md "Framing").
+ */
+export const FOCUS_MARGIN = 0.14;
+
+/** The photo's subject, or its centre when nothing better is known. */
+function focusOf(photo: { focus?: Focus | null }): Focus {
+  const f = photo.focus ?? { x: 0.5, y: 0.5 };
+  const clamp = (v: number): number => Math.min(1, Math.max(0, Number.isFinite(v) ? v : 0.5));
+  return { x: clamp(f.x), y: clamp(f.y) };
+}
+
+/** Where a window of `size` pixels starts along a span of `span` so that `at` sits at its centre, kept inside the span. */
+function centredOn(at: number, size: number, span: number): number {
+  return Math.min(Math.max(0, at - size / 2), Math.max(0, span - size));
+}
+
+/**
+ * A pan along one axis of the scaled photo (`span` pixels, the focus at `at`): the frame (`side`
+ * pixels) moves `travel` pixels inside a window of side + travel. The focus stays at least `margin`
+ * inside the frame at both ends (so on every frame between), the travel shrinking when the focus
+ * is too near the photo's edge for the whole of it. Returns where the window starts and the travel kept.
+ */
+export function panWindow(
+  span: number,
+  side: number,
+  at: number,
+  wantedTravel: number,
+  marginFraction: number,
+): { start: number; travel: number } {
+  // Near the photo's edge the margin cannot be kept in full: the focus is then as far in as it can be.
+  const margin = Math.max(0, Math.min(marginFraction * side, at, span - at, side / 2));
+  const lowest = Math.max(0, at - side + margin);
+  const most = Math.min(at - margin - lowest, span - side - lowest);
+  const travel = Math.max(2, 2 * Math.floor(Math.min(wantedTravel, Math.max(0, most)) / 2));
+  const highest = Math.min(at - travel - margin, span - side - travel);
+  const start = Math.min(Math.max(at - (side + travel) / 2, lowest), Math.max(lowest, highest));
+  return { start: Math.max(0, Math.min(start, span - side - travel)), travel };
+}
+
+/**
+ * Where a photo sits in the frame, and how the camera moves over it (docs/rendering.md "Framing").
+ * The source is a window of the photo chosen around its focus; zooms keep the focus where it is in
+ * the frame (or go towards it), pans keep it in frame from the first frame to the last and move
+ * towards it.
+ */
 export function shotGeometry(
-  photo: { width: number; height: number },
+  photo: { width: number; height: number; focus?: Focus | null },
   frame: { width: number; height: number },
   wanted: MotionKind,
   template: Template,
@@ -377,6 +456,7 @@ export function shotGeometry(
   const even = (v: number): number => 2 * Math.round(v / 2);
   const photoAspect = photo.width / photo.height;
   const frameAspect = frame.width / frame.height;
+  const focus = focusOf(photo);
   const { zoom, pan, max_pan_px_per_s: maxSpeed } = template.motion;
   // A photo much wider than the frame (landscape photo in a portrait video, panoramas) is swept
   // across; much narrower (portrait photo in a wide frame) is shown whole over a blurred copy.
@@ -384,11 +464,33 @@ export function shotGeometry(
   const fit: Fit = photoAspect < frameAspect * 0.72 ? 'contain_blur' : 'cover';
   let kind = wanted;
   if (sweep && kind !== 'pan_left' && kind !== 'pan_right') kind = shotIndex % 2 === 0 ? 'pan_right' : 'pan_left';
+  const whole: SourceCrop = { left: 0, top: 0, width: 1, height: 1 };
 
   if (kind === 'zoom_in' || kind === 'zoom_out') {
     const scale = 1 + zoom;
-    const source = { width: even(frame.width * scale), height: even(frame.height * scale), fit };
-    return { source, motion: { type: 'zoom', kind, from: kind === 'zoom_in' ? 1 : scale, to: kind === 'zoom_in' ? scale : 1 } };
+    const box = { width: even(frame.width * scale), height: even(frame.height * scale) };
+    let crop = whole;
+    let anchor = { x: 0.5, y: 0.5 };
+    if (fit === 'cover') {
+      const s = Math.max(box.width / photo.width, box.height / photo.height);
+      const spanW = photo.width * s;
+      const spanH = photo.height * s;
+      const left = centredOn(focus.x * spanW, box.width, spanW);
+      const top = centredOn(focus.y * spanH, box.height, spanH);
+      crop = { left: left / spanW, top: top / spanH, width: box.width / spanW, height: box.height / spanH };
+      // Zooming about the centre moves the focus outwards by the zoom: when that would take it near
+      // the frame's edge, the zoom is anchored at that edge instead (the focus then moves inwards).
+      const anchorFor = (inBox: number): number => {
+        const atFullZoom = (inBox - 0.5) * scale + 0.5;
+        if (atFullZoom >= FOCUS_MARGIN && atFullZoom <= 1 - FOCUS_MARGIN) return 0.5;
+        return inBox < 0.5 ? 0 : 1;
+      };
+      anchor = { x: anchorFor((focus.x * spanW - left) / box.width), y: anchorFor((focus.y * spanH - top) / box.height) };
+    }
+    return {
+      source: { ...box, fit, crop },
+      motion: { type: 'zoom', kind, from: kind === 'zoom_in' ? 1 : scale, to: kind === 'zoom_in' ? scale : 1, anchor },
+    };
   }
   const horizontal = kind === 'pan_left' || kind === 'pan_right';
   const frameSide = horizontal ? frame.width : frame.height;
@@ -399,10 +501,31 @@ export function shotGeometry(
     travel = Math.max(travel, Math.min(maxSpeed * seconds, photoSpan - frame.width));
   }
   travel = Math.max(2, even(travel));
+  const wantedBox = horizontal
+    ? { width: frame.width + travel, height: frame.height }
+    : { width: frame.width, height: frame.height + travel };
+  let crop = whole;
+  let forward = kind === 'pan_right' || kind === 'pan_down';
+  if (fit === 'cover') {
+    const s = Math.max(wantedBox.width / photo.width, wantedBox.height / photo.height);
+    const spanW = photo.width * s;
+    const spanH = photo.height * s;
+    const along = horizontal ? { span: spanW, at: focus.x * spanW } : { span: spanH, at: focus.y * spanH };
+    const window = panWindow(along.span, frameSide, along.at, travel, FOCUS_MARGIN);
+    travel = window.travel;
+    const box = horizontal ? { width: frame.width + travel, height: frame.height } : { width: frame.width, height: frame.height + travel };
+    const left = horizontal ? window.start : centredOn(focus.x * spanW, box.width, spanW);
+    const top = horizontal ? centredOn(focus.y * spanH, box.height, spanH) : window.start;
+    crop = { left: left / spanW, top: top / spanH, width: box.width / spanW, height: box.height / spanH };
+    // Towards the subject: the direction that ends with the focus nearer the frame's centre.
+    const atStart = Math.abs(along.at - window.start - frameSide / 2);
+    const atEnd = Math.abs(along.at - window.start - travel - frameSide / 2);
+    if (Math.abs(atStart - atEnd) > 1) forward = atEnd < atStart;
+    kind = horizontal ? (forward ? 'pan_right' : 'pan_left') : forward ? 'pan_down' : 'pan_up';
+  }
   const source = horizontal
-    ? { width: frame.width + travel, height: frame.height, fit }
-    : { width: frame.width, height: frame.height + travel, fit };
-  const forward = kind === 'pan_right' || kind === 'pan_down';
+    ? { width: frame.width + travel, height: frame.height, fit, crop }
+    : { width: frame.width, height: frame.height + travel, fit, crop };
   return { source, motion: { type: 'pan', kind, axis: horizontal ? 'x' : 'y', from: forward ? 0 : 1, to: forward ? 1 : 0 } };
 }
 
@@ -447,7 +570,7 @@ export function buildStoryboard(input: StoryboardInput): Timeline {
     const tout = index === planned.length - 1 ? 0 : transitionFrames;
     const wanted = template.motion.sequence[index % template.motion.sequence.length] as MotionKind;
     const geometry = shotGeometry(
-      input.photos[photo] as { width: number; height: number },
+      input.photos[photo] as StoryboardInput['photos'][number],
       { width, height },
       wanted,
       template,

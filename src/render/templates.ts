@@ -100,3 +100,17 @@ export function loadTemplate(name: string, dir: string = TEMPLATES_DIR): Templat
   }
   return validateTemplate(data, name);
 }
+
+/**
+ * What fills the transparent areas of a photo (a PNG cut-out, a logo given as a photo): the
+ * template's muted text colour brought halfway to white, a light tone of its own palette, never
+ * black (docs/rendering.md "Photos").
+ */
+export function stillBackground(template: Template): string {
+  const hex = template.colors.muted.replace('#', '');
+  const channel = (at: number): string =>
+    Math.round((parseInt(hex.slice(at, at + 2), 16) + 255) / 2)
+      .toString(16)
+      .padStart(2, '0');
+  return `#${channel(0)}${channel(2)}${channel(4)}`.toUpperCase();
+}

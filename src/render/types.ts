@@ -13,6 +13,11 @@ export interface ValidRenderRequest {
   listing: Property | null;
   /** URLs, `asset:<id>` references or local file paths; empty = the listing page's photos. */
   photos: string[];
+  /**
+   * The caller's subject of each photo (`photos[].focus`, fractions of the upright photo), null
+   * where none was given; absent when none was (docs/rendering.md "Framing").
+   */
+  photo_focus?: ({ x: number; y: number } | null)[];
   template: string;
   /** The primary output's format: `formats[0]`. */
   format: VideoFormat;
@@ -83,7 +88,10 @@ export interface RenderContext {
 }
 
 /** What the renderer needs of a validated request: the listing is analysed before, by the job layer. */
-export type RenderSpec = Pick<ValidRenderRequest, 'photos' | 'template' | 'format' | 'duration_s' | 'language' | 'music' | 'branding'> & {
+export type RenderSpec = Pick<
+  ValidRenderRequest,
+  'photos' | 'photo_focus' | 'template' | 'format' | 'duration_s' | 'language' | 'music' | 'branding'
+> & {
   /** Every output of the render, the first being `format` (docs/rendering.md "Packs"); absent = `[format]`. */
   formats?: VideoFormat[];
 };

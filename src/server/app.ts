@@ -27,6 +27,7 @@ import { jobRoutes } from './routes/jobs.js';
 import { templateStillRoutes } from './routes/template-stills.js';
 import { openapiRoutes } from './routes/openapi.js';
 import { renderRoutes } from './routes/render.js';
+import { storyboardRoutes } from './routes/storyboard.js';
 import { retiredRoutes } from './routes/retired.js';
 import type { ServerContext, ServerDeps } from './request-context.js';
 
@@ -123,6 +124,7 @@ function refuseConnect(socket: Socket): void {
 const ROUTE_GROUPS = [
   analyzeRoutes,
   renderRoutes,
+  storyboardRoutes,
   jobRoutes,
   templateStillRoutes,
   assetRoutes,

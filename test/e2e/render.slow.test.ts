@@ -24,14 +24,26 @@ describe('immoreel render (CLI, local mode)', { timeout: 180_000 }, () => {
         timeoutMs: 170_000,
       },
     );
-    expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const printed = JSON.parse(result.stdout) as {
       ok: boolean;
       file: string;
       poster: string;
-      job: { state: string; result: Record<string, unknown>; listing: { price_mad: number } };
+      job: {
+        state: string;
+        result: Record<string, unknown>;
+        listing: { price_mad: number };
+        photos_left_out: { index: number; reason: string }[];
+      };
     };
+    // 10 s leave no room for every one of the demo's eight photos: said, photo by photo, and nothing else.
+    const lines = result.stderr.split('\n').filter((line) => line !== '');
+    expect(
+      lines.every((line) => /^warning: .* \[PHOTO_LEFT_OUT\]$/.test(line)),
+      result.stderr,
+    ).toBe(true);
+    expect(printed.job.photos_left_out.length).toBe(lines.length);
+    expect(printed.job.photos_left_out.every((p) => p.reason === 'duration')).toBe(true);
     expect(printed.ok).toBe(true);
     expect(printed.file).toBe(out);
     expect(printed.job.state).toBe('succeeded');

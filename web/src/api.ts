@@ -95,7 +95,9 @@ export async function request<T>(
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Uploads one file as an asset (`POST /api/v1/assets`) and gives its `asset:` ref. */
-export async function uploadAsset(file: Blob): Promise<string> {
-  const { data } = await request<{ asset: { ref: string } }>('POST', '/api/v1/assets', file);
+export async function uploadAsset(file: Blob & { name?: string }): Promise<string> {
+  // A HEIC photo often comes without a type (browsers other than Safari do not know it): named here.
+  const typed = file.type === '' && /\.hei[cf]$/i.test(file.name ?? '') ? new Blob([file], { type: 'image/heic' }) : file;
+  const { data } = await request<{ asset: { ref: string } }>('POST', '/api/v1/assets', typed);
   return data.asset.ref;
 }

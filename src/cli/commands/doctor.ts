@@ -175,6 +175,18 @@ async function assetChecks(): Promise<Check[]> {
       hint: "Reinstall dependencies (npm ci) so that sharp's prebuilt libvips with Pango is present.",
     });
   }
+  try {
+    const { heicDecoderDescription, loadHeicDecoder } = await import('../../render/image-decode.js');
+    loadHeicDecoder();
+    checks.push({ name: 'HEIC photos', ok: true, detail: `iPhone HEIC photos are decoded by ${heicDecoderDescription()}` });
+  } catch (error) {
+    checks.push({
+      name: 'HEIC photos',
+      ok: false,
+      detail: `the HEIC decoder could not be loaded: ${(error as Error).message}`,
+      hint: 'Reinstall dependencies (npm ci): the heic-decode package and its libheif-js WebAssembly are missing.',
+    });
+  }
   return checks;
 }
 

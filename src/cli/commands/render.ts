@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { mkdir, readFile, stat } from 'node:fs/promises';
-import { dirname, extname, isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, extname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { AppError, badRequest } from '../../core/errors.js';
@@ -10,7 +10,7 @@ import { splitFormats } from '../../jobs/batch-row.js';
 import { jobFormats } from '../../core/job-outputs.js';
 import { isRemoteRef } from '../../core/refs.js';
 import type { JobRecord, Property, VideoFormat } from '../../core/types.js';
-import type { Branding, RenderRequest } from '../../core/requests.js';
+import { MAX_PHOTOS, type Branding, type PhotoItem, type RenderRequest } from '../../core/requests.js';
 import type { Service } from '../../core/service.js';
 import { demoBranding, demoListingText, demoPhotos } from '../../render/demo.js';
 import { jobFailure } from '../../jobs/failure.js';
@@ -28,6 +28,7 @@ export interface RenderFlags extends InputFlags {
   listingJson?: string;
   photos?: string;
   photosDir?: string;
+  focus?: string[];
   template?: string;
   format?: string;
   formats?: string;
@@ -195,9 +196,43 @@ export async function buildRenderRequest(flags: RenderFlags, stdinArg: string | 
     if (flags.audience !== undefined) request.target_audience = flags.audience as RenderRequest['target_audience'];
   }
   const photos = collectPhotos(flags);
-  if (photos.length > 0) request.photos = photos;
-  else if (flags.demo) request.photos = demoPhotos();
+  if (photos.length > 0) request.photos = withFocus(photos, flags.focus ?? []);
+  else if (flags.demo) request.photos = withFocus(demoPhotos(), flags.focus ?? []);
+  else if ((flags.focus ?? []).length > 0) throw badRequest('--focus names photos given with --photos or --photos-dir: give them.');
   return request;
+}
+
+/**
+ * `--focus FILE=X,Y` (repeatable) on the photos it names: a photo is named by its path as given,
+ * its file name, or its URL. A focus naming no photo, or not two fractions, is an error.
+ */
+export function withFocus(photos: string[], focus: string[]): PhotoItem[] {
+  const items: PhotoItem[] = [...photos];
+  for (const raw of focus) {
+    const match = /^(.+)=\s*([0-9.]+)\s*,\s*([0-9.]+)\s*$/.exec(raw);
+    const x = Number(match?.[2]);
+    const y = Number(match?.[3]);
+    if (match === null || !(x >= 0 && x <= 1) || !(y >= 0 && y <= 1)) {
+      throw badRequest(`--focus ${raw}: give FILE=X,Y with X and Y fractions from 0 to 1 (e.g. salon.jpg=0.2,0.5).`, {
+        details: [{ field: 'photos', message: `--focus ${raw}: not FILE=X,Y` }],
+      });
+    }
+    const name = (match[1] as string).trim();
+    const index = photos.findIndex((p) => p === name || p === resolve(name) || basename(p) === name);
+    if (index === -1) {
+      throw badRequest(
+        `--focus ${raw}: no photo ${name} among the photos given (${photos
+          .map((p) => basename(p))
+          .slice(0, 4)
+          .join(', ')}…).`,
+        {
+          details: [{ field: 'photos', message: `--focus names ${name}, which is not given` }],
+        },
+      );
+    }
+    items[index] = { url: photos[index] as string, focus: { x, y } };
+  }
+  return items;
 }
 
 function progressBar(job: JobRecord): string {
@@ -299,6 +334,35 @@ function isReadableFile(path: string): boolean {
   return existsSync(path) && statSync(path).isFile();
 }
 
+/**
+ * Before the render: the photos the video will leave out for its length, or past the limit
+ * (docs/rendering.md "Photos shown and left out"), said now so the agent can shorten the list or
+ * lengthen the video; the job's warnings say it again, with the photos that turn out unreadable.
+ * Only when the listing is known without the network (a listing file, a description, the demo):
+ * a page is analysed once, by the job.
+ */
+async function sayPhotosLeftOut(request: RenderRequest, warn: (message: string) => void): Promise<void> {
+  if ((request.photos ?? []).length === 0 || request.url !== undefined || request.html !== undefined) return;
+  const [{ validateRenderRequest }, { previewStoryboard, leftOutMessage }, { analyzeListing }, { describeRef }] = await Promise.all([
+    import('../../render/render-rules.js'),
+    import('../../render/photo-notes.js'),
+    import('../../analysis/analyze.js'),
+    import('../../render/assets/photos.js'),
+  ]);
+  const valid = validateRenderRequest(request, 'local');
+  const listing = valid.listing ?? (await analyzeListing(valid.input));
+  const preview = previewStoryboard(listing, valid);
+  for (const photo of preview.photos) {
+    if (photo.shown || photo.reason === undefined) continue;
+    warn(
+      leftOutMessage(photo.reason, photo.index, describeRef(photo.ref), valid.language, {
+        durationS: preview.duration_s,
+        limit: MAX_PHOTOS,
+      }),
+    );
+  }
+}
+
 async function renderOne(ctx: CommandContext, flags: RenderFlags, stdinArg: string | undefined): Promise<void> {
   const { output } = ctx;
   refuseIgnoredInputs(flags, stdinArg);
@@ -313,6 +377,7 @@ async function renderOne(ctx: CommandContext, flags: RenderFlags, stdinArg: stri
     const { resolveBinaries } = await import('../../render/ffmpeg/runner.js');
     resolveBinaries(ctx.config.ffmpeg);
   }
+  if (!output.json) await sayPhotosLeftOut(request, (message) => output.warn(message));
   const service = await ctx.openService();
   try {
     const submitted = await service.renderVideo(request).catch((error: unknown) => {

@@ -20,6 +20,11 @@ export function renderCommand(): Command {
     .option('--listing-json <file>', 'an `immoreel analyze --json` output: skips analysis')
     .option('--photos <list>', "photos: files or URLs separated by commas (default: the listing page's photos)")
     .option('--photos-dir <dir>', 'every photo in a folder, in name order')
+    .option(
+      '--focus <file=x,y>',
+      "a photo's subject, kept in frame by every crop and movement: file name (or URL) = x,y as fractions 0–1, e.g. salon.jpg=0.2,0.5 (repeatable; default: found in the photo)",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .option('--template <name>', 'classic, luxury or social (see `immoreel templates list`)')
     .addOption(new Option('--format <format>', 'frame format').choices([...VIDEO_FORMATS]))
     .option(

@@ -9,11 +9,11 @@ import { refKind } from '../../core/refs.js';
 import type { Warning } from '../../core/types.js';
 import type { FetchPort } from '../../net/fetch.js';
 import type { LogoImage } from '../cards.js';
-import type { Shot } from '../storyboard.js';
+import type { Focus, Shot } from '../storyboard.js';
 import { IMAGE_FORMAT_NAMES, MAX_IMAGE_PIXELS } from '../../core/images.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../core/paths.js';
 import { decodeSlots } from '../decode-slots.js';
-import { DECODE_TIMEOUT_S, decodeCostOf } from '../decode-budget.js';
+import { decodeCostOfImage, openImage } from '../image-decode.js';
 
 /**
  * Photos and logo (docs/rendering.md): downloaded or read, decoded in full by sharp
@@ -31,19 +31,46 @@ export interface AssetContext {
   signal?: AbortSignal;
 }
 
-/** A photo ready for the storyboard: upright, sRGB, at most MASTER_SIDE pixels. */
+/** A photo ready for the storyboard: upright, sRGB, at the size the outputs need (`masterSize`). */
 export interface MasterPhoto {
   /** sha256 of the original bytes. */
   hash: string;
   file: string;
   width: number;
   height: number;
+  /** The upright photo's own size, before it was bounded (for messages). */
+  originalWidth: number;
+  originalHeight: number;
+  /** Its subject (docs/rendering.md "Framing"): found by libvips' attention strategy, or the caller's. */
+  focus: Focus;
+  /** Transparent areas are kept (a PNG master): each still fills them with its template's background. */
+  hasAlpha: boolean;
   /** Short name for messages: the file name or the URL's last segment, never a full local path. */
   name: string;
 }
 
-/** Largest side kept: enough for the biggest motion box (portrait sweep ≈ 1.5 × 1280). */
+/** Largest side kept for an ordinary photo: enough for the biggest motion box (portrait sweep ≈ 1.5 × 1280). */
 export const MASTER_SIDE = 2048;
+/**
+ * The short side a photo keeps when it has it, whatever its long side: the tallest box a still
+ * needs (a portrait frame zoomed by its template, 1280 × 1.1). A panorama keeps its height's worth
+ * of detail and is panned across (docs/rendering.md "Framing").
+ */
+export const MASTER_SHORT_SIDE = 1408;
+/** The most pixels a master keeps (a 6:1 panorama at MASTER_SHORT_SIDE is 11.9 MP). */
+export const MASTER_PIXELS = 16_000_000;
+
+/** The size a photo is bounded to: never enlarged, shrunk only where no output needs the pixels. */
+export function masterSize(width: number, height: number): { width: number; height: number } {
+  const long = Math.max(width, height);
+  const short = Math.min(width, height);
+  let scale = Math.min(1, Math.max(MASTER_SIDE / long, MASTER_SHORT_SIDE / short));
+  scale = Math.min(scale, Math.sqrt(MASTER_PIXELS / (width * height)));
+  return { width: Math.max(1, Math.round(width * scale)), height: Math.max(1, Math.round(height * scale)) };
+}
+
+/** Enlargement beyond which a photo looks soft in the video: warned, naming the photo. */
+export const SOFT_ENLARGEMENT = 1.5;
 /** Below this short side a photo is unusable in a 720p video. */
 export const MIN_PHOTO_SIDE = 200;
 /** Below this short side a photo is used, but will look soft: warned. */
@@ -53,7 +80,7 @@ export const MAX_PHOTO_BYTES = 25 * 1024 * 1024;
 export const MAX_PHOTO_PIXELS = MAX_IMAGE_PIXELS;
 /** Largest logo accepted, in bytes. */
 export const MAX_LOGO_BYTES = 5 * 1024 * 1024;
-const CACHE_VERSION = 'v2';
+const CACHE_VERSION = 'v3';
 
 /** A short, safe name for a photo reference in messages. */
 export function describeRef(ref: string): string {
@@ -114,47 +141,81 @@ function explainDecodeError(error: unknown): string {
   return message.split('\n')[0]?.slice(0, 160) ?? 'it could not be decoded';
 }
 
-/** Decodes, orients and bounds one photo; the result is cached by the hash of its bytes. */
+/** Where libvips' attention strategy finds the subject of an image (fractions of its size). */
+async function findFocus(image: Buffer): Promise<Focus> {
+  // On a small copy (about 64k pixels, so a panorama keeps some width): a square crop of it makes
+  // libvips rank its regions by edges, saturation and skin tones and report the centre it chose.
+  const meta = await sharp(image).metadata();
+  const aspect = (meta.width ?? 1) / (meta.height ?? 1);
+  const width = Math.max(16, Math.round(Math.sqrt(65_536 * aspect)));
+  const small = await sharp(image).resize({ width }).toBuffer({ resolveWithObject: true });
+  const side = Math.min(small.info.width, small.info.height);
+  if (small.info.width === small.info.height) return { x: 0.5, y: 0.5 };
+  const cropped = await sharp(small.data)
+    .resize(side, side, { fit: 'cover', position: sharp.strategy.attention })
+    .toBuffer({ resolveWithObject: true });
+  const info = cropped.info as sharp.OutputInfo & { attentionX?: number; attentionY?: number };
+  if (info.attentionX === undefined || info.attentionY === undefined) return { x: 0.5, y: 0.5 };
+  return { x: info.attentionX / small.info.width, y: info.attentionY / small.info.height };
+}
+
+/** Decodes, orients and bounds one photo, and finds its subject; the result is cached by the hash of its bytes. */
 export async function normalizePhoto(bytes: Buffer, name: string, cacheDir: string): Promise<MasterPhoto> {
   const hash = createHash('sha256').update(bytes).digest('hex');
   const dir = join(cacheDir, 'photos');
-  const file = join(dir, `${hash}-${CACHE_VERSION}.jpg`);
-  const metaFile = `${file}.json`;
-  if ((await exists(file)) && (await exists(metaFile))) {
-    const meta = JSON.parse(await readFile(metaFile, 'utf8')) as { width: number; height: number };
-    return { hash, file, width: meta.width, height: meta.height, name };
+  const base = join(dir, `${hash}-${CACHE_VERSION}`);
+  const metaFile = `${base}.json`;
+  type Meta = Omit<MasterPhoto, 'hash' | 'name'>;
+  if (await exists(metaFile)) {
+    const meta = JSON.parse(await readFile(metaFile, 'utf8')) as Meta;
+    if (await exists(meta.file)) return { ...meta, hash, name };
   }
   await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
-  let output: { data: Buffer; info: sharp.OutputInfo };
+  let meta: Meta;
   try {
     // failOn 'truncated': a cut-off JPEG is an error here, not a green band in the video. One of
     // the process's decode slots, waited for (docs/security.md, "Bounded image decodes").
-    const costBytes = await decodeCostOf(bytes);
-    output = await decodeSlots.run(
-      () =>
-        sharp(bytes, { failOn: 'truncated', limitInputPixels: MAX_PHOTO_PIXELS, sequentialRead: true })
-          .timeout({ seconds: DECODE_TIMEOUT_S })
-          .rotate()
-          .resize({ width: MASTER_SIDE, height: MASTER_SIDE, fit: 'inside', withoutEnlargement: true })
-          .toColourspace('srgb')
-          .flatten({ background: '#000000' })
-          .jpeg({ quality: 90 })
-          .toBuffer({ resolveWithObject: true }),
+    const costBytes = await decodeCostOfImage(bytes);
+    meta = await decodeSlots.run(
+      async () => {
+        const opened = await openImage(bytes, { failOn: 'truncated', limitInputPixels: MAX_PHOTO_PIXELS, sequentialRead: true });
+        const image = opened.image.rotate();
+        // The upright size: EXIF orientations 5–8 swap width and height.
+        const swapped = opened.orientation >= 5;
+        const originalWidth = swapped ? opened.height : opened.width;
+        const originalHeight = swapped ? opened.width : opened.height;
+        const size = masterSize(originalWidth, originalHeight);
+        const { hasAlpha } = opened;
+        const resized = image.resize({ ...size, fit: 'fill' }).toColourspace('srgb');
+        const file = `${base}.${hasAlpha ? 'png' : 'jpg'}`;
+        const output = await (hasAlpha ? resized.png({ compressionLevel: 3 }) : resized.jpeg({ quality: 90 })).toBuffer({
+          resolveWithObject: true,
+        });
+        await writeAtomic(file, output.data);
+        const focus = await findFocus(hasAlpha ? await sharp(output.data).flatten({ background: '#808080' }).toBuffer() : output.data);
+        return { file, width: output.info.width, height: output.info.height, originalWidth, originalHeight, focus, hasAlpha };
+      },
       { costBytes },
     );
   } catch (error) {
     throw new PhotoError(explainDecodeError(error));
   }
-  await writeAtomic(file, output.data);
-  await writeAtomic(metaFile, JSON.stringify({ width: output.info.width, height: output.info.height }));
-  return { hash, file, width: output.info.width, height: output.info.height, name };
+  await writeAtomic(metaFile, JSON.stringify(meta));
+  return { ...meta, hash, name };
 }
 
 /** A photo-level problem: the photo is dropped with a warning, the render goes on. */
 export class PhotoError extends Error {}
 
+/** Why a photo given is not in the video (job record `photos_left_out`, docs/api.md). */
+export type LeftOutReason = 'unreadable' | 'unreachable' | 'duplicate' | 'too_small' | 'limit' | 'duration';
+
 export interface LoadedPhotos {
   photos: MasterPhoto[];
+  /** For each usable photo, its index in the refs given. */
+  indexes: number[];
+  /** The refs not usable, in order, with why. */
+  leftOut: { index: number; reason: LeftOutReason; detail: string }[];
   warnings: Warning[];
 }
 
@@ -166,13 +227,17 @@ export async function loadPhotos(
   refs: string[],
   ctx: AssetContext,
   onStage: (stage: 'fetching_assets' | 'preparing', progress: number) => void,
+  /** The caller's focus for each ref (`photos[].focus`), null where none: it replaces the one found. */
+  focus: readonly (Focus | null | undefined)[] = [],
 ): Promise<LoadedPhotos> {
   const warnings: Warning[] = [];
   // `network`: the photo could not be downloaded at all (host unreachable, DNS, timeout).
-  const dropped: { index: number; ref: string; reason: string; network: boolean }[] = [];
-  const drop = (index: number, ref: string, reason: string, network = false): void => {
-    dropped.push({ index, ref, reason, network });
+  const dropped: { index: number; ref: string; reason: string; network: boolean; code: LeftOutReason }[] = [];
+  const drop = (index: number, ref: string, reason: string, network = false, code: LeftOutReason = 'unreadable'): void => {
+    dropped.push({ index, ref, reason, network, code: network ? 'unreachable' : code });
   };
+  const indexes: number[] = [];
+  const duplicates: number[] = [];
 
   const limit = pLimit(4);
   const decodeLimit = pLimit(2);
@@ -233,8 +298,9 @@ export async function loadPhotos(
       drop(index, ref, photo.message);
       continue;
     }
-    const shortSide = Math.min(photo.width, photo.height);
+    const shortSide = Math.min(photo.originalWidth, photo.originalHeight);
     if (seen.has(photo.hash)) {
+      duplicates.push(index);
       warnings.push({
         code: 'PHOTO_DUPLICATE',
         message: `Photo ${index + 1} (${photo.name}) is the same picture as an earlier one and was used once.`,
@@ -245,18 +311,17 @@ export async function loadPhotos(
       drop(
         index,
         ref,
-        `it is too small (${photo.width}x${photo.height}); a 720p video needs at least ${SOFT_PHOTO_SIDE} pixels on the short side`,
+        `it is too small (${photo.originalWidth}x${photo.originalHeight}); a 720p video needs at least ${SOFT_PHOTO_SIDE} pixels on the short side`,
+        false,
+        'too_small',
       );
       continue;
     }
-    if (shortSide < SOFT_PHOTO_SIDE) {
-      warnings.push({
-        code: 'PHOTO_LOW_RESOLUTION',
-        message: `Photo ${index + 1} (${photo.name}) is small (${photo.width}x${photo.height}) and will look soft in the video.`,
-      });
-    }
+    // Whether it will look soft depends on how each output frames it: said after the storyboards.
+    const given = focus[index];
+    indexes.push(index);
     seen.add(photo.hash);
-    photos.push(photo);
+    photos.push(given === null || given === undefined ? photo : { ...photo, focus: given });
   }
   // Reported in photo order, whatever order the downloads finished in.
   dropped.sort((a, b) => a.index - b.index);
@@ -264,7 +329,11 @@ export async function loadPhotos(
     ...dropped.map((d) => ({ code: 'PHOTO_DROPPED', message: `Photo ${d.index + 1} (${describeRef(d.ref)}) was left out: ${d.reason}.` })),
   );
   if (photos.length === 0) throw noUsablePhoto(refs.length, dropped, warnings);
-  return { photos, warnings };
+  const leftOut = [
+    ...dropped.map((d) => ({ index: d.index, reason: d.code, detail: d.reason })),
+    ...duplicates.map((index) => ({ index, reason: 'duplicate' as const, detail: 'the same picture as an earlier one' })),
+  ].sort((a, b) => a.index - b.index);
+  return { photos, indexes, leftOut, warnings };
 }
 
 /**
@@ -308,32 +377,63 @@ const LOOKS: Readonly<Record<Shot['look'], { gain: number; blur: number }>> = {
 /** The blurred copy behind a photo shown whole (contain_blur). */
 const BACKDROP_GAIN = 0.52;
 
+/** The window of a master photo a crop (fractions) covers, in whole pixels inside the photo. */
+export function cropRegion(photo: { width: number; height: number }, crop: Shot['source']['crop']): sharp.Region {
+  const left = Math.min(photo.width - 1, Math.max(0, Math.round(crop.left * photo.width)));
+  const top = Math.min(photo.height - 1, Math.max(0, Math.round(crop.top * photo.height)));
+  const width = Math.max(1, Math.min(photo.width - left, Math.round(crop.width * photo.width)));
+  const height = Math.max(1, Math.min(photo.height - top, Math.round(crop.height * photo.height)));
+  return { left, top, width, height };
+}
+
 /**
- * The still the plan moves over for one shot: the photo fitted into the shot's box (cover, or whole
- * over a blurred copy of itself), with the shot's look. Cached: the same photo in the same box is
- * prepared once for every job.
+ * How much a shot enlarges its photo at its closest (the crop's pixels against the box, times the
+ * zoom), against the photo's own pixels: above SOFT_ENLARGEMENT it looks soft.
  */
-export async function prepareShotSource(photo: MasterPhoto, shot: Shot, cacheDir: string): Promise<string> {
-  const { width, height, fit } = shot.source;
+export function shotEnlargement(
+  photo: Pick<MasterPhoto, 'width' | 'height' | 'originalWidth'>,
+  shot: Pick<Shot, 'source' | 'motion'>,
+): number {
+  const { crop, width, height, fit } = shot.source;
+  // The master may be smaller than the original only where no output needs the pixels.
+  const toOriginal = photo.originalWidth / photo.width;
+  const shown = fit === 'contain_blur' ? Math.min(width / photo.width, height / photo.height) : width / (crop.width * photo.width);
+  const zoom = shot.motion.type === 'zoom' ? Math.max(shot.motion.from, shot.motion.to) / Math.min(shot.motion.from, shot.motion.to) : 1;
+  return (shown * zoom) / toOriginal;
+}
+
+/**
+ * The still the plan moves over for one shot: the shot's window of the photo (chosen around its
+ * focus by the storyboard) fitted into the shot's box, or the whole photo over a blurred copy of
+ * itself, with the shot's look. Transparent areas are filled with `background` (the template's).
+ * Cached: the same photo in the same box is prepared once for every job.
+ */
+export async function prepareShotSource(photo: MasterPhoto, shot: Shot, cacheDir: string, background: string): Promise<string> {
+  const { width, height, fit, crop } = shot.source;
   const look = LOOKS[shot.look];
+  const fill = photo.hasAlpha ? background : '';
   const key = createHash('sha256')
-    .update(`${CACHE_VERSION}|${photo.hash}|${width}x${height}|${fit}|${look.gain}|${look.blur}|${BACKDROP_GAIN}`)
+    .update(
+      `${CACHE_VERSION}|${photo.hash}|${width}x${height}|${fit}|${crop.left},${crop.top},${crop.width},${crop.height}|${look.gain}|${look.blur}|${BACKDROP_GAIN}|${fill}`,
+    )
     .digest('hex');
   const dir = join(cacheDir, 'shots');
   const file = join(dir, `${key}.jpg`);
   if (await exists(file)) return file;
   await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  // A photo with transparent areas is laid on the template's background first (never on black).
+  const source = photo.hasAlpha ? await sharp(photo.file).flatten({ background }).toBuffer() : photo.file;
   let image: sharp.Sharp;
   if (fit === 'contain_blur') {
-    const background = await sharp(photo.file)
+    const backdrop = await sharp(source)
       .resize(width, height, { fit: 'cover' })
       .blur(Math.max(8, width / 45))
       .linear(BACKDROP_GAIN, 0)
       .toBuffer();
-    const foreground = await sharp(photo.file)
+    const foreground = await sharp(source)
       .resize(width, height, { fit: 'inside', kernel: 'lanczos3' })
       .toBuffer({ resolveWithObject: true });
-    image = sharp(background).composite([
+    image = sharp(backdrop).composite([
       {
         input: foreground.data,
         left: Math.round((width - foreground.info.width) / 2),
@@ -342,7 +442,7 @@ export async function prepareShotSource(photo: MasterPhoto, shot: Shot, cacheDir
     ]);
     image = sharp(await image.jpeg({ quality: 95 }).toBuffer());
   } else {
-    image = sharp(photo.file).resize(width, height, { fit: 'cover', position: 'centre', kernel: 'lanczos3' });
+    image = sharp(source).extract(cropRegion(photo, crop)).resize(width, height, { fit: 'fill', kernel: 'lanczos3' });
   }
   if (look.blur > 0) image = image.blur(look.blur);
   if (look.gain !== 1) image = image.linear(look.gain, 0);

@@ -93,15 +93,17 @@ function panFilters(motion: Extract<Motion, { type: 'pan' }>, shot: Shot, offset
 }
 
 /**
- * A zoom re-scales the slightly larger still to an even size, then crops its centre: the picture
+ * A zoom re-scales the slightly larger still to an even size, then crops around its anchor (the
+ * centre, or the edge the photo's subject is near: docs/rendering.md "Framing"): the picture
  * changes size in one-pixel steps on each side, with no back-and-forth. A size holds for several
  * frames (a 10 % zoom over 4 s has 64 sizes for 240 frames), and frames of one size are the same
  * picture, so only the first frame of each size is scaled (`select`) and `fps` repeats it until
  * the next: the same pixels as scaling every frame, for a quarter of the work (docs/rendering.md
  * "Where the time goes"). After `select`, frame numbers no longer count the piece's frames: scale
  * and crop read the frame's place from its timestamp instead (pts = frame number, see stillChain).
- * crop evaluates iw/ih once, from the first frame's size: the centre is recomputed from the same
- * expression as the scale, so it stays exact while the size changes.
+ * crop evaluates iw/ih once, from the first frame's size: the offset is recomputed from the same
+ * expression as the scale, so it stays exact while the size changes (an anchor of 0, ½ or 1 of an
+ * even difference is a whole pixel).
  */
 function zoomFilters(motion: Extract<Motion, { type: 'zoom' }>, shot: Shot, offset: number, width: number, height: number): string[] {
   const last = Math.max(1, shot.frames - 1);
@@ -114,7 +116,7 @@ function zoomFilters(motion: Extract<Motion, { type: 'zoom' }>, shot: Shot, offs
   return [
     `select='eq(n,0)+${changed(width)}+${changed(height)}'`,
     `scale=w='${scaledWidth}':h='${scaledHeight}':eval=frame:flags=bilinear`,
-    `crop=${width}:${height}:x='(${scaledWidth}-${width})/2':y='(${scaledHeight}-${height})/2':exact=1`,
+    `crop=${width}:${height}:x='(${scaledWidth}-${width})*${n(motion.anchor.x)}':y='(${scaledHeight}-${height})*${n(motion.anchor.y)}':exact=1`,
     `fps=${FPS}`,
   ];
 }

@@ -47,6 +47,9 @@ const ShareEnvelopeSchema = {
   properties: { ok: { const: true }, status: { const: 'success' }, share: ShareSchema },
 };
 
+/** The largest body of a new share link: `{"format":"landscape","expires_in_days":30}` is 45 bytes. */
+export const SHARE_BODY_LIMIT_BYTES = 4 * 1024;
+
 const CreateShareBodySchema = {
   type: ['object', 'null'],
   additionalProperties: false,
@@ -90,6 +93,7 @@ export function shareRoutes(app: FastifyInstance, ctx: ServerContext): void {
       access: { scope: 'preview:read', policy: 'account', billable: null },
       params: JobIdParamsSchema,
       body: CreateShareBodySchema,
+      bodyLimit: SHARE_BODY_LIMIT_BYTES,
       responses: {
         '201': { description: 'The link.', schema: ShareEnvelopeSchema, headers: RATE_HEADERS },
         ...AUTH_ERRORS,

@@ -9,6 +9,47 @@ import type { JsonSchema } from './common.js';
 
 export { AnalyzeRequestSchema as AnalyzeBodySchema, RenderRequestSchema as RenderBodySchema } from '../../core/requests.js';
 
+/** The answer of POST /api/v1/storyboard (docs/api.md "Photos shown and left out"). */
+export const StoryboardResponseSchema: JsonSchema = {
+  type: 'object',
+  required: ['ok', 'status', 'storyboard'],
+  properties: {
+    ok: { const: true },
+    status: { const: 'success' },
+    storyboard: {
+      type: 'object',
+      required: ['duration_s', 'photos', 'held_back'],
+      properties: {
+        duration_s: { type: 'number', description: "The video's length: the request's, or the template's default." },
+        photos: {
+          type: 'array',
+          description: 'Every photo given (or, with none given, the listing page’s), in order.',
+          items: {
+            type: 'object',
+            required: ['index', 'ref', 'shown'],
+            properties: {
+              index: { type: 'integer', minimum: 0, description: '0-based, in the photos given.' },
+              ref: { type: 'string', description: 'The photo as given.' },
+              shown: { type: 'boolean' },
+              reason: {
+                type: 'string',
+                enum: ['duration', 'limit'],
+                description:
+                  'Why it is left out: the video is too short for it (`duration`), or it is past the most photos a render takes (`limit`).',
+              },
+            },
+          },
+        },
+        held_back: {
+          type: 'array',
+          description: 'The listing facts held back from the video until confirmed (`confirmed_facts`), as in the analysis.',
+          items: { type: 'object', additionalProperties: true },
+        },
+      },
+    },
+  },
+};
+
 export const AnalyzeResponseSchema: JsonSchema = {
   type: 'object',
   required: ['ok', 'status', 'property'],

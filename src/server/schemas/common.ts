@@ -9,8 +9,8 @@ import { JOB_STAGES, JOB_STATES, LANGUAGES, VIDEO_FORMATS } from '../../core/typ
 
 export type JsonSchema = Record<string, unknown>;
 
-export { HeldBackSchema, MarketSchema, PropertySchema, WarningSchema } from '../../core/property-schema.js';
-import { HeldBackSchema, MarketSchema, PropertySchema, WarningSchema } from '../../core/property-schema.js';
+export { HeldBackSchema, MarketSchema, PhotoLeftOutSchema, PropertySchema, WarningSchema } from '../../core/property-schema.js';
+import { HeldBackSchema, MarketSchema, PhotoLeftOutSchema, PropertySchema, WarningSchema } from '../../core/property-schema.js';
 import { BrandingSchema } from '../../core/requests.js';
 
 const nullable = (type: string): JsonSchema => ({ type: [type, 'null'] });
@@ -157,6 +157,11 @@ export const JobSchema: JsonSchema = {
       type: 'array',
       items: HeldBackSchema,
       description: 'Facts the analysis held back as doubtful (docs/api.md "Held back"); empty when none.',
+    },
+    photos_left_out: {
+      type: 'array',
+      items: PhotoLeftOutSchema,
+      description: 'The photos given that are not in the video, with why (empty when every one is shown).',
     },
     metadata: { type: ['object', 'null'], additionalProperties: true, description: 'The `metadata` given at submission, as given.' },
     units: {

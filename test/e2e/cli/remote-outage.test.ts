@@ -49,6 +49,7 @@ function job(state: JobRecord['state']): JobRecord {
     outputs: null,
     error: null,
     warnings: [],
+    photos_left_out: [],
     metadata: null,
     links: { self: `/api/v1/jobs/${JOB_ID}`, video: null, cancel: null },
   };

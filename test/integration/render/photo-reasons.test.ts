@@ -83,7 +83,7 @@ describe('photos left out', () => {
     );
     expect(error.code).toBe('BAD_REQUEST');
     expect(error.message).toMatch(/photo 1, [^,]*\/missing\.jpg: the server answered HTTP 404/);
-    expect(error.message).toMatch(/photo 2, [^,]*\/text\.jpg: it is not a JPEG, PNG, WebP, AVIF, TIFF or GIF image/);
+    expect(error.message).toMatch(/photo 2, [^,]*\/text\.jpg: it is not a JPEG, PNG, WebP, HEIC, AVIF, TIFF or GIF image/);
     expect(error.message).toMatch(/photo 3, [^,]*\/photo-1\.jpg: Could not reach/);
     expect(error.details.map((d) => d.field)).toEqual(['photos[0]', 'photos[1]', 'photos[2]']);
   }, 60_000);
@@ -94,11 +94,11 @@ describe('photos left out', () => {
     const error = await failure(loadPhotos([fake], { cacheDir: join(dir, 'cache'), allowLocalFiles: true, fetch: openFetch }, () => {}));
     expect(error.code).toBe('BAD_REQUEST');
     expect(error.message).toMatch(
-      /The photo could not be used: salon-marocain\.jpg: it is not a JPEG, PNG, WebP, AVIF, TIFF or GIF image\./,
+      /The photo could not be used: salon-marocain\.jpg: it is not a JPEG, PNG, WebP, HEIC, AVIF, TIFF or GIF image\./,
     );
     expect(error.message).not.toMatch(/sharp|vips|libheif/i);
     expect(error.details).toEqual([
-      { field: 'photos[0]', message: 'salon-marocain.jpg: it is not a JPEG, PNG, WebP, AVIF, TIFF or GIF image' },
+      { field: 'photos[0]', message: 'salon-marocain.jpg: it is not a JPEG, PNG, WebP, HEIC, AVIF, TIFF or GIF image' },
     ]);
   }, 60_000);
 

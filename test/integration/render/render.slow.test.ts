@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -27,6 +27,64 @@ import {
   type PhotoSet,
 } from '../../helpers/render-fixtures.js';
 import { TEST_FFMPEG } from '../../helpers/config.js';
+import { IMAGE_FORMAT_NAMES } from '../../../src/core/images.js';
+import { isSubjectRed, photoWithSubject } from '../../helpers/subject-photos.js';
+import type { Shot } from '../../../src/render/storyboard.js';
+
+/**
+ * The frames of a video as RGB, read once: every frame shrunk `shrink` times, or every `every`-th
+ * frame at full size (frame f is then `frame(f / every)`).
+ */
+function framesOf(file: string, width: number, height: number, { shrink = 1, every = 1 }): { frame: (i: number) => Buffer } {
+  const filter = shrink > 1 ? `scale=${width / shrink}:${height / shrink}:flags=area` : `select='not(mod(n,${every}))'`;
+  const raw = execFileSync(
+    'ffmpeg',
+    [
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-i',
+      file,
+      '-vf',
+      filter,
+      '-fps_mode',
+      'passthrough',
+      '-f',
+      'rawvideo',
+      '-pix_fmt',
+      'rgb24',
+      '-',
+    ],
+    { maxBuffer: 1024 * 1024 * 1024 },
+  );
+  const size = (width / shrink) * (height / shrink) * 3;
+  return { frame: (i) => raw.subarray(i * size, (i + 1) * size) };
+}
+
+/** Whether the subject's red shows: at least 0.1 % of the frame's pixels. */
+function subjectVisible(rgb: Buffer, width: number, height: number): boolean {
+  let red = 0;
+  for (let i = 0; i < width * height * 3; i += 3) if (isSubjectRed(rgb[i]!, rgb[i + 1]!, rgb[i + 2]!)) red += 1;
+  return red >= width * height * 0.001;
+}
+
+/** Mean squared luma gradient over the frame's upper middle (clear of cards and the corner mark): its sharpness. */
+function gradientEnergy(rgb: Buffer, width: number, height: number): number {
+  const luma = (x: number, y: number): number => {
+    const i = (y * width + x) * 3;
+    return 0.2126 * rgb[i]! + 0.7152 * rgb[i + 1]! + 0.0722 * rgb[i + 2]!;
+  };
+  let sum = 0;
+  let count = 0;
+  for (let y = Math.round(height * 0.12); y < Math.round(height * 0.45); y += 1)
+    for (let x = Math.round(width * 0.15); x < Math.round(width * 0.85); x += 1) {
+      const dx = luma(x + 1, y) - luma(x, y);
+      const dy = luma(x, y + 1) - luma(x, y);
+      sum += dx * dx + dy * dy;
+      count += 1;
+    }
+  return sum / count;
+}
 
 let photos: PhotoSet;
 
@@ -65,7 +123,16 @@ describe('render engine (real ffmpeg)', { timeout: 180_000 }, () => {
     const outcome = await render(request, ctx);
     const dropped = outcome.warnings.filter((w) => w.code === 'PHOTO_DROPPED').map((w) => w.message);
     expect(dropped).toHaveLength(3);
-    expect(dropped.join('\n')).toMatch(/Photo 1 \(corrupt\.jpg\) was left out: it is not a JPEG, PNG, WebP, AVIF, TIFF or GIF image/);
+    expect(dropped.join('\n')).toContain(`Photo 1 (corrupt.jpg) was left out: it is not a ${IMAGE_FORMAT_NAMES} image`);
+    // Each carries the job record's photos_left_out entry, in the request's language.
+    // The four usable photos do not all fit in 4 s: those left out for the duration are named too.
+    const leftOut = outcome.warnings.flatMap((w) => (w.photo === undefined ? [] : [[w.photo.index, w.photo.reason]]));
+    expect(leftOut.slice(0, 3)).toEqual([
+      [0, 'unreadable'],
+      [2, 'unreadable'],
+      [4, 'too_small'],
+    ]);
+    expect(leftOut.slice(3).every(([index, reason]) => [1, 3, 5, 6].includes(index as number) && reason === 'duration')).toBe(true);
     expect(dropped.join('\n')).toMatch(/Photo 3 \(truncated\.jpg\) was left out: the file is truncated or corrupt/);
     expect(dropped.join('\n')).toMatch(/Photo 5 \(tiny\.jpg\) was left out: it is too small \(120x80\)/);
     // The verified output contract (docs/rendering.md), checked again here independently.
@@ -82,10 +149,16 @@ describe('render engine (real ffmpeg)', { timeout: 180_000 }, () => {
     expect(readdirSync(ctx.workDir).filter((f) => f.endsWith('.tmp.mp4'))).toEqual([]);
   });
 
-  it('renders a pack of three formats in one call: photos fetched once, one soundtrack, every output verified with its poster', async () => {
+  it('renders a pack of three formats in one call: photos fetched once, one soundtrack, every output verified with its poster; each photo framed around its subject', async () => {
     const base = renderContext(mkdtempSync(join(tmpdir(), 'immoreel-pack-cache-')));
+    // A living room whose subject is at 15 % of its width and a panorama whose subject is at 88 %
+    // (docs/rendering.md "Framing"), both of the same texture, and a portrait photo.
+    const room = join(photos.dir, 'room-3000x2000.jpg');
+    const panorama = join(photos.dir, 'panorama-12000x2000.jpg');
+    writeFileSync(room, await photoWithSubject(3000, 2000, 0.15, 0.5));
+    writeFileSync(panorama, await photoWithSubject(12000, 2000, 0.88, 0.5));
     // Photos from "the network", counted: a pack downloads each photo once, not once per format.
-    const byUrl = new Map([photos.good, photos.second, photos.portrait].map((file, i) => [`https://photos.test/p${i}.jpg`, file]));
+    const byUrl = new Map([room, panorama, photos.portrait].map((file, i) => [`https://photos.test/p${i}.jpg`, file]));
     const fetched: string[] = [];
     const fetch: FetchPort = (url) => {
       fetched.push(url);
@@ -134,6 +207,46 @@ describe('render engine (real ffmpeg)', { timeout: 180_000 }, () => {
     }
     // Three different videos, all from the same one soundtrack file.
     expect(new Set(outcome.outputs.map((o) => o.result.sha256)).size).toBe(3);
+    // Framing: the subject's red pixels on the frames of its photo's shots (the video's own fade
+    // from and to black aside), in portrait and square for the room, in every format for the
+    // panorama; and the panorama as sharp as the ordinary photo.
+    const seen = { room: [] as boolean[], panorama: [] as boolean[] };
+    const energy = { room: [] as number[], panorama: [] as number[] };
+    for (const [i, target] of outputs.entries()) {
+      const timeline = debug!.outputs[i]!.timeline;
+      const { width, height } = timeline;
+      const small = framesOf(target.outputPath, width, height, { shrink: 4 });
+      const sampled = framesOf(target.outputPath, width, height, { every: 10 });
+      // The outro's photo is only the blurred backdrop of the contact card: not counted.
+      const photoAt = (f: number): number[] =>
+        timeline.shots
+          .filter((shot) => shot.look !== 'backdrop' && f >= shot.start && f < shot.start + shot.frames)
+          .map((shot) => shot.photo);
+      const steady = (f: number): Shot | undefined =>
+        timeline.shots.find(
+          (shot) => shot.look !== 'backdrop' && f >= shot.start + shot.transitionFrames + 10 && f < shot.start + shot.frames - 40,
+        );
+      for (let f = timeline.fadeInFrames; f < timeline.frames - timeline.fadeOutFrames; f += 2) {
+        const on = photoAt(f);
+        const key = on.includes(0) ? 'room' : on.includes(1) ? 'panorama' : null;
+        if (key === null) continue;
+        if (target.format !== 'landscape' || key === 'panorama') seen[key].push(subjectVisible(small.frame(f), width / 4, height / 4));
+        const shot = steady(f);
+        // A dimmed shot's values are × 0.78 (docs/rendering.md "Text"): its gradients are brought back to scale.
+        const gain = shot?.look === 'dim' ? 0.78 : 1;
+        if (f % 10 === 0 && shot !== undefined && shot.photo <= 1)
+          energy[shot.photo === 0 ? 'room' : 'panorama'].push(gradientEnergy(sampled.frame(f / 10), width, height) / gain ** 2);
+      }
+    }
+    const share = (list: boolean[]): number => list.filter(Boolean).length / list.length;
+    expect(seen.room.length).toBeGreaterThan(100);
+    expect(share(seen.room)).toBeGreaterThanOrEqual(0.9);
+    expect(seen.panorama.length).toBeGreaterThan(50);
+    expect(share(seen.panorama)).toBeGreaterThanOrEqual(0.5);
+    const mean = (list: number[]): number => list.reduce((a, b) => a + b, 0) / list.length;
+    expect(energy.room.length).toBeGreaterThan(3);
+    expect(energy.panorama.length).toBeGreaterThan(3);
+    expect(mean(energy.panorama)).toBeGreaterThanOrEqual(0.6 * mean(energy.room));
     const audioInputs = debug!.outputs.map((o) => o.args.filter((a) => a.endsWith('soundtrack.m4a')));
     expect(audioInputs.map((a) => a.length)).toEqual([1, 1, 1]);
     expect(new Set(audioInputs.flat()).size).toBe(1);
@@ -149,7 +262,8 @@ describe('render engine (real ffmpeg)', { timeout: 180_000 }, () => {
     const loaded = await loadPhotos([photos.exifRotated, photos.huge], { cacheDir, allowLocalFiles: true, fetch: openFetch }, () => {});
     const [rotated, huge] = loaded.photos;
     expect(rotated).toMatchObject({ width: 800, height: 1200 });
-    expect(Math.max(huge!.width, huge!.height)).toBe(2048);
+    // Long side 2048 unless that leaves the short side under 1408 (docs/rendering.md "Photos").
+    expect([huge!.width, huge!.height]).toEqual([2112, 1408]);
     const stored = await sharp(rotated!.file).metadata();
     expect(stored.orientation ?? 1).toBe(1);
     expect([stored.width, stored.height]).toEqual([800, 1200]);
@@ -287,7 +401,9 @@ describe('render engine (real ffmpeg)', { timeout: 180_000 }, () => {
         if (row[x - 1]! >= 128 && row[x]! < 128) found.push(x - 1 + (row[x - 1]! - 128) / (row[x - 1]! - row[x]!));
       return found;
     };
-    expect(shots.map((s) => s.motion.kind).slice(0, 2)).toEqual(['zoom_in', 'pan_right']);
+    // The pan goes towards the photo's subject (docs/rendering.md "Framing"): one of the bars, either way.
+    expect(shots[0]!.motion.kind).toBe('zoom_in');
+    expect(shots[1]!.motion.kind).toMatch(/^pan_(left|right)$/);
     for (const shot of shots.slice(0, 2)) {
       // Steady part of the shot: after the fade or transition in, before the transition or fade out.
       const end = Math.min(shot.start + shot.frames - 32, fadeOutStart - 2);

@@ -47,6 +47,7 @@ const COMMANDS: Record<string, string[]> = {
     '--listing-json',
     '--photos',
     '--photos-dir',
+    '--focus',
     '--template',
     '--format',
     '--formats',

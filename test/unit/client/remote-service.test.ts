@@ -62,6 +62,7 @@ function job(id: string, state: JobRecord['state'], extra: Partial<JobRecord> = 
     outputs: null,
     error: state === 'failed' ? { code: 'RENDER_FAILED', message: 'ffmpeg died' } : null,
     warnings: [],
+    photos_left_out: [],
     metadata: null,
     links: { self: `/api/v1/jobs/${id}`, video: null, cancel: null },
     ...extra,
@@ -95,7 +96,9 @@ async function renderServer(options: { firstState?: JobRecord['state']; forgetAs
     if (request.url === '/api/v1/render-video') {
       const body = request.body.toString();
       const parsed = JSON.parse(body) as RenderRequest;
-      const refs = [...(parsed.photos ?? []), parsed.branding?.logo_url].filter((r): r is string => r?.startsWith('asset:') === true);
+      const refs = [...(parsed.photos ?? []).map((p) => (typeof p === 'string' ? p : p.url)), parsed.branding?.logo_url].filter(
+        (r): r is string => r?.startsWith('asset:') === true,
+      );
       if (forget && refs.length > 0) {
         forget = false;
         known.clear();

@@ -141,3 +141,40 @@ describe('text cards', () => {
     expect(readableOn('#FFFFFF', '#0D1B2A')).toBe('#FFFFFF');
   });
 });
+
+describe('Arabic text', () => {
+  /** The last column with ink on each line of text (lines are bands of rows with ink, split by empty rows). */
+  async function lineEnds(buffer: Buffer): Promise<{ start: number; end: number }[]> {
+    const { data, info } = await sharp(buffer).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+    const ink = (x: number, y: number): boolean => (data[(y * info.width + x) * 4 + 3] as number) > 128;
+    const rows = Array.from({ length: info.height }, (_, y) => Array.from({ length: info.width }, (_, x) => ink(x, y)));
+    const lines: { start: number; end: number; top: number }[] = [];
+    let current: { start: number; end: number; top: number } | null = null;
+    rows.forEach((row, y) => {
+      const first = row.indexOf(true);
+      if (first === -1) {
+        current = null;
+        return;
+      }
+      if (current === null) {
+        current = { start: first, end: row.lastIndexOf(true), top: y };
+        lines.push(current);
+      } else {
+        current.start = Math.min(current.start, first);
+        current.end = Math.max(current.end, row.lastIndexOf(true));
+      }
+    });
+    return lines.map(({ start, end }) => ({ start, end }));
+  }
+
+  it('puts every line of a wrapped Arabic title against the right edge, one starting with a number too', async () => {
+    for (const text of ['شقة 3 غرف نوم للبيع في المعاريف الدار البيضاء مع مسبح', '120 م² في المعاريف، الدار البيضاء وسط المدينة']) {
+      const image = await drawText(rtl, { text, size: 40, color: '#FFFFFF', maxWidth: 360, maxLines: 4 });
+      const lines = await lineEnds(image.buffer);
+      expect(lines.length, text).toBeGreaterThanOrEqual(2);
+      for (const line of lines) expect(image.width - 1 - line.end, text).toBeLessThan(8);
+      // Ragged on the left: not every line fills the width.
+      expect(Math.max(...lines.map((l) => l.start)), text).toBeGreaterThan(20);
+    }
+  });
+});

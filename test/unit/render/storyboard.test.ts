@@ -1,6 +1,13 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { MotionKind } from '../../../src/render/templates.js';
+import { FORMAT_SIZES } from '../../../src/render/formats.js';
+import type { VideoFormat } from '../../../src/core/types.js';
 import {
   apportion,
+  FOCUS_MARGIN,
+  type Focus,
+  type Shot,
   buildStoryboard,
   shotGeometry,
   titleFitsLanguage,
@@ -72,10 +79,21 @@ describe('storyboard', () => {
     }
   });
 
+  it('draws no للبيع badge over an Arabic title that says للبيع', () => {
+    const arabic = (title: string): Timeline =>
+      board({ language: 'ar', listing: demoProperty({ title, language: 'ar', marketing_angles: [] }) });
+    const intro = (timeline: Timeline) => timeline.shots[0]!.cards.find((card) => card.content.kind === 'title')!.content;
+    expect(intro(arabic('شقة للبيع في المعاريف'))).toMatchObject({ badge: null, heading: 'شقة للبيع في المعاريف' });
+    expect(intro(arabic('شقة 3 غرف نوم مع شرفة'))).toMatchObject({ badge: 'للبيع' });
+  });
+
   it('writes the texts of the listing in French: title, badge, stats, price, contact', () => {
     const texts = allTexts(board());
-    expect(texts).toContain('Appartement 3 chambres avec terrasse à vendre — Maârif, Casablanca');
-    expect(texts).toContain('À VENDRE');
+    // The place on its own line, under the title it ended.
+    expect(texts).toContain('"heading":"Appartement 3 chambres avec terrasse à vendre","subheading":"Maârif, Casablanca"');
+    // The title already says "à vendre": no badge repeats it; a title that does not say it gets one.
+    expect(texts).not.toContain('À VENDRE');
+    expect(allTexts(board({ listing: demoProperty({ title: 'Appartement 3 chambres avec terrasse — Maârif' }) }))).toContain('À VENDRE');
     expect(texts).toContain('120 m²');
     expect(texts).toContain('1 850 000 DH');
     expect(texts).toContain('15 417 DH/m²');
@@ -161,8 +179,11 @@ describe('shot geometry', () => {
   const frame = { width: 1280, height: 720 };
   it('zooms over a source exactly (1 + zoom) times the frame, in even sizes', () => {
     const { source, motion } = shotGeometry(LANDSCAPE_PHOTO, frame, 'zoom_in', classic, 4, 0);
-    expect(source).toEqual({ width: 1408, height: 792, fit: 'cover' });
-    expect(motion).toEqual({ type: 'zoom', kind: 'zoom_in', from: 1, to: 1.1 });
+    expect(source).toMatchObject({ width: 1408, height: 792, fit: 'cover' });
+    // No focus known: the centre of the photo, the zoom about the centre.
+    expect(source.crop.left).toBe(0);
+    expect(source.crop.top + source.crop.height / 2).toBeCloseTo(0.5, 9);
+    expect(motion).toEqual({ type: 'zoom', kind: 'zoom_in', from: 1, to: 1.1, anchor: { x: 0.5, y: 0.5 } });
   });
 
   it('keeps pans under the template speed limit', () => {
@@ -171,6 +192,106 @@ describe('shot geometry', () => {
     expect(source.width - frame.width).toBeLessThanOrEqual(220);
     expect(source.height).toBe(720);
     expect(motion).toMatchObject({ type: 'pan', axis: 'x', from: 1, to: 0 });
+  });
+});
+
+/**
+ * Where the photo's focus is in the frame at `t` (0 = first frame, 1 = last), as the plan draws the
+ * shot: the crop window of the photo fitted into the source box, then the pan's moving window or
+ * the zoom's scaled source cropped about its anchor.
+ */
+function focusInFrame(focus: Focus, shot: Pick<Shot, 'source' | 'motion'>, frame: { width: number; height: number }, t: number): Focus {
+  const { source, motion } = shot;
+  const inSource = {
+    x: ((focus.x - source.crop.left) / source.crop.width) * source.width,
+    y: ((focus.y - source.crop.top) / source.crop.height) * source.height,
+  };
+  if (motion.type === 'pan') {
+    const along = motion.from + (motion.to - motion.from) * t;
+    const x = motion.axis === 'x' ? (source.width - frame.width) * along : (source.width - frame.width) / 2;
+    const y = motion.axis === 'y' ? (source.height - frame.height) * along : (source.height - frame.height) / 2;
+    return { x: inSource.x - x, y: inSource.y - y };
+  }
+  const scale = motion.from + (motion.to - motion.from) * t;
+  const scaled = { width: frame.width * scale, height: frame.height * scale };
+  return {
+    x: (inSource.x / source.width) * scaled.width - (scaled.width - frame.width) * motion.anchor.x,
+    y: (inSource.y / source.height) * scaled.height - (scaled.height - frame.height) * motion.anchor.y,
+  };
+}
+
+const KINDS: MotionKind[] = ['zoom_in', 'zoom_out', 'pan_left', 'pan_right', 'pan_up', 'pan_down'];
+const FORMATS: VideoFormat[] = ['landscape', 'portrait', 'square'];
+
+describe('framing around the focus', () => {
+  it('keeps a subject at 15 % of a 3000 × 2000 photo in frame, inside the margin, on every frame of every motion and format', () => {
+    const photo = { width: 3000, height: 2000, focus: { x: 0.15, y: 0.5 } };
+    for (const format of FORMATS) {
+      const frame = FORMAT_SIZES[format];
+      KINDS.forEach((kind, i) => {
+        const shot = shotGeometry(photo, frame, kind, classic, 4, i);
+        for (let t = 0; t <= 1; t += 0.05) {
+          const at = focusInFrame(photo.focus, shot, frame, t);
+          const where = `${format} ${kind} t=${t.toFixed(2)}: ${at.x.toFixed(0)},${at.y.toFixed(0)}`;
+          expect(at.x, where).toBeGreaterThanOrEqual(FOCUS_MARGIN * frame.width - 1);
+          expect(at.x, where).toBeLessThanOrEqual((1 - FOCUS_MARGIN) * frame.width + 1);
+          expect(at.y, where).toBeGreaterThanOrEqual(0);
+          expect(at.y, where).toBeLessThanOrEqual(frame.height);
+        }
+      });
+    }
+  });
+
+  it('pans a 12000 × 2000 panorama with the subject at 88 % in view from the first frame to the last, towards it', () => {
+    const photo = { width: 12000, height: 2000, focus: { x: 0.88, y: 0.5 } };
+    for (const format of FORMATS) {
+      const frame = FORMAT_SIZES[format];
+      for (const [i, kind] of KINDS.entries()) {
+        const shot = shotGeometry(photo, frame, kind, classic, 4, i);
+        expect(shot.motion.type).toBe('pan');
+        const first = focusInFrame(photo.focus, shot, frame, 0);
+        const last = focusInFrame(photo.focus, shot, frame, 1);
+        for (const at of [first, last]) {
+          expect(at.x).toBeGreaterThan(0);
+          expect(at.x).toBeLessThan(frame.width);
+        }
+        // Towards: the subject ends nearer the frame's centre than it started.
+        expect(Math.abs(last.x - frame.width / 2)).toBeLessThanOrEqual(Math.abs(first.x - frame.width / 2) + 1);
+      }
+    }
+  });
+
+  it('any photo, focus, format and motion: the focus is in frame on the first and last frames (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 300, max: 12000 }),
+        fc.integer({ min: 300, max: 6000 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.constantFrom(...FORMATS),
+        fc.constantFrom(...KINDS),
+        fc.double({ min: 2.5, max: 6.5, noNaN: true }),
+        (width, height, x, y, format, kind, seconds) => {
+          const frame = FORMAT_SIZES[format];
+          const shot = shotGeometry({ width, height, focus: { x, y } }, frame, kind, classic, seconds, 0);
+          if (shot.source.fit === 'contain_blur') return; // the whole photo is shown
+          const { crop } = shot.source;
+          expect(crop.left).toBeGreaterThanOrEqual(-1e-9);
+          expect(crop.top).toBeGreaterThanOrEqual(-1e-9);
+          expect(crop.left + crop.width).toBeLessThanOrEqual(1 + 1e-9);
+          expect(crop.top + crop.height).toBeLessThanOrEqual(1 + 1e-9);
+          // A pan moves at least 2 pixels: a focus on the photo's very edge may be that far out.
+          for (const t of [0, 0.5, 1]) {
+            const at = focusInFrame({ x, y }, shot, frame, t);
+            expect(at.x).toBeGreaterThanOrEqual(-2.5);
+            expect(at.x).toBeLessThanOrEqual(frame.width + 2.5);
+            expect(at.y).toBeGreaterThanOrEqual(-2.5);
+            expect(at.y).toBeLessThanOrEqual(frame.height + 2.5);
+          }
+        },
+      ),
+      { numRuns: 400 },
+    );
   });
 });
 

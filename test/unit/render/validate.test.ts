@@ -31,6 +31,26 @@ describe('validateRenderRequest', () => {
     expect(valid.input.description).toBe('www.avito.ma/fr/casablanca/appartements/Appartement_55393976.htm');
   });
 
+  it('takes photos with their subject ({ url, focus }) beside plain ones, and refuses a focus outside the photo', () => {
+    const valid = validateRenderRequest(
+      {
+        description: 'Appartement 120 m² à Maarif, 1 850 000 DH',
+        photos: ['https://cdn.example.com/a.jpg', { url: 'https://cdn.example.com/b.jpg', focus: { x: 0.15, y: 0.5 } }],
+      },
+      'server',
+    );
+    expect(valid.photos).toEqual(['https://cdn.example.com/a.jpg', 'https://cdn.example.com/b.jpg']);
+    expect(valid.photo_focus).toEqual([null, { x: 0.15, y: 0.5 }]);
+    expect(validateRenderRequest({ description: 'Villa', photos: ['https://cdn.example.com/a.jpg'] }, 'server')).not.toHaveProperty(
+      'photo_focus',
+    );
+    const error = refusal(
+      { description: 'Villa', photos: [{ url: 'https://cdn.example.com/a.jpg', focus: { x: 1.5, y: 0.5 } }] },
+      'server',
+    );
+    expect(fields(error).every((field) => field.startsWith('photos[0]'))).toBe(true);
+  });
+
   it('fills the defaults of a minimal request', () => {
     const valid = validateRenderRequest(
       { description: 'Appartement 120 m² à Maarif, 1 850 000 DH', photos: ['https://cdn.example.com/a.jpg'] },

@@ -71,8 +71,11 @@ describe('data directory permissions', () => {
         .jpeg()
         .toBuffer();
       const master = await normalizePhoto(bytes, 'a.jpg', cacheDir);
-      const shot = { source: { width: 160, height: 90, fit: 'cover' }, look: 'plain' } as unknown as Shot;
-      const still = await prepareShotSource(master, shot, cacheDir);
+      const shot = {
+        source: { width: 160, height: 90, fit: 'cover', crop: { left: 0, top: 0.0625, width: 1, height: 0.875 } },
+        look: 'plain',
+      } as unknown as Shot;
+      const still = await prepareShotSource(master, shot, cacheDir, '#E4EBF1');
       const logoFile = join(dataDir, 'logo.png');
       await sharp({ create: { width: 50, height: 50, channels: 4, background: '#ffffff' } }).toFile(logoFile);
       await prepareLogo(logoFile, { cacheDir, allowLocalFiles: true, fetch: () => Promise.reject(new Error('no network here')) });

@@ -7,11 +7,12 @@ import { collectPhotos } from '../../../src/cli/commands/render.js';
 import { AppError } from '../../../src/core/errors.js';
 import { IMAGE_FORMAT_NAMES, IMAGE_FORMATS } from '../../../src/core/images.js';
 import { makeHarness, type Harness } from '../../helpers/server-harness.js';
+import { heifEncode } from '../../helpers/heic.js';
 
 /*
  * One list of accepted image formats (src/core/images.ts) for the --photos-dir scan, the upload
- * route, its OpenAPI description, the messages and the docs; HEIC, which the renderer cannot
- * decode, is refused everywhere with a way out instead of failing later.
+ * route, its OpenAPI description, the messages and the docs; HEIC is one of them (decoded by
+ * libheif in WebAssembly).
  */
 
 const REPO = join(import.meta.dirname, '../../..');
@@ -31,18 +32,20 @@ function folder(files: string[]): string {
 }
 
 describe('accepted image formats', () => {
-  it('--photos-dir takes every accepted ending, whatever the case, and no HEIC', () => {
-    const dir = folder(['01.avif', '02.TIF', '03.jpeg', '04.webp', '05.heic', 'notes.txt', 'plan.svg']);
+  it('--photos-dir takes every accepted ending, whatever the case, HEIC among them', () => {
+    const dir = folder(['01.avif', '02.TIF', '03.jpeg', '04.webp', '05.heic', '06.HEIF', 'notes.txt', 'plan.svg']);
     expect(collectPhotos({ photosDir: dir }).map((file) => file.slice(dir.length + 1))).toEqual([
       '01.avif',
       '02.TIF',
       '03.jpeg',
       '04.webp',
+      '05.heic',
+      '06.HEIF',
     ]);
   });
 
-  it('--photos-dir with only iPhone photos says to export them as JPEG', () => {
-    const dir = folder(['IMG_0001.HEIC', 'IMG_0002.HEIC', 'notes.txt']);
+  it('--photos-dir with only files of refused formats says to export them as JPEG', () => {
+    const dir = folder(['plan.svg', 'scan.bmp', 'notes.txt']);
     let error: unknown;
     try {
       collectPhotos({ photosDir: dir });
@@ -52,7 +55,7 @@ describe('accepted image formats', () => {
     expect(error).toBeInstanceOf(AppError);
     expect((error as AppError).code).toBe('BAD_REQUEST');
     expect((error as AppError).message).toContain(
-      `holds no ${IMAGE_FORMAT_NAMES} photos. IMG_0001.HEIC, IMG_0002.HEIC: not an accepted format; export them as JPEG.`,
+      `holds no ${IMAGE_FORMAT_NAMES} photos. plan.svg, scan.bmp: not an accepted format; export them as JPEG.`,
     );
   });
 
@@ -76,6 +79,20 @@ describe('accepted image formats', () => {
     });
     expect(stored.statusCode, stored.body).toBe(201);
     expect(readdirSync(join(h.dataDir, 'assets')).some((name) => name.endsWith('.avif'))).toBe(true);
+    // An iPhone photo (HEVC in a HEIF container), made by libheif's own encoder.
+    const heic = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#CC3322' } })
+      .png()
+      .toBuffer()
+      .then((png) => heifEncode(png));
+    const iphone = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/assets',
+      headers: { ...auth, 'content-type': 'image/heic' },
+      payload: heic,
+    });
+    expect(iphone.statusCode, iphone.body).toBe(201);
+    expect(JSON.parse(iphone.body)).toMatchObject({ asset: { format: 'heic', width: 640, height: 480 } });
+    expect(readdirSync(join(h.dataDir, 'assets')).some((name) => name.endsWith('.heic'))).toBe(true);
     const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="640" height="480"><rect width="640" height="480"/></svg>');
     const refused = await h.app.inject({
       method: 'POST',

@@ -41,6 +41,7 @@ describe('GET /api/v1/openapi.json', () => {
       [
         'POST /api/v1/analyze',
         'POST /api/v1/render-video',
+        'POST /api/v1/storyboard',
         'GET /api/v1/jobs/{job_id}',
         'GET /api/v1/jobs',
         'POST /api/v1/jobs/{job_id}/cancel',

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../../src/server/api-limits.js';
 import { MAX_ERROR_DETAILS } from '../../../src/core/requests.js';
+import { SHARE_BODY_LIMIT_BYTES } from '../../../src/server/routes/shares.js';
 import { makeHarness, type Harness } from '../../helpers/server-harness.js';
 
 /**
@@ -11,10 +12,15 @@ import { makeHarness, type Harness } from '../../helpers/server-harness.js';
  */
 
 /** The routes that read a JSON body, and the lists each body has (the worst shape fills one with `1`s). */
-const JSON_ROUTES: Record<string, { lists: string[] }> = {
-  'POST /api/v1/analyze': { lists: [] },
-  'POST /api/v1/render-video': { lists: ['formats', 'photos', 'listing.features'] },
+const JSON_ROUTES: Record<string, { lists: string[]; limit: number }> = {
+  'POST /api/v1/analyze': { lists: [], limit: DEFAULT_LIMITS.jsonBodyLimitBytes },
+  'POST /api/v1/render-video': { lists: ['formats', 'photos', 'listing.features'], limit: DEFAULT_LIMITS.jsonBodyLimitBytes },
+  'POST /api/v1/storyboard': { lists: ['formats', 'photos', 'listing.features'], limit: DEFAULT_LIMITS.jsonBodyLimitBytes },
+  'POST /api/v1/jobs/{job_id}/shares': { lists: [], limit: SHARE_BODY_LIMIT_BYTES },
 };
+
+/** A well-formed job id: the body is checked before the job is looked up. */
+const SOME_JOB_ID = 'job_01m8h1yyj40pmdw1d22cnzmhyv';
 
 /** The largest answer a refused body may get, whatever its shape. */
 const MAX_ANSWER_BYTES = 8 * 1024;
@@ -66,10 +72,11 @@ describe('the worst-shaped body of each route gets a bounded answer', () => {
     expect(jsonRoutes.sort()).toEqual(Object.keys(JSON_ROUTES).sort());
   });
 
-  for (const [route, { lists }] of Object.entries(JSON_ROUTES)) {
-    const [method, url] = route.split(' ') as ['POST', string];
+  for (const [route, { lists, limit }] of Object.entries(JSON_ROUTES)) {
+    const [method, path] = route.split(' ') as ['POST', string];
+    const url = path.replace('{job_id}', SOME_JOB_ID);
     // Just under the route's limit, and the 64 KB that a thread would take instead of the event loop.
-    for (const size of [64 * 1024 - 64, DEFAULT_LIMITS.jsonBodyLimitBytes - 64]) {
+    for (const size of new Set([Math.min(64 * 1024, limit) - 64, limit - 64])) {
       for (const [shape, body] of Object.entries(worstBodies(lists, size))) {
         it(`${route}, ${shape}, ${Math.round(body.length / 1024)} KB: 400 with a bounded answer`, async () => {
           const res = await h.app.inject({ method, url, headers: { ...auth, 'content-type': 'application/json' }, payload: body });

@@ -76,6 +76,11 @@ async function thumbnail(file: File): Promise<string> {
   return canvas.toDataURL('image/jpeg', 0.8);
 }
 
+/** What stands for a HEIC photo the browser cannot draw (the server decodes it: docs/rendering.md "Photos"). */
+const HEIC_PREVIEW = `data:image/svg+xml,${encodeURIComponent(
+  '<svg xmlns="http://www.w3.org/2000/svg" width="320" height="180"><rect width="320" height="180" fill="#D8DEE6"/><text x="160" y="98" font-family="sans-serif" font-size="28" text-anchor="middle" fill="#44505C">HEIC</text></svg>',
+)}`;
+
 /** Files that are not photos, named one by one; they are never added to the list (docs/studio.md, "Errors before the click"). */
 function showProblems(problems: string[]): void {
   const list = $('photo-problems');
@@ -92,7 +97,9 @@ export async function addPhotos(files: Iterable<File>): Promise<void> {
   const added: PhotoItem[] = [];
   try {
     for (const file of chosen) {
-      if (!file.type.startsWith('image/')) {
+      // Browsers other than Safari neither type nor draw iPhone photos: the server decodes them.
+      const heic = /\.hei[cf]$/i.test(file.name) || /^image\/hei[cf]/.test(file.type);
+      if (!file.type.startsWith('image/') && !heic) {
         problems.push(t('photos.not_image', { name: file.name }));
         continue;
       }
@@ -100,8 +107,11 @@ export async function addPhotos(files: Iterable<File>): Promise<void> {
       try {
         preview = await thumbnail(file);
       } catch {
-        problems.push(t('photos.unreadable', { name: file.name }));
-        continue;
+        if (!heic) {
+          problems.push(t('photos.unreadable', { name: file.name }));
+          continue;
+        }
+        preview = HEIC_PREVIEW;
       }
       added.push({ key: crypto.randomUUID(), name: file.name, file, preview, status: 'uploading', ref: null, error: null });
     }
