@@ -157,12 +157,7 @@ function checkS3Environment(env: AwsEnvironment): void {
   for (const name of ['AWS_ENDPOINT_URL_S3', 'AWS_ENDPOINT_URL']) {
     const value = env[name]?.trim();
     if (value === undefined || value === '') continue;
-    let protocol = '';
-    try {
-      protocol = new URL(value).protocol;
-    } catch {
-      protocol = '';
-    }
+    const protocol = URL.canParse(value) ? new URL(value).protocol : '';
     if (protocol !== 'http:' && protocol !== 'https:') {
       throw storageError(
         'storage_url_invalid',
@@ -227,7 +222,7 @@ export async function openRecords(options: Omit<BackendOptions, 'storageUrl'>): 
     try {
       await assertMigrationsCurrent(records, database.url);
     } catch (error) {
-      // The migration error rethrown next is the one to report; closing is clean-up.
+      // Ignored: the migration error rethrown next is the one to report; closing is clean-up.
       await records.close().catch(() => undefined);
       throw error;
     }
@@ -299,8 +294,9 @@ export async function openBackends(options: BackendOptions): Promise<Backends> {
     });
     await checkBlobs(blobs, plan.storageLabel);
   } catch (error) {
-    // The check's error rethrown next is the one to report; closing is clean-up.
+    // Ignored: the check's error rethrown next is the one to report; closing is clean-up.
     await blobs?.close().catch(() => undefined);
+    // Ignored: as above.
     await records.close().catch(() => undefined);
     throw error;
   }
