@@ -97,7 +97,8 @@ export const noSwallowedErrors = {
         const body = handler.body;
         const carried = uses(handler.params[0]);
         const dropped = body.type === 'BlockStatement' ? !contains(body, (n) => answers(n) || carried(n)) : isNothing(body);
-        if (dropped && !saysWhy(/** @type {import('eslint').Rule.Node} */ (handler))) context.report({ node: handler, messageId: 'swallowed' });
+        if (dropped && !saysWhy(/** @type {import('eslint').Rule.Node} */ (handler)))
+          context.report({ node: handler, messageId: 'swallowed' });
       },
     };
   },
