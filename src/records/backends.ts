@@ -209,7 +209,7 @@ export function connectError(error: unknown, url: string): unknown {
 }
 
 /** Opens the record store alone (`keys`, `db`): the database rules, connection, checks, migrations. */
-export async function openRecords(options: Omit<BackendOptions, 'storageUrl'>): Promise<RecordStore> {
+export async function openCheckedRecords(options: Omit<BackendOptions, 'storageUrl'>): Promise<RecordStore> {
   const database = planDatabase(options);
   if (database.kind === 'sqlite') return openRecordStore({ dataDir: options.dataDir, now: options.now });
   let records: RecordStore;
@@ -279,12 +279,13 @@ export async function checkBlobs(blobs: BlobStore, label: string): Promise<void>
 
 /**
  * Both stores a configuration names, connected, checked and migrated; the first thing `serve`,
- * `worker`, `studio`, `render` and `jobs` do, so a bad configuration stops them before they start.
+ * `worker`, `studio`, `render` and `jobs` do (through `openBackends`, ./open-backends.ts), so a bad
+ * configuration stops them before they start.
  */
-export async function openBackends(options: BackendOptions): Promise<Backends> {
+export async function openCheckedBackends(options: BackendOptions): Promise<Backends> {
   const plan = planBackends(options);
   const warn = options.warn ?? ((message: string) => process.emitWarning(message, { type: 'Notice', code: 'IMMOREEL_BACKENDS' }));
-  const records = await openRecords(options);
+  const records = await openCheckedRecords(options);
   let blobs: BlobStore | undefined;
   try {
     blobs = openBlobStore({
