@@ -13,12 +13,15 @@
  *      flight: a 97 KB grayscale PNG declaring 10 000 × 10 000 pixels (all zeros, deflated), then
  *      one declaring 7 000 × 7 000 (just under the pixel cap, so it is decoded): serve's peak RSS
  *      (VmHWM, Linux) and health latency. Targets: peak RSS < 800 MB, health p99 < 50 ms.
+ *   5. What single hostile requests cost (scripts/bench-request-costs.ts): 64 KB–6 MB bodies of
+ *      wrong list entries, gzip bombs with and without a key, 50 stalled 5.5 MB bodies, 10
+ *      progressive 49 MP JPEG uploads at once; each prints its figures and targets.
  * In parts 2–4 each attacker is a process of its own under `nice`, and the health prober another at
  * normal priority (docs/security.md "How the benchmark measures"): a prober sharing the attackers'
  * event loop measured their stalls, not the server's. Each part prints the load average, health
  * with nothing in flight first, and the CPU time of the server's event loop thread.
  * Options: --duration S (default 10), --runs N (default 2, fastest kept), --only decode (part 4
- * only), --only render-bodies (part 3 only), --quiet S (probe alone first, default 3),
+ * only), --only render-bodies (part 3 only), --only costs (part 5 only), --quiet S (probe alone first, default 3),
  * --attacker-nice N (default 10), --serve-from DIR (another checkout's built server),
  * --node-arg X (repeatable: an option for the server's node, e.g. --cpu-prof).
  */
@@ -28,6 +31,7 @@ import { analyzeListing } from '../src/analysis/analyze.js';
 import { flag, latencySummary, percentile, startBuiltServe, underLoad, type LoadOutcome } from './bench-serve.js';
 import { ENTRY_POINTS, PATHOLOGICAL, fastestMs, pageWith } from './adversarial.js';
 import { zeroPng } from './crafted-images.js';
+import { requestCosts } from './bench-request-costs.js';
 
 const DURATION_S = flag('duration', 10);
 const RUNS = flag('runs', 2);
@@ -233,3 +237,4 @@ if (only === undefined) {
 }
 if (only === undefined || only === 'render-bodies') await healthUnderRenderBodies();
 if (only === undefined || only === 'decode') await decodeBombs();
+if (only === undefined || only === 'costs') await requestCosts();

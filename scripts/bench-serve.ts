@@ -33,17 +33,24 @@ export function percentile(sorted: number[], p: number): number {
 export interface BuiltServer {
   url: string;
   apiKey: string;
+  /** Keys of other tenants (`otherKeys`). */
+  otherKeys: string[];
   child: ChildProcess;
   stop(): Promise<void>;
 }
 
 /** Starts `immoreel serve` from dist/ with `args`, on a fresh data directory holding one key. */
-export async function startBuiltServe(args: string[]): Promise<BuiltServer> {
+export async function startBuiltServe(args: string[], options: { otherKeys?: number } = {}): Promise<BuiltServer> {
   if (!existsSync(join(SERVE_FROM, 'dist/cli/main.js')))
     throw new Error('Run `npm run build` first: the benchmark starts the built `immoreel serve`.');
   const dataDir = mkdtempSync(join(tmpdir(), 'immoreel-bench-'));
   const store = openServerStore(dataDir);
   const { apiKey } = store.keys.create({ tenant: 'bench', monthlyQuota: 100_000_000 });
+  // Keys of other tenants, for attacks by several callers at once.
+  const otherKeys = Array.from(
+    { length: options.otherKeys ?? 0 },
+    (_, i) => store.keys.create({ tenant: `bench-${i}`, monthlyQuota: 100_000_000 }).apiKey,
+  );
   store.close();
   const child = spawn(process.execPath, [...SERVE_NODE_ARGS, BIN, '--data-dir', dataDir, 'serve', '--port', '0', ...args], {
     // stdout carries what --trace-gc prints: shown when asked for.
@@ -66,7 +73,7 @@ export async function startBuiltServe(args: string[]): Promise<BuiltServer> {
       });
       child.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${buffer}`)));
     });
-    return { url, apiKey, child, stop };
+    return { url, apiKey, otherKeys, child, stop };
   } catch (error) {
     await stop();
     throw error;

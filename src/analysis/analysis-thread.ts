@@ -7,6 +7,7 @@ import type { Property } from '../core/types.js';
 import type { AnalyzeRequest } from '../core/requests.js';
 import { validateAnalyzeRequest, type ValidAnalyzeRequest } from '../core/analyze-rules.js';
 import { analyzeListing } from './analyze.js';
+import { linkAsUrl } from './portals/index.js';
 
 /**
  * The body of an analysis worker thread (docs/security.md): the page is already fetched, so the
@@ -42,6 +43,7 @@ export function analysisTask(valid: ValidAnalyzeRequest, html: string | null): A
     ...(valid.description !== null ? { description: valid.description } : {}),
     language: valid.language,
     target_audience: valid.target_audience,
+    ...(valid.confirmed_facts.length > 0 ? { confirmed_facts: valid.confirmed_facts } : {}),
   };
 }
 
@@ -74,7 +76,8 @@ function checkedBody(bytes: Uint8Array): { body: unknown; valid: ValidAnalyzeReq
 export async function analyzeJsonBody(task: { chunks: Uint8Array[] }): Promise<JsonBodyAnswer> {
   let valid: ValidAnalyzeRequest;
   try {
-    valid = checkedBody(joinChunks(task.chunks)).valid;
+    // A description that is only a portal's address is fetched like a url, by the server (never in here).
+    valid = linkAsUrl(checkedBody(joinChunks(task.chunks)).valid);
   } catch (error) {
     return failure(error);
   }

@@ -1,11 +1,11 @@
 import { badRequest } from '../core/errors.js';
-import type { ListingFacts, ListingSource, Property, Warning } from '../core/types.js';
+import type { Language, ListingFacts, ListingSource, Property, Warning } from '../core/types.js';
 import type { AnalyzeRequest } from '../core/requests.js';
 import { safeStrings } from '../core/safe-text.js';
 import { validateAnalyzeRequest } from '../core/analyze-rules.js';
 import { mergeFacts } from './merge.js';
 import type { FetchPort } from '../net/fetch.js';
-import { fetchListingPage, parseListingPage, portalLink, schemeAddedWarning } from './portals/index.js';
+import { fetchListingPage, linkAsUrl, parseListingPage, portalLink, schemeAddedWarning } from './portals/index.js';
 import { buildProperty } from './property.js';
 import { extractFacts } from './text/extract.js';
 import { normalizeText } from './text/normalize.js';
@@ -41,37 +41,35 @@ const STREET_ADDRESS =
   /(?:^|[^a-z\u0600-\u06ff])(?:rue|avenue|av|bd|boulevard|zankat|zenqat|residence|شارع|زنقه|اقامه)\s+[a-z\u00df-\u024f\u0600-\u06ff\d]{2,}/;
 
 /** The facts without which an analysis says little (docs/analysis-text.md "Short texts"). */
-const CORE_FACTS: ReadonlyArray<[keyof ListingFacts, string]> = [
-  ['property_type', 'property type'],
-  ['transaction', 'sale or rent'],
-  ['price_mad', 'price'],
-  ['surface_m2', 'surface'],
-  ['city', 'city'],
+const CORE_FACTS: ReadonlyArray<[keyof ListingFacts, Readonly<Record<Language, string>>]> = [
+  ['property_type', { en: 'property type', fr: 'type de bien', ar: 'نوع العقار' }],
+  ['transaction', { en: 'sale or rent', fr: 'vente ou location', ar: 'البيع أو الكراء' }],
+  ['price_mad', { en: 'price', fr: 'prix', ar: 'الثمن' }],
+  ['surface_m2', { en: 'surface', fr: 'surface', ar: 'المساحة' }],
+  ['city', { en: 'city', fr: 'ville', ar: 'المدينة' }],
 ];
 
-/** FEW_FACTS: a short text is analysed for what it states, and told what it leaves out. */
-function fewFactsWarning(facts: ListingFacts): Warning | null {
-  const missing = CORE_FACTS.filter(([field]) => facts[field] === null).map(([, words]) => words);
+/** FEW_FACTS: a short text is analysed for what it states, and told what it leaves out, in the request's language. */
+function fewFactsWarning(facts: ListingFacts, language: Language): Warning | null {
+  const missing = CORE_FACTS.filter(([field]) => facts[field] === null).map(([, words]) => words[language]);
   if (missing.length < 3) return null;
-  return {
-    code: 'FEW_FACTS',
-    message: `The text states little about the property: no ${missing.join(', ')} found. The analysis shows only what it states; paste the full listing for more.`,
+  const list = missing.join(language === 'ar' ? '، ' : ', ');
+  const message: Record<Language, string> = {
+    en: `The text states little about the property: no ${list} found. The analysis shows only what it states; paste the full listing for more.`,
+    fr: `Le texte dit peu de choses du bien : ni ${list} trouvés. L’analyse ne montre que ce qu’il dit ; collez l’annonce entière pour plus.`,
+    ar: `النص لا يذكر إلا القليل عن العقار: لم يُعثر على ${list}. يعرض التحليل ما يذكره النص فقط؛ الصق الإعلان كاملا للمزيد.`,
   };
+  return { code: 'FEW_FACTS', message: message[language] };
 }
 
 /** The analysis engine's one entry point: request in, `property` out (docs/analysis.md). */
 export async function analyzeListing(request: AnalyzeRequest, deps: AnalyzeDeps = {}): Promise<Property> {
-  const valid = { ...validateAnalyzeRequest(request) };
-  const warnings: Warning[] = [];
   // A description that is only a portal's address is that address (docs/portals.md, "Links without a scheme").
-  const linkInText = valid.url === null && valid.html === null && valid.description !== null ? portalLink(valid.description) : null;
-  if (linkInText !== null) {
-    valid.url = linkInText.url;
-    if (linkInText.schemeAdded) warnings.push(schemeAddedWarning(valid.description!.trim(), linkInText.url));
-    valid.description = null;
-  } else if (valid.url !== null) {
+  const valid = linkAsUrl(validateAnalyzeRequest(request));
+  const warnings: Warning[] = [];
+  if (valid.url !== null) {
     const link = portalLink(valid.url);
-    if (link?.schemeAdded) warnings.push(schemeAddedWarning(valid.url.trim(), link.url));
+    if (link?.schemeAdded) warnings.push(schemeAddedWarning(valid.url.trim(), link.url, valid.language));
   }
   let facts: ListingFacts | null = null;
   let source: ListingSource = { kind: 'text', portal: null, listing_id: null, url: null };
@@ -92,12 +90,16 @@ export async function analyzeListing(request: AnalyzeRequest, deps: AnalyzeDeps 
       );
     }
     if (facts === null) {
-      const few = fewFactsWarning(textFacts);
+      const few = fewFactsWarning(textFacts, valid.language);
       facts = few === null ? textFacts : { ...textFacts, warnings: [...textFacts.warnings, few] };
     } else facts = mergeFacts(facts, textFacts);
   }
   if (facts === null) throw badRequest('Nothing to analyze.');
   // The property is echoed to callers and drawn on videos: no controls or bidi overrides in it.
-  const property = buildProperty(facts, source, { language: valid.language, audience: valid.target_audience });
+  const property = buildProperty(facts, source, {
+    language: valid.language,
+    audience: valid.target_audience,
+    confirmed: valid.confirmed_facts,
+  });
   return safeStrings({ ...property, warnings: [...warnings, ...property.warnings] });
 }

@@ -6,7 +6,7 @@ import { BodyFingerprint } from '../core/hash.js';
 import { RawJsonBody } from '../core/json-body.js';
 import type { AnalyzeRequest } from '../core/requests.js';
 import { validateAnalyzeRequest, type ValidAnalyzeRequest } from '../core/analyze-rules.js';
-import type { FetchPageOptions } from './portals/index.js';
+import { linkAsUrl, type FetchPageOptions } from './portals/index.js';
 import {
   analysisTask,
   type AnalysisWorkerData,
@@ -80,7 +80,8 @@ export class AnalysisPool {
 
   /** Fetches the page here (network I/O, never CPU-bound), then analyses it in a worker thread. */
   async analyze(request: AnalyzeRequest, deps: PoolAnalyzeDeps): Promise<Property> {
-    return this.analyzeValid(validateAnalyzeRequest(request), deps);
+    // A description that is only a portal's address is fetched here like a url (docs/portals.md).
+    return this.analyzeValid(linkAsUrl(validateAnalyzeRequest(request)), deps);
   }
 
   /**

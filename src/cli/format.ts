@@ -212,6 +212,8 @@ export function formatProperty(p: Property, style: ChalkInstance, options: Forma
   const where = [p.district, p.city].filter(Boolean).join(', ');
   lines.push(style.bold(p.title || t.untitled));
   if (where) lines.push(p.metro_area ? `${where} (${p.metro_area})` : where);
+  // A fact held back comes first: nothing below is built on it (docs/analysis.md "Held back").
+  for (const fact of p.held_back ?? []) lines.push(style.yellow(`! ${fact.message} [${fact.code}]`));
   const facts: string[] = [];
   if (p.transaction) facts.push(p.transaction === 'rent' ? t.forRent : t.forSale);
   if (p.property_type) facts.push(inSentence(propertyTypeLabel(p.property_type, language), language));
@@ -245,7 +247,7 @@ export function formatProperty(p: Property, style: ChalkInstance, options: Forma
   if (p.price_per_m2_mad !== null) lines.push(row(style, t.perM2, `${mad(p.price_per_m2_mad)}${perMonth}`));
   if (p.market !== null) {
     const m = p.market;
-    const position = m.position === null ? t.noPosition : t.position[m.position];
+    const position = m.position === null ? (m.position_withheld ?? t.noPosition) : t.position[m.position];
     const delta = m.delta_pct === null ? '' : ` (${signed(m.delta_pct)} % ${t.vsMedian})`;
     const band =
       m.q1_price_per_m2_mad !== null && m.q3_price_per_m2_mad !== null

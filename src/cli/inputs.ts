@@ -2,6 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { badRequest } from '../core/errors.js';
 import { decodeText } from '../core/text.js';
 import type { AnalyzeRequest } from '../core/requests.js';
+import { splitConfirmedFacts } from '../core/analyze-rules.js';
+import type { ConfirmableFact } from '../core/types.js';
 
 /** The listing inputs shared by `analyze` and `render` (docs/cli.md). */
 export interface InputFlags {
@@ -12,6 +14,14 @@ export interface InputFlags {
   language?: string;
   audience?: string;
   demo?: boolean;
+  /** `--confirm price` (repeatable): facts confirmed although the analysis doubts them. */
+  confirm?: string[];
+}
+
+/** `--confirm` values as the request's `confirmed_facts` (checked by the request's schema); absent when none. */
+export function confirmedFactsFlag(flags: InputFlags): { confirmed_facts?: ConfirmableFact[] } {
+  const facts = (flags.confirm ?? []).flatMap((value) => splitConfirmedFacts(value));
+  return facts.length === 0 ? {} : { confirmed_facts: facts };
 }
 
 /** Bundled sample listing, shipped with the package for offline demos. */

@@ -8,5 +8,5 @@ import type { MetricsEndpoint } from '../server/metrics-endpoint.js';
 export async function metricsPortOf(config: Config): Promise<MetricsEndpoint | null> {
   if (config.metricsPort === undefined) return null;
   const { MetricsEndpoint } = await import('../server/metrics-endpoint.js');
-  return new MetricsEndpoint({ host: config.metricsHost, port: config.metricsPort });
+  return new MetricsEndpoint({ host: config.metricsHost, port: config.metricsPort, publicHosts: config.publicHosts });
 }

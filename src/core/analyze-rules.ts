@@ -1,6 +1,6 @@
 import type { ErrorDetail } from './errors.js';
 import { AnalyzeRequestSchema, checkRequest, type AnalyzeRequest, type InputRule } from './requests.js';
-import type { AudienceRequest, Language } from './types.js';
+import type { AudienceRequest, ConfirmableFact, Language } from './types.js';
 
 export { AUDIENCE_CHOICES, MAX_DESCRIPTION_CHARS, MAX_HTML_BYTES } from './requests.js';
 
@@ -26,6 +26,21 @@ export function needsAListingInput(request: AnalyzeRequest, _context: undefined,
   return undefined;
 }
 
+/**
+ * A list of confirmed facts as written in a CSV cell or a repeated CLI option ("price|surface",
+ * "price,surface"): names only, checked later by the request's schema.
+ */
+export function splitConfirmedFacts(cell: string): ConfirmableFact[] {
+  return [
+    ...new Set(
+      cell
+        .split(/[|,]/)
+        .map((name) => name.trim().toLowerCase())
+        .filter((name) => name !== ''),
+    ),
+  ] as ConfirmableFact[];
+}
+
 export const ANALYZE_RULES: readonly InputRule<AnalyzeRequest>[] = [descriptionIsNotBlank, needsAListingInput];
 
 export interface ValidAnalyzeRequest {
@@ -34,6 +49,8 @@ export interface ValidAnalyzeRequest {
   description: string | null;
   language: Language;
   target_audience: AudienceRequest;
+  /** Facts the caller confirms although the analysis doubts them (docs/analysis.md "Held back"). */
+  confirmed_facts: ConfirmableFact[];
 }
 
 /**
@@ -48,5 +65,6 @@ export function validateAnalyzeRequest(input: unknown): ValidAnalyzeRequest {
     description: request.description ?? null,
     language: request.language ?? 'fr',
     target_audience: request.target_audience ?? 'auto',
+    confirmed_facts: [...new Set(request.confirmed_facts ?? [])],
   };
 }

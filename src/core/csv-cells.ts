@@ -43,7 +43,7 @@ function quoteCell(text: string): string {
   return /[",;\t\r\n]|^\s|\s$/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-/** One CSV record, comma-separated, cells neutralised and quoted as needed, ending with `eol`. */
-export function csvRecordLine(values: readonly CsvValue[], eol = '\n'): string {
-  return values.map((value) => quoteCell(cellText(value))).join(',') + eol;
+/** One CSV record, comma-separated (or `delimiter`: `;` for French Excel), cells neutralised and quoted as needed, ending with `eol`. */
+export function csvRecordLine(values: readonly CsvValue[], eol = '\n', delimiter: ',' | ';' = ','): string {
+  return values.map((value) => quoteCell(cellText(value))).join(delimiter) + eol;
 }

@@ -1,6 +1,15 @@
 import { Type } from '@sinclair/typebox';
 import { MAX_LISTING_ITEM_CHARS, MAX_LISTING_LIST_ITEMS, MAX_LISTING_TITLE_CHARS } from './limits.js';
-import { AUDIENCES, FEATURE_KEYS, LANGUAGES, PROPERTY_TYPES, PROVENANCE_FIELDS, TRANSACTIONS, type Property } from './types.js';
+import {
+  AUDIENCES,
+  CONFIRMABLE_FACTS,
+  FEATURE_KEYS,
+  LANGUAGES,
+  PROPERTY_TYPES,
+  PROVENANCE_FIELDS,
+  TRANSACTIONS,
+  type Property,
+} from './types.js';
 
 /**
  * The analysed listing as JSON Schema: the answer of analysis, and the `listing` a render request
@@ -20,6 +29,7 @@ export const WarningSchema = {
   properties: {
     code: { type: 'string' },
     message: { type: 'string' },
+    field: { type: 'string', enum: [...CONFIRMABLE_FACTS], description: 'The fact the warning is about, when a caller may confirm it.' },
     values: {
       type: 'array',
       description: "CONTRADICTION only: each source's value with the words it was read from.",
@@ -41,6 +51,17 @@ const FieldProvenanceSchema = {
   },
 };
 
+/** A fact held back as doubtful (docs/analysis.md "Held back"). */
+export const HeldBackSchema = {
+  type: 'object',
+  required: ['field', 'code', 'message'],
+  properties: {
+    field: { type: 'string', enum: [...CONFIRMABLE_FACTS] },
+    code: { type: 'string', description: 'PRICE_IMPLAUSIBLE or SURFACE_IMPLAUSIBLE.' },
+    message: { type: 'string', description: 'Why, in `language`, naming the field.' },
+  },
+};
+
 export const MarketSchema = {
   type: ['object', 'null'],
   properties: {
@@ -58,6 +79,10 @@ export const MarketSchema = {
     source: { type: 'string', description: "Internal id and description of the figures' source, stable for machines." },
     source_label: { type: 'string', description: "The source as shown to readers: its name and the figures' month, in `language`." },
     position: { type: ['string', 'null'], enum: ['below', 'in_line', 'above', null] },
+    position_withheld: {
+      type: 'string',
+      description: 'Present when `position` is null because the price or surface is held back: why, in `language`.',
+    },
     delta_pct: nullable('number'),
     confidence: { type: 'string', enum: ['high', 'medium', 'low'] },
   },
@@ -156,6 +181,12 @@ export const PropertySchema = Type.Unsafe<PropertyInput>({
     },
     language: { type: 'string', enum: [...LANGUAGES] },
     warnings: { type: 'array', items: WarningSchema },
+    held_back: {
+      type: 'array',
+      items: HeldBackSchema,
+      description:
+        'Facts held back as doubtful: no market position, angle, yield or price card is built on them until confirmed (`confirmed_facts`).',
+    },
     provenance: {
       type: 'object',
       description: 'Where each extracted field came from, keyed by field name.',

@@ -10,3 +10,11 @@ export function redactSecrets(text: string): string {
     .replace(/(--api-key(?:=|\s+))\S+/g, '$1***')
     .replace(/\bimk_[A-Za-z0-9_-]{8,}/g, 'imk_***');
 }
+
+/**
+ * The query strings of http(s) URLs in `text`, left out: a webhook URL often carries its
+ * receiver's secret there (`?token=…`), and an error naming the URL goes to the logs.
+ */
+export function redactUrlQueries(text: string): string {
+  return text.replace(/\b(https?:\/\/[^\s?#"']*)\?[^\s#"']*/gi, '$1?***');
+}

@@ -4,7 +4,7 @@ import addFormats from 'ajv-formats';
 import { badRequest, type ErrorDetail } from './errors.js';
 import { MAX_DESCRIPTION_CHARS, MAX_HTML_BYTES, MAX_METADATA_BYTES } from './limits.js';
 import { PropertySchema } from './property-schema.js';
-import { AUDIENCE_CHOICES, LANGUAGES, VIDEO_FORMATS } from './types.js';
+import { AUDIENCE_CHOICES, CONFIRMABLE_FACTS, LANGUAGES, VIDEO_FORMATS } from './types.js';
 
 /**
  * The one definition of each input (docs/api.md "One schema per input"): `AnalyzeRequest` and
@@ -48,6 +48,14 @@ const listingInputs = {
       { default: 'auto', description: 'Buyer profile the angles aim at; `auto` infers it.' },
     ),
   ),
+  confirmed_facts: Type.Optional(
+    Type.Array(Type.Union(CONFIRMABLE_FACTS.map((f) => Type.Literal(f))), {
+      maxItems: CONFIRMABLE_FACTS.length,
+      uniqueItems: true,
+      description:
+        'Facts the caller confirms although the analysis doubts them (docs/analysis.md "Held back"): a confirmed price is used for the market position, angles and the price card.',
+    }),
+  ),
 };
 
 export const AnalyzeRequestSchema = Type.Object(
@@ -57,6 +65,7 @@ export const AnalyzeRequestSchema = Type.Object(
     description: Type.Optional(listingInputs.description),
     language: listingInputs.language,
     target_audience: listingInputs.target_audience,
+    confirmed_facts: listingInputs.confirmed_facts,
   },
   {
     title: 'analysis request',
@@ -91,6 +100,7 @@ export const RenderRequestSchema = Type.Object(
       description: Type.Optional(listingInputs.description),
       language: listingInputs.language,
       target_audience: listingInputs.target_audience,
+      confirmed_facts: listingInputs.confirmed_facts,
     },
     listing: Type.Optional(PropertySchema),
     photos: Type.Optional(
@@ -113,7 +123,7 @@ export const RenderRequestSchema = Type.Object(
         minItems: 1,
         maxItems: VIDEO_FORMATS.length,
         description:
-          'A video pack (docs/api.md "Video packs"): one video per format, each distinct, from one job and one quota unit. ' +
+          'A video pack (docs/api.md "Video packs"): one video per format, each distinct, from one job; one quota unit per format. ' +
           'The first is the primary output (`result`, the plain video and poster routes). Not together with `format`.',
       }),
     ),
@@ -169,6 +179,8 @@ function fieldOf(context: string | undefined, error: AjvLikeError): string {
     segments.push(error.params.additionalProperty);
   let field = '';
   for (const segment of segments) field += /^\d+$/.test(segment) ? `[${segment}]` : field === '' ? segment : `.${segment}`;
+  // A refused member's name is the caller's text: an answer quotes at most MAX_FIELD_CHARS of it.
+  if (field.length > MAX_FIELD_CHARS) field = `${field.slice(0, MAX_FIELD_CHARS)}…`;
   if (context === 'headers') return HEADER_NAMES[field.toLowerCase()] ?? field;
   return field === '' ? (context === 'body' || context === undefined ? 'body' : context) : field;
 }
@@ -231,7 +243,11 @@ function messageOf(error: AjvLikeError): string {
 
 /** The `details` of a schema validation failure: one entry per field and message, each once. */
 export function validationDetails(errors: readonly AjvLikeError[], context?: string): ErrorDetail[] {
+  // At most one more than an answer lists: enough to say that more were found (`invalidInput`).
   // A union of literals fails once per member and once as `anyOf`: say it once, as an enum.
+  // Where an `anyOf` failed, found once: one pass over the errors, not one per error (a 64 KB
+  // list of wrong items gives ~100 000 errors; docs/security.md "Bounded validation").
+  const anyOfPaths = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath));
   const seen = new Set<string>();
   const details: ErrorDetail[] = [];
   const push = (detail: ErrorDetail): void => {
@@ -241,6 +257,7 @@ export function validationDetails(errors: readonly AjvLikeError[], context?: str
     details.push(detail);
   };
   for (const error of errors) {
+    if (details.length > MAX_ERROR_DETAILS) break;
     if (error.keyword === 'if' || error.keyword === 'oneOf') continue;
     const parent = error.parentSchema;
     const members = Array.isArray(parent?.anyOf) ? (parent.anyOf as Record<string, unknown>[]) : null;
@@ -250,10 +267,73 @@ export function validationDetails(errors: readonly AjvLikeError[], context?: str
     }
     if (error.keyword === 'anyOf') continue;
     // Members of a literal union: the `anyOf` entry above already said it.
-    if (error.keyword === 'const' && errors.some((e) => e.keyword === 'anyOf' && e.instancePath === error.instancePath)) continue;
+    if (error.keyword === 'const' && anyOfPaths.has(error.instancePath)) continue;
     push({ field: fieldOf(context, error), message: messageOf(error) });
   }
   return details;
+}
+
+/** Problems an error answer lists at most; it says how many more there are (docs/security.md "Bounded validation"). */
+export const MAX_ERROR_DETAILS = 20;
+/** Longest field name an error answer quotes (a refused member's name is the caller's text). */
+export const MAX_FIELD_CHARS = 120;
+/** Unknown members of a closed object that are checked (and reported) before the rest are left unread. */
+const MAX_UNKNOWN_MEMBERS_CHECKED = MAX_ERROR_DETAILS + 1;
+
+type SchemaNode = Record<string, unknown>;
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * What the validator reads of `value` to list its problems: the same value, except that a list
+ * longer than its `maxItems` (or, without one, than an answer lists) is cut to `maxItems + 1` entries and a closed object's unknown members to the first
+ * few. The answer is unchanged (the list is still too long, the first unknown members are still
+ * named), but a 64 KB `{"formats":[1,1,…]}` costs the validator four entries, not 32 000: every
+ * input costs at most a bounded multiple of what its schema allows (docs/security.md "Bounded
+ * validation"). Copies only what it cuts; follows `properties` and `items` only.
+ */
+export function clipForValidation(schema: object, value: unknown): unknown {
+  const node = schema as SchemaNode;
+  if (Array.isArray(value)) {
+    // A list without a `maxItems`: its first entries, enough to fill an answer (`inputProblems`
+    // falls back to the first problem when those are all good).
+    const minItems = typeof node.minItems === 'number' ? node.minItems : 0;
+    const maxItems = typeof node.maxItems === 'number' ? node.maxItems : Math.max(minItems, MAX_ERROR_DETAILS);
+    const items = isPlainObject(node.items) ? node.items : null;
+    let list: unknown[] = value.length > maxItems + 1 ? value.slice(0, maxItems + 1) : value;
+    if (items !== null && (items.properties !== undefined || items.items !== undefined)) {
+      let copied = list !== value;
+      for (let i = 0; i < list.length; i++) {
+        const clipped = clipForValidation(items, list[i]);
+        if (clipped === list[i]) continue;
+        if (!copied) {
+          list = [...list];
+          copied = true;
+        }
+        list[i] = clipped;
+      }
+    }
+    return list;
+  }
+  if (!isPlainObject(value) || !isPlainObject(node.properties)) return value;
+  const properties = node.properties as Record<string, object>;
+  const closed = node.additionalProperties === false;
+  // Built only once something is cut: the known members, and the first unknown ones.
+  let result: Record<string, unknown> | null = null;
+  let unknown = 0;
+  const keys = Object.keys(value);
+  for (const [at, key] of keys.entries()) {
+    const member = Object.hasOwn(properties, key) ? properties[key] : undefined;
+    if (member === undefined) unknown += 1;
+    const clipped = member === undefined ? value[key] : clipForValidation(member, value[key]);
+    const cut = member === undefined && closed && unknown > MAX_UNKNOWN_MEMBERS_CHECKED;
+    if (result === null && (cut || clipped !== value[key])) {
+      result = {};
+      for (const earlier of keys.slice(0, at)) result[earlier] = value[earlier];
+    }
+    if (result !== null && !cut) result[key] = clipped;
+  }
+  return result ?? value;
 }
 
 /**
@@ -269,7 +349,30 @@ const strictAjv = addFormats.default(
 const lenientAjv = addFormats.default(
   new Ajv.default({ allErrors: true, verbose: true, coerceTypes: true, useDefaults: false, strict: false, unicode: false, logger: false }),
 );
+// The first problem only, in one pass that stops there: whether a body conforms, found without
+// collecting an error per wrong entry (docs/security.md "Bounded validation").
+const firstProblemAjv = addFormats.default(
+  new Ajv.default({
+    allErrors: false,
+    verbose: true,
+    coerceTypes: false,
+    useDefaults: false,
+    strict: false,
+    unicode: false,
+    logger: false,
+  }),
+);
 const compiled = new WeakMap<object, ValidateFunction>();
+const compiledFirst = new WeakMap<object, ValidateFunction>();
+
+function firstProblemValidator(schema: object): ValidateFunction {
+  let validate = compiledFirst.get(schema);
+  if (validate === undefined) {
+    validate = firstProblemAjv.compile(schema);
+    compiledFirst.set(schema, validate);
+  }
+  return validate;
+}
 
 export function compileInputSchema(schema: object, part: 'body' | 'text'): ValidateFunction {
   if (part === 'text') return lenientAjv.compile(schema);
@@ -283,18 +386,28 @@ export function compileInputSchema(schema: object, part: 'body' | 'text'): Valid
 
 /** The error every front door gives for an input that fails its schema: code, fields, message alike. */
 export function invalidInput(subject: string, details: ErrorDetail[]) {
-  const summary = details.map((d) => `${d.field} ${d.message}`).join('; ');
-  return badRequest(`Invalid ${subject}: ${summary}.`, { reason: 'invalid_request', details });
+  // The answer's size is bounded whatever the body (docs/security.md "Bounded validation"): the
+  // first MAX_ERROR_DETAILS problems, and whether there are more.
+  const listed = details.slice(0, MAX_ERROR_DETAILS);
+  const summary = listed.map((d) => `${d.field} ${d.message}`).join('; ');
+  const tail = details.length > listed.length ? '; more problems not listed (fix these first)' : '';
+  return badRequest(`Invalid ${subject}: ${summary}${tail}.`, { reason: 'invalid_request', details: listed });
 }
 
 /**
  * Every field of `value` that breaks `schema` (empty when it conforms). Undefined members are absent.
  * `within` names the part of a request `value` is (`listing`): its fields are then `listing.title`.
  */
-export function inputProblems(schema: TSchema, value: unknown, within?: string): ErrorDetail[] {
+export function inputProblems(schema: TSchema | object, value: unknown, within?: string): ErrorDetail[] {
+  // Whether it conforms: one pass over the whole value that stops at the first problem.
+  const first = firstProblemValidator(schema);
+  if (first(value)) return [];
+  // Every problem, collected on the clipped value: at most a bounded multiple of what the schema
+  // allows, whatever the size of the body. Should the clipped value hide the problems (they lie
+  // past the entries kept), the first problem is the answer.
   const validate = compileInputSchema(schema, 'body');
-  if (validate(value)) return [];
-  const details = validationDetails((validate.errors ?? []) as ErrorObject[] as AjvLikeError[], within ?? 'body');
+  const errors = validate(clipForValidation(schema, value)) ? first.errors : validate.errors;
+  const details = validationDetails((errors ?? []) as ErrorObject[] as AjvLikeError[], within ?? 'body');
   if (within === undefined) return details;
   return details.map((d) => ({
     ...d,
@@ -339,13 +452,16 @@ function acceptedPart(schema: TSchema, value: unknown, problems: readonly ErrorD
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
   const accepted: Record<string, unknown> = { ...(value as Record<string, unknown>) };
   const members = (schema.properties ?? {}) as Record<string, TSchema>;
+  // Lists are copied once, not once per problem: a problem per entry stays linear.
+  const copiedLists = new Set<string>();
   for (const { field } of problems) {
     const [, key, index, inner] = /^([^.[]+)(?:\[(\d+)\]$|\.([^.[]+)$)?/.exec(field) ?? [];
     if (key === undefined || !(key in accepted)) continue;
     const current = accepted[key];
     const required = members[key]?.required;
     if (index !== undefined && Array.isArray(current)) {
-      const copy = [...(current as unknown[])];
+      const copy = copiedLists.has(key) ? (current as unknown[]) : [...(current as unknown[])];
+      copiedLists.add(key);
       delete copy[Number(index)];
       accepted[key] = copy;
     } else if (
@@ -383,6 +499,9 @@ export function checkRequest<S extends TSchema, C>(
     if (problems.length > 0) throw invalidInput(typeof schema.title === 'string' ? schema.title : 'request', problems);
     return value as Static<S>;
   }
+  const subject = typeof schema.title === 'string' ? schema.title : 'request';
+  // More problems than an answer lists: the rules would only add to what is not said.
+  if (schemaProblems.length > MAX_ERROR_DETAILS) throw invalidInput(subject, schemaProblems);
   const accepted = acceptedPart(schema, value, schemaProblems);
   // What the schema accepted passes it: checked again (lists without their holes) rather than
   // assumed, so that a rule never reads a wrong type.
@@ -392,5 +511,5 @@ export function checkRequest<S extends TSchema, C>(
   const flagged = (field: string): boolean => schemaProblems.some((p) => isPartOf(field, p.field) || isPartOf(p.field, field));
   const refused = new Set(accepted === null ? [] : Object.keys(value as object).filter((key) => !(key in accepted)));
   const ruled = readable === null ? [] : ruleProblems(rules, readable, context, refused).filter((d) => !flagged(d.field));
-  throw invalidInput(typeof schema.title === 'string' ? schema.title : 'request', [...schemaProblems, ...ruled]);
+  throw invalidInput(subject, [...schemaProblems, ...ruled]);
 }

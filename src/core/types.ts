@@ -66,8 +66,26 @@ export interface Warning {
   /** Stable, upper snake case, e.g. PRICE_PER_M2_IMPLAUSIBLE, KEY_MONEY_SCHEME, CONTRADICTION, DUAL_OFFER. */
   code: string;
   message: string;
+  /** The fact the warning is about, when it is one a caller may confirm (docs/analysis.md "Held back"). */
+  field?: ConfirmableFact;
   /** CONTRADICTION only: each source's value with the words it was read from. */
   values?: WarningValue[];
+}
+
+/** Facts a caller may confirm when the analysis doubts them (docs/analysis.md "Held back"). */
+export const CONFIRMABLE_FACTS = ['price', 'surface'] as const;
+export type ConfirmableFact = (typeof CONFIRMABLE_FACTS)[number];
+
+/**
+ * A fact the analysis doubts and holds back (docs/analysis.md "Held back"): no market position,
+ * angle, yield or price card is built on it until the caller confirms it (`confirmed_facts`).
+ */
+export interface HeldBackFact {
+  field: ConfirmableFact;
+  /** PRICE_IMPLAUSIBLE or SURFACE_IMPLAUSIBLE. */
+  code: string;
+  /** Why, in the request's language, naming the field. */
+  message: string;
 }
 
 export interface WarningValue {
@@ -180,6 +198,8 @@ export interface MarketComparison {
   /** The source as a reader is told it, in the analysis language, with the figures' month (docs/api.md). */
   source_label: string;
   position: MarketPosition | null;
+  /** Present when `position` is null because the price or surface is held back: why, in the analysis language. */
+  position_withheld?: string;
   delta_pct: number | null;
   confidence: 'high' | 'medium' | 'low';
 }
@@ -233,6 +253,11 @@ export interface Property {
   source: ListingSource;
   language: Language;
   warnings: Warning[];
+  /**
+   * Facts held back as doubtful (docs/analysis.md "Held back"): every analysis answer has it (empty
+   * when none); a listing sent in without it has none.
+   */
+  held_back?: HeldBackFact[];
   provenance: Provenance;
 }
 
@@ -274,6 +299,8 @@ export type JobOutput = VideoResult & { format: VideoFormat; poster_url: string 
 
 /** The job record of docs/jobs.md, as returned by GET /api/v1/jobs/{job_id} and `immoreel jobs show`. */
 export interface JobRecord {
+  /** Quota units the job was charged (one per output), for a job made with an API key; absent otherwise. */
+  units?: number;
   job_id: string;
   state: JobState;
   stage: JobStage | null;
@@ -290,11 +317,14 @@ export interface JobRecord {
   formats: VideoFormat[];
   language: Language;
   listing: { title: string; city: string | null; district: string | null; price_mad: number | null } | null;
+  /** Facts the analysis held back (docs/analysis.md "Held back"); empty when none, or before analysis. */
+  held_back: HeldBackFact[];
   /** The primary output (`outputs[0]` without its format and poster), as before packs. */
   result: VideoResult | null;
   /** Every output, in `formats` order; null until the job succeeded. */
   outputs: JobOutput[] | null;
-  error: { code: string; message: string } | null;
+  /** `reason` when one is known, e.g. `fetch_budget_exceeded` (src/core/job-errors.ts). */
+  error: { code: string; message: string; reason?: string } | null;
   warnings: Warning[];
   metadata: Record<string, unknown> | null;
   links: { self: string; video: string | null; cancel: string | null };

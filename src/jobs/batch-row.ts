@@ -1,5 +1,6 @@
 import { restoreCsvCell } from '../core/csv-cells.js';
 import { badRequest } from '../core/errors.js';
+import { splitConfirmedFacts } from '../core/analyze-rules.js';
 import type { Branding, RenderRequest } from '../core/requests.js';
 
 /*
@@ -111,6 +112,8 @@ export function batchRowRequest(values: Readonly<Record<string, string>>, rowId:
     const value = pick(key);
     if (value !== undefined) (request as Record<string, unknown>)[key] = value;
   }
+  const confirmed = pick('confirmed_facts');
+  if (confirmed !== undefined) request.confirmed_facts = splitConfirmedFacts(confirmed);
   const format = pick('format');
   const formats = pick('formats');
   // A row's own choice replaces the command line's, whichever of the two each uses.

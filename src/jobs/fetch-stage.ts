@@ -1,3 +1,4 @@
+import { FETCH_BUDGET_MESSAGE_START } from '../core/job-errors.js';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AppError } from '../core/errors.js';
@@ -58,13 +59,14 @@ function hostOf(ref: string): string {
   }
 }
 
-function budgetError(budgetMs: number, pending: readonly string[]): AppError {
+/** The failure of a job whose fetches outlast its budget, naming the budget and the slow hosts. */
+export function fetchBudgetError(budgetMs: number, pending: readonly string[]): AppError {
   const hosts = [...new Set(pending.map(hostOf))];
   const seconds = Math.round(budgetMs / 1000);
   const what = pending.length === 1 ? 'one download' : `${pending.length} downloads`;
   return new AppError(
     'UPSTREAM_ERROR',
-    `Fetching this job's listing and photos took longer than its ${seconds} s budget: ${what} from ${hosts.join(', ')} had not finished ` +
+    `${FETCH_BUDGET_MESSAGE_START}${seconds} s budget: ${what} from ${hosts.join(', ')} had not finished ` +
       '(the host sends too slowly). Give photos from a faster host, or upload them with POST /api/v1/assets and name them asset:<id>; ' +
       'the budget is IMMOREEL_FETCH_BUDGET_SECONDS.',
     {
@@ -89,7 +91,7 @@ export async function prefetchInputs(request: ValidRenderRequest, options: Prefe
     budget.abort(new Error('fetch budget exceeded'));
   }, options.budgetMs);
   const signal = AbortSignal.any([options.signal, budget.signal]);
-  const overBudget = (): AppError => budgetError(options.budgetMs, pendingAtTimeout.length > 0 ? pendingAtTimeout : [...pending]);
+  const overBudget = (): AppError => fetchBudgetError(options.budgetMs, pendingAtTimeout.length > 0 ? pendingAtTimeout : [...pending]);
   const track = async <T>(what: string, work: () => Promise<T>): Promise<T> => {
     pending.add(what);
     try {
@@ -179,24 +181,48 @@ export async function prefetchInputs(request: ValidRenderRequest, options: Prefe
   }
 }
 
+/** A fetch still running after this long is slow: it stops taking one of the stage's places. */
+export const SLOW_FETCH_MS = 10_000;
+/** Slow fetches set aside at once, beyond the stage's places: sockets waiting on slow hosts, little else. */
+export const MAX_SLOW_FETCHES = 64;
+
 /**
  * The fetch stage's admission in one pool: at most FETCHES_PER_TENANT jobs of a tenant fetch at
  * once; more wait their turn here. `held` counts a tenant's jobs in the stage or waiting for it,
  * which the pool's claims and the fair dispatch leave alone (docs/scaling.md "Fairness").
+ *
+ * A fetch still running after SLOW_FETCH_MS is set aside: it goes on (within its job's budget,
+ * still counted in its tenant's share), but no longer takes one of the stage's places. Four
+ * tenants colluding with two slow jobs each filled all 8 places and another tenant's render
+ * waited 118 s; now a tenant with nothing slow waits SLOW_FETCH_MS at most, until more than
+ * MAX_SLOW_FETCHES slow fetches run at once (32 colluding tenants).
  */
 export class FetchStage {
   private readonly fetching = new Map<string, number>();
   private readonly waiting = new Map<string, (() => void)[]>();
   private readonly holding = new Map<string, number>();
+  private slow = 0;
 
-  constructor(readonly perTenant: number = FETCHES_PER_TENANT) {}
+  constructor(
+    readonly perTenant: number = FETCHES_PER_TENANT,
+    private readonly slowAfterMs: number = SLOW_FETCH_MS,
+    private readonly maxSlow: number = MAX_SLOW_FETCHES,
+  ) {}
 
-  /** Jobs this pool holds before their render slot: claimed and fetching, or waiting to. */
+  /** Jobs this pool holds before their render slot (claimed and fetching, or waiting to), slow fetches set aside. */
   get size(): number {
     let n = 0;
     for (const count of this.holding.values()) n += count;
-    return n;
+    return n - this.slow;
   }
+
+  /** Slow fetches set aside now. */
+  get slowCount(): number {
+    return this.slow;
+  }
+
+  /** Called when a fetch is set aside as slow: a place of the stage is free for another job. */
+  onSlow: (() => void) | undefined;
 
   /** Tenants this pool should take no more jobs of now. */
   fullTenants(): string[] {
@@ -228,9 +254,19 @@ export class FetchStage {
       });
     }
     this.fetching.set(tenant, (this.fetching.get(tenant) ?? 0) + 1);
+    let setAside = false;
+    const slowTimer = setTimeout(() => {
+      if (this.slow >= this.maxSlow) return;
+      setAside = true;
+      this.slow += 1;
+      this.onSlow?.();
+    }, this.slowAfterMs);
+    slowTimer.unref();
     try {
       return await work();
     } finally {
+      clearTimeout(slowTimer);
+      if (setAside) this.slow -= 1;
       const left = (this.fetching.get(tenant) ?? 1) - 1;
       if (left === 0) this.fetching.delete(tenant);
       else this.fetching.set(tenant, left);

@@ -15,7 +15,7 @@ import { defaultEngine, type RenderEngine } from './engine.js';
 import { hashInputs } from '../core/hash.js';
 import { assertJobId, newJobId } from '../core/job-ids.js';
 import { defaultConcurrency, JobFiles, MAX_CONCURRENCY, recoverAbandoned, warnOnStderr, WorkerPool, type ProblemReporter } from './pool.js';
-import type { JobQueue, JobRecords, JobSubmitOptions, QueueSettings } from '../records/job-rows.js';
+import type { CountUnit, JobQueue, JobRecords, JobSubmitOptions, QueueSettings } from '../records/job-rows.js';
 import { isTerminal } from '../core/job-state.js';
 import type { WorkerStatus } from './worker-health.js';
 import { MAX_ATTEMPTS, rowFormats, type JobRow, type NewJob } from '../records/job-rows.js';
@@ -390,8 +390,8 @@ export class JobManager {
     return (await this.files.blobs.head(key)) === null ? null : key;
   }
 
-  countJobs(tenant: string, states: JobState[]): Promise<number> {
-    return this.records.count(tenant, states);
+  countJobs(tenant: string, states: JobState[], unit?: CountUnit): Promise<number> {
+    return this.records.count(tenant, states, unit);
   }
 
   /** Called once per job reaching a terminal state through this process (webhooks). */

@@ -415,7 +415,8 @@ export class WorkerPool {
   /** Render slots, shared round-robin between waiting tenants (docs/scaling.md "Fairness"). */
   private readonly slots: FairSlots;
   /** Jobs claimed and fetching their inputs, before they ask for a slot. */
-  private readonly fetchStage = new FetchStage();
+  // A fetch set aside as slow frees a place of the stage: another job may be claimed at once.
+  private readonly fetchStage = Object.assign(new FetchStage(), { onSlow: () => this.kick() });
   private readonly active = new Map<string, ActiveRender>();
   private readonly wanted = new Set<string>();
   private timer: NodeJS.Timeout | null = null;

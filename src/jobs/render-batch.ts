@@ -143,6 +143,7 @@ export const RENDER_BATCH_COLUMNS: BatchColumns = {
     'duration_s',
     'language',
     'target_audience',
+    'confirmed_facts',
     'music',
     ...BRANDING_COLUMNS,
     'unbranded',
@@ -197,6 +198,8 @@ export interface RenderBatchSummary {
   canceled: number;
   /** Rows not started because the batch was interrupted. */
   notStarted: number;
+  /** Rendered rows whose analysis held a fact back as doubtful (docs/analysis.md "Held back"). */
+  heldBack: number;
   outDir: string;
   failedFile: string | null;
   elapsedMs: number;
@@ -289,6 +292,7 @@ export async function runRenderBatch(service: Service, options: RenderBatchOptio
   };
   const progressTimer = setInterval(showProgress, 1000);
   const failed: { row: BatchRow; error: AppError }[] = [];
+  let heldBack = 0;
   const jobOf = new Map<string, string>();
   const interrupted = (): boolean => hooks.signal?.aborted === true || fatal !== null;
   // Ctrl-C: cancel the jobs of the rows that are running; the rows waiting are never started.
@@ -369,6 +373,8 @@ export async function runRenderBatch(service: Service, options: RenderBatchOptio
       onOutcome: (outcome) => {
         if (outcome.ok) {
           done += 1;
+          // A server older than held-back facts sends none.
+          if ((outcome.value.job.held_back ?? []).length > 0) heldBack += 1;
           hooks.onRecord({
             ok: true,
             status: 'success',
@@ -407,6 +413,7 @@ export async function runRenderBatch(service: Service, options: RenderBatchOptio
     failed: summary.failed - canceledCount,
     canceled: canceledCount,
     notStarted,
+    heldBack,
     outDir,
     failedFile: failed.length > 0 ? failedFile : null,
     elapsedMs: Date.now() - started,

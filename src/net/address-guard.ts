@@ -69,6 +69,8 @@ ranges('private', [
 ranges('reserved', [
   ['100::', 64, 'ipv6'], // discard-only (RFC 6666)
   ['2001:2::', 48, 'ipv6'], // benchmarking (RFC 5180)
+  ['2001:20::', 28, 'ipv6'], // ORCHIDv2 (RFC 7343): identifiers, not routable locators
+  ['3fff::', 20, 'ipv6'], // documentation (RFC 9637), beside 2001:db8::/32
 ]);
 
 /** The eight 16-bit groups of an IPv6 literal (`::` expanded, a dotted IPv4 tail read), or null. */

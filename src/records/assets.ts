@@ -8,6 +8,7 @@ import { IMAGE_FORMAT_NAMES, IMAGE_FORMATS, MAX_IMAGE_PIXELS, pixelCapMessage, t
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../core/paths.js';
 import { assetKey } from '../blobs/object-keys.js';
 import { decodeSlots } from '../render/decode-slots.js';
+import { DECODE_TIMEOUT_S, decodeCostOf } from '../render/decode-budget.js';
 import { LocalBlobStore } from '../blobs/local-store.js';
 import type { BlobStore } from '../blobs/types.js';
 import type { AssetRow, RecordStore } from './types.js';
@@ -98,9 +99,13 @@ async function inspectImage(
   // shrunk as it streams, so the decode never holds the whole image; and it waits for one of the
   // process's decode slots, or, for an API upload (`refuseWhenBusy`), is refused with 429 when too
   // many wait. The CLI's own photos wait their turn: nobody would retry them.
+  // What the decoder will hold, from the header (a progressive JPEG holds the whole image), and
+  // a refusal for more scans than any encoder writes; no decode runs longer than its deadline.
+  const costBytes = await decodeCostOf(body);
   const decoded = await decodeSlots.run(
     () =>
       sharp(body, { limitInputPixels: MAX_IMAGE_PIXELS, failOn: 'truncated', sequentialRead: true })
+        .timeout({ seconds: DECODE_TIMEOUT_S })
         .resize(256, 256, { fit: 'inside' })
         .raw()
         .toBuffer()
@@ -108,7 +113,7 @@ async function inspectImage(
           () => true,
           () => false,
         ),
-    { refuseWhenFull: refuseWhenBusy },
+    { refuseWhenFull: refuseWhenBusy, costBytes },
   );
   // The decoder's own words name libraries and internals: the reason is said plainly.
   if (!decoded)

@@ -1,3 +1,4 @@
+import { jobErrorReason } from '../core/job-errors.js';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { badRequest } from '../core/errors.js';
@@ -14,7 +15,7 @@ import {
 } from '../core/types.js';
 import { formatPathOf, posterPathOf } from '../core/paths.js';
 import type { ValidRenderRequest } from '../render/types.js';
-import type { JobList, Property } from '../core/types.js';
+import type { HeldBackFact, JobList, Property } from '../core/types.js';
 import { isJobId } from '../core/job-ids.js';
 import { isTerminal } from '../core/job-state.js';
 import { MAX_LIST_LIMIT } from '../core/job-limits.js';
@@ -69,6 +70,9 @@ export const JOB_ROW_COLUMNS = [
   'charge_period',
   'refunded_at',
 ].join(', ');
+
+/** What `count` counts: jobs, or the outputs (videos) they make. */
+export type CountUnit = 'jobs' | 'outputs';
 
 export interface JobRow {
   job_id: string;
@@ -128,7 +132,8 @@ export function storedRequest(json: string): ValidRenderRequest {
   return { ...request, formats: request.formats ?? [request.format] };
 }
 
-export type ListingSummary = NonNullable<JobRecord['listing']>;
+/** The listing a row keeps: the record's `listing`, and the facts held back (the record's `held_back`). */
+export type ListingSummary = NonNullable<JobRecord['listing']> & { held_back?: HeldBackFact[] };
 
 export interface CheckedListOptions {
   limit: number;
@@ -157,6 +162,12 @@ export function checkListOptions(options: ListJobsOptions = {}): CheckedListOpti
     });
   }
   return { limit, state: options.state, cursor: options.cursor };
+}
+
+/** A failed job's error, with its `reason` when one is known (../core/job-errors.ts). */
+function jobError(code: string, message: string): { code: string; message: string; reason?: string } {
+  const reason = jobErrorReason(code, message);
+  return reason === undefined ? { code, message } : { code, message, reason };
 }
 
 /** The job record (docs/jobs.md) as the API and the CLI print it; `jobsDir` makes local-mode file links. */
@@ -194,13 +205,15 @@ export function toJobRecord(row: JobRow, jobsDir: string): JobRecord {
     format: row.format as JobRecord['format'],
     formats,
     language: row.language as JobRecord['language'],
-    listing: row.listing_json === null ? null : (JSON.parse(row.listing_json) as ListingSummary),
+    ...listingOfRow(row.listing_json),
     result: row.state === 'succeeded' ? result : null,
     outputs,
-    error: row.state === 'failed' && row.error_code !== null ? { code: row.error_code, message: row.error_message ?? '' } : null,
+    error: row.state === 'failed' && row.error_code !== null ? jobError(row.error_code, row.error_message ?? '') : null,
     warnings: JSON.parse(row.warnings_json) as Warning[],
     metadata: row.metadata_json === null ? null : (JSON.parse(row.metadata_json) as Record<string, unknown>),
     links,
+    // What the job was charged, for a job made with an API key: one unit per output (docs/api.md "Monthly quota").
+    ...(row.charge_key_id === null ? {} : { units: row.units }),
   };
 }
 
@@ -340,7 +353,8 @@ export interface JobRecords {
   toRecord(row: JobRow): JobRecord;
   /** Newest first, cursor-paginated; bad options are a 400 that says which field. */
   list(tenant: string, options?: ListJobsOptions): Promise<JobList>;
-  count(tenant: string | null, states: readonly JobState[]): Promise<number>;
+  /** Jobs in `states`, or (`outputs`) the videos they make: a pack of three is three. */
+  count(tenant: string | null, states: readonly JobState[], unit?: CountUnit): Promise<number>;
   /** Read, check the edge, write — atomically; null when the job is gone or `guard` refuses. */
   transition(jobId: string, to: JobState, patch?: JobPatch, guard?: (row: JobRow) => boolean): Promise<JobRow | null>;
   /**
@@ -414,8 +428,23 @@ export interface JobQueue {
 export const MAX_ATTEMPTS = 3;
 
 /** The listing summary a job row keeps (title, place, price) for lists. */
-export function listingSummary(property: Pick<Property, 'title' | 'city' | 'district' | 'price_mad'>): ListingSummary {
-  return { title: property.title, city: property.city, district: property.district, price_mad: property.price_mad };
+export function listingSummary(property: Pick<Property, 'title' | 'city' | 'district' | 'price_mad' | 'held_back'>): ListingSummary {
+  const summary: ListingSummary = {
+    title: property.title,
+    city: property.city,
+    district: property.district,
+    price_mad: property.price_mad,
+  };
+  if (property.held_back !== undefined && property.held_back.length > 0)
+    summary.held_back = property.held_back.map((fact) => ({ ...fact }));
+  return summary;
+}
+
+/** The record's `listing` and `held_back` from the row's listing column (held back facts are kept with the listing). */
+function listingOfRow(json: string | null): Pick<JobRecord, 'listing' | 'held_back'> {
+  if (json === null) return { listing: null, held_back: [] };
+  const { held_back: heldBack, ...listing } = JSON.parse(json) as ListingSummary;
+  return { listing, held_back: heldBack ?? [] };
 }
 
 /**

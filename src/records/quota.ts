@@ -1,5 +1,6 @@
 import { AppError } from '../core/errors.js';
 import type { ValidRenderRequest } from '../render/types.js';
+import { unitsForOutputs } from './pack-price.js';
 
 /**
  * Monthly quotas (docs/api.md "Monthly quota"): each key may spend `monthly_quota` units per
@@ -43,11 +44,12 @@ export interface Charge {
 }
 
 /**
- * The units a render job costs. Kept on the job (`units`), so the price of a job is a value here,
+ * The units a render job costs: one per output, a pack of three formats three (./pack-price.ts,
+ * docs/api.md "Monthly quota"). Kept on the job (`units`), so the price of a job is a value here,
  * not a mechanism: the charge, the refund and `immoreel db reconcile` all read the job's own count.
  */
-export function renderUnits(_request: Pick<ValidRenderRequest, 'formats'>): number {
-  return 1;
+export function renderUnits(request: Pick<ValidRenderRequest, 'formats'>): number {
+  return unitsForOutputs(request.formats.length);
 }
 
 /** The 403 of a spent quota (docs/api.md "Monthly quota"); the server adds `resets_at`. */

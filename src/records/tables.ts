@@ -189,3 +189,23 @@ export const MOVE_OPEN_JOB_CHARGES = `
       WHERE job_id IN (SELECT job_id FROM server_job_charges);
       DELETE FROM server_job_charges;
     `;
+
+/**
+ * Migration 4 of the `server` component: share links (src/records/shares.ts, docs/api.md "Share
+ * links"). Times are milliseconds.
+ */
+export function sharesTableV1(d: Dialect): string {
+  return `
+      CREATE TABLE server_shares (
+        share_id TEXT PRIMARY KEY,
+        token TEXT NOT NULL UNIQUE,
+        tenant TEXT NOT NULL,
+        job_id TEXT NOT NULL,
+        format TEXT,
+        created_at ${d.int64} NOT NULL,
+        expires_at ${d.int64} NOT NULL
+      );
+      CREATE INDEX server_shares_tenant ON server_shares(tenant, created_at);
+      CREATE INDEX server_shares_expiry ON server_shares(expires_at);
+    `;
+}

@@ -6,6 +6,7 @@ import type { BillableRoute, Charge, QuotaState, ReconcileRow, UsageRow } from '
 import type { RateDecision, RatePolicy } from './rate-limit.js';
 import type { DeliveryRow, DeliveryState } from './webhook-outbox.js';
 import type { SessionLifetime, StudioSession } from './studio-sessions.js';
+import type { ShareRecords } from './shares.js';
 
 /**
  * The record store: every piece of shared state (docs/scaling.md "Record store"), behind
@@ -146,6 +147,8 @@ export interface RecordStore {
   readonly usage: UsageRecords;
   readonly idempotency: IdempotencyRecords;
   readonly assets: AssetRecords;
+  /** Share links (src/records/shares.ts). */
+  readonly shares: ShareRecords;
   readonly webhooks: WebhookRecords;
   readonly rateLimits: RateLimitRecords;
   /** Throws when the database does not answer (`GET /health`). */

@@ -275,12 +275,13 @@ export async function renderListing(
     // The soundtrack, encoded once for every output, starts with the encoding, not while photos decode:
     // a process started from this one while libvips works slowed it by a second on 2 cores
     // (docs/rendering.md "Soundtrack"). The video runs do not wait for it: only the joins take it.
+    // ffmpeg writes it with the umask's mode: made private like every other file of the job.
     const soundtrackReady = prepareSoundtrack(musicChoice, durationS, audioFile, {
       binaries,
       signal,
       redact,
       watchdogMs: ctx.watchdogMs,
-    });
+    }).then(() => chmod(audioFile, PRIVATE_FILE_MODE));
     soundtrack = soundtrackReady;
     // Awaited (and its failure seen) by the runs or in `finally`: this only keeps a rejection from
     // counting as unhandled meanwhile.

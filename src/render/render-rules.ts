@@ -16,7 +16,7 @@ import {
   type RenderRequest,
 } from '../core/requests.js';
 import { safeStrings, safeText } from '../core/safe-text.js';
-import type { Language, Property } from '../core/types.js';
+import type { ConfirmableFact, Language, Property } from '../core/types.js';
 import { descriptionIsNotBlank, MISSING_LISTING } from '../core/analyze-rules.js';
 import { MUSIC_TRACKS, trackByName } from './music-tracks.js';
 import { listTemplates, templateExists } from './templates.js';
@@ -270,7 +270,7 @@ const hasPrimaryBuyer = (buyer: PropertyInput['target_buyer']): buyer is Propert
 const hasSourceKind = (source: PropertyInput['source']): source is Property['source'] => typeof source?.kind === 'string';
 
 /** An analysis `property` given to skip analysis: the contract's seven fields are enough (a CRM may send only those). */
-function listingProperty(listing: PropertyInput, language: Language): Property {
+function listingProperty(listing: PropertyInput, language: Language, confirmed: readonly ConfirmableFact[]): Property {
   const text = (value: string | null | undefined): string | null => {
     const trimmed = value?.trim() ?? '';
     return trimmed === '' ? null : trimmed.slice(0, MAX_TEXT_FIELD);
@@ -307,6 +307,8 @@ function listingProperty(listing: PropertyInput, language: Language): Property {
     source: hasSourceKind(listing.source) ? listing.source : { kind: 'text', portal: null, listing_id: null, url: null },
     language: listing.language ?? language,
     warnings: [],
+    // Facts the analysis held back stay held back, unless this request confirms them (docs/analysis.md "Held back").
+    held_back: (listing.held_back ?? []).filter((fact) => !confirmed.includes(fact.field)).map((fact) => ({ ...fact })),
     provenance: {},
   });
 }
@@ -330,8 +332,11 @@ export function validateRenderRequest(input: unknown, mode: Mode): ValidRenderRe
       ...(request.description === undefined ? {} : { description: request.description }),
       language,
       target_audience: request.target_audience ?? 'auto',
+      ...(request.confirmed_facts === undefined || request.confirmed_facts.length === 0
+        ? {}
+        : { confirmed_facts: [...new Set(request.confirmed_facts)] }),
     },
-    listing: request.listing === undefined ? null : listingProperty(request.listing, language),
+    listing: request.listing === undefined ? null : listingProperty(request.listing, language, request.confirmed_facts ?? []),
     photos: (request.photos ?? []).map((photo) => resolvedValue(resolveImageRef(photo, mode))),
     template: request.template?.trim() ?? DEFAULT_TEMPLATE,
     format: formats[0]!,

@@ -227,7 +227,10 @@ export function sceneContents(input: StoryboardInput): {
     contents.set('stats', [{ kind: 'stats', heading: labelCase(word('keyFigures', language), language, upper), items: stats }]);
   else dropped.push({ scene: 'stats', reason: 'fewer than 2 of surface, rooms, bathrooms, price per m²' });
 
-  if (price !== null) {
+  // A price the analysis holds back as doubtful is not put on screen (docs/analysis.md "Held back").
+  const priceHeldBack = (listing.held_back ?? []).some((fact) => fact.field === 'price');
+  if (price !== null && priceHeldBack) dropped.push({ scene: 'price', reason: 'price held back: not confirmed' });
+  else if (price !== null) {
     const details: string[] = [];
     const position = listing.market?.position ?? null;
     if (position === 'below') details.push(word('marketBelow', language));

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { PRIVATE_DIR_MODE } from '../core/paths.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../core/paths.js';
 import type { Language, Property } from '../core/types.js';
 import { drawCard } from './cards.js';
 import { analyzeListing } from '../analysis/analyze.js';
@@ -87,7 +87,7 @@ async function drawStill(template: Template, language: Language, cacheDir: strin
   await mkdir(cacheDir, { recursive: true, mode: PRIVATE_DIR_MODE });
   // Written aside, then renamed: two first requests at once never serve half a file.
   const temp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
-  await writeFile(temp, still);
+  await writeFile(temp, still, { mode: PRIVATE_FILE_MODE });
   await rename(temp, file);
   return still;
 }

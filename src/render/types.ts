@@ -9,7 +9,7 @@ import type { FetchPort } from '../net/fetch.js';
  */
 export interface ValidRenderRequest {
   /** The listing inputs, analysed when the job runs (unless `listing` is given). */
-  input: Pick<RenderRequest, 'url' | 'html' | 'description' | 'language' | 'target_audience'>;
+  input: Pick<RenderRequest, 'url' | 'html' | 'description' | 'language' | 'target_audience' | 'confirmed_facts'>;
   listing: Property | null;
   /** URLs, `asset:<id>` references or local file paths; empty = the listing page's photos. */
   photos: string[];

@@ -54,6 +54,33 @@ function ratio(value: string | undefined): number | null {
   return a / b;
 }
 
+/** A stream's duration in seconds as ffprobe reported it, or null when it reported none. */
+function streamDuration(stream: ProbeData['streams'][number] | undefined): number | null {
+  const value = Number(stream?.duration);
+  return stream?.duration === undefined || !Number.isFinite(value) ? null : value;
+}
+
+/**
+ * The video stream lasts exactly its frames (within 10 µs: ffprobe prints microseconds) and
+ * the audio as long as the video (within one frame): a join that shifted timestamps shows here first.
+ */
+function streamLengthFailures(
+  video: ProbeData['streams'][number] | undefined,
+  audio: ProbeData['streams'][number] | undefined,
+  durationS: number,
+): string[] {
+  const failures: string[] = [];
+  const videoS = streamDuration(video);
+  const audioS = streamDuration(audio);
+  if (videoS !== null && Math.abs(videoS - durationS) > 1e-5) {
+    failures.push(`the video stream lasts ${videoS.toFixed(6)} s, expected ${durationS.toFixed(6)} s`);
+  }
+  if (videoS !== null && audioS !== null && Math.abs(audioS - videoS) > 1 / FPS) {
+    failures.push(`the audio lasts ${audioS.toFixed(6)} s and the video ${videoS.toFixed(6)} s: they differ by more than a frame`);
+  }
+  return failures;
+}
+
 /** Pure checks of what ffprobe reported; returns one message per failed property. */
 export function checkContract(data: ProbeData, packets: PacketInfo[], boxes: string[], expect: Expectations): string[] {
   const failures: string[] = [];
@@ -69,19 +96,22 @@ export function checkContract(data: ProbeData, packets: PacketInfo[], boxes: str
     }
     if (video.sample_aspect_ratio !== '1:1')
       failures.push(`sample aspect ratio is ${video.sample_aspect_ratio ?? 'unset'}, expected 1:1 (square pixels)`);
+    // Exactly 60/1 both ways: an average of 5529600/92161 (59.9993) is a stream whose timestamps
+    // drifted off the grid somewhere, and players and platforms read it as variable frame rate.
     const rate = ratio(video.r_frame_rate);
     const average = ratio(video.avg_frame_rate);
-    if (rate !== FPS || average === null || Math.abs(average - FPS) > 0.01) {
+    if (rate !== FPS || average !== FPS) {
       failures.push(`frame rate is ${video.r_frame_rate} (average ${video.avg_frame_rate}), expected a constant ${FPS}/1`);
     }
   }
+  failures.push(...streamLengthFailures(video, audio, expect.durationS));
   if (packets.length > 0) {
     const sorted = [...packets].sort((a, b) => a.pts - b.pts);
     const step = 1 / FPS;
     const uneven = sorted.slice(1).filter((p, i) => Math.abs(p.pts - (sorted[i] as PacketInfo).pts - step) > step * 0.25).length;
     if (uneven > 0) failures.push(`frame timing is not constant: ${uneven} frame${uneven === 1 ? '' : 's'} off the ${FPS} fps grid`);
     const expectedFrames = Math.round(expect.durationS * FPS);
-    if (Math.abs(sorted.length - expectedFrames) > 1) failures.push(`the video has ${sorted.length} frames, expected ${expectedFrames}`);
+    if (sorted.length !== expectedFrames) failures.push(`the video has ${sorted.length} frames, expected ${expectedFrames}`);
     const keys = sorted.filter((p) => p.key).map((p) => p.pts);
     if (keys[0] === undefined || Math.abs(keys[0] - (sorted[0] as PacketInfo).pts) > 1e-6)
       failures.push('the first frame is not a keyframe');

@@ -39,6 +39,13 @@ export interface ServerLimits {
    * connection is closed (docs/security.md). Handling time is not counted.
    */
   requestTimeoutMs: number;
+  /**
+   * Bytes of request bodies the process holds at once (arriving, parsed or being checked), in all
+   * and per caller (an API key, or an address without one); a body that does not fit is a 503
+   * with Retry-After (docs/security.md "Bodies").
+   */
+  bodyBytesInFlight: number;
+  bodyBytesInFlightPerCaller: number;
 }
 
 export const DEFAULT_LIMITS: ServerLimits = {
@@ -53,6 +60,10 @@ export const DEFAULT_LIMITS: ServerLimits = {
   assetBodyLimitBytes: MAX_ASSET_BYTES,
   // A 15 MB upload at 4 Mbit/s takes 30 s: twice that is room enough, and far below a stalled peer's patience.
   requestTimeoutMs: 60_000,
+  // About twenty of the largest bodies at once, two uploads per caller: 50 stalled 5.5 MB bodies
+  // held ~275 MB before; now at most this (docs/security.md "Bodies").
+  bodyBytesInFlight: 128 * 1024 * 1024,
+  bodyBytesInFlightPerCaller: 2 * MAX_ASSET_BYTES + 1024 * 1024,
 };
 
 export function policyLimit(limits: ServerLimits, policy: LimitPolicyName): number {

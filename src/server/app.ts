@@ -1,3 +1,4 @@
+import { AUTH_FAILURES_PER_WINDOW, AuthAttempts } from './auth-throttle.js';
 import type { Socket } from 'node:net';
 import compress from '@fastify/compress';
 import cors from '@fastify/cors';
@@ -8,9 +9,10 @@ import { NO_METRICS } from '../core/metrics.js';
 import { createLogger } from '../core/logger.js';
 import { OutageWatch } from './outage-watch.js';
 import { OFF_THREAD_JSON_MIN_BYTES, RawJsonBody } from '../core/json-body.js';
-import { compileInputSchema, invalidInput, validationDetails } from '../core/requests.js';
+import { compileInputSchema, inputProblems, invalidInput } from '../core/requests.js';
 import { createAuthorizer } from './auth.js';
 import { receiveBody } from './body-chunks.js';
+import { BodyBudget, bodyCaller } from './body-budget.js';
 import { API_VERSION, DEFAULT_LIMITS, type ServerLimits } from './api-limits.js';
 import { envelope, errorHandler, notFoundHandler, sendError, withHeaders } from './errors.js';
 import { randomId } from '../core/random-ids.js';
@@ -19,6 +21,7 @@ import { RouteRegistry } from './route-spec.js';
 import { accountRoutes } from './routes/account.js';
 import { analyzeRoutes } from './routes/analyze.js';
 import { assetRoutes } from './routes/assets.js';
+import { shareRoutes } from './routes/shares.js';
 import { healthRoutes } from './routes/health.js';
 import { jobRoutes } from './routes/jobs.js';
 import { templateStillRoutes } from './routes/template-stills.js';
@@ -49,13 +52,14 @@ function requestIdFor(header: string | string[] | undefined): string {
  */
 function validatorCompiler({ schema, httpPart }: { schema: { title?: unknown }; httpPart?: string }) {
   if (httpPart !== 'body') return compileInputSchema(schema, 'text');
-  // Bodies go through the one input check the CLI and CSV rows use: same fields, same messages.
-  const validate = compileInputSchema(schema, 'body');
+  // Bodies go through the one input check the CLI and CSV rows use: same fields, same messages,
+  // the same bounds on the work and the answer (docs/security.md "Bounded validation").
   const subject = typeof schema.title === 'string' ? schema.title : 'request';
   return (data: unknown) => {
     // A large body left unparsed is checked by the analysis worker that parses it, against this same schema.
     if (data instanceof RawJsonBody) return { value: data };
-    return validate(data) ? { value: data } : { error: invalidInput(subject, validationDetails(validate.errors ?? [], 'body')) };
+    const problems = inputProblems(schema, data);
+    return problems.length === 0 ? { value: data } : { error: invalidInput(subject, problems) };
   };
 }
 
@@ -122,6 +126,7 @@ const ROUTE_GROUPS = [
   jobRoutes,
   templateStillRoutes,
   assetRoutes,
+  shareRoutes,
   accountRoutes,
   healthRoutes,
   retiredRoutes,
@@ -172,29 +177,37 @@ function registerCors(app: FastifyInstance, origins: readonly string[] | undefin
  * the thread joins and parses them, so the event loop neither parses a 5 MB page (10–15 ms) nor
  * copies it into one buffer (docs/security.md "Large bodies off the event loop").
  */
-function registerJsonParser(app: FastifyInstance): void {
+function registerJsonParser(app: FastifyInstance, budget: BodyBudget): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', (request, payload, done) => {
-    receiveBody(request.headers, payload, request.routeOptions.bodyLimit, (error, received) => {
-      if (error !== null || received === undefined) {
-        done(error, undefined);
-        return;
-      }
-      if (request.routeOptions.config.largeBodyOffThread === true && received.length >= OFF_THREAD_JSON_MIN_BYTES) {
-        done(null, RawJsonBody.of(received.chunks));
-        return;
-      }
-      const text = Buffer.concat(received.chunks, received.length).toString('utf8');
-      const takesBody = request.routeOptions.schema?.body !== undefined || request.routeOptions.config.bodyCheckedByHandler === true;
-      if (text.trim() === '' && !takesBody) {
-        done(null, undefined);
-        return;
-      }
-      // The default parser answers through `done`, synchronously; the promise in its type belongs to
-      // the other parser form (one without `done`).
-      void parseJson(request, text, done);
-    });
+    request.bodyHold ??= budget.holdFor(bodyCaller(request));
+    receiveBody(
+      request.headers,
+      payload,
+      request.routeOptions.bodyLimit,
+      (error, received) => {
+        if (error !== null || received === undefined) {
+          done(error, undefined);
+          return;
+        }
+        if (request.routeOptions.config.largeBodyOffThread === true && received.length >= OFF_THREAD_JSON_MIN_BYTES) {
+          done(null, RawJsonBody.of(received.chunks));
+          return;
+        }
+        const text = Buffer.concat(received.chunks, received.length).toString('utf8');
+        const takesBody = request.routeOptions.schema?.body !== undefined || request.routeOptions.config.bodyCheckedByHandler === true;
+        if (text.trim() === '' && !takesBody) {
+          done(null, undefined);
+          return;
+        }
+        // The default parser answers through `done`, synchronously; the promise in its type belongs to
+        // the other parser form (one without `done`).
+        void parseJson(request, text, done);
+      },
+      request.raw,
+      request.bodyHold,
+    );
   });
 }
 
@@ -248,7 +261,8 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
   // Compressed answers when asked (Accept-Encoding); videos and images are already compressed.
   // (A plugin that fails to load rejects ready()/listen(), which start awaits.)
   void app.register(compress, { global: true, encodings: ['br', 'gzip', 'deflate'], threshold: 1024 });
-  registerJsonParser(app);
+  const bodyBudget = new BodyBudget(limits.bodyBytesInFlight, limits.bodyBytesInFlightPerCaller);
+  registerJsonParser(app, bodyBudget);
   // Bodies are JSON (or raw images on /assets); a text/plain body is refused, not half-parsed.
   app.removeContentTypeParser('text/plain');
 
@@ -263,9 +277,13 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
     metrics,
     now,
   });
-  const ctx: ServerContext = { deps, limits, registry, now, startedAt: now(), outages };
+  const ctx: ServerContext = { deps, limits, registry, now, startedAt: now(), outages, bodyBudget };
 
   app.decorateRequest('auth', null);
+  app.decorateRequest('bodyHold', null);
+  // A body is held until its answer is sent, or the caller goes away (./body-budget.ts).
+  app.addHook('onResponse', async (request) => request.bodyHold?.release());
+  app.addHook('onRequestAbort', async (request) => request.bodyHold?.release());
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
@@ -294,8 +312,10 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
       });
     }
   });
-  registerStudio(app, { records: deps.records, trustProxy: deps.trustProxy, ...deps.studio });
-  app.addHook('onRequest', createAuthorizer({ records: deps.records, limits, now }));
+  // Failed sign-ins and unknown keys, per address, for the Studio and the API alike (./auth-throttle.ts).
+  const attempts = new AuthAttempts(AUTH_FAILURES_PER_WINDOW, 60_000, now);
+  registerStudio(app, { records: deps.records, trustProxy: deps.trustProxy, attempts, ...deps.studio });
+  app.addHook('onRequest', createAuthorizer({ records: deps.records, limits, now, attempts }));
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
       {
@@ -311,7 +331,7 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
   // One line as an outage begins and one as it ends, however many requests meet it (docs/operations.md "Logs").
   app.addHook('onClose', async () => outages.stop());
   app.setErrorHandler((error, request, reply) => errorHandler(error, request, reply, { metrics, outages }));
-  app.setNotFoundHandler((request, reply) => {
+  const unknownRoute = (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const allow = allowedMethods(registry, request.url.split('?')[0]!);
     if (allow.length === 0 || request.method === 'OPTIONS') return notFoundHandler(request, reply);
     const problem = new AppError(
@@ -322,7 +342,13 @@ export function buildApp(deps: ServerDeps): FastifyInstance {
       },
     );
     return sendError(request, reply, withHeaders(problem, { Allow: allow.join(', ') }));
+  };
+  // An unknown route is answered from its headers: its body is never read, nor inflated (docs/security.md "Bodies").
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.is404) return unknownRoute(request, reply);
+    return undefined;
   });
+  app.setNotFoundHandler(unknownRoute);
 
   // Routes are added once the plugins above (CORS, compression) have loaded, so their hooks apply.
   // A failure while adding them rejects ready()/listen().

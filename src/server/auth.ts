@@ -1,3 +1,4 @@
+import type { AuthAttempts } from './auth-throttle.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../core/errors.js';
 import { policyLimit, type ServerLimits } from './api-limits.js';
@@ -57,6 +58,8 @@ export interface AuthorizerOptions {
   records: Pick<RecordStore, 'keys' | 'usage' | 'rateLimits' | 'idempotency'>;
   limits: ServerLimits;
   now: () => number;
+  /** Unknown keys per address (./auth-throttle.ts): past the limit, a 429 before the key is looked up. */
+  attempts?: AuthAttempts;
 }
 
 export function createAuthorizer(options: AuthorizerOptions) {
@@ -68,8 +71,10 @@ export function createAuthorizer(options: AuthorizerOptions) {
     if (access === undefined || access.scope === null) return;
 
     // A Studio session's key (./studio/session.ts), already checked live; otherwise the bearer key.
+    if (request.studioKey === null) options.attempts?.check(request.ip);
     const key = request.studioKey ?? (await keys.authenticate(bearerToken(request.headers.authorization)));
     if (key === null) {
+      options.attempts?.failed(request.ip);
       throw unauthorized(
         'Invalid API key: it is unknown or was revoked. Create one with `immoreel keys create`.',
         'invalid_key',
@@ -93,10 +98,15 @@ export function createAuthorizer(options: AuthorizerOptions) {
           { 'WWW-Authenticate': `${REALM}, error="insufficient_scope", scope="${access.scope}"` },
         );
       }
-      throw new AppError('QUOTA_EXCEEDED', `This API key does not permit this route: it needs the ${access.scope} scope.`, {
-        reason: 'route_not_permitted',
-        details: [{ field: 'scope', message: `requires ${access.scope}` }],
-      });
+      // QUOTA_EXCEEDED as the interface contract says (docs/api.md "Order of checks and the error
+      // envelope"); the standard's header says which scope is missing.
+      throw withHeaders(
+        new AppError('QUOTA_EXCEEDED', `This API key does not permit this route: it needs the ${access.scope} scope.`, {
+          reason: 'route_not_permitted',
+          details: [{ field: 'scope', message: `requires ${access.scope}` }],
+        }),
+        { 'WWW-Authenticate': `${REALM}, error="insufficient_scope", scope="${access.scope}"` },
+      );
     }
 
     if (access.policy !== null) {

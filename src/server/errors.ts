@@ -82,10 +82,14 @@ export function toHttpError(error: unknown): AppError {
         },
       );
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError('PAYLOAD_TOO_LARGE', 'The request body is larger than this route accepts.', {
-        reason: 'body_too_large',
-        details: [{ field: 'body', message: 'is too large' }],
-      });
+      // The rest of the body is not read (src/server/body-chunks.ts): the connection ends with the answer.
+      return withHeaders(
+        new AppError('PAYLOAD_TOO_LARGE', 'The request body is larger than this route accepts.', {
+          reason: 'body_too_large',
+          details: [{ field: 'body', message: 'is too large' }],
+        }),
+        { Connection: 'close' },
+      );
     // The same answers as an analysis worker gives for a large body it parses (core/json-body.ts).
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return emptyJsonBody();

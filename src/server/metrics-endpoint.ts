@@ -7,6 +7,8 @@ import { API_PREFIX } from './api-limits.js';
 import { envelope } from './errors.js';
 import { PrometheusMetrics, type MetricSources } from './prometheus.js';
 import { checkReadiness, healthBody, notReadyError, readyBody } from './readiness.js';
+import { networkInterfaces } from 'node:os';
+import { servedHosts } from './studio/request-guard.js';
 
 /**
  * The metrics port of `serve` and `worker` (`--metrics-port`, docs/operations.md "Metrics"): its
@@ -20,6 +22,14 @@ export interface MetricsPortSettings {
   host: string;
   /** `--metrics-port`; 0 = any free port (the bound address is in `url`). */
   port: number;
+  /** `--public-host` names: a scraper may address the port by them too. */
+  publicHosts?: readonly string[];
+}
+
+/** `Host` without its port, lower case (IPv6 in brackets). */
+function hostOf(request: IncomingMessage): string {
+  const host = (request.headers.host ?? '').trim().toLowerCase();
+  return host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]!;
 }
 
 function send(response: ServerResponse, status: number, contentType: string, body: string, headers: Record<string, string> = {}): void {
@@ -48,7 +58,21 @@ async function answer(
   sources: MetricSources,
   startedAt: number,
   workerFault: () => string | null,
+  hosts: ReadonlySet<string>,
 ): Promise<void> {
+  // Against DNS rebinding (docs/security.md "Metrics port"): a web page whose name now points at
+  // this port cannot read it, as its requests name the page's host.
+  if (!hosts.has(hostOf(request))) {
+    sendError(
+      response,
+      new AppError(
+        'INSUFFICIENT_SCOPE',
+        `The metrics port does not answer to the name ${JSON.stringify(hostOf(request).slice(0, 100))}: scrape it at the address it listens on, or name it with --public-host.`,
+        { reason: 'unknown_host' },
+      ),
+    );
+    return;
+  }
   const path = (request.url ?? '/').split('?')[0]!;
   const known = path === '/metrics' || path === `${API_PREFIX}/health` || path === `${API_PREFIX}/ready`;
   if (!known) {
@@ -131,8 +155,9 @@ export class MetricsEndpoint {
    */
   async listen(sources: MetricSources, workerFault: () => string | null = () => null): Promise<string> {
     this.metrics.readFrom(sources);
+    const hosts = servedHosts(this.settings.host, this.settings.publicHosts ?? [], networkInterfaces());
     const server = createServer((request, response) => {
-      answer(request, response, this.metrics, sources, this.startedAt, workerFault).catch(() => {
+      answer(request, response, this.metrics, sources, this.startedAt, workerFault, hosts).catch(() => {
         // Only a bug gets here (collection and probes catch their own failures): a generic 500.
         if (!response.headersSent) sendError(response, new AppError('INTERNAL_SERVER_ERROR', 'The metrics could not be read.'));
         else response.destroy();

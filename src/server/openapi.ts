@@ -183,6 +183,7 @@ export function buildOpenApiDocument(specs: readonly RouteSpec[]): Record<string
       { name: 'analysis', description: 'Listing analysis: features, price per m², market position, buyer profile, angles.' },
       { name: 'render', description: 'Start video renders (asynchronous jobs).' },
       { name: 'jobs', description: 'Follow, list and cancel render jobs; download their videos.' },
+      { name: 'shares', description: 'Public links to a finished video, opened without a key (docs/api.md "Share links").' },
       { name: 'assets', description: 'Upload photos and logos to use in renders (kept 24 h).' },
       { name: 'account', description: 'The calling key, its limits and its usage.' },
       { name: 'service', description: 'Health and this document.' },

@@ -1,3 +1,4 @@
+import type { BodyBudget } from './body-budget.js';
 import type { BodyFingerprint } from '../core/hash.js';
 import type { RawJsonBody } from '../core/json-body.js';
 import type { Metrics } from '../core/metrics.js';
@@ -5,7 +6,7 @@ import type { JobList, JobRecord, JobState, ListJobsOptions, Property, VideoForm
 import type { Logger, LogProcess } from '../core/logger.js';
 import type { AnalyzeRequest } from '../core/requests.js';
 import type { ValidRenderRequest } from '../render/types.js';
-import type { JobSubmitOptions } from '../records/job-rows.js';
+import type { CountUnit, JobSubmitOptions } from '../records/job-rows.js';
 import type { CheckedRenderBody } from './render-body-pool.js';
 import type { ServerLimits } from './api-limits.js';
 import type { RouteRegistry } from './route-spec.js';
@@ -33,7 +34,8 @@ export interface JobsPort {
   cancel(jobId: string): Promise<JobRecord>;
   /** The blob key of the verified video (of its output in `format`; default the primary) of a succeeded, unpurged job; null otherwise. */
   videoKey(jobId: string, format?: VideoFormat): Promise<string | null>;
-  countJobs(tenant: string, states: JobState[]): Promise<number>;
+  /** Jobs, or (`outputs`) the videos they make (a pack of three is three). */
+  countJobs(tenant: string, states: JobState[], unit?: CountUnit): Promise<number>;
 }
 
 export interface LogOptions {
@@ -98,4 +100,6 @@ export interface ServerContext {
   startedAt: number;
   /** This node's outages of its database and storage, logged and counted once each (docs/operations.md "Logs"). */
   outages: OutageWatch;
+  /** Bytes of request bodies held at once, per caller and in all (./body-budget.ts). */
+  bodyBudget: BodyBudget;
 }

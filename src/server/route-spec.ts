@@ -27,7 +27,7 @@ export interface ResponseSpec {
 }
 
 export interface RouteSpec {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   /** fastify syntax: /api/v1/jobs/:job_id */
   url: string;
   operationId: string;
@@ -57,6 +57,11 @@ export interface RouteSpec {
   deprecated?: boolean;
   /** A GET whose HEAD (answered by fastify) is documented as its own operation. */
   head?: { operationId: string; summary: string };
+  /**
+   * The route answers from the request's headers alone (retired routes): its handler runs in
+   * `onRequest`, so no body is read or inflated (docs/security.md "Bodies").
+   */
+  answersFromHeaders?: boolean;
 }
 
 declare module 'fastify' {
@@ -102,6 +107,7 @@ export class RouteRegistry {
         largeBodyOffThread: spec.largeBodyOffThread === true,
         bodyCheckedByHandler: spec.bodyCheckedByHandler === true,
       },
+      ...(spec.answersFromHeaders === true ? { onRequest: handler as never } : {}),
       handler,
     });
   }

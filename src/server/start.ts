@@ -242,6 +242,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     records.idempotency.purgeExpired().catch((error: unknown) => app.log.warn({ err: error }, 'idempotency purge failed'));
     purgeExpiredAssets({ records, blobs }).catch((error: unknown) => app.log.warn({ err: error }, 'asset purge failed'));
     records.sessions.purgeExpired().catch((error: unknown) => app.log.warn({ err: error }, 'studio session purge failed'));
+    records.shares.purgeExpired().catch((error: unknown) => app.log.warn({ err: error }, 'share link purge failed'));
   }, HOUSEKEEPING_MS);
   housekeeping.unref();
 

@@ -1,3 +1,4 @@
+import { redactUrlQueries } from '../core/redact.js';
 import { createHmac } from 'node:crypto';
 import { isAppError } from '../core/errors.js';
 import type { JobRecord } from '../core/types.js';
@@ -174,7 +175,9 @@ export class WebhookDispatcher {
       }
       this.perTenant.set(row.tenant, tenantCount + 1);
       const delivery = this.deliver(row)
-        .catch((error: unknown) => this.options.onError?.('webhook delivery crashed', { job_id: row.job_id, error: String(error) }))
+        .catch((error: unknown) =>
+          this.options.onError?.('webhook delivery crashed', { job_id: row.job_id, error: redactUrlQueries(String(error)) }),
+        )
         .finally(() => {
           this.inFlight.delete(row.job_id);
           const left = (this.perTenant.get(row.tenant) ?? 1) - 1;
@@ -208,7 +211,8 @@ export class WebhookDispatcher {
       status = result.status;
       retryAfterS = result.retryAfterS;
     } catch (failure) {
-      error = failure instanceof Error ? failure.message : String(failure);
+      // Logged and stored without the URL's query: it may hold the receiver's token.
+      error = redactUrlQueries(failure instanceof Error ? failure.message : String(failure));
       // The address guard refused the target: no retry can change that, so it fails now, with why.
       if (isAppError(failure) && failure.reason === 'forbidden_address') {
         await this.options.store.record(row.job_id, { state: 'failed', status: null, error, nextAttemptAt: null });

@@ -288,3 +288,43 @@ describe('immoreel analyze --csv (batch)', () => {
     expect((await readBatchCsv(join(dir, 'hostile.failed.csv'))).rows.map((row) => row.id)).toEqual([cmd]);
   });
 });
+
+describe('immoreel analyze: a doubtful price held back (docs/analysis.md "Held back")', () => {
+  const TYPO = 'Appartement à vendre 110 m² à Maârif, Casablanca, 3 chambres, 18 500 DH';
+
+  it('names the held-back price in --json, with no market position, until --confirm price', async () => {
+    const { property } = await analyzeJson(['--description', TYPO]);
+    expect(property.held_back).toEqual([{ field: 'price', code: 'PRICE_IMPLAUSIBLE', message: expect.stringMatching(/^Prix retenu/) }]);
+    expect(property.market?.position).toBeNull();
+    expect(property.marketing_angles.join(' ')).not.toMatch(/rendement|aide/);
+    const confirmed = await analyzeJson(['--description', TYPO, '--confirm', 'price']);
+    expect(confirmed.property.held_back).toEqual([]);
+    expect(confirmed.property.market?.position).toBe('below');
+  });
+
+  it('counts the rows with a fact held back in a batch, and reads a confirmed_facts column', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'immoreel-held-'));
+    try {
+      const csvFile = join(dir, 'held.csv');
+      const rows = [
+        { id: 'typo', description: TYPO, confirmed_facts: '' },
+        { id: 'confirmed', description: TYPO, confirmed_facts: 'price' },
+      ];
+      await writeFile(csvFile, stringify(rows, { header: true, columns: ['id', 'description', 'confirmed_facts'] }));
+      const result = await runCli(['analyze', '--csv', csvFile, '--json']);
+      expect(result.code, result.stderr).toBe(0);
+      const byId = new Map(
+        result.stdout
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line) as { id: string; property: Property })
+          .map((l) => [l.id, l.property]),
+      );
+      expect(byId.get('typo')?.held_back?.map((f) => f.field)).toEqual(['price']);
+      expect(byId.get('confirmed')?.held_back).toEqual([]);
+      expect(result.stderr).toMatch(/2 rows: 2 analyzed, 0 failed; 1 with a fact held back/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

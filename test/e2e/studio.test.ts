@@ -25,7 +25,9 @@ const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
 const LISTING_FR =
   'Appartement à vendre à Maarif, Casablanca. 120 m², 3 chambres, 2 salles de bain, terrasse, ascenseur, parking. Prix : 1 850 000 DH.';
-const LISTING_AR = 'شقة للبيع في المعاريف بالدار البيضاء، المساحة 120 متر مربع، 3 غرف نوم، حمامان، مصعد وموقف سيارات. الثمن 1850000 درهم.';
+const LISTING_AR = 'شقة للبيع في المعاريف بالدار البيضاء، المساحة 120 متر مربع، 3 غرف نوم، حمامان، مصعد وموقف سيارات. الثمن 1350000 درهم.';
+/** A sale at 18 500 DH for 110 m²: a price the analysis doubts (168 DH/m²), to be confirmed before any render. */
+const LISTING_DOUBTFUL = 'Appartement à vendre à Maârif, Casablanca. 110 m², 3 chambres, 2 salles de bain, ascenseur. Prix : 18 500 DH.';
 
 let server: ServeProcess;
 let key: CreatedKey;
@@ -124,6 +126,50 @@ async function brokenWords(page: Page, selector: string): Promise<string[]> {
   }, selector);
 }
 
+/** Text as read aloud: without the bidi isolates around numbers, no-break spaces as spaces (docs/studio.md "Numbers"). */
+const plain = (text: string | null | undefined): string => (text ?? '').replace(/[\u2066\u2069]/g, '').replace(/[\u00a0\u202f]/g, ' ');
+
+/** Signs in with the key when the page shows the sign-in form (a test run alone has no session yet). */
+async function ensureSignedIn(page: Page): Promise<void> {
+  if (!(await page.isVisible('#signin-view'))) return;
+  await page.fill('#api-key', key.api_key);
+  await page.press('#api-key', 'Enter');
+  await page.waitForSelector('#new-view:not([hidden]), #history-view:not([hidden]), #batch-view:not([hidden])');
+}
+
+/**
+ * The drawn order of the digit groups of every number under `selector` ("1 350 000"): each
+ * group's box measured with a Range. In reading order, every group starts right of the one before
+ * it, on the same line; with its groups reversed by the bidi algorithm ("000 350 1") it does not.
+ */
+async function numbersAsDrawn(page: Page, selector: string): Promise<{ numbers: string[]; misdrawn: string[] }> {
+  return page.evaluate((sel) => {
+    const numbers: string[] = [];
+    const misdrawn: string[] = [];
+    for (const root of document.querySelectorAll(sel)) {
+      const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+        for (const match of (node.textContent ?? '').matchAll(/\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?!\d)/g)) {
+          const boxes = [...match[0].matchAll(/\d+/g)].map((group) => {
+            const range = document.createRange();
+            range.setStart(node, match.index + group.index);
+            range.setEnd(node, match.index + group.index + group[0].length);
+            return range.getBoundingClientRect();
+          });
+          if (boxes.some((box) => box.width === 0)) continue;
+          const number = match[0].replace(/\D+/g, ' ');
+          numbers.push(number);
+          const inOrder = boxes.every(
+            (box, i) => i === 0 || (box.left >= boxes[i - 1]!.right - 0.5 && Math.abs(box.top - boxes[i - 1]!.top) < 2),
+          );
+          if (!inOrder) misdrawn.push(number);
+        }
+      }
+    }
+    return { numbers, misdrawn };
+  }, selector);
+}
+
 /** Every visible form control has an accessible name (a label, aria-label or aria-labelledby). */
 async function expectLabelledControls(page: Page): Promise<void> {
   const unlabelled = await page.evaluate(() =>
@@ -185,13 +231,14 @@ describe('the Studio in Chromium', () => {
     expect(await page.textContent('#whoami')).toContain('agence-atlas');
 
     await analyzeText(page, LISTING_FR);
-    expect(await page.textContent('#facts')).toContain('120 m²');
-    // One number format on the page, the video cards' own ("1 850 000"): no "1.850.000", no "16.892" that reads as a decimal.
+    expect(plain(await page.textContent('#facts'))).toContain('120 m²');
+    // One number format on the page, the video cards' own ("1 850 000"): no "1.850.000", no "16.892" that reads as a decimal;
+    // each number isolated, its groups and its unit joined by spaces that do not break.
     const shown = await page.evaluate(() =>
       ['#facts', '#market', '#angles', '#buyer'].map((id) => document.querySelector(id)?.textContent ?? '').join(' \n '),
     );
-    expect(shown).toContain('1 850 000 DH');
-    expect(shown.match(/\d{1,3}(?:[.,\u00a0\u202f]\d{3})+(?!\d)/g) ?? []).toEqual([]);
+    expect(shown).toContain('\u20661\u202f850\u202f000\u2069\u00a0DH');
+    expect(shown.match(/\d{1,3}(?:[., ]\d{3})+(?!\d)/g) ?? []).toEqual([]);
     // Market source and names in the page's words, not the data's keys.
     expect(await page.textContent('#market figcaption')).toMatch(/prix demandés/);
     expect(shown).not.toMatch(/\[[A-Z0-9-]+\]/);
@@ -268,7 +315,7 @@ describe('the Studio in Chromium', () => {
     expect([...states].some((s) => s.includes('en cours'))).toBe(true);
     expect(await page.textContent('#job-state')).toContain('terminée');
     expect(
-      [...etas].some((text) => /^Temps restant (estimé : \d+ s|: estimation en cours…)$/.test(text)),
+      [...etas].some((text) => /^Temps restant (estimé : \d+ s|: estimation en cours…)$/.test(plain(text))),
       [...etas].join(' | '),
     ).toBe(true);
 
@@ -287,7 +334,10 @@ describe('the Studio in Chromium', () => {
       items.map((li) => ({
         format: li.getAttribute('data-format'),
         name: li.querySelector('strong')?.textContent,
-        facts: li.querySelector('.about > span')?.textContent,
+        facts: li
+          .querySelector('.about > span')
+          ?.textContent?.replace(/[\u2066\u2069]/g, '')
+          .replace(/[\u00a0\u202f]/g, ' '),
         href: li.querySelector('a')?.getAttribute('href'),
       })),
     );
@@ -345,15 +395,53 @@ describe('the Studio in Chromium', () => {
       page.waitForEvent('download'),
       page.getByRole('link', { name: 'Télécharger — Portrait 9:16' }).click(),
     ]);
-    expect(download.suggestedFilename()).toBe(`${jobId}-portrait.mp4`);
+    // Named by the listing, not by the job id.
+    expect(download.suggestedFilename()).toMatch(/^appartement-[a-z0-9-]+-portrait\.mp4$/);
     const bytes = readFileSync(await download.path());
     expect(bytes.length).toBe(outputs[1]!.size_bytes);
     expect(createHash('sha256').update(bytes).digest('hex')).toBe(outputs[1]!.sha256);
 
     await chrome.browser.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
     await page.click('#job-copy');
-    await expect.poll(() => page.textContent('#copy-status')).toBe('Lien copié.');
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${server.url}/api/v1/jobs/${jobId}/video?format=portrait`);
+    // The poster downloads as a JPEG at the output's size, named by the listing.
+    const [posterDownload] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Télécharger l’affiche (JPEG) — Portrait 9:16' }).click(),
+    ]);
+    expect(posterDownload.suggestedFilename()).toMatch(/^appartement-[a-z0-9-]+-portrait\.jpg$/);
+    expect(await probe(await posterDownload.path())).toMatchObject({ videoCodec: 'mjpeg', width: 720, height: 1280 });
+
+    // "Copier le lien" makes a share link of the output shown: a page that opens with no cookie (docs/studio.md "Share links").
+    await page.click('#job-copy');
+    await expect.poll(() => page.textContent('#copy-status')).toMatch(/^Lien copié : il s’ouvre sans connexion jusqu’au .+\.$/);
+    const shared = await page.evaluate(() => navigator.clipboard.readText());
+    expect(shared).toMatch(new RegExp(`^${server.url}/s/[A-Za-z0-9_-]{32}$`));
+    expect(await page.inputValue('#job-link')).toBe(shared);
+    // Opened at another name of the same server (localhost): the browser has no cookie there.
+    const outside = shared.replace('127.0.0.1', 'localhost');
+    expect(await chrome.browser.cookies(outside)).toEqual([]);
+    const client = watch(await chrome.browser.newPage());
+    const opened = await client.goto(outside);
+    expect(opened?.status()).toBe(200);
+    expect(await client.getAttribute('meta[property="og:image"]', 'content')).toBe(`${outside}/poster.jpg`);
+    expect(await client.getAttribute('meta[property="og:video"]', 'content')).toBe(`${outside}/video.mp4`);
+    expect(await client.getAttribute('meta[property="og:title"]', 'content')).toBe(job.listing!.title);
+    const played = await client.evaluate(async () => {
+      const video = document.querySelector('video')!;
+      video.muted = true;
+      await video.play();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return { time: video.currentTime, width: video.videoWidth, height: video.videoHeight, error: video.error?.code ?? null };
+    });
+    expect(played).toMatchObject({ width: 720, height: 1280, error: null });
+    expect(played.time).toBeGreaterThan(0);
+    await client.setViewportSize(PHONE);
+    await client.screenshot({ path: join(SHOTS, 'share-phone.png') });
+    await client.close();
+    // Withdrawn from the Studio: the link opens no more.
+    await page.click('#job-unshare');
+    await expect.poll(() => page.textContent('#copy-status')).toBe('Lien retiré : il ne s’ouvre plus.');
+    expect((await fetch(shared)).status).toBe(404);
 
     await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: join(SHOTS, 'fr-desktop.png'), fullPage: true });
@@ -364,7 +452,13 @@ describe('the Studio in Chromium', () => {
     // Re-run from the history: the job's settings come back and the listing is analysed again.
     await page.setViewportSize(DESKTOP);
     await page.click('#nav a[href="#history"]');
-    await page.locator(`#history-rows tr[data-job="${jobId}"]`).getByRole('button', { name: 'Refaire' }).click();
+    // History shows the video's poster and a download for each finished job.
+    const historyRow = page.locator(`#history-rows tr[data-job="${jobId}"]`);
+    await expect
+      .poll(() => historyRow.locator('img.thumb').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth))
+      .toBe(1280);
+    expect(await historyRow.getByRole('link', { name: /^Télécharger — / }).getAttribute('href')).toBe(`/api/v1/jobs/${jobId}/video`);
+    await historyRow.getByRole('button', { name: 'Refaire' }).click();
     await page.waitForSelector('#render-form:not([hidden])');
     expect(await page.inputValue('#listing')).toBe(LISTING_FR);
     expect(await page.inputValue('#opt-duration')).toBe('10');
@@ -372,6 +466,10 @@ describe('the Studio in Chromium', () => {
       page.$$eval('#opt-format input:checked', (boxes) => boxes.map((box) => (box as HTMLInputElement).value));
     expect(await ticked()).toEqual(['landscape', 'portrait']);
     expect(await page.locator('#photo-list li.photo.ready').count()).toBe(3);
+    // The photos as this browser uploaded them, not grey boxes.
+    expect(await page.$$eval('#photo-list li img', (images) => images.map((img) => img.getAttribute('src')?.slice(0, 15)))).toEqual(
+      Array(3).fill('data:image/jpeg'),
+    );
     expect(await page.textContent('#rerun-status')).toContain(jobId);
 
     // The draft keeps the formats ticked (read back after a reload in the test of the draft below).
@@ -399,8 +497,13 @@ describe('the Studio in Chromium', () => {
     const brand = (await page.locator('.brand').boundingBox())!;
     const tools = (await page.locator('.top-tools').boundingBox())!;
     expect(brand.x).toBeGreaterThan(tools.x);
+    await ensureSignedIn(page);
     await analyzeText(page, LISTING_AR);
     expect(await page.textContent('#analysis-title')).toBe('التحليل');
+    // Every number drawn with its groups in reading order, wherever it appears: facts, chart, angles, buyer reasons, warnings.
+    const drawn = await numbersAsDrawn(page, '#analysis');
+    expect(drawn.numbers).toContain('1 350 000');
+    expect(drawn.misdrawn).toEqual([]);
     // No Latin-script label left: the page's words, template and music names, the place and the market source are Arabic (names of portals aside).
     const labels = await page.evaluate(() =>
       [
@@ -420,6 +523,8 @@ describe('the Studio in Chromium', () => {
     expect(await page.textContent('#facts')).toContain('120');
     await page.screenshot({ path: join(SHOTS, 'ar-desktop.png'), fullPage: true });
     await page.setViewportSize(PHONE);
+    // On a phone too, where lines are short: no number broken across two lines (its groups share a line) or reversed.
+    expect((await numbersAsDrawn(page, '#analysis')).misdrawn).toEqual([]);
     await page.screenshot({ path: join(SHOTS, 'ar-phone.png'), fullPage: true });
     await expectFitsPhone(page);
     // Switching language keeps what was typed and lands in the link.
@@ -430,6 +535,117 @@ describe('the Studio in Chromium', () => {
     expect(await page.textContent('#analysis-title')).toBe('Analysis');
     await page.close();
   });
+
+  it('holds a doubtful price until the agent confirms it, and checks the duration on its field, in French', async () => {
+    const page = await newPage('/?lang=fr');
+    await ensureSignedIn(page);
+    await analyzeText(page, LISTING_DOUBTFUL);
+    // The warnings, in French, under the price they concern.
+    const priceWarnings = await page.$$eval('#facts dd.fact-warning', (items) => items.map((dd) => dd.textContent ?? ''));
+    expect(priceWarnings.join(' ')).toMatch(/ressemble à un loyer mensuel/);
+    expect(priceWarnings.join(' ')).not.toMatch(/MAD|looks like/);
+    expect(await page.isVisible('#price-check')).toBe(true);
+    expect(await page.textContent('#price-confirm-label')).toBe('Je confirme le prix de \u206618\u202f500\u2069\u00a0DH');
+    await page.setInputFiles('#photo-input', [photoFiles[0]!]);
+    await page.waitForSelector('#photo-list li.photo.ready');
+    const bodies: Record<string, unknown>[] = [];
+    await page.route('**/api/v1/render-video', async (route) => {
+      bodies.push(route.request().postDataJSON() as Record<string, unknown>);
+      await route.fulfill({
+        status: 503,
+        contentType: 'application/json',
+        body: '{"ok":false,"error":{"code":"SERVICE_UNAVAILABLE","message":"held by the test"}}',
+      });
+    });
+    allowedConsoleErrors.push(/^Failed to load resource: the server responded with a status of 503 \(Service Unavailable\)$/);
+    // Durations the render would refuse are said under the field, in French, and nothing is sent.
+    for (const wrong of ['9', '91', '10.5']) {
+      await page.fill('#opt-duration', wrong);
+      expect(await page.textContent('#duration-error')).toBe(
+        'La durée doit être un nombre entier de secondes, de 10 à 90 (ou vide pour automatique).',
+      );
+      await page.click('#render-btn');
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe('opt-duration');
+    }
+    expect(await page.getAttribute('#opt-duration', 'aria-invalid')).toBe('true');
+    await page.fill('#opt-duration', '12');
+    expect(await page.textContent('#duration-error')).toBe('');
+    // Not without the agent's word on the price.
+    await page.click('#render-btn');
+    expect(await page.textContent('#render-error')).toBe('Confirmez ou corrigez le prix avant de créer la vidéo.');
+    expect(await page.textContent('#price-check-error')).toBe('Confirmez ou corrigez le prix avant de créer la vidéo.');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('price-confirm');
+    expect(bodies).toEqual([]);
+    await page.screenshot({ path: join(SHOTS, 'fr-price-to-confirm.png'), fullPage: true });
+    // Confirmed: the render says so.
+    await page.check('#price-confirm');
+    await page.click('#render-btn');
+    await expect.poll(() => bodies.length).toBe(1);
+    expect(bodies[0]!.confirmed_facts).toEqual(['price']);
+    expect((bodies[0]!.listing as { price_mad: number }).price_mad).toBe(18_500);
+    // Corrected: the listing carries the new price (and its price per m²).
+    await page.uncheck('#price-confirm');
+    await page.fill('#price-fix', '1850000');
+    await page.click('#render-btn');
+    await expect.poll(() => bodies.length).toBe(2);
+    expect(bodies[1]!.confirmed_facts).toEqual(['price']);
+    expect(bodies[1]!.listing).toMatchObject({ price_mad: 1_850_000, price_per_m2_mad: 16_818 });
+    // In Arabic, the same check in Arabic words, its number in reading order.
+    await page.selectOption('#lang', 'ar');
+    expect(await page.textContent('#price-check-title')).toBe('ثمن يحتاج إلى تأكيد');
+    expect(plain(await page.textContent('#price-confirm-label'))).toBe('أؤكد ثمن 18 500 درهم');
+    expect((await numbersAsDrawn(page, '#analysis')).misdrawn).toEqual([]);
+    await page.close();
+  });
+
+  it(
+    'shrinks a photo over the upload limit in the browser, and says which photos the duration leaves out',
+    { timeout: 120_000 },
+    async () => {
+      // Noise does not compress: a PNG over the API's 15 MB.
+      const big = join(freshDataDir(), 'grande.png');
+      await sharp({
+        create: { width: 3000, height: 2400, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 70 } },
+      })
+        .png({ compressionLevel: 1 })
+        .toFile(big);
+      expect(readFileSync(big).length).toBeGreaterThan(15 * 1024 * 1024);
+      const page = await newPage('/?lang=fr');
+      await ensureSignedIn(page);
+      await analyzeText(page, LISTING_FR);
+      // The storyboard route as contracted (docs/api.md), answered here: the second photo does not fit the duration.
+      await page.route('**/api/v1/openapi.json', (route) => route.fulfill({ json: { paths: { '/api/v1/storyboard': { post: {} } } } }));
+      const asked: Record<string, unknown>[] = [];
+      await page.route('**/api/v1/storyboard', async (route) => {
+        const body = route.request().postDataJSON() as { photos: string[] };
+        asked.push(body);
+        await route.fulfill({
+          json: {
+            ok: true,
+            status: 'success',
+            storyboard: { duration_s: 10, photos: body.photos.map((ref, index) => ({ index, ref, shown: index === 0 })), held_back: [] },
+          },
+        });
+      });
+      const uploads: { type: string; bytes: number }[] = [];
+      page.on('request', (r) => {
+        if (r.url().endsWith('/api/v1/assets'))
+          uploads.push({ type: r.headers()['content-type'] ?? '', bytes: r.postDataBuffer()?.length ?? 0 });
+      });
+      await page.fill('#opt-duration', '10');
+      await page.setInputFiles('#photo-input', [photoFiles[0]!, big]);
+      await page.waitForFunction(() => document.querySelectorAll('#photo-list li.photo.ready').length === 2, null, { timeout: 90_000 });
+      const shrunk = uploads.find((u) => u.type === 'image/jpeg' && u.bytes > 100_000 && u.bytes !== readFileSync(photoFiles[0]!).length);
+      expect(shrunk, JSON.stringify(uploads)).toBeDefined();
+      expect(shrunk!.bytes).toBeLessThanOrEqual(15 * 1024 * 1024);
+      await expect
+        .poll(() => page.textContent('#photos-left-out'), { timeout: 10_000 })
+        .toBe('Photos laissées de côté pour tenir dans la durée : grande.png.');
+      expect(asked.at(-1)).toMatchObject({ duration_s: 10 });
+      expect(await page.getAttribute('#photo-list li:nth-child(2)', 'class')).toContain('photo-left-out');
+      await page.close();
+    },
+  );
 
   it('explains a link that is not a listing, keeping the text', async () => {
     const page = await newPage('/?lang=fr');
@@ -544,7 +760,9 @@ describe('the Studio in Chromium', () => {
     await analyzeText(page, LISTING_FR);
     expect(await page.isVisible('#photos-needed')).toBe(true);
     expect(await page.textContent('#photos-needed')).toContain('Ajoutez au moins une photo');
-    expect(await page.getAttribute('#photo-input', 'aria-invalid')).toBe('true');
+    // A hint, not yet an error: the agent has not had a chance to add a photo.
+    expect(await page.getAttribute('#photos-needed', 'class')).toBe('hint');
+    expect(await page.getAttribute('#photo-input', 'aria-invalid')).toBeNull();
     let renders = 0;
     page.on('request', (r) => {
       if (r.url().endsWith('/api/v1/render-video')) renders++;
@@ -552,6 +770,8 @@ describe('the Studio in Chromium', () => {
     await page.click('#render-btn');
     expect(await page.textContent('#render-error')).toContain('Ajoutez au moins une photo');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('photo-input');
+    expect(await page.getAttribute('#photos-needed', 'class')).toBe('error');
+    expect(await page.getAttribute('#photo-input', 'aria-invalid')).toBe('true');
     expect(renders).toBe(0);
     await page.screenshot({ path: join(SHOTS, 'fr-no-photo.png'), fullPage: true });
     // One photo later, the hint is gone.
@@ -626,9 +846,19 @@ describe('the Studio in Chromium', () => {
       `broken-photo;"${LISTING_FR}";${tiny};fr;10;`,
       `bad-language;"${LISTING_FR}";;xx;10;`,
       `to-cancel;"${LISTING_FR}";${good.join('|')};fr;30;portrait|square`,
+      // A photo from the agent's computer, named by its file name and dropped with the CSV (docs/studio.md "Batch").
+      `from-computer;"${LISTING_FR}";a.jpg;fr;10;`,
     ].join('\r\n');
     const page = await newPage('/?lang=fr#batch');
-    await page.setInputFiles('#batch-input', { name: 'lot.csv', mimeType: 'text/csv', buffer: Buffer.from(csv, 'latin1') });
+    await ensureSignedIn(page);
+    const sent: Record<string, unknown>[] = [];
+    page.on('request', (r) => {
+      if (r.url().endsWith('/api/v1/render-video')) sent.push(r.postDataJSON() as Record<string, unknown>);
+    });
+    await page.setInputFiles('#batch-input', [
+      { name: 'lot.csv', mimeType: 'text/csv', buffer: Buffer.from(csv, 'latin1') },
+      { name: 'a.jpg', mimeType: 'image/jpeg', buffer: readFileSync(photoFiles[1]!) },
+    ]);
     await page.waitForSelector('#batch-rows tr[data-row="to-cancel"]');
     const rowText = (id: string): Promise<string> => page.locator(`#batch-rows tr[data-row="${id}"]`).innerText();
     await expect.poll(() => rowText('bad-language'), { timeout: 30_000 }).toContain('échouée');
@@ -666,7 +896,21 @@ describe('the Studio in Chromium', () => {
     await expect.poll(() => page.locator(`#history-rows tr[data-job="${toCancel.job_id}"] td.state`).innerText()).toBe('annulée');
 
     await page.click('#nav a[href="#batch"]');
-    await expect.poll(() => page.textContent('#batch-summary'), { timeout: 240_000 }).toBe('3 sur 3 terminées, 3 en échec.');
+    await expect.poll(() => page.textContent('#batch-summary'), { timeout: 240_000 }).toBe('4 sur 4 terminées, 3 en échec.');
+    // The row naming a.jpg was sent with the uploaded photo's ref, and rendered.
+    const fromComputer = sent.find((body) => (body.metadata as { batch_row_id?: string } | undefined)?.batch_row_id === 'from-computer');
+    expect(fromComputer?.photos).toEqual([expect.stringMatching(/^asset:ast_/)]);
+    expect(await rowText('from-computer')).toContain('terminée');
+    // Kept across a reload: the rows, their states and their downloads.
+    await page.reload();
+    await page.waitForSelector('#batch-rows tr[data-row="from-computer"]');
+    expect(await page.textContent('#batch-summary')).toBe('4 sur 4 terminées, 3 en échec.');
+    const [rowVideo] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Télécharger — from-computer' }).click(),
+    ]);
+    expect(rowVideo.suggestedFilename()).toBe('from-computer.mp4');
+    expect(await probe(await rowVideo.path())).toMatchObject({ width: 1280, height: 720 });
     expect(await rowText('broken-photo')).toContain('échouée');
     await page.setViewportSize(PHONE);
     expect(await brokenWords(page, '#batch-rows')).toEqual([]);
@@ -674,10 +918,12 @@ describe('the Studio in Chromium', () => {
     await page.screenshot({ path: join(SHOTS, 'fr-batch-phone.png'), fullPage: true });
     await page.setViewportSize(DESKTOP);
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#batch-failed')]);
+    // For French Excel: semicolons and a byte order mark.
     const failedCsv = readFileSync(await download.path(), 'utf8');
-    const lines = failedCsv.trim().split(/\r\n/);
-    expect(lines[0]).toBe('id,description,photos,language,duration_s,formats,error_code,error_message');
-    expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(['broken-photo', 'bad-language', 'to-cancel']);
+    expect(failedCsv.startsWith('\ufeff')).toBe(true);
+    const lines = failedCsv.slice(1).trim().split(/\r\n/);
+    expect(lines[0]).toBe('id;description;photos;language;duration_s;formats;error_code;error_message');
+    expect(lines.slice(1).map((l) => l.split(';')[0])).toEqual(['broken-photo', 'bad-language', 'to-cancel']);
     expect(failedCsv).toContain('BAD_REQUEST');
     expect(failedCsv).toContain('CANCELED');
     await page.close();
@@ -705,13 +951,26 @@ describe('the Studio in Chromium', () => {
       await page.goto(started.login_url);
       await page.waitForSelector('#new-view:not([hidden])');
       expect(new URL(page.url()).pathname).toBe('/');
-      expect(await page.textContent('#whoami')).toContain('studio');
+      // The CLI's own tenant is no name the agent chose: the page says they are signed in, not "studio".
+      expect(await page.textContent('#whoami')).toBe('Signed in to this Studio');
+      // A link for another device, asked by the signed-in page: it works once too (docs/studio.md "From a phone or another device").
+      await page.click('#device-link');
+      await page.waitForSelector('#device-url:not([hidden])');
+      const deviceUrl = await page.inputValue('#device-url');
+      expect(deviceUrl).toMatch(new RegExp(`^${started.url}/studio/login\\?token=[\\w-]{32}$`));
+      expect(await page.textContent('#device-help')).toContain('immoreel studio --lan');
       // The link works once.
       const again = watch(await chrome.browser.newPage());
       await again.context().clearCookies();
       await again.goto(started.login_url);
       await again.waitForSelector('#signin-view:not([hidden])');
       expect(await again.textContent('#signin-error')).toContain('already used');
+      await again.context().clearCookies();
+      await again.goto(deviceUrl);
+      await again.waitForSelector('#new-view:not([hidden])');
+      await again.context().clearCookies();
+      await again.goto(deviceUrl);
+      await again.waitForSelector('#signin-view:not([hidden])');
       await page.close();
       await again.close();
     } finally {
@@ -769,6 +1028,18 @@ describe('the Studio in Chromium', () => {
         await page.waitForSelector('#photo-list li.photo.ready');
         await page.waitForFunction(() => [...document.querySelectorAll<HTMLImageElement>('img.still')].every((i) => i.complete));
         await check(page, 'analysis, photos, options and branding');
+        // Errors on their fields: a doubtful price not confirmed, a duration out of range, a file that is not a photo.
+        await page.selectOption('#lang', 'fr');
+        await analyzeText(page, LISTING_DOUBTFUL);
+        await page.fill('#opt-duration', '9');
+        await page.setInputFiles('#photo-input', [{ name: 'doc.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.4\n') }]);
+        await page.waitForSelector('#photo-problems:not([hidden])');
+        await page.click('#render-btn');
+        await page.fill('#opt-duration', '12');
+        await page.click('#render-btn');
+        await page.waitForSelector('#price-check-error:not(:empty)');
+        await page.fill('#opt-duration', '9');
+        await check(page, 'errors');
         await page.goto(`${server.url}/?lang=fr&job=${done.job_id}#new`);
         await page.waitForSelector('#job-result:not([hidden])');
         await check(page, 'job panel');

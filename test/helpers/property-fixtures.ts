@@ -67,5 +67,6 @@ export const PROPERTY_FIELDS = [
   'source',
   'language',
   'warnings',
+  'held_back',
   'provenance',
 ];

@@ -5,6 +5,7 @@ import { IllegalTransitionError } from '../../src/core/job-state.js';
 import type { NewJob, Owner } from '../../src/records/job-rows.js';
 import { validateRenderRequest } from '../../src/render/render-rules.js';
 import type { RecordStore } from '../../src/records/types.js';
+import { prepareShare } from '../../src/records/shares.js';
 
 /**
  * The record store contract (docs/scaling.md "Record store"), written once:
@@ -143,6 +144,9 @@ export function describeRecordStoreContract(implementations: [string, OpenRecord
       const job = await store.jobs.insert(pack);
       expect((await store.jobs.requestOf(job.job_id)).formats).toEqual(['portrait', 'square']);
       expect(store.jobs.toRecord(job)).toMatchObject({ format: 'portrait', formats: ['portrait', 'square'], outputs: null });
+      // A pack of two is two of a tenant's videos in flight (docs/api.md "Video packs").
+      expect(await store.jobs.count('acme', ['queued'], 'outputs')).toBe(2);
+      expect(await store.jobs.count('acme', ['queued'])).toBe(1);
       await store.jobs.claimNext(owner('w1'), 60_000);
       const output = (format: string, width: number) => ({ ...JSON.parse(RESULT), width, format, poster: format === 'portrait' });
       const done = (await store.jobs.transition(job.job_id, 'succeeded', {
@@ -416,6 +420,27 @@ export function describeRecordStoreContract(implementations: [string, OpenRecord
       expect(await store.assets.takeExpired()).toEqual([{ asset_id: row.asset_id, file: row.file }]);
       expect(await store.assets.takeExpired()).toEqual([]);
       clock -= 1000;
+      await store.close();
+    });
+
+    it('keeps share links per tenant until they expire or are revoked', async () => {
+      const store = await open();
+      const first = prepareShare({ tenant: 'acme', jobId: newJobId(), format: null, days: 30 }, clock);
+      const second = prepareShare({ tenant: 'acme', jobId: newJobId(), format: 'portrait', days: 1 }, clock + 1);
+      const other = prepareShare({ tenant: 'other', jobId: newJobId(), format: null, days: 30 }, clock);
+      for (const row of [first, second, other]) await store.shares.insert(row);
+      expect(await store.shares.findByToken(second.token)).toEqual(second);
+      expect((await store.shares.list('acme')).map((row) => row.share_id)).toEqual([second.share_id, first.share_id]);
+      expect(await store.shares.revoke('other', first.share_id)).toBeNull();
+      expect(await store.shares.revoke('acme', first.share_id)).toEqual(first);
+      expect(await store.shares.findByToken(first.token)).toBeNull();
+      expect(await store.shares.revoke('acme', first.share_id)).toBeNull();
+      clock += 86_400_000 + 1;
+      expect(await store.shares.findByToken(second.token)).toBeNull();
+      expect(await store.shares.list('acme')).toEqual([]);
+      expect(await store.shares.purgeExpired()).toBe(1);
+      expect(await store.shares.findByToken(other.token)).toEqual(other);
+      clock -= 86_400_000 + 1;
       await store.close();
     });
 

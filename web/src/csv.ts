@@ -25,7 +25,13 @@ export function csvRecords(text: string): { columns: string[]; records: Record<s
   return { columns, records };
 }
 
-/** The CLI's own CSV writer, formula-like cells neutralised (docs/security.md, "CSV files"). */
-export function toCsv(columns: string[], records: Record<string, string>[]): string {
-  return [columns, ...records.map((r) => columns.map((c) => r[c] ?? ''))].map((cells) => csvRecordLine(cells, '\r\n')).join('');
+/**
+ * The CLI's own CSV writer, formula-like cells neutralised (docs/security.md, "CSV files"). With `;`
+ * the file starts with a byte order mark: French Excel then opens it in columns and in UTF-8.
+ */
+export function toCsv(columns: string[], records: Record<string, string>[], delimiter: ',' | ';' = ','): string {
+  const body = [columns, ...records.map((r) => columns.map((c) => r[c] ?? ''))]
+    .map((cells) => csvRecordLine(cells, '\r\n', delimiter))
+    .join('');
+  return delimiter === ';' ? `\ufeff${body}` : body;
 }

@@ -83,3 +83,32 @@ export function wireDropzone(zone: HTMLElement, onFiles: (files: File[]) => void
     onFiles([...(event.dataTransfer?.files ?? [])]);
   });
 }
+
+/**
+ * Saves `href` as `name`: the API names a video by its job id (Content-Disposition), which wins
+ * over a link's `download`; fetched and saved from memory instead, the file is named as the page
+ * says (docs/studio.md "What the page does"). When the fetch fails, the browser follows the link as usual.
+ */
+export async function saveAs(href: string, name: string): Promise<void> {
+  const response = await fetch(href, { credentials: 'same-origin' }).catch(() => null);
+  if (response === null || !response.ok) {
+    location.assign(href);
+    return;
+  }
+  const url = URL.createObjectURL(await response.blob());
+  const link = make('a', { href: url, download: name, hidden: '' });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+/** A download link whose plain click saves the file under its `download` name (see saveAs); other clicks are the browser's. */
+export function namedDownload(link: HTMLAnchorElement): HTMLAnchorElement {
+  link.addEventListener('click', (event) => {
+    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    event.preventDefault();
+    void saveAs(link.href, link.download);
+  });
+  return link;
+}

@@ -1,4 +1,3 @@
-import { formatNumber as formatLabelNumber } from '../../src/analysis/labels.js';
 import { placeLabel } from '../../src/analysis/market/place-keys.js';
 import { describeSource } from '../../src/analysis/market/reference.js';
 
@@ -57,6 +56,7 @@ const fr: Dictionary = {
   'signin.submit': 'Se connecter',
   'signin.link_used': 'Ce lien de connexion a déjà servi : relancez « immoreel studio » ou collez une clé API.',
   'signin.as': 'Connecté : {tenant}',
+  'signin.local': 'Connecté à ce Studio',
   'new.title': 'Transformer une annonce en vidéo',
   'listing.label': 'Lien de l’annonce ou texte de l’annonce',
   'listing.hint': 'Un lien Mubawab, Avito, Sarouty ou Yakeey, ou le texte de l’annonce (français, arabe, anglais, darija).',
@@ -92,6 +92,35 @@ const fr: Dictionary = {
   'angles.title': 'Angles de vente',
   'warnings.title': 'Points d’attention',
   'warnings.none': 'Aucun point d’attention.',
+  'device.link': 'Connecter un autre appareil',
+  'device.title': 'Un autre appareil',
+  'device.lan': 'Ouvrez ce lien sur le téléphone ou l’autre appareil, sur le même réseau. Il sert une seule fois.',
+  'device.local':
+    'Ce lien sert une seule fois, mais le Studio n’écoute que sur cet ordinateur : pour un téléphone, relancez-le avec « immoreel studio --lan ».',
+  'device.serve': 'Sur ce serveur, connectez l’autre appareil avec une clé API.',
+  'warning.PRICE_IMPLAUSIBLE': 'Le prix de {price} paraît invraisemblable pour ce bien : vérifiez-le.',
+  'warning.PRICE_PER_M2_IMPLAUSIBLE': '{price} pour {surface} font {ppm2} : hors des prix plausibles. Vérifiez le prix et la surface.',
+  'warning.SALE_PRICE_LOOKS_LIKE_RENT':
+    'Un prix de vente de {price} ressemble à un loyer mensuel ou à un prix au m² : vérifiez la transaction et le prix.',
+  'warning.SURFACE_IMPLAUSIBLE': 'La surface de {surface} paraît invraisemblable : vérifiez-la.',
+  'price.check_title': 'Prix à confirmer',
+  'price.held': 'Tant que vous ne l’avez pas confirmé ou corrigé, ce prix n’est ni montré dans la vidéo ni comparé au marché.',
+  'price.confirm': 'Je confirme le prix de {price}',
+  'price.fix': 'Ou corrigez-le (DH)',
+  'price.needed': 'Confirmez ou corrigez le prix avant de créer la vidéo.',
+  'price.fix_invalid': 'Le prix corrigé doit être un nombre entier de dirhams, supérieur à 0.',
+  'duration.invalid': 'La durée doit être un nombre entier de secondes, de 10 à 90 (ou vide pour automatique).',
+  'job.poster': 'Télécharger l’affiche (JPEG)',
+  'job.unshare': 'Retirer le lien',
+  'job.unshared': 'Lien retiré : il ne s’ouvre plus.',
+  'job.share_created': 'Lien copié : il s’ouvre sans connexion jusqu’au {date}.',
+  'job.share_shown': 'Lien créé, à copier ci-dessous : il s’ouvre sans connexion jusqu’au {date}.',
+  'photos.left_out': 'Photos laissées de côté pour tenir dans la durée : {names}.',
+  'batch.photo_missing': 'La photo {name} n’a pas été déposée avec le CSV.',
+  'batch.uploading': 'Envoi des photos du lot : {done} sur {total}…',
+  'batch.download_all': 'Télécharger toutes les vidéos',
+  'batch.download_row': 'Télécharger',
+  'job.eta_measured': 'Temps restant estimé : {time}',
   'photos.title': 'Photos',
   'photos.drop': 'Déposez vos photos ici (plusieurs à la fois), ou',
   'photos.choose': 'choisissez des fichiers',
@@ -177,13 +206,15 @@ const fr: Dictionary = {
   'history.rerun_loaded': 'Réglages de la vidéo {id} chargés : modifiez-les puis créez la vidéo.',
   'batch.title': 'Lot CSV',
   'batch.help':
-    'Une ligne par vidéo, mêmes colonnes que la commande « immoreel render --csv » : id, url ou description, photos (liens ou asset:… séparés par |), template, format ou formats (plusieurs séparés par |), language, target_audience, music, duration_s, agency_name, agent_name, phone.',
-  'batch.drop': 'Déposez un fichier CSV ici, ou',
-  'batch.choose': 'choisissez un fichier',
+    'Une ligne par vidéo, mêmes colonnes que la commande « immoreel render --csv » : id, url ou description, photos (noms des photos déposées avec le CSV, liens ou asset:…, séparés par |), template, format (un seul) ou formats (plusieurs séparés par |), language, target_audience, music, duration_s, agency_name, agent_name, phone.',
+  'batch.drop': 'Déposez ici un fichier CSV avec ses photos, ou',
+  'batch.choose': 'choisissez les fichiers',
   'batch.row': 'Ligne',
   'batch.summary': '{done} sur {total} terminées, {failed} en échec.',
   'batch.download_failed': 'Télécharger les lignes en échec (CSV)',
   'batch.empty': 'Ce fichier CSV ne contient aucune ligne de données.',
+  'batch.no_csv': 'Déposez aussi le fichier CSV du lot (les photos seules ne suffisent pas).',
+  'batch.interrupted': 'Ligne non envoyée : la page a été rechargée avant. Déposez de nouveau les lignes en échec.',
   'batch.submitting': 'envoi',
   'time.s': '{n} s',
   'time.min': '{m} min {s} s',
@@ -267,6 +298,7 @@ const en: Dictionary = {
   'signin.submit': 'Sign in',
   'signin.link_used': 'This sign-in link was already used: run “immoreel studio” again or paste an API key.',
   'signin.as': 'Signed in: {tenant}',
+  'signin.local': 'Signed in to this Studio',
   'new.title': 'Turn a listing into a video',
   'listing.label': 'Listing link or listing text',
   'listing.hint': 'A Mubawab, Avito, Sarouty or Yakeey link, or the listing text (French, Arabic, English, Darija).',
@@ -302,6 +334,34 @@ const en: Dictionary = {
   'angles.title': 'Selling angles',
   'warnings.title': 'Warnings',
   'warnings.none': 'No warnings.',
+  'device.link': 'Connect another device',
+  'device.title': 'Another device',
+  'device.lan': 'Open this link on the phone or other device, on the same network. It works once.',
+  'device.local': 'This link works once, but the Studio listens on this computer only: for a phone, start it with “immoreel studio --lan”.',
+  'device.serve': 'On this server, sign the other device in with an API key.',
+  'warning.PRICE_IMPLAUSIBLE': 'The price of {price} looks implausible for this property: check it.',
+  'warning.PRICE_PER_M2_IMPLAUSIBLE': '{price} for {surface} makes {ppm2}: outside plausible prices. Check the price and the surface.',
+  'warning.SALE_PRICE_LOOKS_LIKE_RENT':
+    'A sale price of {price} looks like a monthly rent or a price per m²: check the transaction and the price.',
+  'warning.SURFACE_IMPLAUSIBLE': 'The surface of {surface} looks implausible: check it.',
+  'price.check_title': 'Price to confirm',
+  'price.held': 'Until you confirm or correct it, this price is neither shown in the video nor compared with the market.',
+  'price.confirm': 'I confirm the price of {price}',
+  'price.fix': 'Or correct it (MAD)',
+  'price.needed': 'Confirm or correct the price before creating the video.',
+  'price.fix_invalid': 'The corrected price must be a whole number of dirhams above 0.',
+  'duration.invalid': 'The duration must be a whole number of seconds from 10 to 90 (or empty for automatic).',
+  'job.poster': 'Download the poster (JPEG)',
+  'job.unshare': 'Withdraw the link',
+  'job.unshared': 'Link withdrawn: it no longer opens.',
+  'job.share_created': 'Link copied: it opens without signing in until {date}.',
+  'job.share_shown': 'Link created, copy it below: it opens without signing in until {date}.',
+  'photos.left_out': 'Photos left out to fit the duration: {names}.',
+  'batch.photo_missing': 'The photo {name} was not dropped with the CSV.',
+  'batch.uploading': 'Uploading the batch photos: {done} of {total}…',
+  'batch.download_all': 'Download every video',
+  'batch.download_row': 'Download',
+  'job.eta_measured': 'Estimated time left: {time}',
   'photos.title': 'Photos',
   'photos.drop': 'Drop your photos here (several at once), or',
   'photos.choose': 'choose files',
@@ -387,13 +447,15 @@ const en: Dictionary = {
   'history.rerun_loaded': 'Settings of video {id} loaded: change them, then create the video.',
   'batch.title': 'CSV batch',
   'batch.help':
-    'One row per video, the same columns as “immoreel render --csv”: id, url or description, photos (links or asset:… separated by |), template, format or formats (several separated by |), language, target_audience, music, duration_s, agency_name, agent_name, phone.',
-  'batch.drop': 'Drop a CSV file here, or',
-  'batch.choose': 'choose a file',
+    'One row per video, the same columns as “immoreel render --csv”: id, url or description, photos (names of the photos dropped with the CSV, links or asset:…, separated by |), template, format (one) or formats (several separated by |), language, target_audience, music, duration_s, agency_name, agent_name, phone.',
+  'batch.drop': 'Drop a CSV file here with its photos, or',
+  'batch.choose': 'choose the files',
   'batch.row': 'Row',
   'batch.summary': '{done} of {total} finished, {failed} failed.',
   'batch.download_failed': 'Download the failed rows (CSV)',
   'batch.empty': 'This CSV file has no data rows.',
+  'batch.no_csv': 'Drop the batch CSV file too (photos alone are not enough).',
+  'batch.interrupted': 'Row not sent: the page was reloaded first. Drop the failed rows again.',
   'batch.submitting': 'submitting',
   'time.s': '{n} s',
   'time.min': '{m} min {s} s',
@@ -474,6 +536,7 @@ const ar: Dictionary = {
   'signin.submit': 'دخول',
   'signin.link_used': 'رابط الدخول هذا استُعمل من قبل: أعد تشغيل «immoreel studio» أو الصق مفتاح API.',
   'signin.as': 'متصل: {tenant}',
+  'signin.local': 'متصل بهذا الاستوديو',
   'new.title': 'حوّل إعلانًا إلى فيديو',
   'listing.label': 'رابط الإعلان أو نص الإعلان',
   'listing.hint': 'رابط من مُباوَب أو أفيتو أو ساروتي أو ياكي، أو نص الإعلان (فرنسية، عربية، إنجليزية، دارجة).',
@@ -510,6 +573,33 @@ const ar: Dictionary = {
   'angles.title': 'زوايا البيع',
   'warnings.title': 'نقاط تنبيه',
   'warnings.none': 'لا توجد نقاط تنبيه.',
+  'device.link': 'ربط جهاز آخر',
+  'device.title': 'جهاز آخر',
+  'device.lan': 'افتح هذا الرابط على الهاتف أو الجهاز الآخر، على نفس الشبكة. يصلح مرة واحدة.',
+  'device.local': 'يصلح هذا الرابط مرة واحدة، لكن الاستوديو لا يستمع إلا على هذا الحاسوب: للهاتف، أعد تشغيله بـ «immoreel studio --lan».',
+  'device.serve': 'على هذا الخادم، اربط الجهاز الآخر بمفتاح API.',
+  'warning.PRICE_IMPLAUSIBLE': 'يبدو ثمن {price} غير معقول لهذا العقار: تحقّق منه.',
+  'warning.PRICE_PER_M2_IMPLAUSIBLE': '{price} مقابل {surface} يعطي {ppm2}: خارج الأثمنة المعقولة. تحقّق من الثمن والمساحة.',
+  'warning.SALE_PRICE_LOOKS_LIKE_RENT': 'ثمن بيع قدره {price} يشبه كراءً شهريًا أو ثمنًا للمتر المربع: تحقّق من نوع المعاملة والثمن.',
+  'warning.SURFACE_IMPLAUSIBLE': 'تبدو مساحة {surface} غير معقولة: تحقّق منها.',
+  'price.check_title': 'ثمن يحتاج إلى تأكيد',
+  'price.held': 'ما دمت لم تؤكده أو تصحّحه، لا يظهر هذا الثمن في الفيديو ولا يُقارن بالسوق.',
+  'price.confirm': 'أؤكد ثمن {price}',
+  'price.fix': 'أو صحّحه (درهم)',
+  'price.needed': 'أكّد الثمن أو صحّحه قبل إنشاء الفيديو.',
+  'price.fix_invalid': 'يجب أن يكون الثمن المصحّح عددًا صحيحًا من الدراهم أكبر من 0.',
+  'duration.invalid': 'يجب أن تكون المدة عددًا صحيحًا من الثواني بين 10 و90 (أو فارغة للمدة التلقائية).',
+  'job.poster': 'تنزيل الملصق (JPEG)',
+  'job.unshare': 'سحب الرابط',
+  'job.unshared': 'سُحب الرابط: لم يعد يُفتح.',
+  'job.share_created': 'نُسخ الرابط: يُفتح دون تسجيل الدخول حتى {date}.',
+  'job.share_shown': 'أُنشئ الرابط، انسخه أدناه: يُفتح دون تسجيل الدخول حتى {date}.',
+  'photos.left_out': 'صور تُركت جانبًا لتناسب المدة: {names}.',
+  'batch.photo_missing': 'لم تُسقط الصورة {name} مع ملف CSV.',
+  'batch.uploading': 'إرسال صور الدفعة: {done} من {total}…',
+  'batch.download_all': 'تنزيل كل الفيديوهات',
+  'batch.download_row': 'تنزيل',
+  'job.eta_measured': 'الوقت المتبقي المقدّر: {time}',
   'photos.title': 'الصور',
   'photos.drop': 'أسقط صورك هنا (عدة صور دفعة واحدة)، أو',
   'photos.choose': 'اختر ملفات',
@@ -595,13 +685,15 @@ const ar: Dictionary = {
   'history.rerun_loaded': 'حُمّلت إعدادات الفيديو {id}: عدّلها ثم أنشئ الفيديو.',
   'batch.title': 'دفعة CSV',
   'batch.help':
-    'سطر لكل فيديو، بنفس أعمدة «immoreel render --csv»: id، url أو description، photos (روابط أو asset:… مفصولة بـ |)، template، format أو formats (عدة صيغ مفصولة بـ |)، language، target_audience، music، duration_s، agency_name، agent_name، phone.',
-  'batch.drop': 'أسقط ملف CSV هنا، أو',
-  'batch.choose': 'اختر ملفًا',
+    'سطر لكل فيديو، بنفس أعمدة «immoreel render --csv»: id، url أو description، photos (أسماء الصور المُسقطة مع ملف CSV أو روابط أو asset:…، مفصولة بـ |)، template، format (صيغة واحدة) أو formats (عدة صيغ مفصولة بـ |)، language، target_audience، music، duration_s، agency_name، agent_name، phone.',
+  'batch.drop': 'أسقط ملف CSV هنا مع صوره، أو',
+  'batch.choose': 'اختر الملفات',
   'batch.row': 'السطر',
   'batch.summary': 'اكتمل {done} من {total}، وفشل {failed}.',
   'batch.download_failed': 'نزّل الأسطر الفاشلة (CSV)',
   'batch.empty': 'ملف CSV هذا لا يحتوي على أي سطر بيانات.',
+  'batch.no_csv': 'أسقط أيضًا ملف CSV الخاص بالدفعة (الصور وحدها لا تكفي).',
+  'batch.interrupted': 'لم يُرسل السطر: أُعيد تحميل الصفحة قبل ذلك. أسقط الأسطر الفاشلة من جديد.',
   'batch.submitting': 'جارٍ الإرسال',
   'time.s': '{n} ث',
   'time.min': '{m} د {s} ث',
@@ -667,19 +759,60 @@ export function has(key: string): boolean {
 /** The text of `key` in the page's language, `{name}` placeholders filled. */
 export function t(key: string, values: Record<string, string | number> = {}): string {
   const text = DICTIONARIES[current][key] ?? DICTIONARIES.en[key] ?? key;
-  return text.replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole));
+  // A number (formatNumber's isolate) stays on the line of the word after it: "12 s", "3 photos".
+  return text
+    .replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole))
+    .replace(/\u2069 /g, `${PDI}${NBSP}`);
 }
 
 export function locale(): string {
   return current === 'ar' ? 'ar-MA' : current === 'fr' ? 'fr-MA' : 'en-GB';
 }
 
+/** Bidi isolation (left-to-right isolate … pop directional isolate) and the spaces that never break. */
+const LRI = '\u2066';
+const PDI = '\u2069';
+const NNBSP = '\u202f';
+export const NBSP = '\u00a0';
+
+const numberFormats = new Map<string, Intl.NumberFormat>();
+
 /**
- * Numbers as the video's cards write them (src/analysis/labels.ts, one module for both): "1 850 000"
- * in French and Arabic, "1,850,000" in English, Latin digits (docs/studio.md, "What the page does").
+ * Every number the page shows (docs/studio.md "Numbers"): "1 850 000" in French and Arabic,
+ * "1,850,000" in English, Latin digits, as the video's cards write them. Intl with `fr-FR` (not
+ * `fr-MA`, whose "1.850.000" reads as a decimal): its groups are joined by narrow no-break spaces,
+ * so a number never breaks across lines, and the whole is a left-to-right isolate, so on the Arabic
+ * page its groups are drawn in reading order ("1 350 000", not "000 350 1").
  */
 export function formatNumber(value: number, decimals = 0): string {
-  return formatLabelNumber(value, current, decimals);
+  const tag = `${current === 'en' ? 'en-GB' : 'fr-FR'}:${decimals}`;
+  let format = numberFormats.get(tag);
+  if (format === undefined) {
+    format = new Intl.NumberFormat(tag.split(':')[0], {
+      minimumFractionDigits: decimals,
+      maximumFractionDigits: decimals,
+      numberingSystem: 'latn',
+    });
+    numberFormats.set(tag, format);
+  }
+  return `${LRI}${format.format(value).replace(/[ \u00a0]/g, NNBSP)}${PDI}`;
+}
+
+/** A number and its unit ("120 m²", "12 %"), joined by a no-break space. */
+export function formatAmount(value: number, unit: string, decimals = 0): string {
+  return `${formatNumber(value, decimals)}${NBSP}${unit}`;
+}
+
+/** Groups of digits (a thousands separator a space, a no-break or a narrow no-break space), an optional decimal part. */
+const NUMBER_RUN = /\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:[.,]\d+)?(?!\d)|\d+(?:[.,]\d+)?/g;
+const UNIT_AFTER = /\u2069 (?=%|DH|MAD|m²|m2|درهم|م²)/g;
+
+/**
+ * Text written by the server or a listing (angles, buyer reasons, warnings): each number in it
+ * isolated and unbreakable as formatNumber's are, and kept on one line with its unit.
+ */
+export function isolateNumbers(text: string): string {
+  return text.replace(NUMBER_RUN, (run) => `${LRI}${run.replace(/[ \u00a0]/g, NNBSP)}${PDI}`).replace(UNIT_AFTER, `${PDI}${NBSP}`);
 }
 
 /** A date of the API ("2024-12", "2024-12-05" or a full timestamp) in the page's language. */
@@ -707,7 +840,7 @@ export function formatSource(source: string): string {
 
 export function formatDuration(seconds: number): string {
   const s = Math.max(0, Math.round(seconds));
-  return s < 60 ? t('time.s', { n: s }) : t('time.min', { m: Math.floor(s / 60), s: s % 60 });
+  return s < 60 ? t('time.s', { n: formatNumber(s) }) : t('time.min', { m: formatNumber(Math.floor(s / 60)), s: formatNumber(s % 60) });
 }
 
 /** Every key exists in every language (checked by the unit test). */

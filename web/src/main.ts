@@ -3,13 +3,13 @@ import { $, make, showError } from './dom.js';
 import { restoreDraft, saveDraft } from './draft.js';
 import { chooseLanguage, isPageLanguage, setLanguage, t, type PageLanguage } from './i18n.js';
 import { hooks, state, type View } from './state.js';
-import { renderBatch, wireBatch } from './views/batch.js';
+import { renderBatch, resumeBatch, wireBatch } from './views/batch.js';
 import { wireBranding } from './views/branding.js';
 import { loadHistory, renderHistory, wireHistory } from './views/history.js';
 import { openAddressedJob, renderJob, wireJob } from './views/job.js';
-import { renderAnalysis, renderFormatsHint, showTemplateStills, wireNewVideo } from './views/new-video.js';
+import { renderAnalysis, renderFormatsHint, schedulePhotoPreview, showTemplateStills, wireNewVideo } from './views/new-video.js';
 import { renderPhotos, wirePhotos } from './views/photos.js';
-import { signedIn, wireSignIn } from './views/signin.js';
+import { signedIn, whoami, wireSignIn } from './views/signin.js';
 
 /*
  * The Studio page (docs/studio.md). Plain DOM: the HTML holds the structure, the views in views/
@@ -31,7 +31,7 @@ function applyLanguage(lang: PageLanguage): void {
   audience.replaceChildren(...AUDIENCES.map((key) => make('option', { value: key }, t(`audience.${key}`))));
   audience.value = chosen;
   document.title = `immoreel Studio — ${t(`nav.${state.view}`)}`;
-  if (state.session?.signed_in) $('whoami').textContent = t('signin.as', { tenant: state.session.tenant ?? '' });
+  if (state.session?.signed_in) $('whoami').textContent = whoami(state.session.tenant);
   if (state.property !== null) renderAnalysis(state.property);
   renderPhotos();
   if (state.shownJob !== null) renderJob(state.shownJob);
@@ -44,6 +44,8 @@ function showView(view: View | 'signin'): void {
   $('boot').hidden = true;
   $('nav').hidden = view === 'signin';
   $('signout').hidden = view === 'signin';
+  $('device-link').hidden = view === 'signin';
+  if (view === 'signin') $('device-panel').hidden = true;
   if (view !== 'signin') {
     state.view = view;
     for (const link of document.querySelectorAll<HTMLAnchorElement>('#nav a')) {
@@ -61,6 +63,7 @@ function route(): void {
   showView(hash === 'history' || hash === 'batch' ? hash : 'new');
   showTemplateStills();
   void openAddressedJob();
+  resumeBatch();
 }
 
 async function start(): Promise<void> {
@@ -93,7 +96,10 @@ async function start(): Promise<void> {
     renderPhotos();
     renderFormatsHint();
   }
-  hooks.changed = saveDraft;
+  hooks.changed = () => {
+    saveDraft();
+    if (state.session?.signed_in) schedulePhotoPreview();
+  };
   for (const form of ['analyze-form', 'render-form']) {
     $(form).addEventListener('input', saveDraft);
     $(form).addEventListener('change', saveDraft);

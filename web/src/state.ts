@@ -45,6 +45,10 @@ export interface PageState {
   history: JobRecord[];
   historyCursor: string | null;
   batch: { columns: string[]; rows: BatchRowState[] } | null;
+  /** The agent's answer about a doubtful price (docs/studio.md "Doubtful facts"). */
+  priceCheck: { confirmed: boolean; corrected: string };
+  /** The refs of the photos the storyboard would leave out at the duration chosen (docs/studio.md "What the page does"). */
+  leftOut: Set<string>;
 }
 
 export const state: PageState = {
@@ -59,11 +63,13 @@ export const state: PageState = {
   history: [],
   historyCursor: null,
   batch: null,
+  priceCheck: { confirmed: false, corrected: '' },
+  leftOut: new Set(),
 };
 
 export const hooks = {
   /** Shows the screen the address and the session call for. */
   route: (): void => undefined,
-  /** Something in the draft changed: main.ts stores it. */
+  /** Something in the draft changed: main.ts stores it (and asks again which photos the video will show). */
   changed: (): void => undefined,
 };

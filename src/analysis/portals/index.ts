@@ -1,5 +1,5 @@
 import { AppError, badRequest } from '../../core/errors.js';
-import type { ListingFacts, ListingSource, PortalName, Provenance, Warning } from '../../core/types.js';
+import type { Language, ListingFacts, ListingSource, PortalName, Provenance, Warning } from '../../core/types.js';
 import { PROVENANCE_FIELDS } from '../../core/types.js';
 import { openFetch, type FetchPort, type FetchResult, type PortFetchOptions } from '../../net/fetch.js';
 import { mergeFacts } from '../merge.js';
@@ -93,12 +93,24 @@ export function portalLink(text: string): PortalLink | null {
   return { url: schemeAdded ? `https://${trimmed}` : trimmed, schemeAdded };
 }
 
+/**
+ * A request whose description is only a portal's address, as the request for that address
+ * (docs/portals.md "Links without a scheme"): decided before any page is fetched or any worker
+ * thread runs, so that the page is fetched where fetching happens. Other requests are unchanged.
+ */
+export function linkAsUrl<T extends { url: string | null; html: string | null; description: string | null }>(valid: T): T {
+  if (valid.url !== null || valid.html !== null || valid.description === null || portalLink(valid.description) === null) return valid;
+  return { ...valid, url: valid.description.trim(), description: null };
+}
+
 /** The warning a property carries when its address was given without `https://`. */
-export function schemeAddedWarning(given: string, url: string): Warning {
-  return {
-    code: 'URL_SCHEME_ADDED',
-    message: `${given} was read as the link ${url}: https:// was added. Paste links with their https:// to be sure they are read as links.`,
+export function schemeAddedWarning(given: string, url: string, language: Language = 'en'): Warning {
+  const message: Record<Language, string> = {
+    en: `${given} was read as the link ${url}: https:// was added. Paste links with their https:// to be sure they are read as links.`,
+    fr: `${given} a été lu comme le lien ${url} : https:// a été ajouté. Collez les liens avec leur https:// pour qu’ils soient lus comme des liens.`,
+    ar: `قُرئ ${given} على أنه الرابط ${url}: أضيف https://. الصق الروابط مع https:// لتُقرأ كروابط.`,
   };
+  return { code: 'URL_SCHEME_ADDED', message: message[language] };
 }
 
 function notAListing(verdict: Extract<UrlVerdict, { kind: 'not_listing' }>, shownUrl: string, subject = shownUrl): AppError {

@@ -6,7 +6,7 @@ import { Excerpts } from './excerpt.js';
 import { findFloor } from './floor.js';
 import { extractLocation } from './location.js';
 import { normalizeText } from './normalize.js';
-import { findNumbers } from './numbers.js';
+import { findAllNumbers } from './numbers.js';
 import { chargesAfter, choosePrice, findPriceMentions, statesNoPrice } from './price.js';
 import { extractRoomCounts } from './rooms.js';
 import { chooseSurfaces, findSurfaceMentions } from './surface.js';
@@ -67,7 +67,7 @@ export function extractFacts(text: string, options: ExtractOptions = {}): Listin
   const normalized = scrubPrivate(normalizeText(text));
   if (normalized === '') return facts;
   const titleEnd = titleEndIn(normalized);
-  const numbers = findNumbers(normalized);
+  const numbers = findAllNumbers(normalized);
   const excerpts = new Excerpts(text, normalized);
   const source = options.source ?? 'description';
   const note = (field: ProvenanceField, span: { start: number; end: number } | null | undefined, confidence?: number): void => {

@@ -11,12 +11,12 @@ import { WORD_START } from './normalize.js';
 
 const SYNONYMS: Record<FeatureKey, string> = {
   pool: String.raw`piscines?|swimming ?pools?|pools?|مسبح|المسبح|مسابح|msbe7|picine|pissine`,
-  garden: String.raw`jardins?|gardens?|حديقه|الحديقه|حدائق|جرده|jerda|jarda`,
+  garden: String.raw`jardins?|gardens?|حديقه|الحديقه|حدائق|جرده|jerda|jarda|jnan|jnane|جنان`,
   terrace: String.raw`terrasses?|terraces?|roof ?tops?|toit[- ]terrasse|سطح|السطح|تراس|sta7|stah|terasse`,
   balcony: String.raw`balcons?|balcony|balconies|بالكون|بالكونه|شرفه|الشرفه|balkon`,
   elevator: String.raw`ascenseurs?|ascensseur|asenseur|ascenceur|assenseur|elevateur|elevators?|lifts?|مصعد|المصعد|بالمصعد|asanseur|sonseur`,
-  parking: String.raw`parkings?|place de stationnement|stationnement|parking space|car park|موقف|باركينغ|parkin`,
-  garage: String.raw`garages?|box|كراج|الكراج|مراب|المراب|garaj`,
+  parking: String.raw`parkings?|place de stationnement|stationnement|parking space|car park|موقف|باركينغ|باركينج|parkin|barking`,
+  garage: String.raw`garages?|box|كراج|الكراج|جراج|الجراج|كاراج|الكاراج|قراج|مراب|المراب|garaj|garage|karaj|gharaj`,
   air_conditioning: String.raw`climatisation|climatise|climatisee|climatises|clim|clims|climatiseurs?|air conditionne|air-conditionne|air conditioning|a\/c|splits?|مكيف|مكيفات|تكييف|التكييف|climatiseur`,
   heating: String.raw`chauffage|heating|تدفئه|التدفئه|radiateurs?`,
   equipped_kitchen: String.raw`cuisines? (?:entierement |bien |tres bien |toute |moderne et |americaine |ouverte (?:et |& )?|integree et |amenagee et )?(?:equipee?s?|equipe|amenagee?s?|integree?s?)|(?:fully )?(?:equipped|fitted) kitchen|kitchen (?:fully )?(?:equipped|fitted)|مطبخ مجهز|المطبخ مجهز|مطبخ مجهزه|kouzina mjehza|kozina mjehza`,

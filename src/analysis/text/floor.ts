@@ -59,7 +59,7 @@ const FLOOR_PATTERNS: RegExp[] = [
   /(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:etage|etg|etag|floor|level)\s?(?:n°|no|numero)?\s?:?\s?(?<n>\d{1,2})(?![a-z\u00df-\u024f\u0600-\u06ff\d]|\s?(?:etages|m2|m\b|min))/g,
   // "premier étage", "deuxième étage", "second floor", "الطابق الثالث", "tab9a tani"
   new RegExp(
-    String.raw`(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:(?<word>${ORDINAL_WORD_PATTERN})\s(?:etage|floor)|(?:الطابق|الطبقه|طابق|tab9a|tabqa|tabaq|ta9a)\s(?:رقم\s)?(?:(?<ar>${ORDINAL_WORD_PATTERN})|(?<arn>\d{1,2})))(?![a-z\u00df-\u024f\u0600-\u06ff])`,
+    String.raw`(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:(?<word>${ORDINAL_WORD_PATTERN})\s(?:etage|floor)|(?:الطابق|الطبقه|طابق|طبقه|tab9a|tabqa|tabaq|ta9a|tbe9a|tbeqa|tabe9a|ttab9a|etaj)\s(?:رقم\s)?(?:(?<ar>${ORDINAL_WORD_PATTERN})|(?<arn>\d{1,2})))(?![a-z\u00df-\u024f\u0600-\u06ff])`,
     'g',
   ),
   // ground floor

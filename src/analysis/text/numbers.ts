@@ -8,6 +8,7 @@
  * ambiguous: thousands in "15.000 m2" but a decimal in "2,995 MDH"; the token keeps both readings
  * and the unit decides (price.ts).
  */
+import { findWordNumbers } from './number-words.js';
 
 export interface NumberToken {
   /** Value with every separator read as a thousands separator (or as the decimal point when unambiguous). */
@@ -20,6 +21,8 @@ export interface NumberToken {
   grouped: boolean;
   start: number;
   end: number;
+  /** Written in words, alone or with digits ("un million deux cent mille", "مليون و200 ألف"): number-words.ts. */
+  spelled?: { scale: number; millionCount: number | null };
 }
 
 /**
@@ -121,6 +124,25 @@ export function findNumbers(normalized: string): NumberToken[] {
     if (token) tokens.push(token);
   }
   return tokens;
+}
+
+/**
+ * Every number of the text, in order: those written in words (number-words.ts), and those written
+ * in digits outside them (the "200" of "مليون و200 ألف" is part of the phrase, not a number of its own).
+ */
+export function findAllNumbers(normalized: string): NumberToken[] {
+  const spelled: NumberToken[] = findWordNumbers(normalized).map((phrase) => ({
+    value: phrase.value,
+    decimalReading: null,
+    hasDecimal: false,
+    grouped: true,
+    start: phrase.start,
+    end: phrase.end,
+    spelled: { scale: phrase.scale, millionCount: phrase.millionCount },
+  }));
+  if (spelled.length === 0) return findNumbers(normalized);
+  const digits = findNumbers(normalized).filter((token) => !spelled.some((phrase) => token.start < phrase.end && token.end > phrase.start));
+  return [...digits, ...spelled].sort((a, b) => a.start - b.start);
 }
 
 /** Small counts written as words (FR, EN, Arabic script, Darija in Latin letters). */

@@ -46,7 +46,7 @@ const UNIT_AFTER = new RegExp(
     String.raw`|(?<mdh>m\s?dhs?|mdh|mdhs|m\s?dirhams?|m(?=\s?(?:dh|mad)\b))` +
     String.raw`|(?<million>${MILLION_WORD})(?:\s+(?:de\s+|d')?(?<millionMad>${MAD_UNIT})|\s*(?:de\s+|d')?(?<centimes>centimes?|cts|سنتيم|santim|franc?s?|ryal))?` +
     String.raw`|(?<billion>مليار|milliards?)` +
-    String.raw`|(?<thousand>k|mille|alf|الف|ألف|آلاف|الاف)(?:\s?(?<thousandMad>${MAD_UNIT}))?` +
+    String.raw`|(?<thousand>k|mille|thousands?|alf|alaf|الف|ألف|آلاف|الاف)(?:\s?(?<thousandMad>${MAD_UNIT}))?` +
     String.raw`|(?<mad>${MAD_UNIT})` +
     String.raw`|(?<eur>${EUR_UNIT})` +
     String.raw`)(?![a-z\u0600-\u06ff])`,
@@ -106,8 +106,33 @@ interface UnitReading {
   end: number;
 }
 
+/** What may follow a number written in words: a currency, or centimes (÷ 100). */
+const SPELLED_UNIT_AFTER = new RegExp(
+  String.raw`^\s?(?:de\s+|d'|of\s+)?(?:(?<mad>${MAD_UNIT})|(?<eur>${EUR_UNIT})|(?<centimes>centimes?|cts|سنتيم|santim|franc?s?|ryal|ryals))(?![a-z\u0600-\u06ff])`,
+);
+
+/**
+ * The amount of a number written in words ("un million deux cent mille dirhams", "مليون ونص",
+ * "مليون سنتيم"). The centimes rule of docs/analysis-text.md holds as for digits: centimes named,
+ * or ten millions and more (or a milliard) with no dirham unit, count centimes (÷ 100). Without a
+ * unit, a phrase that names thousands or millions is an amount; a smaller one ("cent vingt") is a
+ * bare number.
+ */
+function readSpelledUnit(text: string, token: NumberToken, spelled: NonNullable<NumberToken['spelled']>): UnitReading | null {
+  const unit = SPELLED_UNIT_AFTER.exec(text.slice(token.end, token.end + 24));
+  const end = token.end + (unit?.[0].length ?? 0);
+  if (unit?.groups?.eur !== undefined) return { amount: token.value, currency: 'EUR', end };
+  if (unit?.groups?.centimes !== undefined) return { amount: token.value / 100, currency: 'MAD', end };
+  if (unit?.groups?.mad !== undefined) return { amount: token.value, currency: 'MAD', end };
+  if (SURFACE_AFTER.test(text.slice(token.end, token.end + 16))) return null;
+  if (spelled.scale >= 1e9 || (spelled.millionCount ?? 0) >= 10) return { amount: token.value / 100, currency: 'MAD', end };
+  // A lone "mille" ("mille mercis") is no amount without its unit.
+  return spelled.scale >= 1000 && token.value > 1000 ? { amount: token.value, currency: 'MAD', end } : null;
+}
+
 /** Reads the unit after a number and returns the amount it makes, or null when it is no amount. */
 function readUnit(text: string, token: NumberToken): UnitReading | null {
+  if (token.spelled !== undefined) return readSpelledUnit(text, token, token.spelled);
   UNIT_AFTER.lastIndex = token.end;
   const match = UNIT_AFTER.exec(text);
   const before = text.slice(Math.max(0, token.start - 6), token.start);

@@ -39,7 +39,7 @@ export interface SurfaceFacts {
 
 const STRONG_UNIT = String.raw`m\s?2|mq|sqm|sq\s?m|sq\.\s?m|square\s+met(?:er|re)s?|met(?:re|er)s?\s+carres?|متر\s+مربع|مترا\s+مربعا|م\s?2`;
 /** A lone "م" abbreviates متر ("86 م") but also ميلادي after a year ("2015 م"): years are skipped for it. */
-const WEAK_UNIT = String.raw`metres?|meters?|mettres?|mitres?|mtrs?|mt|m|مترا|متر|امتار|م`;
+const WEAK_UNIT = String.raw`metres?|meters?|mettres?|mitres?|metros?|mitros?|mitr|mtrs?|mt|m|مترا|متر|امتار|ميترو|م`;
 /** "m²" glued to the next word ("63m²habitable") is still the unit; a lone "m" must end its word. */
 const SURFACE_UNIT = new RegExp(
   String.raw`\s?(?:(?<strong>(?:${STRONG_UNIT})(?![a-z\u00df-\u024f\u0600-\u06ff\d])|m2(?=[a-z\u00df-\u024f]))|(?:(?<weak>${WEAK_UNIT})|(?<hectare>hectares?|ha|هكتار|هكتارات))(?![a-z\u00df-\u024f\u0600-\u06ff\d]))`,

@@ -8,7 +8,8 @@ import type { AnalyzeRequest } from '../../core/requests.js';
 import { csvLine, failedFileFor, readBatchCsv, runBatch, updateFailedCsv, type BatchColumns, type BatchRow } from '../../jobs/batch.js';
 import { contextFor, type CommandContext } from '../command-context.js';
 import { formatProperty } from '../format.js';
-import { readInputRequest, type InputFlags } from '../inputs.js';
+import { confirmedFactsFlag, readInputRequest, type InputFlags } from '../inputs.js';
+import { splitConfirmedFacts } from '../../core/analyze-rules.js';
 import { assertWritableFolder } from '../output-folders.js';
 import { parseCount } from '../parse.js';
 
@@ -41,13 +42,14 @@ const RESULT_COLUMNS = [
   'feature_keys',
   'marketing_angles',
   'warnings',
+  'held_back',
   'error_code',
   'error_message',
 ] as const;
 
 /** The columns of an analyze batch, and the CLI option names accepted for them (docs/cli.md). */
 const ANALYZE_BATCH_COLUMNS: BatchColumns = {
-  known: ['url', 'description', 'language', 'target_audience'],
+  known: ['url', 'description', 'language', 'target_audience', 'confirmed_facts'],
   aliases: { audience: 'target_audience' },
 };
 
@@ -74,6 +76,7 @@ function resultCsvRow(id: string, property: Property | null, error: AppError | n
     p?.feature_keys.join('|'),
     p?.marketing_angles.join(' | '),
     p?.warnings.map((w) => w.code).join('|'),
+    p?.held_back?.map((fact) => fact.field).join('|'),
     error?.code,
     error?.message,
   ]);
@@ -87,11 +90,17 @@ function rowRequest(row: BatchRow, defaults: AnalyzeRequest): AnalyzeRequest {
       details: [{ field: 'description', message: 'give a url or a description' }],
     });
   }
+  const confirmed = pick('confirmed_facts');
   return {
     url: pick('url'),
     description: pick('description'),
     language: (pick('language') ?? defaults.language) as AnalyzeRequest['language'],
     target_audience: (pick('target_audience') ?? defaults.target_audience) as AnalyzeRequest['target_audience'],
+    ...(confirmed === undefined
+      ? defaults.confirmed_facts === undefined
+        ? {}
+        : { confirmed_facts: defaults.confirmed_facts }
+      : { confirmed_facts: splitConfirmedFacts(confirmed) }),
   };
 }
 
@@ -104,7 +113,7 @@ async function analyzeBatch(ctx: CommandContext, service: Service, flags: Analyz
   const batch = await readBatchCsv(csvFile, ANALYZE_BATCH_COLUMNS);
   if (batch.unknownColumns.length > 0) {
     output.warn(
-      `${csvFile}: column${batch.unknownColumns.length === 1 ? '' : 's'} ${batch.unknownColumns.map((c) => `"${c}"`).join(', ')} ignored (an analyze batch reads id, url, description, language, target_audience).`,
+      `${csvFile}: column${batch.unknownColumns.length === 1 ? '' : 's'} ${batch.unknownColumns.map((c) => `"${c}"`).join(', ')} ignored (an analyze batch reads id, url, description, language, target_audience, confirmed_facts).`,
     );
   }
   const asCsv = outFile !== null && /\.csv$/i.test(outFile);
@@ -114,12 +123,14 @@ async function analyzeBatch(ctx: CommandContext, service: Service, flags: Analyz
   // On a terminal without --json, one readable line per row; piped or with --json, NDJSON.
   const readable = !output.json && process.stdout.isTTY === true;
   let done = 0;
+  let heldBack = 0;
   const summary = await runBatch(batch.rows, async (row) => (await service.analyze(rowRequest(row, defaults))).property, {
     concurrency,
     onOutcome: (outcome) => {
       done += 1;
       progress.update(`Analyzing listings… ${done}/${batch.rows.length}`);
       if (!outcome.ok) failed.push({ row: outcome.row, error: outcome.error });
+      else if ((outcome.value.held_back ?? []).length > 0) heldBack += 1;
       const record = outcome.ok
         ? { ok: true, status: 'success', id: outcome.id, property: outcome.value }
         : { ok: false, status: 'error', id: outcome.id, error: outcome.error.toJSON() };
@@ -150,6 +161,7 @@ async function analyzeBatch(ctx: CommandContext, service: Service, flags: Analyz
   await updateFailedCsv(failedFile, batch.columns, failed);
   output.info(
     `${summary.total} rows: ${summary.succeeded} analyzed, ${summary.failed} failed` +
+      (heldBack > 0 ? `; ${heldBack} with a fact held back as doubtful (confirm it with a confirmed_facts column)` : '') +
       (failed.length > 0 && failedFile !== null ? ` (see ${failedFile})` : '') +
       (outFile !== null ? `; results in ${outFile}` : ''),
   );
@@ -180,6 +192,7 @@ export async function analyze(stdinArg: string | undefined, flags: AnalyzeFlags,
   const defaults: AnalyzeRequest = {
     language: flags.language as AnalyzeRequest['language'],
     target_audience: flags.audience as AnalyzeRequest['target_audience'],
+    ...confirmedFactsFlag(flags),
   };
   const request = flags.csv === undefined ? { ...(await readInputRequest(flags, stdinArg)), ...defaults } : null;
   const service = await ctx.openService();

@@ -18,7 +18,7 @@ import { defaultConcurrency } from '../../core/job-limits.js';
 import { formatEta, runRenderBatch } from '../../jobs/render-batch.js';
 import { contextFor, type CommandContext } from '../command-context.js';
 import { followUp } from '../hints.js';
-import { readInputRequest, type InputFlags } from '../inputs.js';
+import { confirmedFactsFlag, readInputRequest, type InputFlags } from '../inputs.js';
 import { interruptible, interruptSignal, wasInterrupted } from '../interrupt.js';
 import { assertWritableFolder } from '../output-folders.js';
 import { parseCount, withFlagNames } from '../parse.js';
@@ -161,6 +161,7 @@ function settingsFromFlags(flags: RenderFlags, demo: boolean): RenderRequest {
   if (duration !== undefined) request.duration_s = duration;
   if (flags.language !== undefined) request.language = flags.language as RenderRequest['language'];
   if (flags.audience !== undefined) request.target_audience = flags.audience as RenderRequest['target_audience'];
+  Object.assign(request, confirmedFactsFlag(flags));
   if (flags.music !== undefined) {
     const named = /^[a-z0-9-]+$/.test(flags.music) && !existsSync(flags.music);
     request.music = named || isRemoteRef(flags.music) ? flags.music : resolve(flags.music);
@@ -364,6 +365,9 @@ async function renderOne(ctx: CommandContext, flags: RenderFlags, stdinArg: stri
         ? `Video saved to ${primary.file}${primary.poster === undefined ? '' : `, poster to ${primary.poster}`}`
         : `${files.length} videos saved${posters.length === 0 ? '' : ` with their posters`}`,
     );
+    // A fact held back first: the video shows no claim on it until it is confirmed (docs/analysis.md "Held back").
+    // A server older than held-back facts sends none.
+    for (const fact of job.held_back ?? []) output.warn(`${fact.message} [${fact.code}]`);
     for (const warning of job.warnings) output.warn(`${warning.message} [${warning.code}]`);
     if (output.json)
       output.data({
@@ -476,6 +480,9 @@ async function renderBatch(ctx: CommandContext, flags: RenderFlags & { csv: stri
       `${summary.total} rows: ${summary.succeeded} rendered, ${summary.skipped} already done, ${summary.failed} failed` +
         (summary.canceled > 0 ? `, ${summary.canceled} canceled` : '') +
         (summary.notStarted > 0 ? `, ${summary.notStarted} not started` : '') +
+        (summary.heldBack > 0
+          ? ` (${summary.heldBack} with a fact held back as doubtful: no claim on it; confirm it with a confirmed_facts column)`
+          : '') +
         ` in ${formatEta(summary.elapsedMs)}; videos in ${summary.outDir}` +
         (summary.failedFile !== null ? `; failed rows in ${summary.failedFile}` : ''),
     );

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { networkInterfaces } from 'node:os';
+import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import type { RecordStore } from '../../records/types.js';
 import { contextFor } from '../command-context.js';
@@ -10,6 +11,15 @@ export interface StudioFlags {
   tenant: string;
   browser: boolean;
   concurrency?: string;
+  lan?: boolean;
+}
+
+/** The machine's IPv4 addresses on its networks (not loopback): where a phone on the same Wi-Fi reaches it. */
+function lanAddresses(): string[] {
+  return Object.values(networkInterfaces())
+    .flatMap((list) => list ?? [])
+    .filter((address) => address.family === 'IPv4' && !address.internal)
+    .map((address) => address.address);
 }
 
 /** Opens the link in the desktop's browser when there is one (`display`: a graphical session); silently does nothing otherwise. */
@@ -47,15 +57,19 @@ export async function studio(flags: StudioFlags, command: Command): Promise<void
     }
   };
   const created = await withKeys((keys) => keys.create({ tenant: flags.tenant }));
-  const token = randomBytes(24).toString('base64url');
+  const { newLoginToken } = await import('../../server/studio/session.js');
+  const deviceHosts = flags.lan === true ? lanAddresses() : [];
+  const login = { apiKey: created.apiKey, tokens: new Set<string>(), deviceHosts };
+  const token = newLoginToken(login);
   const server = await startServer({
     ...{ databaseUrl, storageUrl },
     ...serverSettings(ctx.config),
     dataDir,
-    host: '127.0.0.1',
+    // --lan: every interface, so a phone on the same network reaches it (docs/studio.md "From a phone or another device").
+    host: flags.lan === true ? '0.0.0.0' : '127.0.0.1',
     port,
     concurrency,
-    studioLogin: { token, apiKey: created.apiKey },
+    studioLogin: login,
     log: { stream: process.stderr, level: 'warn', process: 'studio' },
   }).catch(async (error: unknown) => {
     await withKeys((keys) => keys.revoke(created.record.key_id));
@@ -73,10 +87,47 @@ export async function studio(flags: StudioFlags, command: Command): Promise<void
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);
   });
-  const loginUrl = `${server.url}/studio/login?token=${token}`;
-  if (ctx.output.json) ctx.output.record({ event: 'listening', url: server.url, login_url: loginUrl, tenant: flags.tenant });
-  else
-    ctx.output.text(`immoreel Studio is running. Open this link to sign in (it works once):\n\n    ${loginUrl}\n\nPress Ctrl-C to stop.`);
+  const listeningPort = new URL(server.url).port;
+  const local = server.url.replace('0.0.0.0', '127.0.0.1');
+  const loginUrl = `${local}/studio/login?token=${token}`;
+  /** One more one-time link, at each address another device reaches. */
+  const deviceLinks = (): string[] => {
+    const fresh = newLoginToken(login);
+    return deviceHosts.map((host) => `http://${host}:${listeningPort}/studio/login?token=${fresh}`);
+  };
+  if (ctx.output.json) {
+    ctx.output.record({
+      event: 'listening',
+      url: local,
+      login_url: loginUrl,
+      tenant: flags.tenant,
+      ...(flags.lan === true ? { device_login_urls: deviceLinks() } : {}),
+    });
+  } else {
+    ctx.output.text(`immoreel Studio is running. Open this link to sign in (it works once):\n\n    ${loginUrl}\n`);
+    if (flags.lan === true) {
+      const links = deviceLinks();
+      ctx.output.text(
+        links.length === 0
+          ? 'No network address found for another device: is this machine on a network?\n'
+          : `On a phone or another device on the same network, open (it works once):\n\n${links.map((l) => `    ${l}`).join('\n')}\n\nPress Enter for a link for one more device.`,
+      );
+      // Each Enter prints a fresh one-time link: one per device, none reusable.
+      if (process.stdin.isTTY && links.length > 0) {
+        const lines = createInterface({ input: process.stdin });
+        lines.on('line', () =>
+          ctx.output.text(
+            deviceLinks()
+              .map((l) => `    ${l}`)
+              .join('\n'),
+          ),
+        );
+        process.once('SIGINT', () => lines.close());
+        process.once('SIGTERM', () => lines.close());
+      }
+    }
+    ctx.output.text('Press Ctrl-C to stop.');
+  }
   if (flags.browser && openBrowser(loginUrl, ctx.config.display)) ctx.output.info('Opening the link in your browser…');
   await stopped;
 }

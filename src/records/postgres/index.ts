@@ -12,6 +12,7 @@ import {
   PostgresUsageRecords,
   PostgresWebhookRecords,
 } from './server-records.js';
+import { PostgresShareRecords } from './shares.js';
 
 export interface PostgresRecordStore extends RecordStore {
   readonly pool: Pool;
@@ -51,6 +52,7 @@ export async function openPostgresRecordStore(url: string, options: OpenPostgres
     usage: new PostgresUsageRecords(pool, now),
     idempotency: new PostgresIdempotencyRecords(pool, now),
     assets: new PostgresAssetRecords(pool, now),
+    shares: new PostgresShareRecords(pool, now),
     webhooks: new PostgresWebhookRecords(pool, now),
     rateLimits: new PostgresRateLimitRecords(pool, now),
     async ping() {

@@ -1,7 +1,7 @@
 import { JOB_STAGES, type JobList, type JobRecord, type JobStage, type JobState, type ListJobsOptions } from '../../core/types.js';
 import { assertJobId } from '../../core/job-ids.js';
 import { assertTransition } from '../../core/job-state.js';
-import { type JobPatch, type JobRow, type NewJob, type Owner } from '../job-rows.js';
+import { type CountUnit, type JobPatch, type JobRow, type NewJob, type Owner } from '../job-rows.js';
 import type { ValidRenderRequest } from '../../render/types.js';
 import {
   checkListOptions,
@@ -133,10 +133,15 @@ export class PostgresJobRecords implements JobRecords {
     return { jobs: page.map((r) => this.toRecord(r)), next_cursor: rows.length > limit ? page[page.length - 1]!.job_id : null };
   }
 
-  async count(tenant: string | null, states: readonly JobState[]): Promise<number> {
+  async count(tenant: string | null, states: readonly JobState[], unit: CountUnit = 'jobs'): Promise<number> {
     if (states.length === 0) return 0;
+    // A pack's outputs are its formats; a row from before packs is one output.
+    const what =
+      unit === 'jobs'
+        ? 'COUNT(*)'
+        : 'COALESCE(SUM(CASE WHEN formats_json IS NULL THEN 1 ELSE json_array_length(formats_json::json) END), 0)';
     const { rows } = await this.pool.query<{ n: number }>(
-      `SELECT COUNT(*) AS n FROM jobs WHERE state = ANY($1::text[])${tenant === null ? '' : ' AND tenant = $2'}`,
+      `SELECT ${what}::int AS n FROM jobs WHERE state = ANY($1::text[])${tenant === null ? '' : ' AND tenant = $2'}`,
       tenant === null ? [states] : [states, tenant],
     );
     return rows[0]!.n;

@@ -6,6 +6,7 @@ import {
   jobsTableV1,
   MOVE_OPEN_JOB_CHARGES,
   serverTablesV1,
+  sharesTableV1,
   studioSessionsTableV1,
 } from '../tables.js';
 import type { Client } from './connection.js';
@@ -72,6 +73,10 @@ const SERVER: PgMigration[] = [
   // Studio sign-in sessions (docs/security.md "Studio sessions"), as in the SQLite schema.
   async (client) => {
     await client.query(studioSessionsTableV1(POSTGRES_DIALECT));
+  },
+  // Share links (docs/api.md "Share links"), as in the SQLite schema.
+  async (client) => {
+    await client.query(sharesTableV1(POSTGRES_DIALECT));
   },
 ];
 

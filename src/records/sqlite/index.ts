@@ -60,6 +60,7 @@ export function openSqliteRecordStore(dataDir: string, options: { now?: () => nu
       purgeExpired: () => later(() => server.idempotency.purgeExpired()),
     },
     assets: server.assets,
+    shares: server.shares,
     webhooks: {
       register: (jobId, tenant, url) => later(() => server.webhooks.register(jobId, tenant, url)),
       enqueue: (jobId, payload) => later(() => server.webhooks.enqueue(jobId, payload)),

@@ -41,7 +41,7 @@ const MIGRATIONS: Migration[] = [
   },
 ];
 
-import type { JobPatch, NewJob, Owner } from '../job-rows.js';
+import type { CountUnit, JobPatch, NewJob, Owner } from '../job-rows.js';
 
 const nowIso = (): string => new Date().toISOString();
 
@@ -153,10 +153,13 @@ export class JobStore {
     return { jobs: page.map((r) => this.toRecord(r)), next_cursor: rows.length > limit ? page[page.length - 1]!.job_id : null };
   }
 
-  count(tenant: string | null, states: readonly JobState[]): number {
+  count(tenant: string | null, states: readonly JobState[], unit: CountUnit = 'jobs'): number {
     if (states.length === 0) return 0;
     const marks = states.map(() => '?').join(', ');
-    const sql = `SELECT COUNT(*) AS n FROM jobs WHERE state IN (${marks})${tenant === null ? '' : ' AND tenant = ?'}`;
+    // A pack's outputs are its formats; a row from before packs is one output.
+    const what =
+      unit === 'jobs' ? 'COUNT(*)' : 'COALESCE(SUM(CASE WHEN formats_json IS NULL THEN 1 ELSE json_array_length(formats_json) END), 0)';
+    const sql = `SELECT ${what} AS n FROM jobs WHERE state IN (${marks})${tenant === null ? '' : ' AND tenant = ?'}`;
     const row = this.db.prepare(sql).get(...states, ...(tenant === null ? [] : [tenant])) as { n: number };
     return row.n;
   }
@@ -281,7 +284,7 @@ export function sqliteJobRecords(store: JobStore): JobRecords {
     requestOf: (jobId) => later(() => store.requestOf(jobId)),
     toRecord: (row) => store.toRecord(row),
     list: (tenant, listOptions) => later(() => store.list(tenant, listOptions)),
-    count: (tenant, states) => later(() => store.count(tenant, states)),
+    count: (tenant, states, unit) => later(() => store.count(tenant, states, unit)),
     transition: (jobId, to, patch, guard) => later(() => store.transition(jobId, to, patch, guard)),
     claimNext: (owner, leaseMs, onlyIds, skipTenants) => later(() => store.claimNext(owner, leaseMs, onlyIds, skipTenants)),
     renewLeases: (owner, leaseMs) => later(() => store.renewLeases(owner, leaseMs)),

@@ -1,10 +1,11 @@
 import { SQLITE_DIALECT } from '../dialect.js';
-import { JOB_CHARGES_TABLE, serverTablesV1, studioSessionsTableV1 } from '../tables.js';
+import { JOB_CHARGES_TABLE, serverTablesV1, sharesTableV1, studioSessionsTableV1 } from '../tables.js';
 import { migrate, openDatabase, type Db, type Migration } from './driver.js';
 import { SqliteAssetRecords } from './assets.js';
 import { IdempotencyStore } from './idempotency.js';
 import { KeyStore } from './api-keys.js';
 import { SessionStore } from './studio-sessions.js';
+import { SqliteShareRecords } from './shares.js';
 import { UsageStore } from './usage.js';
 import { WebhookStore } from './webhook-outbox.js';
 
@@ -22,6 +23,9 @@ const MIGRATIONS: Migration[] = [
   (db) => {
     db.exec(studioSessionsTableV1(SQLITE_DIALECT));
   },
+  (db) => {
+    db.exec(sharesTableV1(SQLITE_DIALECT));
+  },
 ];
 
 export interface ServerStore {
@@ -32,6 +36,7 @@ export interface ServerStore {
   usage: UsageStore;
   idempotency: IdempotencyStore;
   assets: SqliteAssetRecords;
+  shares: SqliteShareRecords;
   webhooks: WebhookStore;
   close(): void;
 }
@@ -52,6 +57,7 @@ export function openServerStore(dataDir: string, options: ServerStoreOptions = {
     usage: new UsageStore(db, now),
     idempotency: new IdempotencyStore(db, now),
     assets: new SqliteAssetRecords(db, now),
+    shares: new SqliteShareRecords(db, now),
     webhooks: new WebhookStore(db, now),
     close() {
       if (db.open) db.close();

@@ -13,6 +13,7 @@ import type { Shot } from '../storyboard.js';
 import { IMAGE_FORMAT_NAMES, MAX_IMAGE_PIXELS } from '../../core/images.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../core/paths.js';
 import { decodeSlots } from '../decode-slots.js';
+import { DECODE_TIMEOUT_S, decodeCostOf } from '../decode-budget.js';
 
 /**
  * Photos and logo (docs/rendering.md): downloaded or read, decoded in full by sharp
@@ -128,14 +129,18 @@ export async function normalizePhoto(bytes: Buffer, name: string, cacheDir: stri
   try {
     // failOn 'truncated': a cut-off JPEG is an error here, not a green band in the video. One of
     // the process's decode slots, waited for (docs/security.md, "Bounded image decodes").
-    output = await decodeSlots.run(() =>
-      sharp(bytes, { failOn: 'truncated', limitInputPixels: MAX_PHOTO_PIXELS, sequentialRead: true })
-        .rotate()
-        .resize({ width: MASTER_SIDE, height: MASTER_SIDE, fit: 'inside', withoutEnlargement: true })
-        .toColourspace('srgb')
-        .flatten({ background: '#000000' })
-        .jpeg({ quality: 90 })
-        .toBuffer({ resolveWithObject: true }),
+    const costBytes = await decodeCostOf(bytes);
+    output = await decodeSlots.run(
+      () =>
+        sharp(bytes, { failOn: 'truncated', limitInputPixels: MAX_PHOTO_PIXELS, sequentialRead: true })
+          .timeout({ seconds: DECODE_TIMEOUT_S })
+          .rotate()
+          .resize({ width: MASTER_SIDE, height: MASTER_SIDE, fit: 'inside', withoutEnlargement: true })
+          .toColourspace('srgb')
+          .flatten({ background: '#000000' })
+          .jpeg({ quality: 90 })
+          .toBuffer({ resolveWithObject: true }),
+      { costBytes },
     );
   } catch (error) {
     throw new PhotoError(explainDecodeError(error));

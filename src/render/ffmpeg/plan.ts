@@ -554,6 +554,52 @@ export function segmentCuts(timeline: Timeline, count: number): number[] {
   return kept;
 }
 
+/**
+ * A segment's clocks, in ticks of 1/(256 × FPS) s. The concat demuxer places each segment after the
+ * previous one by the previous file's duration as its header states it, in the movie timescale:
+ * ffmpeg's default of 1/1000 s rounds a segment of 437 frames (7.28333 s) to 7.284 s, and every
+ * frame after the join drifted by that much (a 30 s render came out 30.0003 s long, its average
+ * frame rate 59.9993). In the track's own timescale every frame boundary is a whole number of ticks,
+ * so the joined file is exactly 60 × its duration frames at 60/1 (docs/rendering.md "Segments").
+ */
+const SEGMENT_TIMESCALE = 256 * FPS;
+const SEGMENT_TIMESCALES: readonly string[] = [
+  '-video_track_timescale',
+  String(SEGMENT_TIMESCALE),
+  '-movie_timescale',
+  String(SEGMENT_TIMESCALE),
+];
+
+/** A segment run's output: video only, x264 as a whole run, on the exact clocks of SEGMENT_TIMESCALES. */
+export function segmentOutputOptions(encoder: EncoderSettings, threads: number): string[] {
+  return ['-an', ...videoEncoderOptions(encoder, threads), ...SEGMENT_TIMESCALES, '-f', 'mp4'];
+}
+
+/**
+ * The join: the concat demuxer over the segments' files (listed in `listText`, written to
+ * `listFile` before `mux` runs) plus the soundtrack, copied into the finished MP4.
+ */
+export function segmentJoin(
+  segmentFiles: readonly string[],
+  audioFile: string,
+  output: string,
+  durationS: number,
+): { listFile: string; listText: string; mux: FfmpegCommandSpec } {
+  const listFile = `${output}.parts.txt`;
+  // The concat demuxer's quoting: inside single quotes, a quote is written '\''.
+  const listText = segmentFiles.map((file) => `file '${file.replace(/'/g, "'\\''")}'\n`).join('');
+  const mux: FfmpegCommandSpec = {
+    inputs: [
+      { file: listFile, options: ['-f', 'concat', '-safe', '0'] },
+      { file: audioFile, options: [] },
+    ],
+    complexFilter: null,
+    outputOptions: [...QUIET_OPTIONS, '-map', '0:v', '-map', '1:a', '-c', 'copy', ...finishedMp4(durationS)],
+    output,
+  };
+  return { listFile, listText, mux };
+}
+
 export interface SegmentedPlan {
   /** One video-only run a segment, in order; they run at the same time. */
   segments: RenderPlan[];
@@ -591,24 +637,18 @@ export function buildSegmentedPlan(input: PlanInput, cuts: readonly number[]): S
     const command = graphRun(
       framedInputs(inputs),
       { filterGraph, video },
-      ['-an', ...videoEncoderOptions(encoder, threads), '-f', 'mp4'],
+      segmentOutputOptions(encoder, threads),
       `${input.output}.part${k + 1}.mp4`,
     );
     return { command, args: commandArgs(command), inputs, filterGraph, durationS: frames / FPS, frames };
   });
   const durationS = timeline.frames / FPS;
-  const listFile = `${input.output}.parts.txt`;
-  // The concat demuxer's quoting: inside single quotes, a quote is written '\''.
-  const listText = segments.map((segment) => `file '${segment.command.output.replace(/'/g, "'\\''")}'\n`).join('');
-  const mux: FfmpegCommandSpec = {
-    inputs: [
-      { file: listFile, options: ['-f', 'concat', '-safe', '0'] },
-      { file: input.audioFile, options: [] },
-    ],
-    complexFilter: null,
-    outputOptions: [...QUIET_OPTIONS, '-map', '0:v', '-map', '1:a', '-c', 'copy', ...finishedMp4(durationS)],
-    output: input.output,
-  };
+  const { listFile, listText, mux } = segmentJoin(
+    segments.map((segment) => segment.command.output),
+    input.audioFile,
+    input.output,
+    durationS,
+  );
   return {
     segments,
     listFile,

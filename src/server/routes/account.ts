@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from '../request-context.js';
 import { API_PREFIX, PLANS, SCOPES } from '../api-limits.js';
 import { periodOf, periodResetAt } from '../../records/quota.js';
+import { UNITS_PER_ANALYSIS, UNITS_PER_OUTPUT } from '../../records/pack-price.js';
 import { UsageQuerySchema } from '../schemas/api-bodies.js';
 import { AUTH_ERRORS, caller } from './common.js';
 
@@ -45,6 +46,17 @@ export function accountRoutes(app: FastifyInstance, ctx: ServerContext): void {
                 },
               },
               quota: QuotaSchema,
+              units: {
+                type: 'object',
+                description: 'What each billable request costs in quota units (docs/api.md "Monthly quota").',
+                properties: {
+                  analyze: { type: 'integer', description: 'Units per analysis.' },
+                  render_video_per_output: {
+                    type: 'integer',
+                    description: 'Units per video of a render job: a pack of three formats costs three.',
+                  },
+                },
+              },
               limits: { type: 'object', additionalProperties: { type: 'integer' } },
             },
           },
@@ -60,6 +72,7 @@ export function accountRoutes(app: FastifyInstance, ctx: ServerContext): void {
         status: 'success',
         key: { key_id: key.key_id, tenant: key.tenant, scopes: key.scopes, plan: key.plan, created_at: key.created_at },
         quota: await ctx.deps.records.usage.state(key.key_id, key.monthly_quota),
+        units: { analyze: UNITS_PER_ANALYSIS, render_video_per_output: UNITS_PER_OUTPUT },
         limits: {
           window_s: windowS,
           analyze_per_window: ctx.limits.analyzePerWindow,

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { badRequest } from '../../core/errors.js';
 import { saveAsset } from '../../records/assets.js';
+import { receiveBody } from '../body-chunks.js';
+import { bodyCaller } from '../body-budget.js';
 import type { ServerContext } from '../request-context.js';
 import { API_PREFIX } from '../api-limits.js';
 import { ErrorEnvelopeSchema } from '../schemas/common.js';
@@ -30,7 +32,18 @@ export function assetRoutes(app: FastifyInstance, ctx: ServerContext): void {
   // Raw image bodies are accepted on this route only: the parser lives in this plugin's scope.
   // (A failure while adding it rejects ready()/listen().)
   void app.register(async (scope) => {
-    scope.addContentTypeParser(IMAGE_TYPE, { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+    // Read as every body is: inflated up to the limit only, held against the process's budget (../body-budget.ts).
+    scope.addContentTypeParser(IMAGE_TYPE, (request, payload, done) => {
+      request.bodyHold ??= ctx.bodyBudget.holdFor(bodyCaller(request));
+      receiveBody(
+        request.headers,
+        payload,
+        request.routeOptions.bodyLimit,
+        (error, received) => done(error, received === undefined ? undefined : Buffer.concat(received.chunks, received.length)),
+        request.raw,
+        request.bodyHold,
+      );
+    });
     ctx.registry.add(
       scope,
       {

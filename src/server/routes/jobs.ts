@@ -242,58 +242,7 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
     },
     async (request, reply) => {
       const job = await ownJob(ctx, request);
-      const output = outputOf(job, request, 'video');
-      // Streamed through this node from the blob store (data directory or bucket), so any node
-      // serves any job's video with the same headers (docs/scaling.md "Downloads").
-      const key = await ctx.deps.jobs.videoKey(job.job_id, output.format);
-      const info = key === null ? null : await ctx.deps.blobs.head(key);
-      if (key === null || info === null) {
-        const pending = job.state === 'queued' || job.state === 'running';
-        throw new AppError(
-          'NOT_FOUND',
-          pending
-            ? `Job ${job.job_id} is ${job.state}: its video is not ready yet.`
-            : `Job ${job.job_id} has no video (state ${job.state}, or the file was purged).`,
-          { reason: pending ? 'video_not_ready' : 'no_video', ...(pending ? { retryAfterS: POLL_AFTER_S[job.state] } : {}) },
-        );
-      }
-      const size = info.size;
-      const lastModified = info.lastModified.toUTCString();
-      reply
-        .header('Accept-Ranges', 'bytes')
-        .header('Content-Type', 'video/mp4')
-        .header('Content-Disposition', `attachment; filename="${job.job_id}${output.primary ? '' : `-${output.format}`}.mp4"`)
-        .header('Last-Modified', lastModified);
-      const sha256 = output.primary ? job.result?.sha256 : job.outputs?.find((o) => o.format === output.format)?.sha256;
-      const etag = sha256 ? `"${sha256}"` : null;
-      if (etag !== null) reply.header('ETag', etag);
-      if (etag !== null && notModified(request.headers['if-none-match'], etag)) return reply.code(304).send();
-      const rangeHeader = rangeStillValid(request.headers['if-range'] as string | undefined, etag, lastModified)
-        ? request.headers.range
-        : undefined;
-      const range = parseRange(rangeHeader, size);
-      if (range.kind === 'unsatisfiable') {
-        const problem = new AppError('BAD_REQUEST', `The requested range is outside the video (${size} bytes).`, {
-          reason: 'range_not_satisfiable',
-          details: [{ field: 'Range', message: `must start below ${size}` }],
-        });
-        return reply
-          .code(416)
-          .header('Content-Range', `bytes */${size}`)
-          .type('application/json; charset=utf-8')
-          .send(envelope(problem, request.id));
-      }
-      if (range.kind === 'partial') {
-        reply
-          .code(206)
-          .header('Content-Range', `bytes ${range.start}-${range.end}/${size}`)
-          .header('Content-Length', String(range.end - range.start + 1));
-        if (request.method === 'HEAD') return reply.send(noBody());
-        return reply.send((await ctx.deps.blobs.get(key, { start: range.start, end: range.end })).body);
-      }
-      reply.header('Content-Length', String(size));
-      if (request.method === 'HEAD') return reply.send(noBody());
-      return reply.send((await ctx.deps.blobs.get(key)).body);
+      return sendVideo(ctx, request, reply, job, outputOf(job, request, 'video'));
     },
   );
 
@@ -338,25 +287,101 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
     },
     async (request, reply) => {
       const job = await ownJob(ctx, request);
-      const output = outputOf(job, request, 'poster');
-      // Next to its video in the blob store, named after the attempt that won (docs/api.md "The poster").
-      const video = await ctx.deps.jobs.videoKey(job.job_id, output.format);
-      const key = video === null ? null : posterKey(video);
-      const info = key === null ? null : await ctx.deps.blobs.head(key);
-      if (key === null || info === null) {
-        const pending = job.state === 'queued' || job.state === 'running';
-        throw new AppError(
-          'NOT_FOUND',
-          pending
-            ? `Job ${job.job_id} is ${job.state}: its poster is drawn when the video is ready.`
-            : `Job ${job.job_id} has no poster (state ${job.state}, its files were purged, or it was rendered before posters existed).`,
-          { reason: pending ? 'video_not_ready' : 'no_poster', ...(pending ? { retryAfterS: POLL_AFTER_S[job.state] } : {}) },
-        );
-      }
-      reply.header('Content-Type', 'image/jpeg').header('ETag', info.etag).header('Cache-Control', 'private, max-age=3600');
-      if (notModified(request.headers['if-none-match'], info.etag)) return reply.code(304).send();
-      reply.header('Content-Length', String(info.size));
-      return reply.send((await ctx.deps.blobs.get(key)).body);
+      return sendPoster(ctx, request, reply, job, outputOf(job, request, 'poster'));
     },
   );
+}
+
+/**
+ * A job's MP4, streamed through this node from the blob store (Range, If-Range, If-None-Match):
+ * the API's download and a share link's page (./shares.ts) serve it alike.
+ */
+export async function sendVideo(
+  ctx: ServerContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  job: JobRecord,
+  output: { format: VideoFormat; primary: boolean },
+): Promise<FastifyReply> {
+  // Streamed through this node from the blob store (data directory or bucket), so any node
+  // serves any job's video with the same headers (docs/scaling.md "Downloads").
+  const key = await ctx.deps.jobs.videoKey(job.job_id, output.format);
+  const info = key === null ? null : await ctx.deps.blobs.head(key);
+  if (key === null || info === null) {
+    const pending = job.state === 'queued' || job.state === 'running';
+    throw new AppError(
+      'NOT_FOUND',
+      pending
+        ? `Job ${job.job_id} is ${job.state}: its video is not ready yet.`
+        : `Job ${job.job_id} has no video (state ${job.state}, or the file was purged).`,
+      { reason: pending ? 'video_not_ready' : 'no_video', ...(pending ? { retryAfterS: POLL_AFTER_S[job.state] } : {}) },
+    );
+  }
+  const size = info.size;
+  const lastModified = info.lastModified.toUTCString();
+  reply
+    .header('Accept-Ranges', 'bytes')
+    .header('Content-Type', 'video/mp4')
+    // A tenant's own video, or one shared by its link: never kept by a shared cache.
+    .header('Cache-Control', 'private, max-age=3600')
+    .header('Content-Disposition', `attachment; filename="${job.job_id}${output.primary ? '' : `-${output.format}`}.mp4"`)
+    .header('Last-Modified', lastModified);
+  const sha256 = output.primary ? job.result?.sha256 : job.outputs?.find((o) => o.format === output.format)?.sha256;
+  const etag = sha256 ? `"${sha256}"` : null;
+  if (etag !== null) reply.header('ETag', etag);
+  if (etag !== null && notModified(request.headers['if-none-match'], etag)) return reply.code(304).send();
+  const rangeHeader = rangeStillValid(request.headers['if-range'] as string | undefined, etag, lastModified)
+    ? request.headers.range
+    : undefined;
+  const range = parseRange(rangeHeader, size);
+  if (range.kind === 'unsatisfiable') {
+    const problem = new AppError('BAD_REQUEST', `The requested range is outside the video (${size} bytes).`, {
+      reason: 'range_not_satisfiable',
+      details: [{ field: 'Range', message: `must start below ${size}` }],
+    });
+    return reply
+      .code(416)
+      .header('Content-Range', `bytes */${size}`)
+      .type('application/json; charset=utf-8')
+      .send(envelope(problem, request.id));
+  }
+  if (range.kind === 'partial') {
+    reply
+      .code(206)
+      .header('Content-Range', `bytes ${range.start}-${range.end}/${size}`)
+      .header('Content-Length', String(range.end - range.start + 1));
+    if (request.method === 'HEAD') return reply.send(noBody());
+    return reply.send((await ctx.deps.blobs.get(key, { start: range.start, end: range.end })).body);
+  }
+  reply.header('Content-Length', String(size));
+  if (request.method === 'HEAD') return reply.send(noBody());
+  return reply.send((await ctx.deps.blobs.get(key)).body);
+}
+
+/** A job's poster (docs/api.md "The poster"), for the API and for share links alike. */
+export async function sendPoster(
+  ctx: ServerContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  job: JobRecord,
+  output: { format: VideoFormat; primary: boolean },
+): Promise<FastifyReply> {
+  // Next to its video in the blob store, named after the attempt that won (docs/api.md "The poster").
+  const video = await ctx.deps.jobs.videoKey(job.job_id, output.format);
+  const key = video === null ? null : posterKey(video);
+  const info = key === null ? null : await ctx.deps.blobs.head(key);
+  if (key === null || info === null) {
+    const pending = job.state === 'queued' || job.state === 'running';
+    throw new AppError(
+      'NOT_FOUND',
+      pending
+        ? `Job ${job.job_id} is ${job.state}: its poster is drawn when the video is ready.`
+        : `Job ${job.job_id} has no poster (state ${job.state}, its files were purged, or it was rendered before posters existed).`,
+      { reason: pending ? 'video_not_ready' : 'no_poster', ...(pending ? { retryAfterS: POLL_AFTER_S[job.state] } : {}) },
+    );
+  }
+  reply.header('Content-Type', 'image/jpeg').header('ETag', info.etag).header('Cache-Control', 'private, max-age=3600');
+  if (notModified(request.headers['if-none-match'], info.etag)) return reply.code(304).send();
+  reply.header('Content-Length', String(info.size));
+  return reply.send((await ctx.deps.blobs.get(key)).body);
 }

@@ -72,14 +72,18 @@ function tooBusy(message: string, reason: string): AppError {
   return new AppError('RATE_LIMIT_EXCEEDED', message, { reason, retryAfterS: BUSY_RETRY_AFTER_S });
 }
 
-/** At most N jobs in flight for a preview tenant, and at most M waiting for any tenant (docs/api.md). */
-async function checkJobLimits(ctx: ServerContext, auth: AuthContext): Promise<void> {
+/**
+ * At most N videos in flight for a preview tenant (a pack counts one per output: it costs what
+ * that many renders do), and at most M jobs waiting for any tenant (docs/api.md).
+ */
+async function checkJobLimits(ctx: ServerContext, auth: AuthContext, outputs: number): Promise<void> {
   const { tenant, plan } = auth.key;
   if (plan === 'preview') {
-    const active = await ctx.deps.jobs.countJobs(tenant, ['queued', 'running']);
-    if (active >= ctx.limits.previewConcurrentRenders) {
+    const active = await ctx.deps.jobs.countJobs(tenant, ['queued', 'running'], 'outputs');
+    if (active + outputs > ctx.limits.previewConcurrentRenders) {
       throw tooBusy(
-        `Preview tenants may have at most ${ctx.limits.previewConcurrentRenders} render jobs queued or running at once; ${active} are. Retry when one finishes.`,
+        `Preview tenants may have at most ${ctx.limits.previewConcurrentRenders} videos queued or rendering at once (a pack counts one per format); ` +
+          `${active} are, and this request adds ${outputs}. Retry when one finishes.`,
         'concurrent_renders',
       );
     }
@@ -167,7 +171,7 @@ export function renderRoutes(app: FastifyInstance, ctx: ServerContext): void {
       }
       await checkAssets(ctx, tenant, valid);
       checkWebhookUrl(ctx, valid.webhook_url);
-      await checkJobLimits(ctx, auth);
+      await checkJobLimits(ctx, auth, valid.formats.length);
       // The job, its charge, its webhook row and its stored answer: one transaction (docs/operations.md "Exactly once").
       // Should the job end before the webhook is sent, the job-end duties' sweep still sends it (src/server/job-end.ts).
       const charge = auth.charge === null ? null : { ...auth.charge, units: renderUnits(valid) };

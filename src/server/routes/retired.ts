@@ -52,6 +52,7 @@ export function retiredRoutes(app: FastifyInstance, ctx: ServerContext): void {
         description: `Every method on this path (GET, HEAD, POST, PUT, PATCH, DELETE) answers 410 Gone, naming the method called and the successor.`,
         tag: 'retired',
         deprecated: true,
+        answersFromHeaders: true,
         access: { scope: null, policy: null, billable: null },
         ...(route.url.includes(':id')
           ? { params: { type: 'object', properties: { id: { type: 'string', description: 'Any v0.9 task id.' } } } }
@@ -71,6 +72,6 @@ export function retiredRoutes(app: FastifyInstance, ctx: ServerContext): void {
     );
     // Any other method on a retired path is just as gone (documented in the route's description).
     const others = (['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).filter((m) => m !== route.method);
-    app.route({ method: [...others], url: route.url, handler });
+    app.route({ method: [...others], url: route.url, onRequest: handler, handler });
   }
 }

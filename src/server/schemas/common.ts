@@ -9,8 +9,8 @@ import { JOB_STAGES, JOB_STATES, LANGUAGES, VIDEO_FORMATS } from '../../core/typ
 
 export type JsonSchema = Record<string, unknown>;
 
-export { MarketSchema, PropertySchema, WarningSchema } from '../../core/property-schema.js';
-import { MarketSchema, PropertySchema, WarningSchema } from '../../core/property-schema.js';
+export { HeldBackSchema, MarketSchema, PropertySchema, WarningSchema } from '../../core/property-schema.js';
+import { HeldBackSchema, MarketSchema, PropertySchema, WarningSchema } from '../../core/property-schema.js';
 import { BrandingSchema } from '../../core/requests.js';
 
 const nullable = (type: string): JsonSchema => ({ type: [type, 'null'] });
@@ -144,9 +144,25 @@ export const JobSchema: JsonSchema = {
       items: JobOutputSchema,
       description: 'Only when succeeded: every output, in `formats` order (`result` is the first).',
     },
-    error: { type: ['object', 'null'], properties: { code: { type: 'string' }, message: { type: 'string' } } },
+    error: {
+      type: ['object', 'null'],
+      properties: {
+        code: { type: 'string' },
+        message: { type: 'string' },
+        reason: { type: 'string', description: 'When known: `fetch_budget_exceeded` (docs/scaling.md "Fairness").' },
+      },
+    },
     warnings: { type: 'array', items: WarningSchema },
+    held_back: {
+      type: 'array',
+      items: HeldBackSchema,
+      description: 'Facts the analysis held back as doubtful (docs/api.md "Held back"); empty when none.',
+    },
     metadata: { type: ['object', 'null'], additionalProperties: true, description: 'The `metadata` given at submission, as given.' },
+    units: {
+      type: 'integer',
+      description: 'Quota units the job was charged: one per output, a pack of three formats three (docs/api.md "Monthly quota").',
+    },
     links: {
       type: 'object',
       properties: { self: { type: 'string' }, video: nullable('string'), cancel: nullable('string') },

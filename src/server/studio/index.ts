@@ -1,3 +1,4 @@
+import type { AuthAttempts } from '../auth-throttle.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +17,8 @@ import { sessionRoutes, studioRequestHook, type StudioLogin } from './session.js
  */
 
 export interface StudioOptions {
+  /** Failed sign-ins per address (../auth-throttle.ts), shared with the API's key checks. */
+  attempts?: AuthAttempts;
   records: Pick<RecordStore, 'keys' | 'sessions'>;
   login?: StudioLogin;
   /** The address the server listens on (default 127.0.0.1): the Studio answers at its names (./request-guard.ts). */
@@ -74,6 +77,7 @@ export function registerStudio(app: FastifyInstance, options: StudioOptions): vo
     hosts: servedHosts(options.bindHost ?? '127.0.0.1', options.publicHosts ?? [], networkInterfaces()),
     trustProxy: options.trustProxy === true,
     lifetime: options.sessionLifetime,
+    attempts: options.attempts,
   };
   app.decorateRequest('studioKey', null);
   app.addHook('onRequest', async (request, reply) => securityHeaders(request, reply));

@@ -1,4 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { AuthAttempts } from '../auth-throttle.js';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, badRequest } from '../../core/errors.js';
 import { DEFAULT_SESSION_LIFETIME, SESSION_TOKEN_PATTERN, type SessionLifetime } from '../../records/studio-sessions.js';
@@ -32,9 +33,24 @@ declare module 'fastify' {
 }
 
 /** A one-time sign-in link handed out by `immoreel studio`. */
+/**
+ * The sign-in links of `immoreel studio` (docs/studio.md "From a phone or another device"): each
+ * token works once; the first is printed at start, another is made for each device asked for
+ * (the terminal's Enter, or the page's "Connect another device").
+ */
 export interface StudioLogin {
-  token: string;
   apiKey: string;
+  /** The tokens not used yet. */
+  tokens: Set<string>;
+  /** The addresses another device reaches the Studio at (`--lan`); empty when it listens on loopback only. */
+  deviceHosts: readonly string[];
+}
+
+/** A new one-time sign-in token (192 random bits), added to the live ones. */
+export function newLoginToken(login: StudioLogin): string {
+  const token = randomBytes(24).toString('base64url');
+  login.tokens.add(token);
+  return token;
 }
 
 export interface SessionOptions {
@@ -46,6 +62,8 @@ export interface SessionOptions {
   /** `--trust-proxy`: the scheme a proxy reports is believed (fastify's `trustProxy` is set too). */
   trustProxy: boolean;
   lifetime?: SessionLifetime;
+  /** Failed sign-ins per address (../auth-throttle.ts): past the limit, a 429 before the key is looked up. */
+  attempts?: AuthAttempts;
 }
 
 /** The CSRF token of a session: only the page (told it by `GET /studio/session`) or a holder of the token can present it. */
@@ -128,6 +146,8 @@ export function studioRequestHook(options: SessionOptions) {
   const lifetime = options.lifetime ?? DEFAULT_SESSION_LIFETIME;
   return async function studioRequest(request: FastifyRequest): Promise<void> {
     if (!request.url.startsWith('/api/')) {
+      // A share link's page is public and reads no cookie: it answers at any name (docs/api.md "Share links").
+      if (request.url.startsWith('/s/')) return;
       checkHost(request, options.hosts);
       return;
     }
@@ -150,9 +170,12 @@ function signedIn(key: ApiKeyRecord, token: string) {
   return { ok: true, signed_in: true, tenant: key.tenant, masked_key: key.masked_key, plan: key.plan, csrf_token: csrfTokenFor(token) };
 }
 
+/** The largest sign-in body: `{"api_key":"imk_…"}` is under 100 bytes. */
+const SIGN_IN_BODY_LIMIT_BYTES = 4 * 1024;
+
 /** Sign in (key or one-time link), who am I, sign out. Outside /api/v1: they are the page's plumbing, not API. */
 export function sessionRoutes(app: FastifyInstance, options: SessionOptions): void {
-  let login = options.login;
+  const login = options.login;
   const lifetime = options.lifetime ?? DEFAULT_SESSION_LIFETIME;
   const { keys, sessions } = options.records;
 
@@ -178,7 +201,8 @@ export function sessionRoutes(app: FastifyInstance, options: SessionOptions): vo
     return signedIn(found.key, token);
   });
 
-  app.post('/studio/session', async (request, reply) => {
+  // Anyone may sign in, so the body anyone may send is small: an API key and nothing else (docs/security.md "Bodies").
+  app.post('/studio/session', { bodyLimit: SIGN_IN_BODY_LIMIT_BYTES }, async (request, reply) => {
     checkSameOrigin(request, options.trustProxy);
     reply.header('Cache-Control', 'no-store');
     const body = request.body as { api_key?: unknown } | null;
@@ -188,8 +212,10 @@ export function sessionRoutes(app: FastifyInstance, options: SessionOptions): vo
         reason: 'missing_key',
         details: [{ field: 'api_key', message: 'required' }],
       });
+    options.attempts?.check(request.ip);
     const key = KEY_SHAPE.test(apiKey) ? await keys.authenticate(apiKey) : null;
     if (key === null) {
+      options.attempts?.failed(request.ip);
       throw new AppError('UNAUTHORIZED', 'Invalid API key: it is unknown or was revoked. Create one with `immoreel keys create`.', {
         reason: 'invalid_key',
       });
@@ -209,13 +235,35 @@ export function sessionRoutes(app: FastifyInstance, options: SessionOptions): vo
     return { ok: true, signed_in: false };
   });
 
-  // The link `immoreel studio` prints: the token is spent on first use, like Jupyter's.
+  // A sign-in link for another device, asked by a signed-in page (docs/studio.md "From a phone or another device").
+  app.post('/studio/device-link', async (request, reply) => {
+    checkSameOrigin(request, options.trustProxy);
+    reply.header('Cache-Control', 'no-store');
+    const token = sessionToken(request);
+    if (token === null || (await sessions.authenticate(token, lifetime)) === null) throw sessionEnded(request);
+    checkCsrf(request, token);
+    if (login === undefined) {
+      throw new AppError('NOT_FOUND', 'Sign-in links are made by `immoreel studio`; on `immoreel serve`, sign in with an API key.', {
+        reason: 'no_device_links',
+      });
+    }
+    const port = new URL(`http://${request.host}`).port;
+    const hosts = login.deviceHosts.length > 0 ? login.deviceHosts : [request.hostname];
+    const fresh = newLoginToken(login);
+    const links = hosts.map(
+      (host) =>
+        `${request.protocol}://${host.includes(':') ? `[${host}]` : host}${port === '' ? '' : `:${port}`}/studio/login?token=${fresh}`,
+    );
+    return { ok: true, links, lan: login.deviceHosts.length > 0 };
+  });
+
+  // The links `immoreel studio` prints: each token is spent on first use, like Jupyter's.
   app.get('/studio/login', async (request, reply) => {
     const token = (request.query as { token?: unknown }).token;
-    const current = login;
-    if (current !== undefined && typeof token === 'string' && sameText(token, current.token)) {
-      login = undefined;
-      const key = await keys.authenticate(current.apiKey);
+    const used = login === undefined || typeof token !== 'string' ? undefined : [...login.tokens].find((live) => sameText(token, live));
+    if (login !== undefined && used !== undefined) {
+      login.tokens.delete(used);
+      const key = await keys.authenticate(login.apiKey);
       if (key !== null) {
         await openSession(request, reply, key);
         return reply.code(303).header('Location', '/').header('Cache-Control', 'no-store').send();

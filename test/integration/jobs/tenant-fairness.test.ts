@@ -94,6 +94,7 @@ describe('render slots on one node, with a tenant whose photo host trickles', ()
     const { job: ended } = (await manager.get(job.job_id))!;
     expect(ended.state).toBe('failed');
     expect(ended.error?.code).toBe('UPSTREAM_ERROR');
+    expect(ended.error?.reason).toBe('fetch_budget_exceeded');
     expect(ended.error?.message).toContain('2 s budget');
     expect(ended.error?.message).toContain(new URL(url).host);
     expect(ended.error?.message).toContain('IMMOREEL_FETCH_BUDGET_SECONDS');

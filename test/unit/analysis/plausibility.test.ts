@@ -19,7 +19,7 @@ describe('plausibility warnings', () => {
 
   it('flags a 1 m² or a 20 000 m² flat, quoting the surface as stated', () => {
     const tiny = plausibilityWarnings(listing({ property_type: 'apartment', surface_m2: 1 }));
-    expect(tiny).toEqual([{ code: 'SURFACE_IMPLAUSIBLE', message: expect.stringContaining('1 m²') }]);
+    expect(tiny).toEqual([{ code: 'SURFACE_IMPLAUSIBLE', field: 'surface', message: expect.stringContaining('1 m²') }]);
     const huge = plausibilityWarnings(listing({ property_type: 'apartment', surface_m2: 20_000 }));
     expect(huge[0]?.code).toBe('SURFACE_IMPLAUSIBLE');
     expect(huge[0]?.message).toContain('20 000 m²');
@@ -43,7 +43,9 @@ describe('plausibility warnings', () => {
     const oujda = plausibilityWarnings(
       listing({ transaction: 'sale', property_type: 'apartment', city: 'Oujda', surface_m2: 100, price_mad: 2_500_000 }),
     );
-    expect(oujda).toEqual([{ code: 'PRICE_PER_M2_IMPLAUSIBLE', message: expect.stringContaining('Oujda median of 4 700') }]);
+    expect(oujda).toEqual([
+      { code: 'PRICE_PER_M2_IMPLAUSIBLE', field: 'price', message: expect.stringContaining('Oujda median of 4 700') },
+    ]);
     expect(codes(demoFacts({ district: 'CFC', price_mad: 3_000_000 }))).toEqual([]);
   });
 
@@ -57,7 +59,7 @@ describe('plausibility warnings', () => {
 
   it('flags a sale price too small to be one (the centimes trap)', () => {
     const warnings = plausibilityWarnings(demoFacts({ price_mad: 75, surface_m2: null }));
-    expect(warnings).toEqual([{ code: 'PRICE_IMPLAUSIBLE', message: expect.stringContaining('750 000 MAD') }]);
+    expect(warnings).toEqual([{ code: 'PRICE_IMPLAUSIBLE', field: 'price', message: expect.stringContaining('750 000 MAD') }]);
     expect(codes(demoFacts({ transaction: 'rent', price_mad: 300, surface_m2: null }))).toEqual(['PRICE_IMPLAUSIBLE']);
   });
 

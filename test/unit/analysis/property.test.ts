@@ -65,13 +65,17 @@ describe('buildProperty', () => {
   });
 
   it('adds plausibility warnings to the listing warnings, each code and message once', () => {
-    const duplicate = { code: 'SURFACE_IMPLAUSIBLE', message: 'A surface of 1 m² is implausible for an apartment (expected 15–1 000 m²).' };
+    const duplicate = {
+      code: 'SURFACE_IMPLAUSIBLE',
+      field: 'surface' as const,
+      message: 'A surface of 1 m² is implausible for an apartment (expected 15–1 000 m²).',
+    };
     const facts = listing({
       property_type: 'apartment',
       surface_m2: 1,
       warnings: [{ code: 'KEY_MONEY_SCHEME', message: 'sarout' }, duplicate, { code: 'KEY_MONEY_SCHEME', message: 'sarout' }],
     });
-    const p = buildProperty(facts, TEXT_SOURCE, { language: 'fr', audience: 'auto' });
+    const p = buildProperty(facts, TEXT_SOURCE, { language: 'en', audience: 'auto' });
     expect(p.warnings).toEqual([{ code: 'KEY_MONEY_SCHEME', message: 'sarout' }, duplicate]);
   });
 

@@ -48,6 +48,7 @@ function job(id: string, state: JobRecord['state'], extra: Partial<JobRecord> = 
     stage: state === 'running' ? 'rendering' : null,
     progress: state === 'succeeded' ? 1 : 0,
     attempts: 1,
+    held_back: [],
     created_at: '2026-01-01T00:00:00.000Z',
     updated_at: new Date().toISOString(),
     started_at: null,

@@ -5,6 +5,7 @@ import { AppError } from '../../../src/core/errors.js';
 import { RepeatedLogLimiter } from '../../../src/core/log-throttle.js';
 import { createLogger } from '../../../src/core/logger.js';
 import { toHttpError } from '../../../src/server/errors.js';
+import { redactUrlQueries } from '../../../src/core/redact.js';
 
 /** The log lines of `serve` and `worker` (docs/operations.md "Logs"). */
 
@@ -109,5 +110,14 @@ describe('what clients are told of a fault of the storage or the database', () =
   it('passes a client error of ours on as it is', () => {
     const notFound = storageError('blob_not_found', 'No blob jobs/x/output.mp4 in s3://videos.');
     expect(toHttpError(notFound)).toBe(notFound);
+  });
+});
+
+describe('URLs in log lines', () => {
+  it("leave out a webhook URL's query, which may carry the receiver's token", () => {
+    const message = 'fetch to https://hooks.example.com/in?token=s3cr3t&x=1 failed; see http://a.example/p?key=k#frag';
+    const redacted = redactUrlQueries(message);
+    expect(redacted).not.toMatch(/s3cr3t|key=k/);
+    expect(redacted).toBe('fetch to https://hooks.example.com/in?*** failed; see http://a.example/p?***#frag');
   });
 });

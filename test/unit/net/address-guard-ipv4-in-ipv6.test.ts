@@ -38,6 +38,10 @@ describe('address guard: IPv4 inside IPv6', () => {
     ['fe80::1', 'link-local (cloud metadata)'],
     ['100::1', 'reserved'],
     ['2001:2::1', 'reserved'],
+    ['2001:20::1', 'reserved'],
+    ['2001:2f:ffff::1', 'reserved'],
+    ['3fff::1', 'reserved'],
+    ['3fff:fff::1', 'reserved'],
     ['::', 'reserved'],
     ['::1', 'loopback'],
   ])('%s is %s', (address, kind) => {
@@ -52,6 +56,8 @@ describe('address guard: IPv4 inside IPv6', () => {
     '2a00:1450:4007:80e::200e', // a public IPv6 address
     '64:ff9b:2::1', // outside the local-use NAT64 /48
     '2600::1',
+    '2001:30::1', // past ORCHIDv2's /28
+    '3fff:1000::1', // past the documentation /20
   ])('%s is public', (address) => {
     expect(forbiddenAddressKind(address)).toBeNull();
   });

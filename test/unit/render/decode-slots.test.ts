@@ -48,3 +48,34 @@ describe('decode slots', () => {
     expect(slots.active).toBe(0);
   });
 });
+
+describe('decode slots, by memory', () => {
+  it('starts a decode only when what it will hold fits the budget; one larger than the budget runs alone', async () => {
+    const slots = createDecodeSlots(2, 10, 100);
+    const holds = [gate(), gate(), gate()];
+    const started: string[] = [];
+    const decode = (name: string, hold: Promise<void>) => async () => {
+      started.push(name);
+      await hold;
+    };
+    const big = slots.run(decode('big', holds[0]!.promise), { costBytes: 70 });
+    const second = slots.run(decode('second', holds[1]!.promise), { costBytes: 40 });
+    const huge = slots.run(decode('huge', holds[2]!.promise), { costBytes: 500 });
+    await new Promise((resolve) => setImmediate(resolve));
+    // 70 + 40 > 100: the second waits although a slot is free, and the huge one waits behind it.
+    expect(started).toEqual(['big']);
+    expect({ active: slots.active, waiting: slots.waiting, held: slots.heldBytes }).toEqual({ active: 1, waiting: 2, held: 70 });
+    holds[0]!.open();
+    await big;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(started).toEqual(['big', 'second']);
+    holds[1]!.open();
+    await second;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(started).toEqual(['big', 'second', 'huge']);
+    expect(slots.heldBytes).toBe(500);
+    holds[2]!.open();
+    await huge;
+    expect({ active: slots.active, held: slots.heldBytes }).toEqual({ active: 0, held: 0 });
+  });
+});

@@ -70,6 +70,23 @@ describe('output contract checks', () => {
     expect(text).toMatch(/keyframes are up to 4\.00 s apart/);
   });
 
+  it('refuses an average frame rate a hair off 60/1 and streams longer than their frames (a drifting join)', () => {
+    const drifted = probeData({ avg_frame_rate: '5529600/92161', duration: '30.000326' }, { duration: '30.000000' }, 30);
+    const text = checkContract(drifted, packets(1800), GOOD_BOXES, { ...expectations, durationS: 30 }).join('\n');
+    expect(text).toMatch(/average 5529600\/92161\), expected a constant 60\/1/);
+    expect(text).toMatch(/the video stream lasts 30\.000326 s, expected 30\.000000 s/);
+    const exact = probeData({ duration: '30.000000' }, { duration: '30.000000' }, 30);
+    expect(checkContract(exact, packets(1800), GOOD_BOXES, { ...expectations, durationS: 30 })).toEqual([]);
+  });
+
+  it('refuses audio and video of different lengths and one frame too many', () => {
+    const longAudio = probeData({ duration: '4.000000' }, { duration: '4.100000' });
+    expect(checkContract(longAudio, packets(), GOOD_BOXES, expectations).join()).toMatch(
+      /the audio lasts 4\.100000 s and the video 4\.000000 s/,
+    );
+    expect(checkContract(probeData(), packets(241), GOOD_BOXES, expectations).join()).toMatch(/241 frames, expected 240/);
+  });
+
   it('finds uneven frame timing and missing frames', () => {
     const uneven = packets().map((p, i) => (i === 100 ? { ...p, pts: p.pts + 0.008 } : p));
     expect(checkContract(probeData(), uneven, GOOD_BOXES, expectations).join()).toMatch(/frame timing is not constant/);

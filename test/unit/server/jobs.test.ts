@@ -180,6 +180,29 @@ describe('render jobs over HTTP', () => {
     expect(h.store.usage.used(standard.keyId)).toBe(3);
   });
 
+  it('counts a pack as one concurrent render per output (docs/api.md "Video packs")', async () => {
+    h = await makeHarness({ runWorkers: false, limits: { previewConcurrentRenders: 4 } });
+    const preview = h.key({ tenant: 'sandbox', preview: true });
+    const submit = (formats: string[]) =>
+      h.app.inject({
+        method: 'POST',
+        url: '/api/v1/render-video',
+        headers: preview.auth,
+        payload: { description: LISTING_TEXT, photos: PHOTOS, formats },
+      });
+    expect((await submit(['landscape', 'portrait', 'square'])).statusCode).toBe(202);
+    // 3 videos in flight: a second pack of two would make 5.
+    const busy = await submit(['landscape', 'portrait']);
+    expect(busy.statusCode).toBe(429);
+    expect(errorOf(busy.body)).toMatchObject({ reason: 'concurrent_renders' });
+    expect((JSON.parse(busy.body) as { error: { message: string } }).error.message).toMatch(
+      /at most 4 videos .*3 are, and this request adds 2/,
+    );
+    expect((await submit(['square'])).statusCode).toBe(202);
+    const me = await h.app.inject({ method: 'GET', url: '/api/v1/me', headers: preview.auth });
+    expect(JSON.parse(me.body).units).toEqual({ analyze: 1, render_video_per_output: 1 });
+  });
+
   it('replays an idempotent render as the same job, billed once', async () => {
     h = await makeHarness({ runWorkers: false });
     const { auth, keyId } = h.key();

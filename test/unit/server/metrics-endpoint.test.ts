@@ -45,6 +45,15 @@ async function get(path: string): Promise<{ status: number; headers: Record<stri
 }
 
 describe('the metrics port', () => {
+  it('answers only requests addressed to a name it listens at (DNS rebinding)', async () => {
+    const rebound = await request(`${url}/metrics`, { headers: { host: 'attacker.example:9464' } });
+    expect(rebound.statusCode).toBe(403);
+    expect(JSON.parse(await rebound.body.text())).toMatchObject({ error: { reason: 'unknown_host' } });
+    const local = await request(`${url}/metrics`, { headers: { host: 'localhost' } });
+    await local.body.text();
+    expect(local.statusCode).toBe(200);
+  });
+
   it('serves /metrics that promtool accepts, with the record gauges read at the scrape', async () => {
     await records.webhooks.register('job_a', 'acme', 'https://hooks.example.com/a');
     await records.webhooks.enqueue('job_a', '{}');

@@ -56,6 +56,9 @@ describe('GET /api/v1/openapi.json', () => {
         'GET /api/v1/openapi.json',
         'POST /api/v1/campaigns/generate',
         'GET /api/v1/tasks/{id}',
+        'POST /api/v1/jobs/{job_id}/shares',
+        'GET /api/v1/shares',
+        'DELETE /api/v1/shares/{share_id}',
       ].sort(),
     );
     expect(doc.paths['/api/v1/campaigns/generate']!.post!.deprecated).toBe(true);

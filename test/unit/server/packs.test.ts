@@ -16,7 +16,7 @@ import { FAKE_POSTER, LISTING_TEXT, makeHarness, type Harness } from '../../help
 
 /**
  * Video packs above the render layer (docs/api.md "Video packs"): the request's two fields, the
- * job's outputs and their routes, one quota unit, and jobs stored before packs. In process, with
+ * job's outputs and their routes, one quota unit per output, and jobs stored before packs. In process, with
  * the harness's file engine (one file per output); real renders are test/e2e/packs.slow.test.ts's.
  */
 
@@ -91,7 +91,7 @@ async function succeeded(harness: Harness, auth: Record<string, string>, jobId: 
 }
 
 describe('a pack job over HTTP', () => {
-  it('lists every output, serves each video and poster by ?format=, and takes one quota unit', async () => {
+  it('lists every output, serves each video and poster by ?format=, and takes one quota unit per output', async () => {
     h = await makeHarness();
     const harness = h;
     const { auth, keyId } = harness.key();
@@ -112,7 +112,9 @@ describe('a pack job over HTTP', () => {
     ]);
     // The primary stays where old clients look: `result`, the plain routes.
     expect(job.result).toMatchObject({ size_bytes: 1000, video_url: `${self}/video` });
-    expect(harness.store.usage.used(keyId)).toBe(1);
+    // Three videos, three units (docs/api.md "Monthly quota"), said on the job too.
+    expect(harness.store.usage.used(keyId)).toBe(3);
+    expect(job.units).toBe(3);
 
     const get = (url: string, headers: Record<string, string> = {}) =>
       harness.app.inject({ method: 'GET', url, headers: { ...auth, ...headers } });

@@ -118,6 +118,7 @@ describe('validateAnalyzeRequest', () => {
       description: null,
       language: 'fr',
       target_audience: 'auto',
+      confirmed_facts: [],
     });
   });
 });

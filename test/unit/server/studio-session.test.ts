@@ -297,3 +297,52 @@ describe('studio page headers', () => {
     expect(response.json().error.code).toBe('NOT_FOUND');
   });
 });
+
+describe('sign-in links per device', () => {
+  it('each link signs one browser in once; a signed-in page asks for another, with its CSRF token', async () => {
+    const { newLoginToken } = await import('../../../src/server/studio/session.js');
+    const login = { apiKey: '', tokens: new Set<string>(), deviceHosts: ['192.168.1.20'] };
+    h = await makeHarness({ studio: { publicHosts: [HOST, '192.168.1.20'], login } });
+    // The studio's key, as `immoreel studio` creates it before serving.
+    login.apiKey = h.key({ tenant: 'studio' }).apiKey;
+    const first = newLoginToken(login);
+    const used = await get(`/studio/login?token=${first}`, {});
+    expect([used.statusCode, used.headers.location]).toEqual([303, '/']);
+    const cookie = String(used.headers['set-cookie']).split(';')[0]!;
+    expect((await get(`/studio/login?token=${first}`, {})).headers.location).toBe('/?signin=link_used');
+
+    const ask = (headers: Record<string, string>) =>
+      h!.app.inject({
+        method: 'POST',
+        url: '/studio/device-link',
+        headers: { host: `${HOST}:8765`, origin: `http://${HOST}:8765`, ...headers },
+      });
+    expect((await ask({})).statusCode).toBe(401);
+    expect((await ask({ cookie })).statusCode).toBe(403);
+    const token = cookie.slice(cookie.indexOf('=') + 1);
+    const answer = await ask({ cookie, 'x-csrf-token': csrfTokenFor(token) });
+    expect(answer.statusCode, answer.body).toBe(200);
+    const { links, lan } = answer.json<{ links: string[]; lan: boolean }>();
+    expect(lan).toBe(true);
+    expect(links).toEqual([expect.stringMatching(/^http:\/\/192\.168\.1\.20:8765\/studio\/login\?token=[\w-]{32}$/)]);
+    // The phone's link works once, at the machine's network address, and opens its own session.
+    const phone = new URL(links[0]!);
+    const signedIn = await h.app.inject({ method: 'GET', url: `${phone.pathname}${phone.search}`, headers: { host: phone.host } });
+    expect([signedIn.statusCode, signedIn.headers.location]).toEqual([303, '/']);
+    expect(String(signedIn.headers['set-cookie'])).not.toContain(token);
+    const again = await h.app.inject({ method: 'GET', url: `${phone.pathname}${phone.search}`, headers: { host: phone.host } });
+    expect(again.headers.location).toBe('/?signin=link_used');
+  });
+
+  it('is refused by `serve`, which has no sign-in links', async () => {
+    await harness();
+    const session = await signIn();
+    const answer = await h!.app.inject({
+      method: 'POST',
+      url: '/studio/device-link',
+      headers: { host: HOST, origin: ORIGIN, cookie: session.cookie, 'x-csrf-token': session.csrf },
+    });
+    expect(answer.statusCode).toBe(404);
+    expect(answer.json()).toMatchObject({ error: { reason: 'no_device_links' } });
+  });
+});

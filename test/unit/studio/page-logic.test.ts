@@ -1,10 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { formatNumber as cardNumber } from '../../../src/analysis/labels.js';
 import { csvRecords, csvText, toCsv } from '../../../web/src/csv.js';
 import {
   chooseLanguage,
   formatDate,
+  formatAmount,
   formatNumber,
   formatPlace,
+  isolateNumbers,
   formatSource,
   missingKeys,
   PAGE_LANGUAGES,
@@ -43,6 +47,14 @@ describe('studio page CSV', () => {
     expect(csvRecords(toCsv(columns, rows)).records).toEqual(rows);
   });
 
+  it('writes failed rows for French Excel: semicolons and a byte order mark, read back unchanged', () => {
+    const rows = [{ id: 'a1', description: 'Villa; "vue"', error_code: 'BAD_REQUEST', error_message: '=1+1' }];
+    const csv = toCsv(['id', 'description', 'error_code', 'error_message'], rows, ';');
+    expect(csv.startsWith('\ufeffid;description;error_code;error_message\r\n')).toBe(true);
+    expect(csv).toContain("'=1+1");
+    expect(csvRecords(csvText(new TextEncoder().encode(csv))).records).toEqual(rows);
+  });
+
   it('names an unclosed quote', () => {
     expect(() => csvRecords('id,description\na1,"open')).toThrow(/Quote Not Closed/);
   });
@@ -65,13 +77,38 @@ describe('studio page CSV', () => {
 });
 
 describe('studio page formats', () => {
-  it('writes numbers as the video cards do, one format per language', () => {
+  it('writes numbers as the video cards do, one format per language, isolated and unbreakable', () => {
     const shown = PAGE_LANGUAGES.map((lang) => {
       setLanguage(lang);
       return formatNumber(1_850_000);
     });
     setLanguage('fr');
-    expect(shown).toEqual(['1 850 000', '1,850,000', '1 850 000']);
+    expect(shown).toEqual(['\u20661\u202f850\u202f000\u2069', '\u20661,850,000\u2069', '\u20661\u202f850\u202f000\u2069']);
+    expect(formatNumber(2.35, 1)).toBe('\u20662,4\u2069');
+    expect(formatAmount(120, 'm²')).toBe('\u2066120\u2069\u00a0m²');
+  });
+
+  it('has the digits and groups of the video cards for any number (property)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -1e12, max: 1e12 }), fc.constantFrom(...PAGE_LANGUAGES), (value, lang) => {
+        setLanguage(lang);
+        const page = formatNumber(value)
+          .replace(/[\u2066\u2069]/g, '')
+          .replace(/\u202f/g, ' ')
+          .replace('\u2212', '-');
+        expect(page).toBe(cardNumber(value, lang));
+      }),
+    );
+    setLanguage('fr');
+  });
+
+  it('isolates the numbers inside the server text, joined to their unit', () => {
+    expect(isolateNumbers('À 1 350 000 DH, rendement 8,7 % ; 3 chambres, 120 m².')).toBe(
+      'À \u20661\u202f350\u202f000\u2069\u00a0DH, rendement \u20668,7\u2069\u00a0% ; \u20663\u2069 chambres, \u2066120\u2069\u00a0m².',
+    );
+    expect(isolateNumbers('الثمن 1350000 درهم')).toBe('الثمن \u20661350000\u2069\u00a0درهم');
+    // Text without a number is left as it is.
+    expect(isolateNumbers('Terrasse, ascenseur')).toBe('Terrasse, ascenseur');
   });
 
   it('names market sources and places in the page language, without source keys', () => {

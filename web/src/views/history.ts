@@ -1,9 +1,9 @@
 import { request } from '../api.js';
-import { $, make, setOptionValue, showError } from '../dom.js';
-import { formatDate, t } from '../i18n.js';
+import { $, make, namedDownload, setOptionValue, showError } from '../dom.js';
+import { formatAmount, formatDate, t } from '../i18n.js';
 import { ACTIVE, state } from '../state.js';
 import type { JobRecord } from '../types.js';
-import { cancelJob, followJob, jobAddress } from './job.js';
+import { cancelJob, fileStem, followJob, jobAddress } from './job.js';
 import { clearAnalysis, renderFormatsHint } from './new-video.js';
 import { setUploadedPhotos } from './photos.js';
 import { onAuthLost } from './signin.js';
@@ -45,8 +45,22 @@ export function renderHistory(): void {
       const row = make('tr', { 'data-job': job.job_id });
       // data-label: the column's name, shown above each value when the table becomes cards on a phone.
       row.append(make('td', { 'data-label': t('history.created') }, formatDate(job.created_at)));
-      row.append(make('td', { 'data-label': t('history.listing'), dir: 'auto' }, job.listing?.title ?? job.job_id));
-      const status = `${t(`state.${job.state}`)}${ACTIVE.has(job.state) ? ` (${Math.round(job.progress * 100)} %)` : ''}`;
+      const listing = make('td', { 'data-label': t('history.listing'), dir: 'auto', class: 'listing' });
+      // The video's poster (its title card) tells the jobs apart at a glance.
+      if (job.state === 'succeeded' && job.links.video !== null)
+        listing.append(
+          make('img', {
+            src: `/api/v1/jobs/${encodeURIComponent(job.job_id)}/poster`,
+            alt: '',
+            width: '64',
+            height: '36',
+            loading: 'lazy',
+            class: 'thumb',
+          }),
+        );
+      listing.append(job.listing?.title ?? job.job_id);
+      row.append(listing);
+      const status = `${t(`state.${job.state}`)}${ACTIVE.has(job.state) ? ` (${formatAmount(Math.round(job.progress * 100), '%')})` : ''}`;
       row.append(make('td', { class: `state ${job.state}`, 'data-label': t('history.status') }, status));
       const actions = make('td', { class: 'actions' });
       // A link to the job's address: it opens in place, or in a new tab like any link.
@@ -57,6 +71,21 @@ export function renderHistory(): void {
         followJob(job);
       });
       actions.append(open);
+      if (job.state === 'succeeded' && job.links.video !== null)
+        actions.append(
+          namedDownload(
+            make(
+              'a',
+              {
+                href: job.links.video,
+                download: `${fileStem(job)}.mp4`,
+                class: 'button',
+                'aria-label': `${t('batch.download_row')} — ${job.listing?.title ?? job.job_id}`,
+              },
+              t('batch.download_row'),
+            ),
+          ),
+        );
       actions.append(actionButton(t('history.rerun'), () => rerun(job)));
       if (ACTIVE.has(job.state)) {
         actions.append(

@@ -1,6 +1,6 @@
 import { ApiError, request, sleep } from '../api.js';
-import { $, explain, make, showError } from '../dom.js';
-import { formatDuration, formatNumber, t } from '../i18n.js';
+import { $, explain, make, namedDownload, showError } from '../dom.js';
+import { formatAmount, formatDate, formatDuration, formatNumber, t } from '../i18n.js';
 import { ACTIVE, hooks, state } from '../state.js';
 import type { JobOutput, JobRecord } from '../types.js';
 import { onAuthLost } from './signin.js';
@@ -17,7 +17,7 @@ export function renderJob(job: JobRecord): void {
   $('job-id').textContent = t('job.id', { id: job.job_id });
   const stage = job.stage !== null && job.state === 'running' ? ` — ${t('job.stage', { stage: t(`stage.${job.stage}`) })}` : '';
   const percent = Math.round(job.progress * 100);
-  $('job-state').textContent = `${t('job.state', { state: t(`state.${job.state}`) })}${stage} — ${percent} %`;
+  $('job-state').textContent = `${t('job.state', { state: t(`state.${job.state}`) })}${stage} — ${formatAmount(percent, '%')}`;
   const bar = $<HTMLProgressElement>('job-progress');
   bar.value = percent;
   bar.setAttribute('aria-valuetext', `${percent} %`);
@@ -25,12 +25,19 @@ export function renderJob(job: JobRecord): void {
   const eta = $('job-eta');
   eta.textContent = '';
   if (job.state === 'running') {
-    if (progressStart === null || job.progress < progressStart.progress) progressStart = { at: Date.now(), progress: job.progress };
+    if (progressStart === null) progressStart = storedProgressStart(job.job_id);
+    if (progressStart === null || job.progress < progressStart.progress) {
+      progressStart = { at: Date.now(), progress: job.progress };
+      storeProgressStart(job.job_id, progressStart);
+    }
     const gained = job.progress - progressStart.progress;
     const elapsed = (Date.now() - progressStart.at) / 1000;
     eta.textContent =
-      gained > 0.02 && elapsed > 0 ? t('job.eta', { time: formatDuration((elapsed / gained) * (1 - job.progress)) }) : t('job.eta_unknown');
+      gained > 0.05 && elapsed > 0 ? t('job.eta', { time: formatDuration((elapsed / gained) * (1 - job.progress)) }) : t('job.eta_unknown');
   }
+  // Photos the storyboard left out (docs/studio.md "What the page does"), in the words of the request's language.
+  const leftOut = (job as JobRecord & { photos_left_out?: { index: number; message: string }[] }).photos_left_out ?? [];
+  $('job-left-out').textContent = leftOut.map((photo) => photo.message).join(' ');
   $('job-error').textContent = job.state === 'failed' ? t('err.RENDER_FAILED', { message: job.error?.message ?? '' }) : '';
   const result = $('job-result');
   const outputs = job.outputs ?? [];
@@ -44,10 +51,33 @@ export function renderJob(job: JobRecord): void {
     showVideo(job.links.video, `/api/v1/jobs/${encodeURIComponent(job.job_id)}/poster`, t('job.video'));
     const link = $<HTMLAnchorElement>('job-download');
     link.href = job.links.video;
-    link.download = `${job.job_id}.mp4`;
+    link.download = `${fileStem(job)}.mp4`;
     result.hidden = false;
   } else {
     result.hidden = true;
+  }
+}
+
+const PROGRESS_STORE = 'immoreel.studio.progress';
+
+/**
+ * The first running read of a job (when, and at what progress), kept in localStorage: the rate the
+ * time left is measured from survives a reload (docs/studio.md "What the page does").
+ */
+function storedProgressStart(jobId: string): { at: number; progress: number } | null {
+  try {
+    const stored = JSON.parse(localStorage.getItem(PROGRESS_STORE) ?? 'null') as { jobId: string; at: number; progress: number } | null;
+    return stored?.jobId === jobId ? { at: stored.at, progress: stored.progress } : null;
+  } catch {
+    return null;
+  }
+}
+
+function storeProgressStart(jobId: string, start: { at: number; progress: number }): void {
+  try {
+    localStorage.setItem(PROGRESS_STORE, JSON.stringify({ jobId, ...start }));
+  } catch {
+    // Not kept: a reload measures again.
   }
 }
 
@@ -58,11 +88,31 @@ function showVideo(src: string, poster: string | null, label: string): void {
   else if (video.getAttribute('poster') !== poster) video.poster = poster;
   if (video.getAttribute('src') !== src) video.src = src;
   video.setAttribute('aria-label', label);
-  $<HTMLInputElement>('job-link').value = new URL(src, location.href).href;
+  // The box shows a share link once "Copy link" made one (docs/studio.md "Share links").
+  $<HTMLInputElement>('job-link').value = '';
+  $('job-link').hidden = true;
+  $('job-unshare').hidden = true;
+  lastShare = null;
 }
 
 /** The format whose video the player shows, for the job shown; the primary output until another is chosen. */
 let shownOutput: { jobId: string; format: string } | null = null;
+
+/**
+ * Downloads are named by the listing, as the agent knows it ("appartement-maarif-casablanca-portrait.mp4"),
+ * not by the job id; letters of any script are kept, so an Arabic title names its file in Arabic.
+ */
+export function fileStem(job: JobRecord): string {
+  const title = (job.listing?.title ?? '')
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60)
+    .replace(/-+$/, '');
+  return title === '' ? job.job_id : title;
+}
 
 function outputLink(job: JobRecord, kind: 'video' | 'poster', format: string): string {
   return `/api/v1/jobs/${encodeURIComponent(job.job_id)}/${kind}?format=${encodeURIComponent(format)}`;
@@ -90,7 +140,7 @@ function renderOutputs(job: JobRecord, outputs: JobOutput[]): void {
       const item = make('li', { 'data-format': output.format });
       const facts = make('span', { class: 'muted small' });
       facts.append(
-        make('span', { dir: 'ltr' }, `${output.width} × ${output.height}`),
+        make('span', { dir: 'ltr', class: 'nowrap' }, `${output.width}\u00a0×\u00a0${output.height}`),
         ` · ${formatDuration(output.duration_s)} · ${formatSize(output.size_bytes)}`,
       );
       const about = make('div', { class: 'about' });
@@ -111,12 +161,26 @@ function renderOutputs(job: JobRecord, outputs: JobOutput[]): void {
         {
           class: 'button primary',
           href: outputLink(job, 'video', output.format),
-          download: `${job.job_id}-${output.format}.mp4`,
+          download: `${fileStem(job)}-${output.format}.mp4`,
           'aria-label': t('job.download_format', { format: name }),
         },
         t('job.download_short'),
       );
-      actions.append(download);
+      actions.append(namedDownload(download));
+      // The poster as a JPEG, for a listing page or a message (docs/studio.md "What the page does").
+      if (output.poster_url !== null)
+        actions.append(
+          make(
+            'a',
+            {
+              class: 'button',
+              href: outputLink(job, 'poster', output.format),
+              download: `${fileStem(job)}-${output.format}.jpg`,
+              'aria-label': `${t('job.poster')} — ${name}`,
+            },
+            t('job.poster'),
+          ),
+        );
       item.append(actions);
       return item;
     }),
@@ -215,14 +279,57 @@ export async function cancelJob(jobId: string): Promise<JobRecord | null> {
   }
 }
 
+/**
+ * "Copy link" makes a share link of the output shown (docs/studio.md "Share links"): a page the
+ * client opens without signing in, with the video, its poster and a preview in chat apps.
+ */
 async function copyLink(): Promise<void> {
-  const link = $<HTMLInputElement>('job-link').value;
+  const job = state.shownJob;
+  if (job === null) return;
+  const box = $<HTMLInputElement>('job-link');
+  let link: string;
+  let until: string;
+  try {
+    const format = shownOutput?.jobId === job.job_id ? shownOutput.format : undefined;
+    const { data } = await request<{ share: { id: string; url: string; expires_at: string } }>(
+      'POST',
+      `/api/v1/jobs/${encodeURIComponent(job.job_id)}/shares`,
+      format === undefined ? {} : { format },
+    );
+    link = new URL(data.share.url, location.href).href;
+    lastShare = data.share.id;
+    $('job-unshare').hidden = false;
+    until = formatDate(data.share.expires_at.slice(0, 10));
+    box.value = link;
+    box.hidden = false;
+  } catch (error) {
+    $('copy-status').textContent = explain(error);
+    onAuthLost(error);
+    return;
+  }
   try {
     await navigator.clipboard.writeText(link);
-    $('copy-status').textContent = t('job.copied');
+    $('copy-status').textContent = t('job.share_created', { date: until });
   } catch {
-    $('copy-status').textContent = t('job.copy_failed');
-    $<HTMLInputElement>('job-link').select();
+    $('copy-status').textContent = t('job.share_shown', { date: until });
+    box.select();
+  }
+}
+
+/** The share link made last for the job shown: "Withdraw the link" revokes it (docs/studio.md "Share links"). */
+let lastShare: string | null = null;
+
+async function withdrawLink(): Promise<void> {
+  if (lastShare === null) return;
+  try {
+    await request('DELETE', `/api/v1/shares/${encodeURIComponent(lastShare)}`);
+    lastShare = null;
+    $('job-unshare').hidden = true;
+    $('job-link').hidden = true;
+    $('copy-status').textContent = t('job.unshared');
+  } catch (error) {
+    $('copy-status').textContent = explain(error);
+    onAuthLost(error);
   }
 }
 
@@ -237,4 +344,6 @@ export function wireJob(): void {
     }
   });
   $('job-copy').addEventListener('click', () => void copyLink());
+  $('job-unshare').addEventListener('click', () => void withdrawLink());
+  namedDownload($<HTMLAnchorElement>('job-download'));
 }

@@ -1,10 +1,20 @@
 import { ApiError, request, sleep, uploadAsset } from '../api.js';
 import { marketChart } from '../chart.js';
 import { $, explain, make, optionValue, showError } from '../dom.js';
-import { formatDate, formatNumber, formatPlace, formatSource, t } from '../i18n.js';
+import { formatAmount, formatDate, formatNumber, formatPlace, formatSource, isolateNumbers, t } from '../i18n.js';
 import { state } from '../state.js';
 import type { JobRecord, Property, Warning } from '../types.js';
 import { brandingFields, dataUrlBlob, storedBranding } from './branding.js';
+import {
+  durationProblem,
+  factWarningItems,
+  factWarningText,
+  priceDecision,
+  renderPriceCheck,
+  resetPriceCheck,
+  warningField,
+  wireFactChecks,
+} from './fact-checks.js';
 import { followJob } from './job.js';
 import { photosMissing, photosPending, renderPhotos } from './photos.js';
 import { onAuthLost } from './signin.js';
@@ -35,6 +45,7 @@ async function analyze(event: SubmitEvent): Promise<void> {
     const { data } = await request<{ property: Property }>('POST', '/api/v1/analyze', body);
     state.property = data.property;
     state.analysedInput = text;
+    resetPriceCheck();
     renderAnalysis(data.property);
     $('render-form').hidden = false;
     $('analysis-title').focus();
@@ -60,11 +71,13 @@ export function renderAnalysis(p: Property): void {
   const facts = $('facts');
   facts.replaceChildren();
   const n = (v: number | null, unit?: string): string | null =>
-    v === null ? null : unit === undefined ? formatNumber(v) : `${formatNumber(v)} ${t(unit)}`;
+    v === null ? null : unit === undefined ? formatNumber(v) : formatAmount(v, t(unit));
   fact(facts, 'fact.type', p.property_type === null ? null : t(`type.${p.property_type}`));
   fact(facts, 'fact.transaction', p.transaction === null ? null : t(`tx.${p.transaction}`));
   fact(facts, 'fact.price', n(p.price_mad, 'unit.mad'));
+  if (p.price_mad !== null) facts.append(...factWarningItems(p, 'price'));
   fact(facts, 'fact.surface', n(p.surface_m2, 'unit.m2'));
+  if (p.surface_m2 !== null) facts.append(...factWarningItems(p, 'surface'));
   fact(facts, 'fact.rooms', n(p.rooms));
   fact(facts, 'fact.bedrooms', n(p.bedrooms));
   fact(facts, 'fact.bathrooms', n(p.bathrooms));
@@ -96,13 +109,20 @@ export function renderAnalysis(p: Property): void {
     const caption = make('figcaption');
     caption.append(make('span', { class: 'dot', 'aria-hidden': 'true' }), make('span', {}, ` ${t('market.listing')} · `));
     if (m.position !== null) {
-      const delta = m.delta_pct === null ? '' : `${m.delta_pct > 0 ? '+' : ''}${Math.round(m.delta_pct)} %`;
+      const delta =
+        m.delta_pct === null ? '' : formatAmount(Math.round(m.delta_pct), '%').replace(/^\u2066/, m.delta_pct > 0 ? '\u2066+' : '\u2066');
       caption.append(make('strong', {}, t(`market.${m.position}`, { delta })));
+    } else {
+      // No position while the price or surface is held back (docs/studio.md "Doubtful facts"): the analysis says why.
+      const withheld = (m as typeof m & { position_withheld?: string }).position_withheld;
+      if (withheld !== undefined) caption.append(make('strong', { dir: 'auto' }, isolateNumbers(withheld)));
     }
     caption.append(make('span', { class: 'muted small' }, ` ${formatSource(m.source)}${t('list.comma')}${formatDate(m.as_of)}`));
     market.append(caption);
   } else {
-    market.append(make('p', { class: 'muted' }, t('market.none')));
+    // A market known, but no price per m² to place on it: the price is held back, and the analysis says so.
+    const withheld = (m as (typeof m & { position_withheld?: string }) | null)?.position_withheld;
+    market.append(make('p', { class: 'muted', dir: 'auto' }, withheld === undefined ? t('market.none') : isolateNumbers(withheld)));
   }
 
   const buyer = $('buyer');
@@ -112,26 +132,30 @@ export function renderAnalysis(p: Property): void {
   const segments = make('ul');
   for (const segment of p.target_buyer.segments.slice(0, 3)) {
     const item = make('li');
-    item.append(make('strong', { dir: 'auto' }, `${segment.label} (${Math.round(segment.score * 100)} %)`));
-    if (segment.reasons.length > 0) item.append(make('span', { dir: 'auto' }, ` — ${segment.reasons.join(' ; ')}`));
+    item.append(make('strong', { dir: 'auto' }, `${segment.label} (${formatAmount(Math.round(segment.score * 100), '%')})`));
+    if (segment.reasons.length > 0) item.append(make('span', { dir: 'auto' }, ` — ${isolateNumbers(segment.reasons.join(' ; '))}`));
     segments.append(item);
   }
   buyer.append(segments);
 
-  $('angles').replaceChildren(...p.marketing_angles.map((angle) => make('li', { dir: 'auto' }, angle)));
-  const warnings = $('warnings');
-  warnings.replaceChildren(
-    ...(p.warnings.length > 0
-      ? p.warnings.map((w) => make('li', { dir: 'auto' }, warningText(w, p)))
+  $('angles').replaceChildren(...p.marketing_angles.map((angle) => make('li', { dir: 'auto' }, isolateNumbers(angle))));
+  // Warnings about a fact are shown under it (above); the others here, in the page's words when it has them.
+  const general = p.warnings.filter(
+    (w) => warningField(w) === null || (warningField(w) === 'price' ? p.price_mad === null : p.surface_m2 === null),
+  );
+  $('warnings').replaceChildren(
+    ...(general.length > 0
+      ? general.map((w) => make('li', { dir: 'auto' }, warningText(w, p)))
       : [make('li', { class: 'muted' }, t('warnings.none'))]),
   );
+  renderPriceCheck(p);
   renderPhotos();
 }
 
 /** A warning in the page's language when the page has words for its code; else as the analysis wrote it. */
 function warningText(warning: Warning, p: Property): string {
   if (warning.code === 'URL_SCHEME_ADDED') return t('warning.URL_SCHEME_ADDED', { url: p.source.url ?? '' });
-  return warning.message;
+  return factWarningText(warning, p);
 }
 
 /** Hides the analysis: the listing is analysed again before the next render. */
@@ -189,8 +213,20 @@ async function renderVideo(event: SubmitEvent): Promise<void> {
   showError('render-error', null);
   const button = $<HTMLButtonElement>('render-btn');
   if (button.disabled) return;
+  // What the page can tell is wrong is said next to its field, and nothing is sent (docs/studio.md "Errors before the click").
+  if (durationProblem(true)) {
+    $('render-error').textContent = t('duration.invalid');
+    return;
+  }
+  const price = priceDecision(state.property);
+  if (price === null) {
+    $('render-error').textContent = t('price.needed');
+    return;
+  }
   if (photosMissing()) {
     $('render-error').textContent = t('photos.needed');
+    $('photos-needed').classList.replace('hint', 'error');
+    $('photo-input').setAttribute('aria-invalid', 'true');
     $('photo-input').focus();
     return;
   }
@@ -226,7 +262,8 @@ async function renderVideo(event: SubmitEvent): Promise<void> {
     const refs = photos.map((p) => p.ref!);
     const input = state.analysedInput;
     const body = {
-      ...(state.property !== null ? { listing: state.property } : isUrl(input) ? { url: input } : { description: input }),
+      ...(price.listing !== null ? { listing: price.listing } : isUrl(input) ? { url: input } : { description: input }),
+      ...(price.confirmed.length > 0 ? { confirmed_facts: price.confirmed } : {}),
       ...(refs.length > 0 ? { photos: refs } : {}),
       ...options,
       ...(Object.keys(branding).length > 0 ? { branding } : {}),
@@ -249,11 +286,65 @@ async function renderVideo(event: SubmitEvent): Promise<void> {
   }
 }
 
+let previewTimer: ReturnType<typeof setTimeout> | undefined;
+let previewRun = 0;
+
+/**
+ * Which photos the video will leave out at the duration chosen, asked of the storyboard before
+ * the click (`POST /api/v1/storyboard`, docs/studio.md "What the page does"): the same body as the
+ * render, no job, no charge. A server without the route (404) leaves the page as it was.
+ */
+export function schedulePhotoPreview(): void {
+  clearTimeout(previewTimer);
+  previewTimer = setTimeout(() => void previewPhotos(), 600);
+}
+
+/** Whether this server has the storyboard route, read once from its OpenAPI document (a missing route would be a 404 in the console). */
+let storyboardRoute: Promise<boolean> | null = null;
+
+function hasStoryboardRoute(): Promise<boolean> {
+  storyboardRoute ??= request<{ paths?: Record<string, unknown> }>('GET', '/api/v1/openapi.json')
+    .then(({ data }) => data.paths?.['/api/v1/storyboard'] !== undefined)
+    .catch(() => false);
+  return storyboardRoute;
+}
+
+async function previewPhotos(): Promise<void> {
+  const run = ++previewRun;
+  const refs = state.photos.filter((p) => p.status === 'ready' && p.ref !== null).map((p) => p.ref!);
+  const show = (leftOut: Set<string>): void => {
+    const names = state.photos.filter((p) => p.ref !== null && leftOut.has(p.ref)).map((p) => p.name);
+    const changed = [...leftOut].join('|') !== [...state.leftOut].join('|');
+    state.leftOut = leftOut;
+    $('photos-left-out').textContent = names.length === 0 ? '' : t('photos.left_out', { names: names.join(t('list.comma')) });
+    if (changed) renderPhotos();
+  };
+  if (state.property === null || refs.length === 0 || refs.length < state.photos.length || chosenFormats().length === 0)
+    return show(new Set());
+  const duration = $<HTMLInputElement>('opt-duration').value.trim();
+  const options = renderOptions();
+  if (duration !== '' && !(Number.isInteger(options.duration_s) && options.duration_s! >= 10 && options.duration_s! <= 90)) return;
+  if (!(await hasStoryboardRoute())) return;
+  try {
+    const { data } = await request<{ storyboard: { photos: { ref: string; shown: boolean }[] } }>('POST', '/api/v1/storyboard', {
+      listing: state.property,
+      photos: refs,
+      ...options,
+    });
+    if (run !== previewRun) return;
+    show(new Set(data.storyboard.photos.filter((photo) => !photo.shown).map((photo) => photo.ref)));
+  } catch {
+    // No storyboard route (an older server), or a refusal the render will explain: nothing is said before the click.
+    if (run === previewRun) show(new Set());
+  }
+}
+
 /** Starts over: the text, the analysis and the photos go; options and branding stay, they are the agency's habits. */
 function clearDraft(): void {
   $<HTMLTextAreaElement>('listing').value = '';
   state.analysedInput = '';
   clearAnalysis();
+  resetPriceCheck();
   state.photos = [];
   $('photo-problems').hidden = true;
   for (const id of ['analyze-error', 'render-error', 'rerun-status']) $(id).textContent = '';
@@ -279,6 +370,8 @@ export function wireNewVideo(): void {
   });
   $('draft-clear').addEventListener('click', clearDraft);
   $('opt-format').addEventListener('change', renderFormatsHint);
+  for (const id of ['opt-duration', 'opt-format', 'opt-template']) $(id).addEventListener('change', schedulePhotoPreview);
   $('analyze-form').addEventListener('submit', (event) => void analyze(event));
+  wireFactChecks();
   $('render-form').addEventListener('submit', (event) => void renderVideo(event));
 }

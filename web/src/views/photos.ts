@@ -8,13 +8,49 @@ import { onAuthLost } from './signin.js';
 
 let dragged: string | null = null;
 
+/** The API takes uploads of at most 15 MB and 50 megapixels (docs/api.md "Assets"). */
+const UPLOAD_LIMIT_BYTES = 15 * 1024 * 1024;
+const UPLOAD_LIMIT_PIXELS = 50_000_000;
+/** A larger photo is redrawn at this long side: four times a 1080p frame's, plenty for a video. */
+const REDRAWN_LONG_SIDE = 4096;
+
+/**
+ * The photo as it can be uploaded: as it is when the API takes it, else redrawn by the browser as
+ * a JPEG small enough (docs/studio.md "Errors before the click"), rather than refused at the upload.
+ */
+export async function fitForUpload(file: Blob): Promise<Blob> {
+  if (file.size <= UPLOAD_LIMIT_BYTES && file.size < 4 * 1024 * 1024) return file;
+  let bitmap: ImageBitmap;
+  try {
+    bitmap = await createImageBitmap(file);
+  } catch {
+    // A photo this browser cannot draw (HEIC outside Safari) goes as it is: the server decodes it, or says why not.
+    return file;
+  }
+  try {
+    if (file.size <= UPLOAD_LIMIT_BYTES && bitmap.width * bitmap.height <= UPLOAD_LIMIT_PIXELS) return file;
+    let side = Math.min(REDRAWN_LONG_SIDE, Math.max(bitmap.width, bitmap.height));
+    for (;;) {
+      const scale = side / Math.max(bitmap.width, bitmap.height);
+      const canvas = new OffscreenCanvas(Math.max(1, Math.round(bitmap.width * scale)), Math.max(1, Math.round(bitmap.height * scale)));
+      canvas.getContext('2d')?.drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+      const blob = await canvas.convertToBlob({ type: 'image/jpeg', quality: 0.88 });
+      if (blob.size <= UPLOAD_LIMIT_BYTES || side < 1000) return blob;
+      side = Math.round(side * 0.75);
+    }
+  } finally {
+    bitmap.close();
+  }
+}
+
 async function uploadPhoto(item: PhotoItem): Promise<void> {
   if (item.file === null) return;
   item.status = 'uploading';
   item.error = null;
   renderPhotos();
   try {
-    item.ref = await uploadAsset(item.file);
+    item.ref = await uploadAsset(await fitForUpload(item.file));
+    rememberThumbnail(item.ref, item.preview);
     item.status = 'ready';
   } catch (error) {
     item.status = 'failed';
@@ -112,7 +148,8 @@ export function renderPhotos(): void {
   const list = $('photo-list');
   list.replaceChildren(
     ...photos.map((item, index) => {
-      const li = make('li', { draggable: 'true', 'data-key': item.key, class: `photo ${item.status}` });
+      const leftOut = item.ref !== null && state.leftOut.has(item.ref);
+      const li = make('li', { draggable: 'true', 'data-key': item.key, class: `photo ${item.status}${leftOut ? ' photo-left-out' : ''}` });
       const img = make('img', { src: item.preview, alt: item.name, width: '160', height: '90' });
       li.append(img);
       const caption = make('div', { class: 'photo-caption' });
@@ -159,9 +196,12 @@ export function renderPhotos(): void {
   const count = state.property?.photos.length ?? 0;
   own.hidden = photos.length > 0 || count === 0;
   own.textContent = t('photos.own', { count });
+  // Said as a hint at first, before the agent had a chance to add a photo; an error once a render was asked without one.
   const missing = photosMissing();
-  $('photos-needed').hidden = !missing;
-  if (missing) $('photo-input').setAttribute('aria-invalid', 'true');
+  const hint = $('photos-needed');
+  hint.hidden = !missing;
+  if (!missing) hint.classList.replace('error', 'hint');
+  if (missing && hint.classList.contains('error')) $('photo-input').setAttribute('aria-invalid', 'true');
   else $('photo-input').removeAttribute('aria-invalid');
   hooks.changed();
 }
@@ -176,13 +216,39 @@ export function photosPending(): number {
   return state.checking + state.photos.filter((p) => p.status === 'uploading').length;
 }
 
-/** Photos already uploaded (a re-run's refs): shown as grey placeholders, ready to render. */
+const THUMBNAILS_STORE = 'immoreel.studio.thumbnails';
+/** The thumbnails of the last uploads kept for a re-run (a 320×180 JPEG is ≈ 10 KB). */
+const THUMBNAILS_KEPT = 40;
+
+function storedThumbnails(): [string, string][] {
+  try {
+    const stored = JSON.parse(localStorage.getItem(THUMBNAILS_STORE) ?? '[]') as unknown;
+    return Array.isArray(stored) ? (stored as [string, string][]) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Keeps an uploaded photo's thumbnail by its ref: a re-run then shows the photos, not grey boxes (the API does not serve assets back). */
+function rememberThumbnail(ref: string, preview: string): void {
+  const kept = [[ref, preview] as [string, string], ...storedThumbnails().filter(([known]) => known !== ref)].slice(0, THUMBNAILS_KEPT);
+  try {
+    localStorage.setItem(THUMBNAILS_STORE, JSON.stringify(kept));
+  } catch {
+    // Storage full: a re-run shows grey boxes for these.
+  }
+}
+
+/** Photos already uploaded (a re-run's refs): their thumbnails when this browser uploaded them, grey placeholders otherwise. */
 export function setUploadedPhotos(refs: readonly string[]): void {
+  const thumbnails = new Map(storedThumbnails());
   state.photos = refs.map((ref, index) => ({
     key: crypto.randomUUID(),
     name: `${index + 1}`,
     file: null,
-    preview: `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" width="160" height="90"><rect width="160" height="90" fill="#d8dee4"/></svg>')}`,
+    preview:
+      thumbnails.get(ref) ??
+      `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" width="160" height="90"><rect width="160" height="90" fill="#d8dee4"/></svg>')}`,
     status: 'ready' as const,
     ref,
     error: null,

@@ -82,7 +82,7 @@ describe('analyze --url (in process, portal mocked)', () => {
       .intercept({ path: endsWith('_51234567.htm'), method: 'GET' })
       .reply(200, fixture('avito-next-data.html'), HTML);
     const bare = AVITO_URL.replace(/^https:\/\//, '');
-    const property = await analyzeListing({ description: ` ${bare}\n` });
+    const property = await analyzeListing({ description: ` ${bare}\n`, language: 'en' });
     expect(property).toMatchObject({ title: 'Appartement 3 chambres à vendre à Maarif', source: { kind: 'url', listing_id: '51234567' } });
     expect(property.warnings[0]).toEqual({
       code: 'URL_SCHEME_ADDED',
@@ -98,6 +98,8 @@ describe('analyze --url (in process, portal mocked)', () => {
       .reply(200, fixture('avito-next-data.html'), HTML);
     const property = await analyzeListing({ url: AVITO_URL.replace(/^https:\/\//, '') });
     expect(property.warnings.map((w) => w.code)).toContain('URL_SCHEME_ADDED');
+    // In the request's language (French by default).
+    expect(property.warnings.find((w) => w.code === 'URL_SCHEME_ADDED')?.message).toMatch(/a été lu comme le lien/);
   });
 
   it('refuses a search URL before fetching anything', async () => {
