@@ -6,7 +6,14 @@
  * that holds it). A catch that does none of these — `catch {}`,
  * `.catch(() => undefined)` — hides a failure nobody will ever see: a job left running with no
  * word of why (docs/jobs.md "Failures the job layer survives").
+ *
+ * A failure that is deliberately left out says why, in a comment that starts with `Ignored:` right
+ * above the statement holding the catch (or inside the handler): e.g. closing a pool whose first
+ * connection failed, while that connection's error is what is thrown.
  */
+
+/** The comment that lets a catch drop its error: `// Ignored: <why>`. */
+const IGNORED = /^\s*Ignored: \S/;
 
 /** Calls that tell someone: the pool's `report`, a logger's levels, a promise's `reject`, Node's warnings. */
 const TELLS = /^(report|warn|error|info|debug|log|emitWarning|reject|fail|onError|onWarning|abort|tell\w*)$/;
@@ -63,15 +70,24 @@ export const noSwallowedErrors = {
     docs: { description: 'a caught error is rethrown, reported or answered, never dropped' },
     messages: {
       swallowed:
-        'This catch drops the error: rethrow it, report it (report/log/warn…), or return what it means. A failure nobody sees is a job nobody can explain.',
+        'This catch drops the error: rethrow it, report it (report/log/warn…), return what it means, or say why it is dropped (`// Ignored: <why>` above it). A failure nobody sees is a job nobody can explain.',
     },
     schema: [],
   },
   create(context) {
+    const source = context.sourceCode;
+    /** Whether the handler, or the statement that holds it, carries an `Ignored: <why>` comment. */
+    const saysWhy = (/** @type {import('eslint').Rule.Node} */ node) => {
+      if (source.getCommentsInside(node).some((c) => IGNORED.test(c.value))) return true;
+      /** @type {import('eslint').Rule.Node | null} */
+      let statement = node;
+      while (statement !== null && !/Statement|Declaration/.test(statement.type)) statement = statement.parent;
+      return statement !== null && source.getCommentsBefore(statement).some((c) => IGNORED.test(c.value));
+    };
     return {
       CatchClause(node) {
         const carried = uses(node.param);
-        if (!contains(node.body, (n) => answers(n) || carried(n))) context.report({ node, messageId: 'swallowed' });
+        if (!contains(node.body, (n) => answers(n) || carried(n)) && !saysWhy(node)) context.report({ node, messageId: 'swallowed' });
       },
       CallExpression(node) {
         const callee = node.callee;
@@ -81,7 +97,8 @@ export const noSwallowedErrors = {
         const body = handler.body;
         const carried = uses(handler.params[0]);
         const dropped = body.type === 'BlockStatement' ? !contains(body, (n) => answers(n) || carried(n)) : isNothing(body);
-        if (dropped) context.report({ node: handler, messageId: 'swallowed' });
+        if (dropped && !saysWhy(/** @type {import('eslint').Rule.Node} */ (handler)))
+          context.report({ node: handler, messageId: 'swallowed' });
       },
     };
   },

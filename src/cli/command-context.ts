@@ -8,6 +8,9 @@ import { redactSecrets } from '../core/redact.js';
 import type { Service } from '../core/service.js';
 import type { Backends } from '../records/backends.js';
 import type { JobStores } from '../records/job-backends.js';
+// Types and one pure test only: the stores themselves are loaded when a command opens them.
+import { namesSharedBackends } from '../records/open-backends.js';
+import type { RecordStore } from '../records/types.js';
 import { serviceMode, type ServiceMode, type ServiceSelection } from '../service/mode.js';
 import { environmentOf } from './program-environment.js';
 import { Output } from './output.js';
@@ -41,13 +44,17 @@ export interface CommandContext {
    */
   backendOptions(): BackendSelection;
   /**
-   * With `--database-url` or `--storage-url`: both stores opened, checked and migrated (a bad
-   * configuration stops the command here, before anything starts, with its exit code); null for
-   * the embedded default, which the commands open as they always did. A database or storage not
-   * reachable yet is waited for, up to `--startup-wait` (docs/operations.md "Start-up"), each
-   * wait announced through `note` (default: a warning on stderr).
+   * Both stores, through `openBackends` (src/records/open-backends.ts): with `--database-url` or
+   * `--storage-url` opened, checked and migrated (a bad configuration stops the command here,
+   * before anything starts, with its exit code), and a database or storage not reachable yet is
+   * waited for, up to `--startup-wait` (docs/operations.md "Start-up"), each wait announced
+   * through `note` (default: a warning on stderr); otherwise the data directory's own.
    */
-  openConfiguredBackends(options?: { note?: (message: string) => void }): Promise<Backends | null>;
+  openBackends(options?: { note?: (message: string) => void }): Promise<Backends>;
+  /** The record store alone (`keys`, `db`, the Studio's sign-in key), through the same `openBackends`. */
+  openRecords(): Promise<RecordStore>;
+  /** Whether `--database-url` or `--storage-url` names stores of their own (not the data directory's). */
+  namesSharedBackends(): boolean;
   /** The job records and video store the job layer is given: the configured ones, or the data directory's. */
   openJobStores(): Promise<JobStores>;
   /**
@@ -126,13 +133,18 @@ export function contextFor(command: Command): CommandContext {
       return openService(config, { ...options, warn: (message) => output.warn(message) });
     },
     backendOptions,
-    async openConfiguredBackends({ note = (message: string) => output.warn(message) } = {}) {
+    async openBackends({ note = (message: string) => output.warn(message) } = {}) {
       const options = backendOptions();
-      if (options.databaseUrl === undefined && options.storageUrl === undefined) return null;
-      const { openBackends } = await import('../records/backends.js');
+      const { openBackends } = await import('../records/open-backends.js');
+      if (!namesSharedBackends(options)) return openBackends(options);
       const { waitForBackends } = await import('../records/startup-wait.js');
       return waitForBackends(() => openBackends(options), { budgetMs: config.startupWaitSeconds * 1000, note });
     },
+    async openRecords() {
+      const { openBackends } = await import('../records/open-backends.js');
+      return openBackends(backendOptions(), { only: 'records' });
+    },
+    namesSharedBackends: () => namesSharedBackends(backendOptions()),
     recordsLabel() {
       const { dataDir, databaseUrl } = backendOptions();
       return databaseUrl === undefined

@@ -157,12 +157,7 @@ function checkS3Environment(env: AwsEnvironment): void {
   for (const name of ['AWS_ENDPOINT_URL_S3', 'AWS_ENDPOINT_URL']) {
     const value = env[name]?.trim();
     if (value === undefined || value === '') continue;
-    let protocol = '';
-    try {
-      protocol = new URL(value).protocol;
-    } catch {
-      protocol = '';
-    }
+    const protocol = URL.canParse(value) ? new URL(value).protocol : '';
     if (protocol !== 'http:' && protocol !== 'https:') {
       throw storageError(
         'storage_url_invalid',
@@ -214,7 +209,7 @@ export function connectError(error: unknown, url: string): unknown {
 }
 
 /** Opens the record store alone (`keys`, `db`): the database rules, connection, checks, migrations. */
-export async function openRecords(options: Omit<BackendOptions, 'storageUrl'>): Promise<RecordStore> {
+export async function openCheckedRecords(options: Omit<BackendOptions, 'storageUrl'>): Promise<RecordStore> {
   const database = planDatabase(options);
   if (database.kind === 'sqlite') return openRecordStore({ dataDir: options.dataDir, now: options.now });
   let records: RecordStore;
@@ -227,7 +222,7 @@ export async function openRecords(options: Omit<BackendOptions, 'storageUrl'>): 
     try {
       await assertMigrationsCurrent(records, database.url);
     } catch (error) {
-      // The migration error rethrown next is the one to report; closing is clean-up.
+      // Ignored: the migration error rethrown next is the one to report; closing is clean-up.
       await records.close().catch(() => undefined);
       throw error;
     }
@@ -284,12 +279,13 @@ export async function checkBlobs(blobs: BlobStore, label: string): Promise<void>
 
 /**
  * Both stores a configuration names, connected, checked and migrated; the first thing `serve`,
- * `worker`, `studio`, `render` and `jobs` do, so a bad configuration stops them before they start.
+ * `worker`, `studio`, `render` and `jobs` do (through `openBackends`, ./open-backends.ts), so a bad
+ * configuration stops them before they start.
  */
-export async function openBackends(options: BackendOptions): Promise<Backends> {
+export async function openCheckedBackends(options: BackendOptions): Promise<Backends> {
   const plan = planBackends(options);
   const warn = options.warn ?? ((message: string) => process.emitWarning(message, { type: 'Notice', code: 'IMMOREEL_BACKENDS' }));
-  const records = await openRecords(options);
+  const records = await openCheckedRecords(options);
   let blobs: BlobStore | undefined;
   try {
     blobs = openBlobStore({
@@ -299,8 +295,9 @@ export async function openBackends(options: BackendOptions): Promise<Backends> {
     });
     await checkBlobs(blobs, plan.storageLabel);
   } catch (error) {
-    // The check's error rethrown next is the one to report; closing is clean-up.
+    // Ignored: the check's error rethrown next is the one to report; closing is clean-up.
     await blobs?.close().catch(() => undefined);
+    // Ignored: as above.
     await records.close().catch(() => undefined);
     throw error;
   }

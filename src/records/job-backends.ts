@@ -38,8 +38,7 @@ export function openEmbeddedJobStores(dataDir: string): JobStores {
 /**
  * Where jobs are kept, as `--database-url` / `--storage-url` name it (docs/scaling.md
  * "Configuration"): `openBackends` (checked, migrated, clear errors) when either is set; the
- * embedded default (the data directory's SQLite file and files) when both are unset. Loaded
- * lazily so that commands on the embedded default never load pg, pg-boss or the AWS SDK.
+ * embedded job table and files when both are unset (a local render needs no server records).
  */
 export async function openJobStores(options: {
   dataDir: string;
@@ -53,7 +52,7 @@ export async function openJobStores(options: {
   const databaseUrl = options.databaseUrl?.trim() || undefined;
   const storageUrl = options.storageUrl?.trim() || undefined;
   if (databaseUrl === undefined && storageUrl === undefined) return openEmbeddedJobStores(options.dataDir);
-  const { openBackends } = await import('./backends.js');
+  const { openBackends } = await import('./open-backends.js');
   const shared = await openBackends({ dataDir: options.dataDir, databaseUrl, storageUrl, env: options.aws, warn: options.warn });
   return { records: shared.records, blobs: shared.blobs, shared, describe: () => shared.describe(), close: () => shared.close() };
 }

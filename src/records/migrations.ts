@@ -79,7 +79,7 @@ async function withPool<T>(url: string, work: (pool: Pool) => Promise<T>): Promi
   } catch (error) {
     throw connectError(error, url);
   } finally {
-    // Clean-up after the answer (or the connection error thrown above) is decided.
+    // Ignored: clean-up after the answer (or the connection error thrown above) is decided.
     await pool.end().catch(() => undefined);
   }
 }

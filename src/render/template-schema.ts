@@ -84,10 +84,6 @@ export const XFADE_TRANSITIONS = [
 export type TransitionKind = BuiltinTransition | `xfade:${(typeof XFADE_TRANSITIONS)[number]}`;
 const TRANSITION_NAMES: readonly TransitionKind[] = [...BUILTIN_TRANSITIONS, ...XFADE_TRANSITIONS.map((name) => `xfade:${name}` as const)];
 
-export function isTransitionKind(value: unknown): value is TransitionKind {
-  return typeof value === 'string' && (TRANSITION_NAMES as readonly string[]).includes(value);
-}
-
 // ---------------------------------------------------------------------------------------------
 // Building blocks, each with the sentence shown when a value is wrong
 

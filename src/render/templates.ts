@@ -13,7 +13,6 @@ import { schemaProblems, TemplateSchema, type Template } from './template-schema
 
 export {
   BUILTIN_TRANSITIONS,
-  isTransitionKind,
   MOTION_KINDS,
   SCENE_KINDS,
   XFADE_TRANSITIONS,

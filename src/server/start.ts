@@ -13,7 +13,7 @@ import { guardedFetch, timedFetch } from '../net/fetch.js';
 import { validateRenderRequest } from '../render/index.js';
 import { RenderBodyPool } from './render-body-pool.js';
 import type { BlobStore } from '../blobs/index.js';
-import { openBackends } from '../records/backends.js';
+import { openBackends } from '../records/open-backends.js';
 import type { RecordStore } from '../records/types.js';
 import { buildApp, type LogOptions } from './app.js';
 import { purgeExpiredAssets, resolveAsset } from '../records/assets.js';

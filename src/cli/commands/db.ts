@@ -117,10 +117,10 @@ function reconcileLine(row: ReconcileRow): string {
  */
 export async function dbReconcile(flags: { period?: string }, command: Command): Promise<void> {
   const ctx = contextFor(command);
-  const { dataDir, databaseUrl } = databaseOptions(ctx);
+  // Refuses remote mode: the books are those of this machine's database.
+  databaseOptions(ctx);
   const period = parsePeriod(flags.period, Date.now());
-  const { openRecords } = await import('../../records/backends.js');
-  const store = await openRecords({ dataDir, databaseUrl });
+  const store = await ctx.openRecords();
   let rows: ReconcileRow[];
   try {
     rows = await store.usage.reconcile(period);

@@ -23,9 +23,7 @@ async function withStore<T>(command: Command, work: (store: RecordStore, where: 
       { reason: 'keys_are_server_side' },
     );
   }
-  const { openRecords } = await import('../../records/backends.js');
-  const { dataDir, databaseUrl } = ctx.backendOptions();
-  const store = await openRecords({ dataDir, databaseUrl });
+  const store = await ctx.openRecords();
   try {
     return await work(store, ctx.recordsLabel());
   } finally {

@@ -93,17 +93,16 @@ export async function serve(flags: ServeFlags, command: Command): Promise<void> 
   const { config } = ctx;
   const { databaseUrl, storageUrl } = ctx.backendOptions();
   // The server's logger does not exist yet: a start-up wait is written as one of its JSON lines.
-  const backends = await ctx.openConfiguredBackends({
+  const backends = await ctx.openBackends({
     note: (msg) =>
       process.stderr.write(
         `${JSON.stringify({ level: 'warn', time: new Date().toISOString(), service: 'immoreel', event: 'startup_wait', msg })}\n`,
       ),
   });
-  const opened = backends === null ? {} : { records: backends.records, blobs: backends.blobs };
   const metricsPort = await metricsPortOf(config);
   const server = await startServer({
     ...(metricsPort === null ? {} : { metrics: metricsPort.metrics }),
-    ...{ databaseUrl, storageUrl, ...opened },
+    ...{ databaseUrl, storageUrl, records: backends.records, blobs: backends.blobs },
     ...serverSettings(config),
     dataDir: config.dataDir,
     host: flags.host,
@@ -116,7 +115,7 @@ export async function serve(flags: ServeFlags, command: Command): Promise<void> 
     publicHosts: config.publicHosts,
     log: { stream: process.stderr, level: flags.logLevel },
   }).catch(async (error: unknown) => {
-    await backends?.close();
+    await backends.close();
     throw error;
   });
   // Listened for before "listening" is written: a script that stops the server as soon as it reads
@@ -127,12 +126,12 @@ export async function serve(flags: ServeFlags, command: Command): Promise<void> 
   });
   // Lifecycle lines are written whatever --log-level says: scripts wait for "listening".
   const lifecycle = server.app.log.child({}, { level: 'info' });
-  if (backends !== null) lifecycle.info({ event: 'backends' }, backends.describe());
+  if (ctx.namesSharedBackends()) lifecycle.info({ event: 'backends' }, backends.describe());
   lifecycle.info({ event: 'listening', url: server.url, api: `${server.url}/api/v1` }, 'immoreel API v1 listening');
   // The metrics port (docs/operations.md "Metrics"): a port that cannot be had stops the server as it started.
   const metricsUrl = await metricsPort?.listen({ records: server.records, blobs: server.blobs }).catch(async (error: unknown) => {
     await server.close();
-    await backends?.close();
+    await backends.close();
     throw error;
   });
   if (metricsUrl !== undefined) lifecycle.info({ event: 'metrics', url: `${metricsUrl}/metrics` }, 'metrics listening');
@@ -144,6 +143,6 @@ export async function serve(flags: ServeFlags, command: Command): Promise<void> 
   lifecycle.info({ event: 'shutdown', signal }, 'shutting down: no new requests, draining renders');
   await server.close({ drainMs });
   await metricsPort?.close();
-  await backends?.close();
+  await backends.close();
   lifecycle.info({ event: 'stopped' }, 'stopped');
 }

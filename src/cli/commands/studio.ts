@@ -46,11 +46,10 @@ export async function studio(flags: StudioFlags, command: Command): Promise<void
   const concurrency = flags.concurrency === undefined ? undefined : wholeNumber(flags.concurrency, '--concurrency', 1, 30);
   const port = wholeNumber(flags.port, '--port', 0, 65535);
   // Loaded here: fastify and the job layer are only needed by the commands that serve.
-  const { openRecords } = await import('../../records/backends.js');
   const { startServer } = await import('../../server/start.js');
   const { databaseUrl, storageUrl } = ctx.backendOptions();
   const withKeys = async <T>(work: (keys: RecordStore['keys']) => Promise<T>): Promise<T> => {
-    const records = await openRecords({ dataDir, databaseUrl, env: ctx.config.aws });
+    const records = await ctx.openRecords();
     try {
       return await work(records.keys);
     } finally {

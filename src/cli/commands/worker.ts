@@ -4,8 +4,6 @@ import { JobManager, parseConcurrency } from '../../jobs/manager.js';
 import { guardedFetch, openFetchVia } from '../../net/fetch.js';
 import { resolveAsset } from '../../records/assets.js';
 import { startJobEndDuties } from '../../server/job-end.js';
-import { LocalBlobStore } from '../../blobs/index.js';
-import { openSqliteRecordStore } from '../../records/index.js';
 import { surviveQueueWritesLostToOutages } from '../lost-queue-writes.js';
 import { metricsPortOf } from '../metrics-port.js';
 import { contextFor } from '../command-context.js';
@@ -36,17 +34,13 @@ export async function worker(
   const report = reporterOf(log);
   // A worker outlives queue writes lost to a database restart (../lost-queue-writes.ts).
   surviveQueueWritesLostToOutages((message) => log.warn({ event: 'queue_write_lost' }, message));
-  const configured = await ctx.openConfiguredBackends();
-  if (configured !== null) log.info({ event: 'backends' }, `Records and blobs: ${configured.describe()}`);
-  // The embedded default: the data directory's own SQLite file and files, as `serve` uses them, so
-  // this worker also renders API jobs that name uploaded assets and owes their webhooks.
-  const records = configured?.records ?? openSqliteRecordStore(dataDir);
-  const blobs = configured?.blobs ?? new LocalBlobStore(dataDir);
-  const closeStores = async (): Promise<void> => {
-    if (configured !== null) return configured.close();
-    await records.close();
-    await blobs.close();
-  };
+  // The embedded default is the data directory's own SQLite file and files, as `serve` uses them,
+  // so this worker also renders API jobs that name uploaded assets and owes their webhooks.
+  const backends = await ctx.openBackends();
+  const shared = ctx.namesSharedBackends();
+  if (shared) log.info({ event: 'backends' }, `Records and blobs: ${backends.describe()}`);
+  const { records, blobs } = backends;
+  const closeStores = (): Promise<void> => backends.close();
   // API jobs fetch through the guarded port, as on an API node (docs/security.md); loopback only in tests.
   const fetch = guardedFetch({ allowLoopback: config.allowLoopbackFetch });
   // Whichever process ends a job settles its charge and sends its webhook (docs/scaling.md "Webhooks").
@@ -126,9 +120,9 @@ export async function worker(
       event: 'ready',
       concurrency: manager.concurrency,
       threads_per_render: manager.threadsPerRender,
-      ...(configured === null ? { data_dir: dataDir } : { records: records.kind, videos: blobs.location }),
+      ...(!shared ? { data_dir: dataDir } : { records: records.kind, videos: blobs.location }),
     },
-    `Worker on ${configured === null ? dataDir : `${records.kind} records, videos in ${blobs.location}`}: ${manager.concurrency} render(s) at once, up to ${manager.threadsPerRender} ffmpeg thread(s) each (shared among the renders running).`,
+    `Worker on ${!shared ? dataDir : `${records.kind} records, videos in ${blobs.location}`}: ${manager.concurrency} render(s) at once, up to ${manager.threadsPerRender} ffmpeg thread(s) each (shared among the renders running).`,
   );
   if (flags.untilIdle) {
     await Promise.race([manager.whenIdle(), stopped]);

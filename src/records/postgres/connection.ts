@@ -100,7 +100,7 @@ export function databaseError(error: unknown, url: string): unknown {
  * fails with it (a 503 for the request, docs/operations.md "Outages"), and `release` destroys the
  * broken client rather than handing it to the next caller.
  */
-export async function checkOut(pool: Pool): Promise<{ client: Client; release: () => void }> {
+export async function checkOut(pool: Pool): Promise<{ client: Client; release: (discard?: unknown) => void }> {
   const client = await pool.connect();
   let broken: Error | null = null;
   const onError = (error: Error): void => {
@@ -109,26 +109,36 @@ export async function checkOut(pool: Pool): Promise<{ client: Client; release: (
   client.on('error', onError);
   return {
     client,
-    release: () => {
+    // `discard`: an error that leaves this connection unfit for reuse (a failed ROLLBACK or unlock):
+    // the connection is closed rather than pooled, which also ends its session locks.
+    release: (discard?: unknown) => {
       client.removeListener('error', onError);
-      client.release(broken ?? undefined);
+      client.release(broken ?? (discard === undefined ? undefined : toError(discard)));
     },
   };
+}
+
+function toError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(String(value));
 }
 
 /** Runs `work` in one transaction on one connection: COMMIT when it resolves, ROLLBACK when it throws. */
 export async function withTransaction<T>(pool: Pool, work: (client: Client) => Promise<T>): Promise<T> {
   const { client, release } = await checkOut(pool);
+  let unfit: unknown;
   try {
     await client.query('BEGIN');
     const result = await work(client);
     await client.query('COMMIT');
     return result;
   } catch (error) {
-    // The transaction's own error is rethrown; a failed ROLLBACK means a broken connection, whose transaction PostgreSQL aborts.
-    await client.query('ROLLBACK').catch(() => undefined);
+    // The transaction's own error is rethrown; a connection whose ROLLBACK fails is closed, not
+    // pooled (PostgreSQL aborts the transaction of a closed connection).
+    await client.query('ROLLBACK').catch((rollbackError: unknown) => {
+      unfit = rollbackError;
+    });
     throw error;
   } finally {
-    release();
+    release(unfit);
   }
 }

@@ -139,6 +139,7 @@ export class RenderDispatch {
     // queue at once deadlock in PostgreSQL. Nodes starting together take turns under an advisory
     // lock, and a queue that exists is left as the first node made it.
     const { client, release } = await checkOut(pool);
+    let unfit: unknown;
     try {
       await client.query('SELECT pg_advisory_lock($1)', [QUEUE_SETUP_LOCK_KEY]);
       if ((await boss.getQueue(deadLetter)) === null) await boss.createQueue(deadLetter, { name: deadLetter, policy: 'standard' });
@@ -154,13 +155,15 @@ export class RenderDispatch {
         });
       }
     } catch (error) {
-      // The set-up error rethrown next is the one to report; stopping is clean-up.
+      // Ignored: the set-up error rethrown next is the one to report; stopping is clean-up.
       await boss.stop({ graceful: false }).catch(() => undefined);
       throw error;
     } finally {
-      // A session lock: released anyway when this connection goes back broken or closes.
-      await client.query('SELECT pg_advisory_unlock($1)', [QUEUE_SETUP_LOCK_KEY]).catch(() => undefined);
-      release();
+      // A session lock: a connection that could not unlock it is closed, not pooled, which releases it.
+      await client.query('SELECT pg_advisory_unlock($1)', [QUEUE_SETUP_LOCK_KEY]).catch((unlockError: unknown) => {
+        unfit = unlockError;
+      });
+      release(unfit);
     }
     return new RenderDispatch(boss, pool, queue, deadLetter, options);
   }

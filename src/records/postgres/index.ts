@@ -38,7 +38,7 @@ export async function openPostgresRecordStore(url: string, options: OpenPostgres
     await checkConnection(pool, url);
     if (options.migrate !== false) await migrate(pool);
   } catch (error) {
-    // The connection or migration error is the one to report; ending the pool is clean-up.
+    // Ignored: the connection or migration error is the one to report; ending the pool is clean-up.
     await pool.end().catch(() => undefined);
     throw error;
   }

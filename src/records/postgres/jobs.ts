@@ -66,7 +66,7 @@ export class PostgresJobRecords implements JobRecords {
    * The pg-boss render queue, started on first use (commands that only read records never start
    * pg-boss): one per process, stopped by `closeQueue` when the record store closes.
    */
-  openQueue(settings: QueueSettings): Promise<JobQueue> {
+  async openQueue(settings: QueueSettings): Promise<JobQueue> {
     this.queue ??= RenderDispatch.start(this.url, this.pool, {
       expireInSeconds: settings.expireInSeconds,
       retryDelaySeconds: settings.retryDelaySeconds,
@@ -74,16 +74,19 @@ export class PostgresJobRecords implements JobRecords {
       now: this.now,
     }).then((dispatch) => ({ dispatch, queue: renderQueueOf(dispatch, settings) }));
     const started = this.queue;
-    // A failed start is not remembered: the next caller tries again.
-    started.catch(() => {
+    try {
+      return (await started).queue;
+    } catch (error) {
+      // A failed start is not remembered: the next caller tries again.
       if (this.queue === started) this.queue = null;
-    });
-    return started.then(({ queue }) => queue);
+      throw error;
+    }
   }
 
   async closeQueue(): Promise<void> {
     const started = this.queue;
     this.queue = null;
+    // Ignored: a queue that never started has nothing to stop; its failure went to openQueue's callers.
     if (started !== null) await (await started.catch(() => null))?.dispatch.stop();
   }
 

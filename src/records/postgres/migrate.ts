@@ -31,6 +31,7 @@ export async function migrate(
   hooks: MigrateHooks = {},
 ): Promise<MigrationStatus[]> {
   const { client, release } = await checkOut(pool);
+  let unfit: unknown;
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {
@@ -49,8 +50,11 @@ export async function migrate(
             await client.query('COMMIT');
             hooks.onApplied?.(component, version + 1);
           } catch (error) {
-            // The migration's error is rethrown; a failed ROLLBACK means a broken connection, whose transaction PostgreSQL aborts.
-            await client.query('ROLLBACK').catch(() => undefined);
+            // The migration's error is rethrown; a connection whose ROLLBACK fails is closed, not
+            // pooled (PostgreSQL aborts the transaction of a closed connection).
+            await client.query('ROLLBACK').catch((rollbackError: unknown) => {
+              unfit = rollbackError;
+            });
             throw error;
           }
         }
@@ -58,11 +62,13 @@ export async function migrate(
       await hooks.whileLocked?.();
       return await readStatus(client, schema);
     } finally {
-      // A session lock: released anyway when this connection goes back broken or closes.
-      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+      // A session lock: a connection that could not unlock it is closed, not pooled, which releases it.
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch((unlockError: unknown) => {
+        unfit = unlockError;
+      });
     }
   } finally {
-    release();
+    release(unfit);
   }
 }
 

@@ -76,8 +76,8 @@ export class IdempotencyStore {
     const slot = `${keyId}\u0000${idempotencyKey}`;
     // A concurrent duplicate waits for the first request; its outcome is then stored (or not).
     for (let pending = this.inFlight.get(slot); pending !== undefined; pending = this.inFlight.get(slot)) {
-      // The first request's failure is its own to report; this one only waits for the slot to free.
-      await pending.catch(() => undefined);
+      // The first request's failure is its own to report (to its caller); this one only waits for the slot to free.
+      await Promise.allSettled([pending]);
     }
     const existing = liveAnswer(this.db, request, this.now());
     if (existing !== null) return { replayed: true, stored: existing };

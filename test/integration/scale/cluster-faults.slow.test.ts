@@ -383,8 +383,8 @@ describe('2 API nodes and 2 workers on one PostgreSQL and one bucket, under faul
 
       // Batch 1, through both nodes; once a render is nearly done, PostgreSQL restarts.
       let next = 0;
-      await submitBatch(next, 4, [nodeA, nodeB]);
-      next += 4;
+      await submitBatch(next, 3, [nodeA, nodeB]);
+      next += 3;
       await renderNearlyDone('a render nearly done before the PostgreSQL restart');
 
       // Batch 2 is submitted as PostgreSQL stops fast: idempotent submissions in flight, retried until accepted.
@@ -418,12 +418,18 @@ describe('2 API nodes and 2 workers on one PostgreSQL and one bucket, under faul
       recovery['database: first job progress'] = moved.at - pgUp;
       await batch2;
       await scrapeWorkerMetrics();
+      const storageOutagesBefore = counted.storage;
 
       // Once a render of batch 2 is nearly done, the S3 server stops for 15 s.
       await renderNearlyDone('a render nearly done before the S3 server stops');
       const succeededSoFar = polling.lists.at(-1)!.jobs.filter((j) => j.state === 'succeeded');
       const s3Down = Date.now();
       await s3.halt();
+      // The nearly done render may still upload before the server is down; a job submitted now
+      // cannot avoid it: whichever worker takes it reads its photos from the stopped server and must
+      // wait the outage out (docs/operations.md "Outages"). Submitting needs only the database.
+      await submit(nodeA, next);
+      next += 1;
       await sleep(OUTAGE_MS / 2);
       // A video download meanwhile is refused with 503 (the bytes are in the bucket), never a 500.
       if (succeededSoFar.length > 0) {
@@ -439,6 +445,16 @@ describe('2 API nodes and 2 workers on one PostgreSQL and one bucket, under faul
         .at(-1)!
         .jobs.filter((j) => j.state === 'succeeded').length;
       await sleep(s3Down + OUTAGE_MS - Date.now());
+      // The server comes back only once a worker has met the outage (at once, unless both workers
+      // were still busy with renders for all of the 15 s): a worker that never met it would prove nothing.
+      await waitFor(
+        'a worker to meet the storage outage',
+        async () => {
+          await scrapeWorkerMetrics();
+          return counted.storage > storageOutagesBefore ? true : undefined;
+        },
+        { timeoutMs: 60_000, everyMs: 250, processes },
+      );
       await s3.resume();
       const s3Up = Date.now();
       for (const node of [nodeA, nodeB]) {
@@ -452,6 +468,13 @@ describe('2 API nodes and 2 workers on one PostgreSQL and one bucket, under faul
       );
       recovery['storage: first job succeeded'] = landed.at - s3Up;
       await scrapeWorkerMetrics();
+      // Node A has seen the stopped server's outage end (its own probe, about once a second; `/ready`
+      // 200 may come first): the freeze below is then a second outage, counted on its own.
+      await waitFor(
+        `${nodeA.name} to log the storage outage's end`,
+        async () => (/"event":"outage_ends"[^\n]*"service":"storage"/.test(nodeA.proc.stderr()) ? true : undefined),
+        { timeoutMs: 30_000, everyMs: 100, processes },
+      );
 
       // The S3 server frozen (it accepts connections, never answers): an asset upload is answered
       // 503 with Retry-After within 15 s, not after minutes (docs/operations.md "Storage deadlines").
