@@ -114,7 +114,7 @@ const ALTERNATIVE_BEFORE = [
  * another kind of room), not an alternative.
  */
 const ALTERNATIVE_AFTER =
-  /^\s*(?:ou|\/|or)\s*(?:\d{1,2}(?![\d.,]|\s?\d{3}(?!\d)|\s?(?:m2|m|mq|sqm|metres?|mitres?|mtrs?|dhs?|mad|k|mdh|millions?|متر|م2|م|درهم|مليون)(?![a-z\u0600-\u06ff])|\s?(?:[a-z]+\s+)?(?:sdb|s\.d\.b|salles?|salons?|bains?|douches?|wc|toilettes?|cuisines?|pieces?|etages?|niveaux?|bathrooms?|baths?|garages?|parkings?|places?|balcons?|terrasses?|facades?|حمام|صالون)(?![a-z\u0600-\u06ff]))|(?:un|une|deux|trois|quatre|cinq)(?![a-z]))/;
+  /^\s*(?:ou|\/|or)\s*(?:\d{1,2}(?![\d.,]|\s?\d{3}(?!\d)|\s?(?:m2|m|mq|sqm|sq|square|metres?|mitres?|mtrs?|dhs?|mad|k|mdh|millions?|متر|م2|م|درهم|مليون)(?![a-z\u0600-\u06ff])|\s?(?:[a-z]+\s+)?(?:sdb|s\.d\.b|salles?|salons?|bains?|douches?|wc|toilettes?|cuisines?|pieces?|etages?|niveaux?|bathrooms?|baths?|garages?|parkings?|places?|balcons?|terrasses?|facades?|حمام|صالون)(?![a-z\u0600-\u06ff]))|(?:un|une|deux|trois|quatre|cinq)(?![a-z]))/;
 const INCLUDED_BEFORE = /(?:dont|including|incl\.?|y compris|parmi lesquelles|من بينها)\s*$/;
 const CHAIN_GAP = /^\s*(?:\+|et|and|w|و|,\s*(?:et|\+))\s*$/;
 const ORDINAL_MENTION = new RegExp(

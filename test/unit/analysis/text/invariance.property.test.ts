@@ -282,6 +282,7 @@ describe('counterexamples found by the property-based suite', () => {
     ['Appartement à vendre, 4 840 000 DH, à Tanger, 4 chambres :: 627 m2', { bedrooms: 4, surface_m2: 627 }],
     ['Land plot for sale :: Mohammedia • 7 930 000 DH 8850 square meters', { price_mad: 7_930_000, surface_total_m2: 8850 }],
     ['Villa à louer, à Agadir, une chambre - 515 m2, 29 200 DH/mois', { bedrooms: 1, surface_m2: 515, price_mad: 29_200 }],
+    ['Villa for rent, 1 bedroom / 83 square meters, in Tanger, 2 900 DH/mois', { bedrooms: 1, surface_m2: 83, price_mad: 2900 }],
   ];
   it.each(cases)('%s', (text, expected) => {
     const facts = extractFacts(text);
