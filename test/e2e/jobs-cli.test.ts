@@ -86,10 +86,12 @@ describe('immoreel jobs', () => {
       'formats',
       'language',
       'listing',
+      'held_back',
       'result',
       'outputs',
       'error',
       'warnings',
+      'photos_left_out',
       'metadata',
       'links',
     ]);

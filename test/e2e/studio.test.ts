@@ -828,7 +828,7 @@ describe('the Studio in Chromium', () => {
     await page.waitForSelector('#photo-list li.photo.ready');
     const problems = await page.$$eval('#photo-problems li', (items) => items.map((li) => li.textContent));
     expect(problems).toEqual([
-      'doc.pdf n’est pas une image. Choisissez une photo JPEG, PNG ou WebP.',
+      'doc.pdf n’est pas une image. Choisissez une photo JPEG, PNG, WebP ou HEIC.',
       'cassée.jpg n’est pas une image lisible. Choisissez une autre photo.',
     ]);
     expect(await page.$$eval('#photo-list li img', (images) => images.map((img) => img.getAttribute('alt')))).toEqual(['photo-1.jpg']);

@@ -239,8 +239,8 @@ const fr: Dictionary = {
     'Ce lien n’est pas une annonce Mubawab, Avito, Sarouty ou Yakeey. Collez le lien d’une annonce de ces portails, ou le texte de l’annonce.',
   'err.BAD_REQUEST.unrecognisable_text':
     'Ce texte ne ressemble pas à une annonce immobilière. Collez le texte complet (prix, surface, quartier).',
-  'err.BAD_REQUEST.invalid_image': 'Ce fichier n’est pas une image lisible. Choisissez une photo JPEG, PNG ou WebP.',
-  'err.BAD_REQUEST.unsupported_media_type': 'Ce type de fichier n’est pas accepté. Choisissez une photo JPEG, PNG ou WebP.',
+  'err.BAD_REQUEST.invalid_image': 'Ce fichier n’est pas une image lisible. Choisissez une photo JPEG, PNG, WebP ou HEIC.',
+  'err.BAD_REQUEST.unsupported_media_type': 'Ce type de fichier n’est pas accepté. Choisissez une photo JPEG, PNG, WebP ou HEIC.',
   'err.BAD_REQUEST.unknown_asset': 'Des photos ont expiré (elles sont gardées 24 h). Déposez-les à nouveau.',
   'err.BAD_REQUEST.missing_key': 'Collez votre clé API.',
   'err.RENDER_FAILED': 'La vidéo n’a pas pu être créée : {message} Changez les photos ou les réglages puis relancez.',
@@ -477,8 +477,8 @@ const en: Dictionary = {
   'err.BAD_REQUEST.unsupported_url':
     'This link is not a Mubawab, Avito, Sarouty or Yakeey listing. Paste a listing link from one of these portals, or the listing text.',
   'err.BAD_REQUEST.unrecognisable_text': 'This text does not look like a property listing. Paste the full text (price, surface, district).',
-  'err.BAD_REQUEST.invalid_image': 'This file is not a readable image. Choose a JPEG, PNG or WebP photo.',
-  'err.BAD_REQUEST.unsupported_media_type': 'This file type is not accepted. Choose a JPEG, PNG or WebP photo.',
+  'err.BAD_REQUEST.invalid_image': 'This file is not a readable image. Choose a JPEG, PNG, WebP or HEIC photo.',
+  'err.BAD_REQUEST.unsupported_media_type': 'This file type is not accepted. Choose a JPEG, PNG, WebP or HEIC photo.',
   'err.BAD_REQUEST.unknown_asset': 'Some photos expired (they are kept 24 h). Drop them again.',
   'err.BAD_REQUEST.missing_key': 'Paste your API key.',
   'err.RENDER_FAILED': 'The video could not be made: {message} Change the photos or settings and try again.',
@@ -714,8 +714,8 @@ const ar: Dictionary = {
   'err.BAD_REQUEST.unsupported_url':
     'هذا الرابط ليس إعلانًا من مُباوَب أو أفيتو أو ساروتي أو ياكي. الصق رابط إعلان من هذه البوابات، أو نص الإعلان.',
   'err.BAD_REQUEST.unrecognisable_text': 'هذا النص لا يشبه إعلانًا عقاريًا. الصق النص كاملًا (السعر، المساحة، الحي).',
-  'err.BAD_REQUEST.invalid_image': 'هذا الملف ليس صورة مقروءة. اختر صورة JPEG أو PNG أو WebP.',
-  'err.BAD_REQUEST.unsupported_media_type': 'نوع الملف هذا غير مقبول. اختر صورة JPEG أو PNG أو WebP.',
+  'err.BAD_REQUEST.invalid_image': 'هذا الملف ليس صورة مقروءة. اختر صورة JPEG أو PNG أو WebP أو HEIC.',
+  'err.BAD_REQUEST.unsupported_media_type': 'نوع الملف هذا غير مقبول. اختر صورة JPEG أو PNG أو WebP أو HEIC.',
   'err.BAD_REQUEST.unknown_asset': 'انتهت صلاحية بعض الصور (تُحفظ 24 ساعة). أسقطها من جديد.',
   'err.BAD_REQUEST.missing_key': 'الصق مفتاح API.',
   'err.RENDER_FAILED': 'تعذّر إنشاء الفيديو: {message} غيّر الصور أو الإعدادات ثم أعد المحاولة.',

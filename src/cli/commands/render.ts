@@ -377,7 +377,10 @@ async function renderOne(ctx: CommandContext, flags: RenderFlags, stdinArg: stri
     const { resolveBinaries } = await import('../../render/ffmpeg/runner.js');
     resolveBinaries(ctx.config.ffmpeg);
   }
-  if (!output.json) await sayPhotosLeftOut(request, (message) => output.warn(message));
+  if (!output.json)
+    await sayPhotosLeftOut(request, (message) => output.warn(message)).catch((error: unknown) => {
+      throw withFlagNames(error);
+    });
   const service = await ctx.openService();
   try {
     const submitted = await service.renderVideo(request).catch((error: unknown) => {
