@@ -7,6 +7,7 @@ import { mergeFacts } from './merge.js';
 import type { FetchPort } from '../net/fetch.js';
 import { fetchListingPage, linkAsUrl, parseListingPage, portalLink, schemeAddedWarning } from './portals/index.js';
 import { buildProperty } from './property.js';
+import { sayer } from './say.js';
 import { extractFacts } from './text/extract.js';
 import { normalizeText } from './text/normalize.js';
 
@@ -54,12 +55,12 @@ function fewFactsWarning(facts: ListingFacts, language: Language): Warning | nul
   const missing = CORE_FACTS.filter(([field]) => facts[field] === null).map(([, words]) => words[language]);
   if (missing.length < 3) return null;
   const list = missing.join(language === 'ar' ? '، ' : ', ');
-  const message: Record<Language, string> = {
+  const message = sayer(language)({
     en: `The text states little about the property: no ${list} found. The analysis shows only what it states; paste the full listing for more.`,
     fr: `Le texte dit peu de choses du bien : ni ${list} trouvés. L’analyse ne montre que ce qu’il dit ; collez l’annonce entière pour plus.`,
     ar: `النص لا يذكر إلا القليل عن العقار: لم يُعثر على ${list}. يعرض التحليل ما يذكره النص فقط؛ الصق الإعلان كاملا للمزيد.`,
-  };
-  return { code: 'FEW_FACTS', message: message[language] };
+  });
+  return { code: 'FEW_FACTS', message };
 }
 
 /** The analysis engine's one entry point: request in, `property` out (docs/analysis.md). */
@@ -76,12 +77,15 @@ export async function analyzeListing(request: AnalyzeRequest, deps: AnalyzeDeps 
 
   if (valid.html !== null || valid.url !== null) {
     const html = valid.html ?? (await fetchListingPage(valid.url as string, { signal: deps.signal, fetch: deps.fetch }));
-    const page = parseListingPage(html, valid.url, { eurToMad: deps.eurToMad });
+    const page = parseListingPage(html, valid.url, { eurToMad: deps.eurToMad, language: valid.language });
     facts = page.facts;
     source = { ...page.source, kind: valid.html !== null ? 'html' : 'url' };
   }
   if (valid.description !== null) {
-    const textFacts = extractFacts(valid.description, deps.eurToMad === undefined ? {} : { eurToMad: deps.eurToMad });
+    const textFacts = extractFacts(valid.description, {
+      language: valid.language,
+      ...(deps.eurToMad === undefined ? {} : { eurToMad: deps.eurToMad }),
+    });
     if (facts === null && !statesSomething(textFacts, valid.description)) {
       throw badRequest(
         'The description states no property fact: no property type, sale or rent, price, surface, rooms, place, address or ' +
@@ -92,7 +96,7 @@ export async function analyzeListing(request: AnalyzeRequest, deps: AnalyzeDeps 
     if (facts === null) {
       const few = fewFactsWarning(textFacts, valid.language);
       facts = few === null ? textFacts : { ...textFacts, warnings: [...textFacts.warnings, few] };
-    } else facts = mergeFacts(facts, textFacts);
+    } else facts = mergeFacts(facts, textFacts, valid.language);
   }
   if (facts === null) throw badRequest('Nothing to analyze.');
   // The property is echoed to callers and drawn on videos: no controls or bidi overrides in it.

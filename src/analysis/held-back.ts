@@ -1,4 +1,5 @@
 import type { ConfirmableFact, HeldBackFact, Language, Warning } from '../core/types.js';
+import { PLAUSIBILITY_CODES } from './plausibility.js';
 
 /**
  * Doubtful facts held back (docs/analysis.md "Held back"): a price or a surface that a plausibility
@@ -35,15 +36,18 @@ export const POSITION_WITHHELD: Readonly<Record<Language, string>> = {
   ar: 'بدون مقارنة: الثمن أو المساحة مشكوك فيه وينتظر التأكيد.',
 };
 
+/** Only a plausibility check's doubt holds a fact back; other warnings naming it (a contradiction, a dual offer) only inform. */
+const DOUBTING_CODES: ReadonlySet<string> = new Set(PLAUSIBILITY_CODES);
+
 /**
- * The facts to hold back: each confirmable fact a warning doubts (its first such warning gives the
- * reason), unless the caller confirmed it.
+ * The facts to hold back: each confirmable fact a plausibility warning doubts (its first such
+ * warning gives the reason), unless the caller confirmed it.
  */
 export function heldBackFacts(warnings: readonly Warning[], confirmed: readonly ConfirmableFact[], language: Language): HeldBackFact[] {
   const held: HeldBackFact[] = [];
   for (const field of ['price', 'surface'] as const) {
     if (confirmed.includes(field)) continue;
-    const doubt = warnings.find((warning) => warning.field === field);
+    const doubt = warnings.find((warning) => warning.field === field && DOUBTING_CODES.has(warning.code));
     if (doubt === undefined) continue;
     held.push({ field, code: HELD_BACK_CODE[field], message: HELD_BACK_MESSAGE[field][language](doubt.message) });
   }

@@ -1,4 +1,5 @@
 import type {
+  Language,
   ListingFacts,
   Offer,
   PropertyType,
@@ -6,8 +7,11 @@ import type {
   ProvenanceField,
   ProvenanceSource,
   Warning,
+  WarningField,
   WarningValue,
 } from '../core/types.js';
+import { propertyTypeLabel } from './labels.js';
+import { M2, MAD, sayer, spacedNumber, type Say, type Texts } from './say.js';
 import { PROVENANCE_FIELDS } from '../core/types.js';
 
 /**
@@ -37,35 +41,47 @@ const FAMILIES: Record<PropertyType, string> = {
   building: 'building',
 };
 
-function floorLabel(floor: number): string {
-  return floor === 0 ? 'the ground floor (0)' : floor < 0 ? `basement level ${floor}` : `floor ${floor}`;
+function floorLabel(floor: number, say: Say): string {
+  if (floor === 0) return say({ en: 'the ground floor (0)', fr: 'le rez-de-chaussée (0)', ar: 'الطابق الأرضي (0)' });
+  if (floor < 0) return say({ en: `basement level ${floor}`, fr: `le sous-sol ${floor}`, ar: `الطابق السفلي ${floor}` });
+  return say({ en: `floor ${floor}`, fr: `l’étage ${floor}`, ar: `الطابق ${floor}` });
 }
 
-function formatNumber(value: number): string {
-  return value.toLocaleString('en-US').replace(/,/g, ' ');
-}
+const SOURCE_WORDS: Record<ProvenanceSource, Texts> = {
+  structured_data: { en: "the listing's fields say", fr: 'les champs de l’annonce disent', ar: 'تقول حقول الإعلان' },
+  page_text: { en: 'its text says', fr: 'son texte dit', ar: 'يقول نصه' },
+  description: { en: 'the description says', fr: 'la description dit', ar: 'يقول الوصف' },
+};
+const KEPT: Record<ProvenanceSource, Texts> = {
+  structured_data: { en: "the fields' value is kept", fr: 'la valeur des champs est retenue', ar: 'تُعتمد قيمة الحقول' },
+  page_text: { en: "the listing text's value is kept", fr: 'la valeur du texte de l’annonce est retenue', ar: 'تُعتمد قيمة نص الإعلان' },
+  description: { en: "the description's value is kept", fr: 'la valeur de la description est retenue', ar: 'تُعتمد قيمة الوصف' },
+};
+const BUT: Texts = { en: ' but ', fr: ' mais ', ar: ' لكن ' };
 
-const SOURCE_WORDS: Record<ProvenanceSource, string> = {
-  structured_data: "the listing's fields say",
-  page_text: 'its text says',
-  description: 'the description says',
-};
-const KEPT: Record<ProvenanceSource, string> = {
-  structured_data: "the fields' value is kept",
-  page_text: "the listing text's value is kept",
-  description: "the description's value is kept",
-};
+/** The facts compared, each with its warning field and its name at the head of the message. */
+const COMPARED = {
+  price_mad: { field: 'price', name: { en: 'Price', fr: 'Prix', ar: 'الثمن' } },
+  surface_m2: { field: 'surface', name: { en: 'Surface', fr: 'Surface', ar: 'المساحة' } },
+  rooms: { field: 'rooms', name: { en: 'Rooms', fr: 'Pièces', ar: 'الغرف' } },
+  bedrooms: { field: 'bedrooms', name: { en: 'Bedrooms', fr: 'Chambres', ar: 'غرف النوم' } },
+  bathrooms: { field: 'bathrooms', name: { en: 'Bathrooms', fr: 'Salles de bain', ar: 'الحمامات' } },
+  floor: { field: 'floor', name: { en: 'Floor', fr: 'Étage', ar: 'الطابق' } },
+  transaction: { field: 'transaction', name: { en: 'Transaction', fr: 'Transaction', ar: 'المعاملة' } },
+  property_type: { field: 'property_type', name: { en: 'Property type', fr: 'Type de bien', ar: 'نوع العقار' } },
+} as const satisfies Partial<Record<ProvenanceField, { field: WarningField; name: Texts }>>;
+type ComparedField = keyof typeof COMPARED;
 
 /**
  * A CONTRADICTION warning: both values, each with the words it was read from (docs/analysis.md
- * "Provenance"), in the message and in `values`. The first side's value is kept.
+ * "Provenance"), in the message and in `values`, in the request's language. The first side's value is kept.
  */
 function contradictionOf(
-  what: string,
-  field: ProvenanceField,
+  field: ComparedField,
   pageValue: string,
   textValue: string,
   sides: { page: Provenance; text: Provenance },
+  say: Say,
 ): Warning {
   const pageSource = sides.page[field];
   const textSource = sides.text[field];
@@ -74,11 +90,16 @@ function contradictionOf(
     { source: textSource?.source ?? 'page_text', value: textValue, excerpt: textSource?.excerpt ?? null },
   ];
   const quoted = (v: WarningValue): string =>
-    v.excerpt === null || v.source === 'structured_data' ? v.value : `${v.value} ("${v.excerpt}")`;
+    v.excerpt === null || v.source === 'structured_data'
+      ? v.value
+      : `${v.value} (${say({ en: `"${v.excerpt}"`, fr: `« ${v.excerpt} »`, ar: `«${v.excerpt}»` })})`;
   const [first, second] = values as [WarningValue, WarningValue];
+  const separator = say({ en: ': ', fr: ' : ', ar: ': ' });
+  const end = say({ en: '; ', fr: ' ; ', ar: '؛ ' });
   return {
     code: 'CONTRADICTION',
-    message: `${what}: ${SOURCE_WORDS[first.source]} ${quoted(first)} but ${SOURCE_WORDS[second.source]} ${quoted(second)}; ${KEPT[first.source]}.`,
+    field: COMPARED[field].field,
+    message: `${say(COMPARED[field].name)}${separator}${say(SOURCE_WORDS[first.source])} ${quoted(first)}${say(BUT)}${say(SOURCE_WORDS[second.source])} ${quoted(second)}${end}${say(KEPT[first.source])}.`,
     values,
   };
 }
@@ -88,43 +109,43 @@ function differ(a: number, b: number, tolerance: number): boolean {
   return Math.abs(a - b) > Math.max(1, tolerance * Math.max(a, b));
 }
 
-function contradictions(page: ListingFacts, text: ListingFacts): Warning[] {
+function contradictions(page: ListingFacts, text: ListingFacts, language: Language): Warning[] {
+  const say = sayer(language);
   const warnings: Warning[] = [];
   const sides = { page: page.provenance, text: text.provenance };
-  const contradiction = (what: string, field: ProvenanceField, pageValue: string, textValue: string): Warning =>
-    contradictionOf(what, field, pageValue, textValue, sides);
+  const contradiction = (field: ComparedField, pageValue: string, textValue: string): Warning =>
+    contradictionOf(field, pageValue, textValue, sides, say);
   if (page.price_mad !== null && text.price_mad !== null && differ(page.price_mad, text.price_mad, 0.02)) {
     const shown = (facts: ListingFacts): string =>
       facts.price_original !== null
-        ? `${formatNumber(facts.price_original.amount)} ${facts.price_original.currency}`
-        : `${formatNumber(facts.price_mad as number)} MAD`;
-    warnings.push(contradiction('Price', 'price_mad', shown(page), shown(text)));
+        ? `${spacedNumber(facts.price_original.amount)} ${facts.price_original.currency}`
+        : `${spacedNumber(facts.price_mad as number)} ${say(MAD)}`;
+    warnings.push(contradiction('price_mad', shown(page), shown(text)));
   }
   if (page.surface_m2 !== null && text.surface_m2 !== null) {
     // The text may quote the total surface where the fields give the living one, or the reverse.
     const matchesOne = [page.surface_m2, page.surface_total_m2].some((s) => s !== null && !differ(s, text.surface_m2 as number, 0.03));
     if (!matchesOne)
-      warnings.push(contradiction('Surface', 'surface_m2', `${formatNumber(page.surface_m2)} m²`, `${formatNumber(text.surface_m2)} m²`));
+      warnings.push(
+        contradiction('surface_m2', `${spacedNumber(page.surface_m2)} ${say(M2)}`, `${spacedNumber(text.surface_m2)} ${say(M2)}`),
+      );
   }
-  const counts: ['rooms' | 'bedrooms' | 'bathrooms', string][] = [
-    ['rooms', 'Rooms'],
-    ['bedrooms', 'Bedrooms'],
-    ['bathrooms', 'Bathrooms'],
-  ];
-  for (const [field, label] of counts) {
+  for (const field of ['rooms', 'bedrooms', 'bathrooms'] as const) {
     const a = page[field];
     const b = text[field];
-    if (typeof a === 'number' && typeof b === 'number' && a !== b) warnings.push(contradiction(label, field, String(a), String(b)));
+    if (typeof a === 'number' && typeof b === 'number' && a !== b) warnings.push(contradiction(field, String(a), String(b)));
   }
   if (page.floor !== null && text.floor !== null && page.floor !== text.floor) {
-    warnings.push(contradiction('Floor', 'floor', floorLabel(page.floor), floorLabel(text.floor)));
+    warnings.push(contradiction('floor', floorLabel(page.floor, say), floorLabel(text.floor, say)));
   }
   if (page.transaction !== null && text.transaction !== null && page.transaction !== text.transaction) {
-    const word = (t: string): string => (t === 'sale' ? 'for sale' : 'for rent');
-    warnings.push(contradiction('Transaction', 'transaction', word(page.transaction), word(text.transaction)));
+    const word = (t: string): string =>
+      say(t === 'sale' ? { en: 'for sale', fr: 'à vendre', ar: 'للبيع' } : { en: 'for rent', fr: 'à louer', ar: 'للكراء' });
+    warnings.push(contradiction('transaction', word(page.transaction), word(text.transaction)));
   }
   if (page.property_type !== null && text.property_type !== null && FAMILIES[page.property_type] !== FAMILIES[text.property_type]) {
-    warnings.push(contradiction('Property type', 'property_type', page.property_type, text.property_type));
+    const type = (t: PropertyType): string => propertyTypeLabel(t, language);
+    warnings.push(contradiction('property_type', type(page.property_type), type(text.property_type)));
   }
   return warnings;
 }
@@ -136,7 +157,8 @@ function joinTexts(a: string | null, b: string | null): string | null {
   return `${a}\n\n${b}`;
 }
 
-export function mergeFacts(page: ListingFacts, text: ListingFacts): ListingFacts {
+/** Page and text facts as one; contradictions are told in `language` (English by default). */
+export function mergeFacts(page: ListingFacts, text: ListingFacts, language: Language = 'en'): ListingFacts {
   const merged: ListingFacts = {
     title: page.title ?? text.title,
     transaction: page.transaction ?? text.transaction,
@@ -170,7 +192,7 @@ export function mergeFacts(page: ListingFacts, text: ListingFacts): ListingFacts
   }
   merged.offers = mergedOffers(merged, page, text);
   const seen = new Set<string>();
-  for (const warning of [...page.warnings, ...text.warnings, ...contradictions(page, text)]) {
+  for (const warning of [...page.warnings, ...text.warnings, ...contradictions(page, text, language)]) {
     const key = `${warning.code}\u0000${warning.message}`;
     if (!seen.has(key)) {
       seen.add(key);

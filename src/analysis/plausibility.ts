@@ -1,5 +1,6 @@
 import type { Language, ListingFacts, PropertyType, Warning } from '../core/types.js';
 import { propertyTypeLabel } from './labels.js';
+import { MAD, sayer, spacedNumber, type Say, type Texts } from './say.js';
 import { cityMedian, isKeyMoneyScheme, pricePerM2, pricingSurface } from './market/compare.js';
 
 /**
@@ -92,29 +93,12 @@ const M2_PER_BEDROOM = 9;
 const M2_BESIDES_BEDROOMS = 10;
 const MAX_ROOMS = 30;
 
-/** 1234567.5 → "1 234 567.5": a space between thousands. */
-function n(value: number): string {
-  const [whole = '', fraction] = (Number.isInteger(value) ? String(value) : value.toFixed(1)).split('.');
-  const sign = whole.startsWith('-') ? '-' : '';
-  const digits = sign === '' ? whole : whole.slice(1);
-  const groups: string[] = [];
-  for (let end = digits.length; end > 0; end -= 3) groups.unshift(digits.slice(Math.max(0, end - 3), end));
-  return `${sign}${groups.join(' ')}${fraction === undefined ? '' : `.${fraction}`}`;
-}
+const n = spacedNumber;
 /** "an apartment", "a villa", "a property". */
 const aType = (type: PropertyType | null): string => {
   const name = type === null ? 'property' : type === 'commercial' ? 'commercial unit' : type;
   return `${/^[aeiou]/.test(name) ? 'an' : 'a'} ${name}`;
 };
-
-type Texts = Readonly<Record<Language, string>>;
-
-/** Picks the request's language from the words of one message in each language. */
-type Say = (texts: Texts) => string;
-
-function sayer(language: Language): Say {
-  return (texts) => texts[language];
-}
 
 /** The property type in a sentence: "an apartment" / "un bien de type appartement" / "شقة". */
 function typeIn(type: PropertyType | null, say: Say): string {
@@ -129,7 +113,6 @@ const PER_M2_UNIT: Readonly<Record<'sale' | 'rent', Texts>> = {
   sale: { en: 'MAD/m²', fr: 'DH/m²', ar: 'درهم/م²' },
   rent: { en: 'MAD/m²/month', fr: 'DH/m²/mois', ar: 'درهم/م²/شهر' },
 };
-const MAD: Texts = { en: 'MAD', fr: 'DH', ar: 'درهم' };
 
 function pricePerM2Warning(facts: ListingFacts, perM2: number | null, say: Say): Warning | null {
   if (perM2 === null || facts.transaction === null) return null;

@@ -53,7 +53,8 @@ export function buildProperty(facts: ListingFacts, source: ListingSource, option
       : comparison.market;
   const grossYield = impliedGrossYield(claimFacts, perM2);
   // A confirmed fact is the caller's word: its doubts no longer hold the angles back.
-  const angleWarnings = warnings.filter((warning) => warning.field === undefined || !confirmed.includes(warning.field));
+  const confirmedFields: readonly string[] = confirmed;
+  const angleWarnings = warnings.filter((warning) => warning.field === undefined || !confirmedFields.includes(warning.field));
   const targetBuyer = buildTargetBuyer({ facts: claimFacts, perM2, market, grossYield, language }, options.audience);
   const angles = marketingAngles({
     facts: claimFacts,

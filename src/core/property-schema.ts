@@ -3,6 +3,7 @@ import { MAX_LISTING_ITEM_CHARS, MAX_LISTING_LIST_ITEMS, MAX_LISTING_TITLE_CHARS
 import {
   AUDIENCES,
   CONFIRMABLE_FACTS,
+  WARNING_FIELDS,
   FEATURE_KEYS,
   LANGUAGES,
   PROPERTY_TYPES,
@@ -42,7 +43,7 @@ export const WarningSchema = {
     photo: { ...PhotoLeftOutSchema, description: 'PHOTO_DROPPED, PHOTO_DUPLICATE and PHOTO_LEFT_OUT: the photo not shown.' },
     code: { type: 'string' },
     message: { type: 'string' },
-    field: { type: 'string', enum: [...CONFIRMABLE_FACTS], description: 'The fact the warning is about, when a caller may confirm it.' },
+    field: { type: 'string', enum: [...WARNING_FIELDS], description: 'The fact the warning is about, when it concerns one.' },
     values: {
       type: 'array',
       description: "CONTRADICTION only: each source's value with the words it was read from.",

@@ -62,12 +62,30 @@ export const FEATURE_KEYS = [
 ] as const;
 export type FeatureKey = (typeof FEATURE_KEYS)[number];
 
+/** The facts a warning may name in `field` (docs/analysis.md "Warnings"). */
+export const WARNING_FIELDS = [
+  'price',
+  'surface',
+  'transaction',
+  'property_type',
+  'rooms',
+  'bedrooms',
+  'bathrooms',
+  'floor',
+  'city',
+  'district',
+] as const;
+export type WarningField = (typeof WARNING_FIELDS)[number];
+
 export interface Warning {
   /** Stable, upper snake case, e.g. PRICE_PER_M2_IMPLAUSIBLE, KEY_MONEY_SCHEME, CONTRADICTION, DUAL_OFFER. */
   code: string;
   message: string;
-  /** The fact the warning is about, when it is one a caller may confirm (docs/analysis.md "Held back"). */
-  field?: ConfirmableFact;
+  /**
+   * The fact the warning is about, when it concerns one (docs/analysis.md "Warnings"); a price or
+   * surface doubted by a plausibility check is held back until confirmed ("Held back").
+   */
+  field?: WarningField;
   /** CONTRADICTION only: each source's value with the words it was read from. */
   values?: WarningValue[];
   /** A photo given that is not in the video (PHOTO_DROPPED, PHOTO_DUPLICATE, PHOTO_LEFT_OUT): the job's `photos_left_out` entry. */

@@ -1,4 +1,4 @@
-import type { ListingFacts, PortalName, Transaction } from '../../core/types.js';
+import type { Language, ListingFacts, PortalName, Transaction } from '../../core/types.js';
 import type { Page } from './html.js';
 
 /** What a URL is on a portal: one listing (with its id), or a page that is not a listing. */
@@ -38,6 +38,8 @@ export interface PortalAdapter {
 export interface ParseOptions {
   /** MAD per EUR for prices stated in euros (docs/portals.md). */
   eurToMad: number;
+  /** The language of the warnings' messages (docs/analysis.md "Warnings"). */
+  language: Language;
 }
 
 export interface FetchStep {

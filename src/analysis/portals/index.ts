@@ -12,6 +12,7 @@ import { scrubPrivate } from '../privacy.js';
 import { MAX_PAGE_TEXT_CHARS, MAX_PAGE_TITLE_CHARS } from '../../core/limits.js';
 import { sarouty } from './sarouty.js';
 import { yakeey } from './yakeey.js';
+import { sayer } from '../say.js';
 
 /**
  * Listing URLs and pages of the supported portals (docs/portals.md): which URL is a
@@ -105,12 +106,12 @@ export function linkAsUrl<T extends { url: string | null; html: string | null; d
 
 /** The warning a property carries when its address was given without `https://`. */
 export function schemeAddedWarning(given: string, url: string, language: Language = 'en'): Warning {
-  const message: Record<Language, string> = {
+  const message = sayer(language)({
     en: `${given} was read as the link ${url}: https:// was added. Paste links with their https:// to be sure they are read as links.`,
     fr: `${given} a été lu comme le lien ${url} : https:// a été ajouté. Collez les liens avec leur https:// pour qu’ils soient lus comme des liens.`,
     ar: `قُرئ ${given} على أنه الرابط ${url}: أضيف https://. الصق الروابط مع https:// لتُقرأ كروابط.`,
-  };
-  return { code: 'URL_SCHEME_ADDED', message: message[language] };
+  });
+  return { code: 'URL_SCHEME_ADDED', message };
 }
 
 function notAListing(verdict: Extract<UrlVerdict, { kind: 'not_listing' }>, shownUrl: string, subject = shownUrl): AppError {
@@ -267,8 +268,10 @@ function scrubbed(parse: PageParse): { title: string | null; description: string
  * description then go through the text extractor: page fields win, the text fills gaps and adds
  * features, contradictions become warnings (mergeFacts).
  */
-export function parseListingPage(html: string, url: string | null, options: { eurToMad?: number } = {}): PageAnalysis {
+export function parseListingPage(html: string, url: string | null, options: { eurToMad?: number; language?: Language } = {}): PageAnalysis {
   const eurToMad = options.eurToMad ?? DEFAULT_EUR_TO_MAD;
+  // The language of the warnings' messages (docs/analysis.md "Warnings").
+  const language = options.language ?? 'en';
   const page = new Page(html);
   const given = url === null ? null : requireListingUrl(url);
   const own = ownUrlVerdict(page);
@@ -301,7 +304,7 @@ export function parseListingPage(html: string, url: string | null, options: { eu
     );
   }
 
-  const parse = adapter.parse(page, listing, { eurToMad });
+  const parse = adapter.parse(page, listing, { eurToMad, language });
   if (given !== null && parse.listingId !== null && parse.listingId.toUpperCase() !== given.listingId.toUpperCase()) {
     throw badRequest(
       `The page is ${adapter.label} listing ${parse.listingId} but the URL is listing ${given.listingId}: give the page and the URL of the same listing.`,
@@ -322,7 +325,8 @@ export function parseListingPage(html: string, url: string | null, options: { eu
   const { title, description } = scrubbed(parse);
   const pageFacts: ListingFacts = { ...parse.facts, title, provenance: structuredProvenance(parse.facts) };
   const ownText = [title, description].filter((t): t is string => t !== null).join('\n\n');
-  const facts = ownText === '' ? pageFacts : mergeFacts(pageFacts, extractFacts(ownText, { source: 'page_text', eurToMad }));
+  const facts =
+    ownText === '' ? pageFacts : mergeFacts(pageFacts, extractFacts(ownText, { source: 'page_text', eurToMad, language }), language);
   facts.description = ownText === '' ? null : ownText;
   // Descriptions name nearby places ("à 3 min de Maarif"): when the page states its city, its
   // district field (even empty) is the one to trust.

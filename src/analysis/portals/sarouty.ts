@@ -27,6 +27,7 @@ import {
   tidy,
   transactionFromWords,
 } from './values.js';
+import { sayer, type Say } from '../say.js';
 
 /**
  * Sarouty (sarouty.ma). The site was rebuilt on WordPress and renders listings in the browser
@@ -100,7 +101,8 @@ export function apiProperty(json: unknown): Record<string, unknown> | null {
   return findInTree(json, isApiProperty, 4);
 }
 
-function fromApi(data: Record<string, unknown>, facts: ListingFacts, privateStrings: string[], eurToMad: number): string | null {
+function fromApi(data: Record<string, unknown>, facts: ListingFacts, privateStrings: string[], options: ParseOptions): string | null {
+  const { eurToMad } = options;
   facts.title = localized(data, 'property_title');
   const priceBlock = record(data.price);
   const period = fold(str(priceBlock.price_type) ?? str(data.property_price_type) ?? '');
@@ -117,7 +119,7 @@ function fromApi(data: Record<string, unknown>, facts: ListingFacts, privateStri
   if (facts.price_mad !== null && /year|annuel/.test(period)) {
     // Facts hold a monthly rent.
     facts.price_mad = Math.round(facts.price_mad / 12);
-    facts.warnings.push(yearlyRentWarning());
+    facts.warnings.push(yearlyRentWarning(sayer(options.language)));
   }
 
   const typeKey = fold(str(data.property_housing_type) ?? str(data.property_type) ?? '');
@@ -172,8 +174,17 @@ function fromApi(data: Record<string, unknown>, facts: ListingFacts, privateStri
   return text === null ? null : htmlToText(text);
 }
 
-function yearlyRentWarning(): Warning {
-  return { code: 'RENT_PERIOD_CONVERTED', message: 'The rent is stated per year; it was divided by 12 to give a monthly rent.' };
+/** RENT_PERIOD_CONVERTED, about the price, in the request's language. */
+function yearlyRentWarning(say: Say): Warning {
+  return {
+    code: 'RENT_PERIOD_CONVERTED',
+    field: 'price',
+    message: say({
+      en: 'The rent is stated per year; it was divided by 12 to give a monthly rent.',
+      fr: 'Le loyer est indiqué à l’année ; il a été divisé par 12 pour donner un loyer mensuel.',
+      ar: 'الكراء مذكور سنويا؛ قُسم على 12 لإعطاء كراء شهري.',
+    }),
+  };
 }
 
 const DOM_LABELS = vocabulary({
@@ -252,8 +263,7 @@ function parse(page: Page, listing: Extract<UrlVerdict, { kind: 'listing' }> | n
   const privateStrings: string[] = [];
   const trimmed = page.html.trimStart();
   const api = trimmed.startsWith('{') || trimmed.startsWith('[') ? apiProperty(parseLooseJson(trimmed)) : embeddedApiProperty(page);
-  const description =
-    api !== null ? fromApi(api, facts, privateStrings, options.eurToMad) : fromHtml(page, facts, privateStrings, options.eurToMad);
+  const description = api !== null ? fromApi(api, facts, privateStrings, options) : fromHtml(page, facts, privateStrings, options.eurToMad);
   facts.transaction ??= listing?.transactionHint ?? null;
   const id = str(api?.property_id);
   const canonicalUrl = api !== null ? null : page.link('canonical');

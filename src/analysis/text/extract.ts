@@ -1,4 +1,5 @@
-import type { FieldProvenance, ListingFacts, PropertyType, ProvenanceField, ProvenanceSource } from '../../core/types.js';
+import type { FieldProvenance, Language, ListingFacts, Offer, PropertyType, ProvenanceField, ProvenanceSource } from '../../core/types.js';
+import { listIn, MAD, sayer, spacedNumber, type Say } from '../say.js';
 import { emptyFacts } from '../facts.js';
 import { scrubPrivate } from '../privacy.js';
 import { extractFeatures } from './features.js';
@@ -30,6 +31,8 @@ export interface ExtractOptions {
   eurToMad?: number;
   /** What the text is, for provenance: the description passed in (default) or a portal page's own text. */
   source?: Extract<ProvenanceSource, 'page_text' | 'description'>;
+  /** The language of the warnings' messages (docs/analysis.md "Warnings"); English by default. */
+  language?: Language;
 }
 
 /**
@@ -61,6 +64,7 @@ const WHOLE_BUILDING_TYPES: ReadonlySet<PropertyType> = new Set(['villa', 'house
 export function extractFacts(text: string, options: ExtractOptions = {}): ListingFacts {
   const facts = emptyFacts();
   facts.description = text;
+  const say = sayer(options.language ?? 'en');
   // Seller phone numbers and e-mails never reach the output (the title is shown) nor become numbers.
   const title = extractTitle(text);
   facts.title = title === null ? null : scrubPrivate(title);
@@ -117,7 +121,7 @@ export function extractFacts(text: string, options: ExtractOptions = {}): Listin
     const mainPrice = dual.offers[0].price_mad;
     if (mainPrice === null) delete facts.provenance.price_mad;
     else note('price_mad', prices.find((p) => Math.round(p.mad) === mainPrice) ?? dual);
-    facts.warnings.push({ code: DUAL_OFFER, message: dualOfferMessage(main, other) });
+    facts.warnings.push({ code: DUAL_OFFER, field: 'transaction', message: dualOfferMessage(main, other, say) });
   } else if (facts.transaction !== null) {
     facts.offers = [{ transaction: facts.transaction, price_mad: facts.price_mad, period: facts.transaction === 'rent' ? 'month' : null }];
   }
@@ -126,7 +130,8 @@ export function extractFacts(text: string, options: ExtractOptions = {}): Listin
   const surfaceMentions = findSurfaceMentions(normalized, numbers, titleEnd);
   const premises = facts.property_type === 'commercial' || facts.property_type === 'office';
   const surfaces = chooseSurfaces(surfaceMentions, isLand, normalized, premises);
-  if (surfaces.doubt !== null && surfaces.surface_m2 !== null) facts.warnings.push({ code: SURFACE_UNCERTAIN, message: surfaces.doubt });
+  if (surfaces.doubt !== null && surfaces.surface_m2 !== null)
+    facts.warnings.push({ code: SURFACE_UNCERTAIN, field: 'surface', message: say(surfaces.doubt) });
   facts.surface_m2 = surfaces.surface_m2;
   facts.surface_total_m2 = surfaces.surface_total_m2;
   note('surface_m2', surfaces.surface_m2 === null ? null : surfaceMentions.find((m) => m.value === surfaces.surface_m2));
@@ -152,30 +157,40 @@ export function extractFacts(text: string, options: ExtractOptions = {}): Listin
   note('district', location.districtSpan, CONFIDENCE.inferred + 0.1);
   if (location.ambiguous) {
     const { district, cities } = location.ambiguous;
+    const among = listIn(cities, say);
     facts.warnings.push({
       code: PLACE_AMBIGUOUS,
-      message: `"${district}" is a district of several cities (${cities.join(', ')}) and the text names no city: the city is left unset. Add the city to the text.`,
+      field: 'city',
+      message: say({
+        en: `"${district}" is a district of several cities (${among}) and the text names no city: the city is left unset. Add the city to the text.`,
+        fr: `« ${district} » est un quartier de plusieurs villes (${among}) et le texte ne nomme aucune ville : la ville reste vide. Ajoutez la ville au texte.`,
+        ar: `«${district}» حي في عدة مدن (${among}) والنص لا يذكر أي مدينة: تُركت المدينة فارغة. أضف المدينة إلى النص.`,
+      }),
     });
   }
   facts.feature_keys = extractFeatures(normalized);
 
   facts.warnings = [
     ...facts.warnings,
-    ...keyMoneyWarnings(normalized),
-    ...contradictionWarnings({ text: normalized, prices, surfaces: surfaceMentions, bedroomValues: counts.bedroomValues }),
+    ...keyMoneyWarnings(normalized, say),
+    ...contradictionWarnings({ text: normalized, prices, surfaces: surfaceMentions, bedroomValues: counts.bedroomValues }, say),
   ];
   return facts;
 }
 
-function dualOfferMessage(
-  main: { transaction: string; price_mad: number | null },
-  other: { transaction: string; price_mad: number | null },
-): string {
-  const describe = (offer: { transaction: string; price_mad: number | null }): string => {
-    const deal = offer.transaction === 'sale' ? 'for sale' : 'for rent';
-    if (offer.price_mad === null) return `${deal} (no price stated)`;
-    const amount = offer.price_mad.toLocaleString('en-US').replace(/,/g, ' ');
-    return `${deal} at ${amount} MAD${offer.transaction === 'rent' ? ' a month' : ''}`;
+/** DUAL_OFFER: both deals with their prices, and which one the analysis uses. */
+function dualOfferMessage(main: Offer, other: Offer, say: Say): string {
+  const describe = (offer: Offer): string => {
+    const rent = offer.transaction === 'rent';
+    const deal = say(rent ? { en: 'for rent', fr: 'à louer', ar: 'للكراء' } : { en: 'for sale', fr: 'à vendre', ar: 'للبيع' });
+    if (offer.price_mad === null) return `${deal} ${say({ en: '(no price stated)', fr: '(sans prix)', ar: '(بدون ثمن)' })}`;
+    const amount = `${spacedNumber(offer.price_mad)} ${say(MAD)}`;
+    const month = rent ? say({ en: ' a month', fr: ' par mois', ar: ' في الشهر' }) : '';
+    return say({ en: `${deal} at ${amount}${month}`, fr: `${deal} à ${amount}${month}`, ar: `${deal} بـ${amount}${month}` });
   };
-  return `The listing is offered both ${describe(main)} and ${describe(other)}; the analysis uses the first, named first in the listing.`;
+  return say({
+    en: `The listing is offered both ${describe(main)} and ${describe(other)}; the analysis uses the first, named first in the listing.`,
+    fr: `Le bien est proposé à la fois ${describe(main)} et ${describe(other)} ; l’analyse retient la première offre, nommée en premier dans l’annonce.`,
+    ar: `العقار معروض ${describe(main)} و${describe(other)} في آن واحد؛ يعتمد التحليل العرض الأول، المذكور أولا في الإعلان.`,
+  });
 }

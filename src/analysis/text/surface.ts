@@ -8,6 +8,7 @@
  * or the main surface ("superficie 90 m²", "appartement de 120 m²", a bare "94m2" in a title).
  */
 import { COUNT_WORD_PATTERN, COUNT_WORDS, type NumberToken } from './numbers.js';
+import type { Texts } from '../say.js';
 
 export type SurfaceRole = 'living' | 'total' | 'plot' | 'main' | 'part' | 'distance';
 
@@ -33,8 +34,8 @@ export interface SurfaceFacts {
   surface_m2: number | null;
   surface_total_m2: number | null;
   mentions: SurfaceMention[];
-  /** Why the surface read is uncertain (docs/analysis-text.md "Surfaces: total and parts"), or null. */
-  doubt: string | null;
+  /** Why the surface read is uncertain (docs/analysis-text.md "Surfaces: total and parts"), in each language, or null. */
+  doubt: Texts | null;
 }
 
 const STRONG_UNIT = String.raw`m\s?2|mq|sqm|sq\s?m|sq\.\s?m|square\s+met(?:er|re)s?|met(?:re|er)s?\s+carres?|متر\s+مربع|مترا\s+مربعا|م\s?2`;
@@ -353,10 +354,16 @@ export function chooseSurfaces(mentions: readonly SurfaceMention[], isLand: bool
   return { surface_m2: surface?.value ?? null, surface_total_m2: totalValue, mentions: [...mentions], doubt };
 }
 
-const DOUBTFUL_PART =
-  'The surface follows the name of an amenity ("avec piscine 120 m²"): it was read as the property\'s surface, but it may be the amenity\'s.';
-const LEVELS_WITHOUT_TOTAL =
-  "The premises are described by levels (mezzanine, basement) without a total: the surface is the main level's, without the other levels.";
+const DOUBTFUL_PART: Texts = {
+  en: 'The surface follows the name of an amenity ("avec piscine 120 m²"): it was read as the property\'s surface, but it may be the amenity\'s.',
+  fr: 'La surface suit le nom d’un équipement (« avec piscine 120 m² ») : elle a été lue comme la surface du bien, mais elle peut être celle de l’équipement.',
+  ar: 'تأتي المساحة بعد اسم مرفق («مع مسبح 120 م²»): قُرئت على أنها مساحة العقار، لكنها قد تكون مساحة المرفق.',
+};
+const LEVELS_WITHOUT_TOTAL: Texts = {
+  en: "The premises are described by levels (mezzanine, basement) without a total: the surface is the main level's, without the other levels.",
+  fr: 'Le local est décrit par niveaux (mezzanine, sous-sol) sans total : la surface est celle du niveau principal, sans les autres niveaux.',
+  ar: 'يوصف المحل بطوابقه (ميزانين، طابق سفلي) دون مجموع: المساحة هي مساحة الطابق الرئيسي، دون الطوابق الأخرى.',
+};
 
 /**
  * Commercial premises and offices are filed by their whole floor area (docs/analysis-text.md

@@ -81,11 +81,12 @@ describe('provenance across a page and a description', () => {
     const property = await analyzeListing({
       html: fixture('avito-next-data.html'),
       description: 'Appartement 4 chambres à Maârif, 2 salles de bain + WC, appelez le 06 61 23 45 67',
+      language: 'en',
     });
     expect(property.provenance.price_mad).toMatchObject({ source: 'structured_data', excerpt: 'price_mad: 1350000' });
     expect(property.provenance.toilets).toMatchObject({ source: 'description' });
     for (const entry of Object.values(property.provenance)) expectWellFormed(entry);
-    const contradiction = property.warnings.find((w) => w.code === 'CONTRADICTION' && w.message.startsWith('Bedrooms'));
+    const contradiction = property.warnings.find((w) => w.code === 'CONTRADICTION' && w.field === 'bedrooms');
     expect(contradiction?.values).toEqual([
       { source: 'structured_data', value: '3', excerpt: 'bedrooms: 3' },
       { source: 'description', value: '4', excerpt: expect.stringContaining('4 chambres') },

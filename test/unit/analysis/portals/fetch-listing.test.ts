@@ -71,7 +71,12 @@ describe('analyze --url (in process, portal mocked)', () => {
     expect(property.bedrooms).toBe(4);
     expect(property.feature_keys).toEqual(expect.arrayContaining(['pool', 'garden', 'fireplace', 'double_glazing']));
     expect(property.warnings).toContainEqual(
-      expect.objectContaining({ code: 'CONTRADICTION', message: expect.stringMatching(/^Bedrooms: .* say 4 .* says 5/) }),
+      // The request's language (French by default): "Chambres : les champs … disent 4 mais la description dit 5".
+      expect.objectContaining({
+        code: 'CONTRADICTION',
+        field: 'bedrooms',
+        message: expect.stringMatching(/^Chambres : .* disent 4 .* dit 5/),
+      }),
     );
   });
 
