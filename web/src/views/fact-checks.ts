@@ -65,9 +65,16 @@ export function fieldWarnings(p: Property, field: FactName): string[] {
   return [...new Set(texts)];
 }
 
-/** The price needs the agent's word before a render: held back by the analysis, or warned about. */
+/**
+ * The price needs the agent's word before a render: held back by the analysis. A warning that only
+ * informs about the price (key money, a contradiction) is shown under it without asking. An older
+ * server's analysis has no `held_back`: there, its price-plausibility codes ask.
+ */
 export function priceDoubtful(p: Property | null): boolean {
-  return p !== null && p.price_mad !== null && fieldWarnings(p, 'price').length > 0;
+  if (p === null || p.price_mad === null) return false;
+  const held = (p as Property & { held_back?: HeldFact[] }).held_back;
+  if (held !== undefined) return held.some((h) => h.field === 'price');
+  return p.warnings.some((w) => PRICE_CODES.has(w.code));
 }
 
 /** Shows the price check under the facts when the price is doubtful; keeps what the agent already chose. */
