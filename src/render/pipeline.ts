@@ -107,10 +107,6 @@ class Stopwatch {
   mark(name: string): void {
     this.timings[name] = Date.now() - this.clock;
   }
-
-  restart(): void {
-    this.clock = Date.now();
-  }
 }
 
 /**
@@ -227,7 +223,6 @@ export async function renderListing(
     soundtrack = startSoundtrack(session);
     const verified = await encodeAndVerify(session, outputs, soundtrack);
     const posterWarnings = verified.flatMap((v) => (v.posterWarning === null ? [] : [v.posterWarning]));
-    session.watch.restart();
     await publishOutputs(outputs);
     session.report('verifying', 1);
     reportDebug(session, outputs);
