@@ -6,7 +6,7 @@ import { yieldToEventLoop } from '../core/thread-priority.js';
 import type { Property } from '../core/types.js';
 import type { AnalyzeRequest } from '../core/requests.js';
 import { validateAnalyzeRequest, type ValidAnalyzeRequest } from '../core/analyze-rules.js';
-import { analyzeListing } from './analyze.js';
+import { analyzeCheckedListing, analyzeListing, type AnalyzeDeps } from './analyze.js';
 import { linkAsUrl } from './portals/index.js';
 
 /**
@@ -52,18 +52,25 @@ function failure(error: unknown): ErrorAnswer {
   throw error;
 }
 
-export default async function analyzeInWorker(request: AnalyzeRequest): Promise<WorkerAnswer> {
+/** What an analysis in here is given: nothing is fetched in a worker, the request carries its page (`html`) when it had a URL. */
+function workerDeps(): AnalyzeDeps {
+  const { eurToMad } = (workerData ?? {}) as AnalysisWorkerData;
+  return {
+    fetch: () => Promise.reject(new Error('analysis workers never fetch')),
+    ...(eurToMad === undefined ? {} : { eurToMad }),
+  };
+}
+
+async function answerOf(analysis: () => Promise<Property>): Promise<WorkerAnswer> {
   try {
-    // Nothing is fetched in here: the request carries its page (`html`) when it had a URL.
-    const { eurToMad } = (workerData ?? {}) as AnalysisWorkerData;
-    const property = await analyzeListing(request, {
-      fetch: () => Promise.reject(new Error('analysis workers never fetch')),
-      ...(eurToMad === undefined ? {} : { eurToMad }),
-    });
-    return { ok: true, property };
+    return { ok: true, property: await analysis() };
   } catch (error) {
     return failure(error);
   }
+}
+
+export default async function analyzeInWorker(request: AnalyzeRequest): Promise<WorkerAnswer> {
+  return answerOf(() => analyzeListing(request, workerDeps()));
 }
 
 /** Parses and checks an analysis body: the same 400 answers as the server's schema check. */
@@ -82,7 +89,8 @@ export async function analyzeJsonBody(task: { chunks: Uint8Array[] }): Promise<J
     return failure(error);
   }
   if (valid.html === null && valid.url !== null) return { ok: 'fetch', request: valid };
-  return analyzeInWorker(analysisTask(valid, valid.html));
+  // Checked just above: analysed without a second check.
+  return answerOf(() => analyzeCheckedListing(valid, workerDeps()));
 }
 
 /**

@@ -2,7 +2,7 @@ import { badRequest } from '../core/errors.js';
 import type { Language, ListingFacts, ListingSource, Property, Warning } from '../core/types.js';
 import type { AnalyzeRequest } from '../core/requests.js';
 import { safeStrings } from '../core/safe-text.js';
-import { validateAnalyzeRequest } from '../core/analyze-rules.js';
+import { validateAnalyzeRequest, type ValidAnalyzeRequest } from '../core/analyze-rules.js';
 import { mergeFacts } from './merge.js';
 import type { FetchPort } from '../net/fetch.js';
 import { fetchListingPage, linkAsUrl, parseListingPage, portalLink, schemeAddedWarning } from './portals/index.js';
@@ -65,8 +65,13 @@ function fewFactsWarning(facts: ListingFacts, language: Language): Warning | nul
 
 /** The analysis engine's one entry point: request in, `property` out (docs/analysis.md). */
 export async function analyzeListing(request: AnalyzeRequest, deps: AnalyzeDeps = {}): Promise<Property> {
+  return analyzeCheckedListing(validateAnalyzeRequest(request), deps);
+}
+
+/** `analyzeListing` for a request its front door has checked already (`validateAnalyzeRequest`): not checked again. */
+export async function analyzeCheckedListing(checked: ValidAnalyzeRequest, deps: AnalyzeDeps = {}): Promise<Property> {
   // A description that is only a portal's address is that address (docs/portals.md, "Links without a scheme").
-  const valid = linkAsUrl(validateAnalyzeRequest(request));
+  const valid = linkAsUrl(checked);
   const warnings: Warning[] = [];
   if (valid.url !== null) {
     const link = portalLink(valid.url);

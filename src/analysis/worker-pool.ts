@@ -80,8 +80,13 @@ export class AnalysisPool {
 
   /** Fetches the page here (network I/O, never CPU-bound), then analyses it in a worker thread. */
   async analyze(request: AnalyzeRequest, deps: PoolAnalyzeDeps): Promise<Property> {
+    return this.analyzeChecked(validateAnalyzeRequest(request), deps);
+  }
+
+  /** `analyze` for a request its front door has checked already (the server's route): not checked again. */
+  async analyzeChecked(checked: ValidAnalyzeRequest, deps: PoolAnalyzeDeps): Promise<Property> {
     // A description that is only a portal's address is fetched here like a url (docs/portals.md).
-    return this.analyzeValid(linkAsUrl(validateAnalyzeRequest(request)), deps);
+    return this.analyzeValid(linkAsUrl(checked), deps);
   }
 
   /**

@@ -4,7 +4,7 @@ import type { RawJsonBody } from '../core/json-body.js';
 import type { Metrics } from '../core/metrics.js';
 import type { JobList, JobRecord, JobState, ListJobsOptions, Property, VideoFormat } from '../core/types.js';
 import type { Logger, LogProcess } from '../core/logger.js';
-import type { AnalyzeRequest } from '../core/requests.js';
+import type { ValidAnalyzeRequest } from '../core/analyze-rules.js';
 import type { ValidRenderRequest } from '../render/types.js';
 import type { CountUnit, JobSubmitOptions } from '../records/job-rows.js';
 import type { CheckedRenderBody } from './render-body-pool.js';
@@ -61,7 +61,8 @@ export interface ServerDeps {
   /** Uploaded assets and finished videos: the data directory or a bucket. */
   blobs: BlobStore;
   jobs: JobsPort;
-  analyze(request: AnalyzeRequest, signal: AbortSignal): Promise<Property>;
+  /** An analysis of a request the route has checked (`validateAnalyzeRequest`): checked once, at the front door. */
+  analyze(checked: ValidAnalyzeRequest, signal: AbortSignal): Promise<Property>;
   /**
    * Large analysis bodies parsed, checked and analysed off the event loop (docs/security.md
    * "Measured"); without it, every body is parsed and checked here.

@@ -195,7 +195,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     records,
     blobs,
     jobs,
-    analyze: (request, signal) => analysis.analyze(request, { fetchPage, signal }),
+    analyze: (checked, signal) => analysis.analyzeChecked(checked, { fetchPage, signal }),
     analyzeJson: {
       analyze: (body, signal) => analysis.analyzeJson(body, { fetchPage, signal }),
       fingerprint: (body, route, signal) => analysis.fingerprintJson(body, route, signal),

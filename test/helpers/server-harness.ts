@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { analyzeListing } from '../../src/analysis/analyze.js';
+import { analyzeCheckedListing, analyzeListing } from '../../src/analysis/analyze.js';
 import type { RenderRequest } from '../../src/core/requests.js';
 import { JobManager, type RenderEngine } from '../../src/jobs/manager.js';
 import type { ValidRenderRequest } from '../../src/render/types.js';
@@ -122,7 +122,7 @@ export async function makeHarness(options: HarnessOptions = {}): Promise<Harness
     records,
     blobs,
     jobs,
-    analyze: options.analyze ?? ((request, signal) => analyzeListing(request, { signal })),
+    analyze: options.analyze ?? ((checked, signal) => analyzeCheckedListing(checked, { signal })),
     validateRender:
       options.validateRender ?? (async (request) => (await import('../../src/render/index.js')).validateRenderRequest(request, 'server')),
     limits: options.limits,

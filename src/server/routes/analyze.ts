@@ -43,13 +43,15 @@ export function analyzeRoutes(app: FastifyInstance, ctx: ServerContext): void {
       const offThread = received instanceof RawJsonBody ? ctx.deps.analyzeJson : undefined;
       let raw = received instanceof RawJsonBody ? received : null;
       const body = request.body;
-      // Checked here, schema and rules together, before the idempotency hash reads it (bodyCheckedByHandler);
-      // a large body, by the worker that parses it.
-      if (raw === null) validateAnalyzeRequest(body);
+      // Checked here, schema and rules together, before the idempotency hash reads it (bodyCheckedByHandler),
+      // and only here: the analysis takes the checked request. A large body, by the worker that parses it.
+      const checked = raw === null ? validateAnalyzeRequest(body) : null;
       const compute = async () => {
         const signal = abortOnDisconnect(reply);
         const property =
-          raw !== null && offThread !== undefined ? await offThread.analyze(raw, signal) : await ctx.deps.analyze(body, signal);
+          raw !== null && offThread !== undefined
+            ? await offThread.analyze(raw, signal)
+            : await ctx.deps.analyze(checked ?? validateAnalyzeRequest(body), signal);
         const answer: AnalyzeResponse = { ok: true, status: 'success', property };
         // Serialized once by the route's response schema, so a replay sends the very same bytes.
         const json = String(reply.serialize(answer));

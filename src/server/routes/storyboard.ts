@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AnalyzeRequest } from '../../core/requests.js';
+import { validateAnalyzeRequest } from '../../core/analyze-rules.js';
 import { RawJsonBody } from '../../core/json-body.js';
 import { previewStoryboard } from '../../render/photo-notes.js';
 import { API_PREFIX } from '../api-limits.js';
@@ -45,7 +45,7 @@ export function storyboardRoutes(app: FastifyInstance, ctx: ServerContext): void
         received instanceof RawJsonBody && ctx.deps.renderJson !== undefined
           ? (await ctx.deps.renderJson.check(received, 'POST /storyboard', abortOnDisconnect(reply))).request
           : await ctx.deps.validateRender(received);
-      const listing = valid.listing ?? (await ctx.deps.analyze(valid.input as AnalyzeRequest, abortOnDisconnect(reply)));
+      const listing = valid.listing ?? (await ctx.deps.analyze(validateAnalyzeRequest(valid.input), abortOnDisconnect(reply)));
       const storyboard = previewStoryboard(listing, valid);
       // The facts held back until confirmed (docs/api.md), when the analysis names them.
       const heldBack = (listing as { held_back?: unknown[] }).held_back ?? [];

@@ -42,8 +42,8 @@ beforeAll(async () => {
   pool = new AnalysisPool({ threads: 1 });
   harness = await makeHarness({
     runWorkers: false,
-    analyze: (request, signal) =>
-      pool.analyze(request, {
+    analyze: (checked, signal) =>
+      pool.analyzeChecked(checked, {
         signal,
         fetchPage: (url) => {
           fetched.push(url);

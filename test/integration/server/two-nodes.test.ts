@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyzeListing } from '../../../src/analysis/analyze.js';
+import { analyzeCheckedListing } from '../../../src/analysis/analyze.js';
 import { sha256Hex } from '../../../src/core/hash.js';
 import { newJobId } from '../../../src/core/job-ids.js';
 import { guardedFetch } from '../../../src/net/fetch.js';
@@ -88,7 +88,7 @@ async function openNode(databaseUrl: string, name: string): Promise<Node> {
     records,
     blobs,
     jobs: recordsJobsPort(records),
-    analyze: (request, signal) => analyzeListing(request, { signal }),
+    analyze: (checked, signal) => analyzeCheckedListing(checked, { signal }),
     validateRender: (request) => validateRenderRequest(request, 'server'),
     limits: { accountPerWindow: 6, windowMs: 60_000 },
     log: false,

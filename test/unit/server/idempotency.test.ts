@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { analyzeListing } from '../../../src/analysis/analyze.js';
+import { analyzeCheckedListing } from '../../../src/analysis/analyze.js';
 import { LISTING_TEXT, makeHarness, type Harness } from '../../helpers/server-harness.js';
 
 let h: Harness;
@@ -9,9 +9,9 @@ async function counted(clock?: () => number): Promise<{ calls: number }> {
   const state = { calls: 0 };
   h = await makeHarness({
     now: clock,
-    analyze: (request, signal) => {
+    analyze: (checked, signal) => {
       state.calls += 1;
-      return analyzeListing(request, { signal });
+      return analyzeCheckedListing(checked, { signal });
     },
   });
   return state;

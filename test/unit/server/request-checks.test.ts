@@ -100,6 +100,28 @@ describe('schema and rules answer together, at every front door', () => {
   });
 });
 
+describe('POST /api/v1/analyze is checked once, at the route', () => {
+  it('hands the analysis the request the route checked, defaults filled, not the raw body to check again', async () => {
+    const given: unknown[] = [];
+    const h = await makeHarness({
+      runWorkers: false,
+      analyze: (checked) => {
+        given.push(checked);
+        return Promise.reject(new Error('stop after the check'));
+      },
+    });
+    try {
+      const body = { description: 'Villa 300 m² à Marrakech', confirmed_facts: ['price'] };
+      const res = await h.app.inject({ method: 'POST', url: '/api/v1/analyze', headers: h.key().auth, payload: body });
+      expect(res.statusCode, res.body).toBe(500);
+      expect(given).toEqual([validateAnalyzeRequest(body)]);
+      expect(given[0]).toMatchObject({ url: null, language: 'fr', target_audience: 'auto', confirmed_facts: ['price'] });
+    } finally {
+      await h.close();
+    }
+  });
+});
+
 describe('validateAnalyzeRequest', () => {
   it('names an empty request by its first input, but not one whose input was refused for its form', () => {
     expect(refusal(() => validateAnalyzeRequest({})).details).toEqual([
