@@ -33,7 +33,7 @@ const SAMPLE_BYTES: Record<string, number> = { uchar: 1, char: 1, ushort: 2, sho
 /** Rows of strips a sequential decode holds while it shrinks (libvips' tiles and the shrink's window). */
 const STRIP_ROWS = 256;
 /** What any decode holds besides its pixels: the decoder's tables, the output, libvips' own. */
-const DECODE_OVERHEAD_BYTES = 8 * 1024 * 1024;
+export const DECODE_OVERHEAD_BYTES = 8 * 1024 * 1024;
 
 /** Samples per pixel of a JPEG's components at their sampling: 4:2:0 → 1.5, 4:2:2 → 2, 4:4:4 → 3, CMYK 4:4:4:4 → 4. */
 function componentSamples(header: DecodeHeader): number {

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import sharp from 'sharp';
-import { DECODE_TIMEOUT_S, decodeCostOf } from './decode-budget.js';
+import { DECODE_OVERHEAD_BYTES, DECODE_TIMEOUT_S, decodeCostOf } from './decode-budget.js';
 
 /*
  * Opening an image for sharp, HEIC included (docs/rendering.md "Photos"). sharp's bundled libvips
@@ -62,12 +62,14 @@ export async function heicSize(bytes: Buffer): Promise<{ width: number; height: 
  */
 export async function decodeCostOfImage(bytes: Buffer): Promise<number> {
   if (!isHeic(bytes)) return decodeCostOf(bytes);
+  // libvips' operation cache off, as decodeCostOf turns it off for every other format.
+  sharp.cache(false);
   try {
     const { width, height } = await heicSize(bytes);
-    return width * height * 4 + (await decodeCostOf(Buffer.alloc(0)));
+    return width * height * 4 + DECODE_OVERHEAD_BYTES;
   } catch {
     // Not readable: the decode itself says why.
-    return decodeCostOf(Buffer.alloc(0));
+    return DECODE_OVERHEAD_BYTES;
   }
 }
 
