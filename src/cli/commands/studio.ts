@@ -4,6 +4,8 @@ import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import type { RecordStore } from '../../records/types.js';
 import { contextFor } from '../command-context.js';
+import type { Output } from '../output.js';
+import { terminalQr } from '../terminal-qr.js';
 import { serverSettings, wholeNumber } from './serve.js';
 
 export interface StudioFlags {
@@ -20,6 +22,27 @@ function lanAddresses(): string[] {
     .flatMap((list) => list ?? [])
     .filter((address) => address.family === 'IPv4' && !address.internal)
     .map((address) => address.address);
+}
+
+const MORE_DEVICES = 'Press Enter for a link for one more device.';
+/** Links and codes are indented by two spaces: a device link (≈ 80 characters) then still fits 80 columns at most addresses. */
+const INDENT = '  ';
+
+/**
+ * Device links, each under its QR code when stdout is a terminal in colour that is wide enough for
+ * it (docs/studio.md "From a phone or another device"); piped, or with NO_COLOR, the links alone.
+ */
+async function printDeviceLinks(output: Output, links: string[]): Promise<void> {
+  const columns = process.stdout.columns ?? 80;
+  // `style` has colours only on a terminal and without NO_COLOR / --no-color: the code is drawn in black and white colours.
+  const drawCodes = output.style.level > 0;
+  for (const link of links) {
+    const code = drawCodes ? await terminalQr(link) : null;
+    if (code === null) output.text(`${INDENT}${link}\n\n`);
+    else if (INDENT.length + code.width > columns)
+      output.text(`${INDENT}${link}\n\n${INDENT}(a terminal ${INDENT.length + code.width} columns wide shows its QR code)\n\n`);
+    else output.text(`${INDENT}${link}\n\n${code.lines.map((line) => `${INDENT}${line}`).join('\n')}\n\n`);
+  }
 }
 
 /** Opens the link in the desktop's browser when there is one (`display`: a graphical session); silently does nothing otherwise. */
@@ -104,24 +127,28 @@ export async function studio(flags: StudioFlags, command: Command): Promise<void
       ...(flags.lan === true ? { device_login_urls: deviceLinks() } : {}),
     });
   } else {
-    ctx.output.text(`immoreel Studio is running. Open this link to sign in (it works once):\n\n    ${loginUrl}\n`);
+    ctx.output.text(`immoreel Studio is running. Open this link to sign in (it works once):\n\n${INDENT}${loginUrl}\n\n`);
     if (flags.lan === true) {
       const links = deviceLinks();
-      ctx.output.text(
-        links.length === 0
-          ? 'No network address found for another device: is this machine on a network?\n'
-          : `On a phone or another device on the same network, open (it works once):\n\n${links.map((l) => `    ${l}`).join('\n')}\n\nPress Enter for a link for one more device.`,
-      );
+      if (links.length === 0) ctx.output.text('No network address found for another device: is this machine on a network?\n');
+      else {
+        // One token at each of the machine's addresses: whichever the device reaches signs it in, and spends the others.
+        const which = links.length === 1 ? 'this link\nor' : 'one of these links\n(at an address it reaches) or';
+        ctx.output.text(
+          `On a phone or another device on the same network, open ${which} scan its code with the camera (it works once):\n\n`,
+        );
+        await printDeviceLinks(ctx.output, links);
+      }
       // Each Enter prints a fresh one-time link: one per device, none reusable.
       if (process.stdin.isTTY && links.length > 0) {
+        ctx.output.text(MORE_DEVICES);
         const lines = createInterface({ input: process.stdin });
-        lines.on('line', () =>
-          ctx.output.text(
-            deviceLinks()
-              .map((l) => `    ${l}`)
-              .join('\n'),
-          ),
-        );
+        lines.on('line', () => {
+          printDeviceLinks(ctx.output, deviceLinks()).then(
+            () => ctx.output.text(MORE_DEVICES),
+            (error: unknown) => ctx.output.warn(`could not print a device link: ${(error as Error).message}`),
+          );
+        });
         process.once('SIGINT', () => lines.close());
         process.once('SIGTERM', () => lines.close());
       }
