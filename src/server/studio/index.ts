@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { networkInterfaces } from 'node:os';
 import type { SessionLifetime } from '../../records/studio-sessions.js';
 import type { RecordStore } from '../../records/types.js';
-import { servedHosts } from './request-guard.js';
+import { isLoopback, servedHosts } from './request-guard.js';
 import { sessionRoutes, studioRequestHook, type StudioLogin } from './session.js';
 
 /**
@@ -65,7 +65,9 @@ function securityHeaders(request: FastifyRequest, reply: FastifyReply): void {
   if (request.url.startsWith('/api/')) return;
   reply.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
   reply.header('Referrer-Policy', 'no-referrer');
-  reply.header('Cross-Origin-Opener-Policy', 'same-origin');
+  // Browsers apply COOP only to trustworthy origins (https, loopback) and log an error for it
+  // elsewhere, e.g. on a phone reaching `studio --lan` over plain http (docs/studio.md "Security").
+  if (request.protocol === 'https' || isLoopback(request.hostname)) reply.header('Cross-Origin-Opener-Policy', 'same-origin');
   reply.header('Permissions-Policy', 'camera=(), microphone=(), geolocation=()');
 }
 

@@ -19,7 +19,8 @@ export function hostForm(address: string): string {
   return isIP(host) === 6 ? `[${host}]` : host;
 }
 
-function isLoopback(host: string): boolean {
+/** `localhost`, `127.x.x.x` or `::1` (bracketed or not): an origin browsers trust over plain http. */
+export function isLoopback(host: string): boolean {
   const bare = host.replace(/^\[|\]$/g, '');
   return bare === 'localhost' || bare === '::1' || (isIP(bare) === 4 && bare.startsWith('127.'));
 }
