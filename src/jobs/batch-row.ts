@@ -56,6 +56,33 @@ export function batchCsvOptions(delimiter: string): {
 
 export const BRANDING_COLUMNS = ['agency_name', 'agent_name', 'phone', 'email', 'logo_url', 'primary_color'] as const;
 
+/**
+ * The CLI's own option names, accepted as the columns of a render batch (docs/cli.md "Batch CSV"):
+ * a `logo` column is `logo_url`, `duration` is `duration_s`. Here, not in render-batch.ts, so the
+ * Studio's batch page reads a file's columns exactly as `immoreel render --csv` does.
+ */
+export const RENDER_COLUMN_ALIASES: Readonly<Record<string, string>> = {
+  duration: 'duration_s',
+  audience: 'target_audience',
+  agency: 'agency_name',
+  agent: 'agent_name',
+  logo: 'logo_url',
+  color: 'primary_color',
+  colour: 'primary_color',
+};
+
+/** A row's values with each alias's value also under its canonical name, unless the row already fills that one. */
+export function withCanonicalColumns(
+  values: Readonly<Record<string, string>>,
+  aliases: Readonly<Record<string, string>>,
+): Record<string, string> {
+  const canonical: Record<string, string> = { ...values };
+  for (const [alias, name] of Object.entries(aliases)) {
+    if (canonical[alias] !== undefined && (canonical[name] === undefined || canonical[name] === '')) canonical[name] = canonical[alias];
+  }
+  return canonical;
+}
+
 function parseBoolean(value: string, field: string): boolean {
   if (/^(1|true|yes|y|oui)$/i.test(value)) return true;
   if (/^(0|false|no|n|non)$/i.test(value)) return false;

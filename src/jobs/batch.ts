@@ -5,7 +5,7 @@ import pLimit from 'p-limit';
 import { csvRecordLine, type CsvValue } from '../core/csv-cells.js';
 import { AppError, badRequest, toAppError } from '../core/errors.js';
 import { decodeText } from '../core/text.js';
-import { batchCsvOptions, detectDelimiter } from './batch-row.js';
+import { batchCsvOptions, detectDelimiter, withCanonicalColumns } from './batch-row.js';
 
 /** One data row of a batch CSV, keyed by its `id` column (or, when absent, an id derived from the row: `derivedRowId`). */
 export interface BatchRow {
@@ -150,10 +150,7 @@ export async function readBatchCsv(file: string, columnsSpec: BatchColumns = { k
   const seen = new Set<string>();
   for (const entry of records) {
     const line = entry.info.lines;
-    const values: Record<string, string> = { ...entry.record };
-    for (const [alias, canonical] of Object.entries(aliases)) {
-      if (values[alias] !== undefined && (values[canonical] === undefined || values[canonical] === '')) values[canonical] = values[alias];
-    }
+    const values = withCanonicalColumns(entry.record, aliases);
     const rawId = values.id?.trim();
     let id = rawId ? rawId : derivedRowId(values);
     // Two rows with the same listing and no id of their own: the later one is told apart by its line.

@@ -11,7 +11,7 @@ import { failedFileFor, readBatchCsv, runBatch, updateFailedCsv, type BatchColum
 import { JobFailedError, jobFailure } from './failure.js';
 import { hashInputs } from '../core/hash.js';
 import { jobFormats } from '../core/job-outputs.js';
-import { BRANDING_COLUMNS, batchRowRequest } from './batch-row.js';
+import { BRANDING_COLUMNS, RENDER_COLUMN_ALIASES, batchRowRequest } from './batch-row.js';
 
 /*
  * Render batches (docs/cli.md, "Batch CSV"): a CSV's rows as render jobs, their videos in a folder,
@@ -148,15 +148,7 @@ export const RENDER_BATCH_COLUMNS: BatchColumns = {
     ...BRANDING_COLUMNS,
     'unbranded',
   ],
-  aliases: {
-    duration: 'duration_s',
-    audience: 'target_audience',
-    agency: 'agency_name',
-    agent: 'agent_name',
-    logo: 'logo_url',
-    color: 'primary_color',
-    colour: 'primary_color',
-  },
+  aliases: RENDER_COLUMN_ALIASES,
 };
 
 /** One line of the batch's results (NDJSON with --json): the same envelope as every command. */

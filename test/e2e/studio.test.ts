@@ -9,6 +9,7 @@ import type { ConsoleMessage, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../src/core/types.js';
+import { axeViolations } from '../helpers/axe.js';
 import { launchChromium, type StartedBrowser } from '../helpers/browser.js';
 import { probe } from '../helpers/probe.js';
 import { REPO_ROOT, runCli } from '../helpers/cli.js';
@@ -988,8 +989,7 @@ describe('the Studio in Chromium', () => {
     'has no accessibility violation (axe-core) on any screen, in three languages, on a desktop and a phone',
     { timeout: 300_000 },
     async () => {
-      // Evaluated through the DevTools protocol: the page's CSP (script-src 'self') refuses an injected <script>.
-      const axeSource = readFileSync(join(REPO_ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+      // Evaluated through the DevTools protocol (test/helpers/axe.ts): the page's CSP refuses an injected <script>.
       const { jobs } = await api<{ jobs: JobRecord[] }>('/api/v1/jobs?limit=50&state=succeeded');
       const done = jobs[0]!;
       const found: string[] = [];
@@ -997,16 +997,7 @@ describe('the Studio in Chromium', () => {
         for (const lang of ['fr', 'en', 'ar']) {
           await page.selectOption('#lang', lang);
           await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(resolve)));
-          if ((await page.evaluate(() => typeof (window as { axe?: unknown }).axe)) === 'undefined') await page.evaluate(axeSource);
-          const violations = await page.evaluate(async () => {
-            const axe = (
-              window as unknown as {
-                axe: { run(context: Document): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> };
-              }
-            ).axe;
-            const result = await axe.run(document);
-            return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-          });
+          const violations = await axeViolations(page);
           found.push(...violations.map((v) => `${screen} ${lang} ${page.viewportSize()?.width}px — ${v}`));
         }
       };

@@ -1,7 +1,7 @@
 """Runs a command in a pseudo-terminal, as a user at a terminal would (test/e2e/cli/terminal.test.ts).
 
 Usage: pty-run.py SPEC_JSON  where SPEC_JSON = {"argv": [...], "cwd": "...", "env": {...},
-"interrupt_after": "regex or null", "timeout_s": 120}. When interrupt_after matches the output,
+"interrupt_after": "regex or null", "timeout_s": 120, "columns": 100}. When interrupt_after matches the output,
 Ctrl-C is typed (the terminal sends SIGINT to the foreground process group). Prints
 {"code": exit code, "signal": signal or null, "output": everything written to the terminal}.
 """
@@ -10,8 +10,8 @@ import fcntl, json, os, pty, re, select, signal, struct, sys, termios, time
 spec = json.loads(sys.argv[1])
 pid, fd = pty.fork()
 if pid != 0:
-    # A real terminal has a size: 100 columns, 30 rows.
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+    # A real terminal has a size: 100 columns (unless the spec says), 30 rows.
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 30, spec.get("columns", 100), 0, 0))
 if pid == 0:
     os.chdir(spec["cwd"])
     env = dict(os.environ)

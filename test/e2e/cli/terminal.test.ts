@@ -7,6 +7,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoListingText, demoPhotos } from '../../../src/render/demo.js';
 import { runCli } from '../../helpers/cli.js';
+import { inTerminal } from '../../helpers/pty.js';
 
 /*
  * The CLI in a real (pseudo-)terminal, as a user at a keyboard runs it: colours and Ctrl-C only
@@ -14,48 +15,8 @@ import { runCli } from '../../helpers/cli.js';
  */
 
 const BIN = fileURLToPath(new URL('../../../bin/immoreel.js', import.meta.url));
-const PTY_RUN = fileURLToPath(new URL('../../helpers/pty-run.py', import.meta.url));
 // eslint-disable-next-line no-control-regex -- ANSI colour codes start with ESC
 const ANSI = /\u001b\[[0-9;]*m/;
-
-interface PtyResult {
-  code: number | null;
-  signal: number | null;
-  output: string;
-}
-
-function inTerminal(
-  argv: string[],
-  cwd: string,
-  interruptAfter: string | null = null,
-  timeoutS = 180,
-  typeAfter: [string, string] | null = null,
-): PtyResult {
-  const spec = {
-    argv,
-    cwd,
-    // What a terminal emulator gives a user's shell: a TERM, and none of the variables of a CI run
-    // (with CI set, chalk and ora turn colours and live progress off).
-    env: {
-      TERM: 'xterm-256color',
-      NO_COLOR: null,
-      FORCE_COLOR: null,
-      CI: null,
-      CONTINUOUS_INTEGRATION: null,
-      BUILD_NUMBER: null,
-      RUN_ID: null,
-    },
-    interrupt_after: interruptAfter,
-    type_after: typeAfter,
-    timeout_s: timeoutS,
-  };
-  const out = execFileSync('python3', [PTY_RUN, JSON.stringify(spec)], {
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-    timeout: (timeoutS + 30) * 1000,
-  });
-  return JSON.parse(out) as PtyResult;
-}
 
 const plain = (text: string): string => stripVTControlCharacters(text);
 

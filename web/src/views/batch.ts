@@ -6,14 +6,14 @@ import { ACTIVE, state, type BatchRowState, type PageState } from '../state.js';
 import type { JobRecord } from '../types.js';
 import { AppError } from '../../../src/core/errors.js';
 import type { RenderRequest } from '../../../src/core/requests.js';
-import { batchRowRequest } from '../../../src/jobs/batch-row.js';
+import { RENDER_COLUMN_ALIASES, batchRowRequest, withCanonicalColumns } from '../../../src/jobs/batch-row.js';
 import { fitForUpload } from './photos.js';
 import { onAuthLost } from './signin.js';
 
 /**
  * A CSV of listings, one render per row, followed to the end (docs/studio.md "Batch"): dropped with
- * the photos its `photos` column names, which are uploaded first; the rows and their jobs are kept
- * in localStorage, so a reload comes back to them.
+ * the photos its `photos` column names and the logos its `logo_url` (or `logo`) column names, which
+ * are uploaded first; the rows and their jobs are kept in localStorage, so a reload comes back to them.
  */
 
 const BATCH_STORE = 'immoreel.studio.batch';
@@ -24,9 +24,23 @@ const REF_REUSE_MS = 23 * 3600_000;
 
 let batchRun = 0;
 
-/** A photo cell's entry that names a file dropped with the CSV rather than a link or an asset. */
+/** A cell's entry that names a file dropped with the CSV rather than a link or an asset. */
 function isFileName(entry: string): boolean {
   return entry !== '' && !/^(https?:\/\/|asset:)/i.test(entry);
+}
+
+/**
+ * The cells that may name files dropped with the CSV, and the row's error when one was not:
+ * `photos` lists several (separated by `|`), `logo_url` (the `logo` column too) one.
+ */
+const FILE_CELLS = [
+  { column: 'photos', several: true, missing: 'batch.photo_missing' },
+  { column: 'logo_url', several: false, missing: 'batch.logo_missing' },
+] as const;
+
+function cellEntries(values: Record<string, string>, cell: (typeof FILE_CELLS)[number]): string[] {
+  const text = values[cell.column] ?? '';
+  return (cell.several ? text.split('|') : [text]).map((entry) => entry.trim()).filter((entry) => entry !== '');
 }
 
 /** One row → the render request, the same function as `immoreel render --csv` (docs/cli.md, "Batch CSV"). */
@@ -62,8 +76,8 @@ function uploadedRefs(): Record<string, { ref: string; at: number }> {
   }
 }
 
-/** Uploads each dropped photo the CSV names (once, even when several rows name it): name (lower case) → asset ref. */
-async function uploadNamedPhotos(names: Set<string>, files: Map<string, File>, run: number): Promise<Map<string, string>> {
+/** Uploads each dropped file the CSV names (once, even when several rows name it): name (lower case) → asset ref. */
+async function uploadNamedFiles(names: Set<string>, files: Map<string, File>, run: number): Promise<Map<string, string>> {
   const refs = new Map<string, string>();
   const known = uploadedRefs();
   const wanted = [...names].filter((name) => files.has(name));
@@ -95,21 +109,22 @@ async function uploadNamedPhotos(names: Set<string>, files: Map<string, File>, r
 
 const uploadErrors = new Map<string, string>();
 
-/** The row's values with its photo names replaced by the refs of the files uploaded; throws naming a photo that was not dropped. */
-function withUploadedPhotos(values: Record<string, string>, refs: Map<string, string>): Record<string, string> {
-  const entries = (values.photos ?? '')
-    .split('|')
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== '');
-  if (!entries.some(isFileName)) return values;
-  const photos = entries.map((entry) => {
-    if (!isFileName(entry)) return entry;
-    const ref = refs.get(entry.toLowerCase());
-    if (ref === undefined)
-      throw new ApiError('BAD_REQUEST', uploadErrors.get(entry.toLowerCase()) ?? t('batch.photo_missing', { name: entry }));
-    return ref;
-  });
-  return { ...values, photos: photos.join('|') };
+/** The row's values with its file names replaced by the refs of the files uploaded; throws naming a photo or logo that was not dropped. */
+function withUploadedFiles(values: Record<string, string>, refs: Map<string, string>): Record<string, string> {
+  const resolved = { ...values };
+  for (const cell of FILE_CELLS) {
+    const entries = cellEntries(values, cell);
+    if (!entries.some(isFileName)) continue;
+    resolved[cell.column] = entries
+      .map((entry) => {
+        if (!isFileName(entry)) return entry;
+        const ref = refs.get(entry.toLowerCase());
+        if (ref === undefined) throw new ApiError('BAD_REQUEST', uploadErrors.get(entry.toLowerCase()) ?? t(cell.missing, { name: entry }));
+        return ref;
+      })
+      .join('|');
+  }
+  return resolved;
 }
 
 async function startBatch(files: File[]): Promise<void> {
@@ -120,7 +135,7 @@ async function startBatch(files: File[]): Promise<void> {
     $('batch-error').textContent = t('batch.no_csv');
     return;
   }
-  const photoFiles = new Map(files.filter((file) => file !== csvFile).map((file) => [file.name.toLowerCase(), file]));
+  const droppedFiles = new Map(files.filter((file) => file !== csvFile).map((file) => [file.name.toLowerCase(), file]));
   let text: string;
   let parsed: ReturnType<typeof csvRecords>;
   try {
@@ -137,9 +152,10 @@ async function startBatch(files: File[]): Promise<void> {
   const fileId = await digest(text);
   const batch: NonNullable<typeof state.batch> = {
     columns: parsed.columns,
-    rows: parsed.records.map((values, index) => ({
-      id: values.id?.trim() ? values.id.trim() : `line-${index + 2}`,
-      values,
+    rows: parsed.records.map((record, index) => ({
+      id: record.id?.trim() ? record.id.trim() : `line-${index + 2}`,
+      // `logo` is `logo_url`, `duration` is `duration_s`…: the columns as the CLI reads them.
+      values: withCanonicalColumns(record, RENDER_COLUMN_ALIASES),
       jobId: null,
       state: 'submitting',
       progress: 0,
@@ -150,22 +166,20 @@ async function startBatch(files: File[]): Promise<void> {
   renderBatch();
   const names = new Set(
     batch.rows.flatMap((row) =>
-      (row.values.photos ?? '')
-        .split('|')
-        .map((entry) => entry.trim())
+      FILE_CELLS.flatMap((cell) => cellEntries(row.values, cell))
         .filter(isFileName)
         .map((entry) => entry.toLowerCase()),
     ),
   );
   uploadErrors.clear();
-  const refs = names.size === 0 ? new Map<string, string>() : await uploadNamedPhotos(names, photoFiles, run);
+  const refs = names.size === 0 ? new Map<string, string>() : await uploadNamedFiles(names, droppedFiles, run);
   for (const row of batch.rows) {
     if (run !== batchRun) return;
     try {
       const { data } = await request<{ job: JobRecord }>(
         'POST',
         '/api/v1/render-video',
-        rowRequest(withUploadedPhotos(row.values, refs), row.id),
+        rowRequest(withUploadedFiles(row.values, refs), row.id),
         {
           'Idempotency-Key': `studio-batch-${fileId}-${row.id}`.slice(0, 255),
         },
