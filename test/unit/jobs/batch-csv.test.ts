@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { derivedRowId, readBatchCsv } from '../../../src/jobs/batch.js';
+import { RENDER_COLUMN_ALIASES, batchRowRequest, withCanonicalColumns } from '../../../src/jobs/batch-row.js';
 import { RENDER_BATCH_COLUMNS, rowRenderRequest } from '../../../src/jobs/render-batch.js';
 
 /* Batch CSVs as spreadsheets save them: separators, encodings, and column names users type. */
@@ -51,6 +52,17 @@ describe('reading a batch CSV', () => {
     const request = rowRenderRequest(batch.rows[0]!, {}, dir);
     expect(request.duration_s).toBe(20);
     expect(request.branding).toMatchObject({ agency_name: 'Atlas', agent_name: 'Samira', primary_color: '#123456' });
+  });
+
+  it('gives the Studio the same names: `logo` is logo_url, and a filled canonical column wins over its alias', () => {
+    // The Studio's batch page reads its rows through the same two functions (docs/studio.md "Batch").
+    const values = withCanonicalColumns(
+      { id: 'v1', description: 'Villa', logo: 'Logo.png', duration: '20', duration_s: '30' },
+      RENDER_COLUMN_ALIASES,
+    );
+    expect(values).toMatchObject({ logo: 'Logo.png', logo_url: 'Logo.png', duration_s: '30' });
+    expect(batchRowRequest(values, 'v1')).toMatchObject({ duration_s: 30, branding: { logo_url: 'Logo.png' } });
+    expect(withCanonicalColumns({ logo: 'a.png', logo_url: '' }, RENDER_COLUMN_ALIASES).logo_url).toBe('a.png');
   });
 
   it('reports unknown columns, and refuses one that looks misspelt', async () => {
