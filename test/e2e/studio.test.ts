@@ -989,16 +989,13 @@ describe('the Studio in Chromium', () => {
     'has no accessibility violation (axe-core) on any screen, in three languages, on a desktop and a phone',
     { timeout: 300_000 },
     async () => {
-      // Evaluated through the DevTools protocol (test/helpers/axe.ts): the page's CSP refuses an injected <script>.
       const { jobs } = await api<{ jobs: JobRecord[] }>('/api/v1/jobs?limit=50&state=succeeded');
       const done = jobs[0]!;
       const found: string[] = [];
       const check = async (page: Page, screen: string): Promise<void> => {
         for (const lang of ['fr', 'en', 'ar']) {
           await page.selectOption('#lang', lang);
-          await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(resolve)));
-          const violations = await axeViolations(page);
-          found.push(...violations.map((v) => `${screen} ${lang} ${page.viewportSize()?.width}px — ${v}`));
+          found.push(...(await axeViolations(page, screen)));
         }
       };
       for (const viewport of [{ width: 1280, height: 800 }, PHONE]) {
