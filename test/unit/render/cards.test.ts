@@ -1,6 +1,15 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { drawBrandBug, drawCard, drawText, prepareText, readableOn, textMarkup, textOn, type CardStyle } from '../../../src/render/cards.js';
+import {
+  drawBrandBug,
+  drawCard,
+  drawText,
+  prepareText,
+  readableOn,
+  textMarkup,
+  textOn,
+  type CardStyle,
+} from '../../../src/render/cards.js';
 import { loadTemplate } from '../../../src/render/templates.js';
 import { FONT_FAMILIES, familyCovers, shippedFontsConfig, type FontFamily } from '../../../src/render/fonts.js';
 
@@ -209,7 +218,10 @@ describe('Arabic text', () => {
           for (const { char, family } of chars) {
             if (/[\s\p{Cf}]/u.test(char)) continue; // spaces and bidi marks have no ink
             expect(FONT_FAMILIES as readonly string[], `${name} ${text}`).toContain(family);
-            expect(familyCovers(family as FontFamily, char), `${name} "${text}": "${char}" (U+${char.codePointAt(0)?.toString(16)}) in ${family}`).toBe(true);
+            expect(
+              familyCovers(family as FontFamily, char),
+              `${name} "${text}": "${char}" (U+${char.codePointAt(0)?.toString(16)}) in ${family}`,
+            ).toBe(true);
           }
           if (text.includes('م²')) {
             // Read in order: the number, the no-break space, "م", then its raised "2" in the same font.
@@ -223,7 +235,9 @@ describe('Arabic text', () => {
   });
 
   it('raises the "2" of "م²" no higher than the digits and puts it after "م", on its left', async () => {
-    const [unit, bare] = await Promise.all(['120 م²', '120 م'].map((text) => drawText(rtl, { text, size: 42, bold: true, color: '#FFFFFF', maxWidth: 600 })));
+    const [unit, bare] = await Promise.all(
+      ['120 م²', '120 م'].map((text) => drawText(rtl, { text, size: 42, bold: true, color: '#FFFFFF', maxWidth: 600 })),
+    );
     expect(unit!.width - bare!.width).toBeGreaterThan(8);
     const ink = async (buffer: Buffer, columns: [number, number]): Promise<[number, number]> => {
       const { data, info } = await sharp(buffer).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
@@ -246,4 +260,3 @@ describe('Arabic text', () => {
     expect(superscript[1]).toBeLessThan(digits[0] + ((digits[1] - digits[0]) * 2) / 3);
   });
 });
-

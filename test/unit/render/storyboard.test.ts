@@ -333,7 +333,12 @@ describe('framing around the focus', () => {
     expect(seconds[2]).toBeCloseTo(2.5, 9);
     expect(seconds[3]).toBeCloseTo(2.5, 9);
     // No panorama: nothing moves.
-    expect(lengthenPanoramas(shots.map((s) => ({ ...s, panorama: false })), limits)).toEqual([4, 4, 4, 3, 4]);
+    expect(
+      lengthenPanoramas(
+        shots.map((s) => ({ ...s, panorama: false })),
+        limits,
+      ),
+    ).toEqual([4, 4, 4, 3, 4]);
   });
 
   it('any photo, focus, format and motion: the focus is in frame on the first and last frames, a panorama’s on most (property)', () => {
