@@ -5,6 +5,7 @@ import { chooseLanguage, isPageLanguage, setLanguage, t, type PageLanguage } fro
 import { hooks, state, type View } from './state.js';
 import { renderBatch, resumeBatch, wireBatch } from './views/batch.js';
 import { wireBranding } from './views/branding.js';
+import { wireFocusDialog } from './views/focus.js';
 import { loadHistory, renderHistory, wireHistory } from './views/history.js';
 import { openAddressedJob, renderJob, wireJob } from './views/job.js';
 import { renderAnalysis, renderFormatsHint, schedulePhotoPreview, showTemplateStills, wireNewVideo } from './views/new-video.js';
@@ -82,6 +83,7 @@ async function start(): Promise<void> {
   wireSignIn();
   wireNewVideo();
   wirePhotos();
+  wireFocusDialog();
   wireBranding();
   wireJob();
   wireHistory();
