@@ -676,8 +676,8 @@ describe('the Studio in Chromium', () => {
       const page = await newPage('/?lang=fr', true);
       await ensureSignedIn(page);
       await page.click('#draft-clear');
-      await page.fill('#opt-duration', '10');
       await analyzeText(page, LISTING_FR);
+      await page.fill('#opt-duration', '10');
       await page.setInputFiles('#photo-input', [photoFiles[0]!]);
       await page.waitForSelector('#photo-list li.photo.ready');
       const found: string[] = [];
@@ -698,7 +698,7 @@ describe('the Studio in Chromium', () => {
       await page.keyboard.press('ArrowRight');
       expect(plain(await page.getAttribute('#focus-area', 'aria-valuetext'))).toBe('30 % depuis la gauche, 40 % depuis le haut');
       await page.keyboard.press('Enter');
-      await page.waitForSelector('#focus-dialog:not([open])');
+      await page.waitForSelector('#focus-dialog', { state: 'hidden' });
       expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Sujet de la photo 1 : marqué');
       expect(await page.textContent('#photo-status')).toBe('Sujet de la photo 1 marqué.');
       // Drawn on the thumbnail at that point of the photo (a 16:9 photo: the thumbnail shows all of it).
@@ -760,7 +760,7 @@ describe('the Studio in Chromium', () => {
       found.push(...(await axeViolations(page, 'subject dialog')));
       await page.keyboard.press('ArrowDown');
       await page.keyboard.press('Escape');
-      await page.waitForSelector('#focus-dialog:not([open])');
+      await page.waitForSelector('#focus-dialog', { state: 'hidden' });
       const draftFocus = async (): Promise<unknown> =>
         (
           JSON.parse((await page.evaluate(() => localStorage.getItem('immoreel.studio.draft'))) ?? '{}') as {
@@ -770,7 +770,7 @@ describe('the Studio in Chromium', () => {
       expect(await draftFocus()).toEqual({ x: expect.closeTo(0.3, 2), y: expect.closeTo(0.4, 2) });
       await page.getByRole('button', { name: 'الموضوع في الصورة 1: محدد' }).click();
       await page.getByRole('button', { name: 'إزالة الموضوع' }).click();
-      await page.waitForSelector('#focus-dialog:not([open])');
+      await page.waitForSelector('#focus-dialog', { state: 'hidden' });
       expect(await page.locator('#photo-list .focus-marker').count()).toBe(0);
       expect(await draftFocus()).toBeNull();
       await page.click('#render-btn');
