@@ -452,7 +452,9 @@ describe('the Studio in Chromium', () => {
       const video = document.querySelector('video')!;
       video.muted = true;
       await video.play();
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Playing, once its clock moves: on a loaded machine that may take more than a few hundred milliseconds.
+      for (let waited = 0; video.currentTime === 0 && video.error === null && waited < 10_000; waited += 100)
+        await new Promise((resolve) => setTimeout(resolve, 100));
       return { time: video.currentTime, width: video.videoWidth, height: video.videoHeight, error: video.error?.code ?? null };
     });
     expect(played).toMatchObject({ width: 720, height: 1280, error: null });
@@ -694,6 +696,7 @@ describe('the Studio in Chromium', () => {
       await page.mouse.click(view.x + view.width * 0.25, view.y + view.height * 0.4);
       expect(plain(await page.getAttribute('#focus-area', 'aria-valuetext'))).toBe('25 % depuis la gauche, 40 % depuis le haut');
       found.push(...(await axeViolations(page, 'subject dialog')));
+      await page.screenshot({ path: join(SHOTS, 'fr-photo-subject.png') });
       // The keyboard: an arrow moves it by 5 %, Enter keeps it and gives the focus back to the photo's button.
       await page.keyboard.press('ArrowRight');
       expect(plain(await page.getAttribute('#focus-area', 'aria-valuetext'))).toBe('30 % depuis la gauche, 40 % depuis le haut');
