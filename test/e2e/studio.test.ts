@@ -170,6 +170,24 @@ async function numbersAsDrawn(page: Page, selector: string): Promise<{ numbers: 
   }, selector);
 }
 
+/**
+ * Render requests answered 503 by the test, their bodies kept: what is checked is what the page
+ * sends, with no render started.
+ */
+async function holdRenders(page: Page): Promise<Record<string, unknown>[]> {
+  const bodies: Record<string, unknown>[] = [];
+  await page.route('**/api/v1/render-video', async (route) => {
+    bodies.push(route.request().postDataJSON() as Record<string, unknown>);
+    await route.fulfill({
+      status: 503,
+      contentType: 'application/json',
+      body: '{"ok":false,"error":{"code":"SERVICE_UNAVAILABLE","message":"held by the test"}}',
+    });
+  });
+  allowedConsoleErrors.push(/^Failed to load resource: the server responded with a status of 503 \(Service Unavailable\)$/);
+  return bodies;
+}
+
 /** Every visible form control has an accessible name (a label, aria-label or aria-labelledby). */
 async function expectLabelledControls(page: Page): Promise<void> {
   const unlabelled = await page.evaluate(() =>
@@ -572,16 +590,7 @@ describe('the Studio in Chromium', () => {
     expect(await page.textContent('#price-confirm-label')).toBe('Je confirme le prix de \u206618\u202f500\u2069\u00a0DH');
     await page.setInputFiles('#photo-input', [photoFiles[0]!]);
     await page.waitForSelector('#photo-list li.photo.ready');
-    const bodies: Record<string, unknown>[] = [];
-    await page.route('**/api/v1/render-video', async (route) => {
-      bodies.push(route.request().postDataJSON() as Record<string, unknown>);
-      await route.fulfill({
-        status: 503,
-        contentType: 'application/json',
-        body: '{"ok":false,"error":{"code":"SERVICE_UNAVAILABLE","message":"held by the test"}}',
-      });
-    });
-    allowedConsoleErrors.push(/^Failed to load resource: the server responded with a status of 503 \(Service Unavailable\)$/);
+    const bodies = await holdRenders(page);
     // Durations the render would refuse are said under the field, in French, and nothing is sent.
     for (const wrong of ['9', '91', '10.5']) {
       await page.fill('#opt-duration', wrong);
@@ -734,17 +743,7 @@ describe('the Studio in Chromium', () => {
       const asked = (await storyboard).postDataJSON() as Record<string, unknown>;
       expect(focusOf(asked)!.x).toBeCloseTo(0.3, 2);
       expect(focusOf(asked)!.y).toBeCloseTo(0.4, 2);
-      const bodies: Record<string, unknown>[] = [];
-      // What the page sends is what is checked: the render is answered by the test.
-      await page.route('**/api/v1/render-video', async (route) => {
-        bodies.push(route.request().postDataJSON() as Record<string, unknown>);
-        await route.fulfill({
-          status: 503,
-          contentType: 'application/json',
-          body: '{"ok":false,"error":{"code":"SERVICE_UNAVAILABLE","message":"held by the test"}}',
-        });
-      });
-      allowedConsoleErrors.push(/^Failed to load resource: the server responded with a status of 503 \(Service Unavailable\)$/);
+      const bodies = await holdRenders(page);
       await page.click('#render-btn');
       await expect.poll(() => bodies.length).toBe(1);
       expect(bodies[0]!.photos).toEqual([
