@@ -14,7 +14,9 @@ import {
   PAGE_LANGUAGES,
   setLanguage,
 } from '../../../web/src/i18n.js';
+import { MAX_METADATA_BYTES } from '../../../src/core/limits.js';
 import { markerPosition, requestPhoto } from '../../../web/src/views/focus.js';
+import { studioMetadata } from '../../../web/src/views/new-video.js';
 
 describe('studio page languages', () => {
   it('has every text in French, English and Arabic', () => {
@@ -147,5 +149,27 @@ describe('the subject of a photo (docs/studio.md "The subject of a photo")', () 
       url: 'asset:ast_1',
       focus: { x: 0.3, y: 0.4 },
     });
+  });
+});
+
+describe('the job metadata the Studio keeps for Re-run', () => {
+  const options = { template: 'classic', format: 'landscape', language: 'ar', target_audience: 'auto', music: 'auto' };
+  const bytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value));
+
+  it('keeps the photos with their subjects when they fit, and stays within the API limit when they do not', () => {
+    const marked = Array.from({ length: 40 }, (_, i) => ({
+      url: `asset:ast_${String(i).padStart(26, '0')}`,
+      focus: { x: 0.123, y: 0.456 },
+    }));
+    const short = studioMetadata('Appartement à Maârif', marked.slice(0, 3), options);
+    expect(short.studio).toMatchObject({ input: 'Appartement à Maârif', photos: marked.slice(0, 3), format: 'landscape' });
+    // A long Arabic listing (two bytes a letter) and forty marked photos: over 4 KB as sent.
+    const arabic = 'شقة للبيع في المعاريف بالدار البيضاء '.repeat(40);
+    expect(bytes({ studio: { input: arabic.slice(0, 1200), photos: marked, ...options } })).toBeGreaterThan(MAX_METADATA_BYTES);
+    const kept = studioMetadata(arabic, marked, options);
+    expect(bytes(kept)).toBeLessThanOrEqual(MAX_METADATA_BYTES);
+    expect(kept.studio.photos).toEqual(marked.map((p) => p.url));
+    expect(arabic.startsWith(kept.studio.input)).toBe(true);
+    expect(kept.studio.input.length).toBeGreaterThan(500);
   });
 });

@@ -3,7 +3,8 @@ import { marketChart } from '../chart.js';
 import { $, explain, make, optionValue, showError } from '../dom.js';
 import { formatAmount, formatDate, formatNumber, formatPlace, formatSource, isolateNumbers, t } from '../i18n.js';
 import { state } from '../state.js';
-import type { JobRecord, Property, Warning } from '../types.js';
+import { MAX_METADATA_BYTES } from '../../../src/core/limits.js';
+import type { JobRecord, Property, RequestPhoto, Warning } from '../types.js';
 import { brandingFields, dataUrlBlob, storedBranding } from './branding.js';
 import {
   durationProblem,
@@ -207,6 +208,23 @@ export function renderFormatsHint(): void {
   }
 }
 
+/**
+ * The job's `metadata.studio`, read back by Re-run: the listing's first characters, the photos as
+ * sent and the options, within the API's limit on metadata (docs/api.md "Render jobs and videos"): past it,
+ * the photos' subjects are left out first, then the end of the listing's text.
+ */
+export function studioMetadata(input: string, photos: RequestPhoto[], options: RenderOptions): { studio: StudioMetadata } {
+  const size = (studio: StudioMetadata): number => new TextEncoder().encode(JSON.stringify({ studio })).length;
+  let studio: StudioMetadata = { input: input.slice(0, METADATA_INPUT_CHARS), photos, ...options };
+  if (size(studio) > MAX_METADATA_BYTES)
+    studio = { ...studio, photos: photos.map((photo) => (typeof photo === 'string' ? photo : photo.url)) };
+  while (size(studio) > MAX_METADATA_BYTES && studio.input !== '')
+    studio = { ...studio, input: studio.input.slice(0, Math.floor(studio.input.length * 0.8)) };
+  return { studio };
+}
+
+type StudioMetadata = RenderOptions & { input: string; photos: RequestPhoto[] };
+
 let pendingAttempt: { body: string; key: string } | null = null;
 
 async function renderVideo(event: SubmitEvent): Promise<void> {
@@ -269,7 +287,7 @@ async function renderVideo(event: SubmitEvent): Promise<void> {
       ...(sent.length > 0 ? { photos: sent } : {}),
       ...options,
       ...(Object.keys(branding).length > 0 ? { branding } : {}),
-      metadata: { studio: { input: input.slice(0, METADATA_INPUT_CHARS), photos: sent, ...options } },
+      metadata: studioMetadata(input, sent, options),
     };
     const text = JSON.stringify(body);
     // The same request retried after a failure keeps its Idempotency-Key: never two jobs for one click.
