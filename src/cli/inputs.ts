@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { badRequest } from '../core/errors.js';
 import { decodeText } from '../core/text.js';
 import type { AnalyzeRequest } from '../core/requests.js';
-import { splitConfirmedFacts } from '../core/analyze-rules.js';
+import { splitConfirmedFacts } from '../core/confirmed-facts.js';
 import type { ConfirmableFact } from '../core/types.js';
 
 /** The listing inputs shared by `analyze` and `render` (docs/cli.md). */

@@ -26,21 +26,6 @@ export function needsAListingInput(request: AnalyzeRequest, _context: undefined,
   return undefined;
 }
 
-/**
- * A list of confirmed facts as written in a CSV cell or a repeated CLI option ("price|surface",
- * "price,surface"): names only, checked later by the request's schema.
- */
-export function splitConfirmedFacts(cell: string): ConfirmableFact[] {
-  return [
-    ...new Set(
-      cell
-        .split(/[|,]/)
-        .map((name) => name.trim().toLowerCase())
-        .filter((name) => name !== ''),
-    ),
-  ] as ConfirmableFact[];
-}
-
 export const ANALYZE_RULES: readonly InputRule<AnalyzeRequest>[] = [descriptionIsNotBlank, needsAListingInput];
 
 export interface ValidAnalyzeRequest {

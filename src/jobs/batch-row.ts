@@ -1,6 +1,6 @@
 import { restoreCsvCell } from '../core/csv-cells.js';
 import { badRequest } from '../core/errors.js';
-import { splitConfirmedFacts } from '../core/analyze-rules.js';
+import { splitConfirmedFacts } from '../core/confirmed-facts.js';
 import type { Branding, RenderRequest } from '../core/requests.js';
 
 /*

@@ -73,8 +73,8 @@ export interface ShareRecords {
   insert(row: ShareRow): Promise<void>;
   /** The live share of `token` (not expired, not revoked), or null. */
   findByToken(token: string): Promise<ShareRow | null>;
-  /** The tenant's live shares, newest first. */
-  list(tenant: string): Promise<ShareRow[]>;
+  /** The tenant's live shares, newest first; only those of one job when `jobId` is given. */
+  list(tenant: string, jobId?: string): Promise<ShareRow[]>;
   /** Deletes the tenant's share; null when there is none (another tenant's included). */
   revoke(tenant: string, shareId: string): Promise<ShareRow | null>;
   purgeExpired(): Promise<number>;

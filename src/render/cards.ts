@@ -3,7 +3,7 @@ import { PRIVATE_FILE_MODE } from '../core/paths.js';
 import { join } from 'node:path';
 import sharp, { type OverlayOptions } from 'sharp';
 import type { PlacedImage } from './ffmpeg/plan.js';
-import { EMOJI_FAMILY } from './fonts.js';
+import { EMOJI_FAMILY, familyCovers, type FontFamily } from './fonts.js';
 import type { Card, CardContent, Direction, Timeline } from './storyboard.js';
 import type { Template } from './templates.js';
 
@@ -79,7 +79,8 @@ function fontDescription(style: CardStyle, spec: TextSpec, size: number): string
   return `${families} ${spec.bold ? 'Bold' : ''} ${Math.round(size)}`.replace(/\s+/g, ' ');
 }
 
-async function renderText(style: CardStyle, spec: TextSpec, text: string, size: number): Promise<TextImage> {
+/** The Pango markup and font description of a text (prepared by `prepareText`) at `size`. */
+export function textMarkup(style: CardStyle, spec: TextSpec, text: string, size: number): { markup: string; font: string } {
   const tracking = spec.tracking === undefined ? '' : ` letter_spacing="${Math.round(spec.tracking * 1024)}"`;
   const rtl = style.direction === 'rtl';
   // Right to left: a right-to-left mark makes every paragraph right to left (one that starts with
@@ -88,12 +89,48 @@ async function renderText(style: CardStyle, spec: TextSpec, text: string, size: 
   // left: the first versions' Arabic titles). The line height is fixed: Arabic and Latin fallback
   // glyphs have different ascents, which made the gaps between lines uneven.
   const markup = rtl
-    ? `<span foreground="${spec.color}" line_height="${LINE_HEIGHT}"${tracking}>\u200F${escapeMarkup(text)}</span>`
+    ? `<span foreground="${spec.color}" line_height="${LINE_HEIGHT}"${tracking}>\u200F${arabicMarkup(text, arabicFamily(style, spec))}</span>`
     : `<span foreground="${spec.color}"${tracking}>${escapeMarkup(text)}</span>`;
+  return { markup, font: fontDescription(style, spec, size) };
+}
+
+function arabicFamily(style: CardStyle, spec: TextSpec): FontFamily {
+  return spec.body ? style.template.fonts.arabic_body : style.template.fonts.arabic_heading;
+}
+
+/**
+ * The Latin family the shipped Arabic fonts take their digits from: the symbols they lack ("/",
+ * "%") are drawn by it, so that a unit or a price matches its number (docs/rendering.md "Text").
+ */
+const SYMBOL_FAMILY: FontFamily = 'Noto Sans';
+
+/**
+ * Arabic text as markup, escaped. The Arabic fonts have no "²": Pango took it from the template's
+ * Latin family (a serif in luxury), raised to Latin capital height, far above the low Arabic
+ * letters. It is the Arabic font's own "2" as a superscript instead (same font, weight and
+ * colour, raised by the font's superscript offset). The other symbols the Arabic font lacks
+ * ("/" of "درهم/م²", "%") are drawn by the sans the Arabic fonts' digits come from, not by
+ * whatever Latin family the template has (Noto Serif Display's hairline slash in luxury).
+ * Letters it lacks (a Latin agency name) keep the template's Latin family.
+ */
+function arabicMarkup(text: string, family: FontFamily): string {
+  let markup = '';
+  for (const char of text) {
+    if (char === '²' && familyCovers(family, '2')) markup += '<span font_scale="superscript" baseline_shift="superscript">2</span>';
+    else if (/[\p{P}\p{S}]/u.test(char) && !familyCovers(family, char) && familyCovers(SYMBOL_FAMILY, char))
+      markup += `<span font_family="${SYMBOL_FAMILY}">${escapeMarkup(char)}</span>`;
+    else markup += escapeMarkup(char);
+  }
+  return markup;
+}
+
+async function renderText(style: CardStyle, spec: TextSpec, text: string, size: number): Promise<TextImage> {
+  const rtl = style.direction === 'rtl';
+  const { markup, font } = textMarkup(style, spec, text, size);
   const image = sharp({
     text: {
       text: markup,
-      font: fontDescription(style, spec, size),
+      font,
       width: Math.max(1, Math.floor(spec.maxWidth)),
       align: spec.align === 'centre' ? 'centre' : 'left',
       rgba: true,
@@ -331,7 +368,10 @@ function statsGrid(style: CardStyle, cells: { value: TextImage; label: TextImage
   const cellWidth = Math.max(...cells.map((c) => Math.max(c.value.width, c.label.width)));
   const perRow = cells.length * cellWidth + (cells.length - 1) * gapX <= maxWidth ? cells.length : 2;
   const rows = Math.ceil(cells.length / perRow);
-  const cellHeight = Math.max(...cells.map((c) => c.value.height + c.label.height + 6));
+  // Every label on one line, under the tallest value: an Arabic value with a deep letter ("م")
+  // is taller than a lone digit, which put its label lower than the others.
+  const valueHeight = Math.max(...cells.map((c) => c.value.height));
+  const cellHeight = valueHeight + 6 + Math.max(...cells.map((c) => c.label.height));
   const gapY = 22;
   const width = perRow * cellWidth + (perRow - 1) * gapX;
   const height = rows * cellHeight + (rows - 1) * gapY;
@@ -350,7 +390,7 @@ function statsGrid(style: CardStyle, cells: { value: TextImage; label: TextImage
         layers.push({
           input: cell.label.buffer,
           left: Math.round(x + (cellWidth - cell.label.width) / 2),
-          top: Math.round(y + cell.value.height + 6),
+          top: Math.round(y + valueHeight + 6),
         });
         if (col > 0) {
           const ruleX = Math.round(x - gapX / 2);

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../core/paths.js';
@@ -83,4 +83,70 @@ export function shippedFontsConfig(dir: string = FONTS_DIR): string {
   );
   written.set(dir, file);
   return file;
+}
+
+/**
+ * The characters a TrueType font has glyphs for, read from its `cmap` table (the Unicode
+ * subtables: format 4 for the Basic Multilingual Plane, format 12 beyond it). Enough to check
+ * which shipped font draws which character of a card (docs/rendering.md "Text").
+ */
+function readCoverage(file: string): (codePoint: number) => boolean {
+  const font = readFileSync(file);
+  const tables = font.readUInt16BE(4);
+  let cmap = -1;
+  for (let i = 0; i < tables; i += 1) {
+    const record = 12 + i * 16;
+    if (font.toString('latin1', record, record + 4) === 'cmap') cmap = font.readUInt32BE(record + 8);
+  }
+  if (cmap < 0) throw new Error(`${file} has no cmap table`);
+  const ranges: [number, number, (c: number) => boolean][] = [];
+  const subtables = font.readUInt16BE(cmap + 2);
+  for (let i = 0; i < subtables; i += 1) {
+    const platform = font.readUInt16BE(cmap + 4 + i * 8);
+    const encoding = font.readUInt16BE(cmap + 6 + i * 8);
+    const at = cmap + font.readUInt32BE(cmap + 8 + i * 8);
+    const unicode = platform === 0 || (platform === 3 && (encoding === 1 || encoding === 10));
+    if (!unicode) continue;
+    const format = font.readUInt16BE(at);
+    if (format === 4) {
+      const segments = font.readUInt16BE(at + 6) / 2;
+      const ends = at + 14;
+      const starts = ends + segments * 2 + 2;
+      const deltas = starts + segments * 2;
+      const offsets = deltas + segments * 2;
+      for (let s = 0; s < segments; s += 1) {
+        const start = font.readUInt16BE(starts + s * 2);
+        const end = font.readUInt16BE(ends + s * 2);
+        const delta = font.readUInt16BE(deltas + s * 2);
+        const offsetAt = offsets + s * 2;
+        const offset = font.readUInt16BE(offsetAt);
+        const glyph = (c: number): number => {
+          if (offset === 0) return (c + delta) & 0xffff;
+          const g = font.readUInt16BE(offsetAt + offset + (c - start) * 2);
+          return g === 0 ? 0 : (g + delta) & 0xffff;
+        };
+        ranges.push([start, end, (c) => glyph(c) !== 0]);
+      }
+    } else if (format === 12) {
+      const groups = font.readUInt32BE(at + 12);
+      for (let g = 0; g < groups; g += 1) {
+        const group = at + 16 + g * 12;
+        ranges.push([font.readUInt32BE(group), font.readUInt32BE(group + 4), () => true]);
+      }
+    }
+  }
+  return (codePoint) => ranges.some(([start, end, has]) => codePoint >= start && codePoint <= end && has(codePoint));
+}
+
+const coverages = new Map<string, (codePoint: number) => boolean>();
+
+/** Whether a shipped family (its regular face, which covers what its bold does) has a glyph for `char`. */
+export function familyCovers(family: FontFamily, char: string, dir: string = FONTS_DIR): boolean {
+  const file = join(dir, FONT_FILES[family][0]);
+  let covers = coverages.get(file);
+  if (covers === undefined) {
+    covers = readCoverage(file);
+    coverages.set(file, covers);
+  }
+  return covers(char.codePointAt(0) ?? 0);
 }

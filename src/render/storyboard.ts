@@ -439,6 +439,71 @@ export function panWindow(
   return { start: Math.max(0, Math.min(start, span - side - travel)), travel };
 }
 
+/** A photo at least this many times as wide as tall is a panorama (docs/rendering.md "Panoramas"). */
+export const PANORAMA_ASPECT = 2;
+
+/**
+ * A panorama sweep crosses at most one frame width in this many seconds: 4.3 px a frame in
+ * landscape, 2.4 px in portrait and square at 60 fps (docs/rendering.md "Panoramas").
+ */
+export const PANORAMA_CROSSING_S = 5;
+
+/** Share of a panorama sweep's frames in which its subject is in view, at least (docs/rendering.md "Panoramas"). */
+export const PANORAMA_SUBJECT_SHARE = 0.6;
+
+/** How far inside the frame's leading edge the subject counts as in view during a sweep (a fraction of the frame's side). */
+const IN_VIEW_MARGIN = 0.05;
+
+/** Whether a photo is a panorama swept across the frame (wider than twice its height and than the frame by half). */
+export function isPanoramaSweep(photo: { width: number; height: number }, frame: { width: number; height: number }): boolean {
+  const aspect = photo.width / photo.height;
+  return aspect >= PANORAMA_ASPECT && aspect > (frame.width / frame.height) * SWEEP_RATIO;
+}
+
+/** A photo wider than the frame by this ratio is swept across rather than cropped (docs/rendering.md "Framing"). */
+const SWEEP_RATIO = 1.45;
+
+/**
+ * A panorama swept across the frame (docs/rendering.md "Panoramas"): the photo at the frame's
+ * height, the camera starting on the side of the photo away from the subject and coming to rest
+ * with the subject on the third line of the frame it came from — in view for the last
+ * `PANORAMA_SUBJECT_SHARE` of the shot at least, and never away from it. The travel is as long as
+ * that share, the photo's edges and the panorama speed (one frame width in `PANORAMA_CROSSING_S`,
+ * or the template's own limit when higher) allow.
+ */
+function panoramaSweep(
+  photo: { width: number; height: number },
+  frame: { width: number; height: number },
+  focus: Focus,
+  template: Template,
+  seconds: number,
+): { source: Shot['source']; motion: Motion } {
+  const side = frame.width;
+  const span = (frame.height * photo.width) / photo.height;
+  // The pan runs towards the subject from the longer stretch of photo before it. Distances below
+  // are measured along the pan: `at` from the side it starts on.
+  const forward = focus.x >= 0.5;
+  const at = forward ? focus.x * span : (1 - focus.x) * span;
+  // The last frame: the subject on the third line on the side the camera comes from (as near it
+  // as the photo's far edge allows).
+  const end = Math.min(Math.max(0, at - side / 3), span - side);
+  // The subject comes into view (IN_VIEW_MARGIN inside the leading edge) `inView` pixels before the end.
+  const inView = Math.max(0, end - (at - side * (1 - IN_VIEW_MARGIN)));
+  const speed = Math.max(template.motion.max_pan_px_per_s, side / PANORAMA_CROSSING_S);
+  const travel = Math.max(2, 2 * Math.floor(Math.min(speed * seconds, inView / PANORAMA_SUBJECT_SHARE, end) / 2));
+  const startAlong = Math.max(0, end - travel);
+  const left = forward ? startAlong : Math.max(0, span - startAlong - (side + travel));
+  return {
+    source: {
+      width: side + travel,
+      height: frame.height,
+      fit: 'cover',
+      crop: { left: left / span, top: 0, width: (side + travel) / span, height: 1 },
+    },
+    motion: { type: 'pan', kind: forward ? 'pan_right' : 'pan_left', axis: 'x', from: forward ? 0 : 1, to: forward ? 1 : 0 },
+  };
+}
+
 /**
  * Where a photo sits in the frame, and how the camera moves over it (docs/rendering.md "Framing").
  * The source is a window of the photo chosen around its focus; zooms keep the focus where it is in
@@ -460,7 +525,8 @@ export function shotGeometry(
   const { zoom, pan, max_pan_px_per_s: maxSpeed } = template.motion;
   // A photo much wider than the frame (landscape photo in a portrait video, panoramas) is swept
   // across; much narrower (portrait photo in a wide frame) is shown whole over a blurred copy.
-  const sweep = photoAspect > frameAspect * 1.45;
+  const sweep = photoAspect > frameAspect * SWEEP_RATIO;
+  if (isPanoramaSweep(photo, frame)) return panoramaSweep(photo, frame, focus, template, seconds);
   const fit: Fit = photoAspect < frameAspect * 0.72 ? 'contain_blur' : 'cover';
   let kind = wanted;
   if (sweep && kind !== 'pan_left' && kind !== 'pan_right') kind = shotIndex % 2 === 0 ? 'pan_right' : 'pan_left';
@@ -529,6 +595,26 @@ export function shotGeometry(
   return { source, motion: { type: 'pan', kind, axis: horizontal ? 'x' : 'y', from: forward ? 0 : 1, to: forward ? 1 : 0 } };
 }
 
+/**
+ * Panorama shots made longer, up to the template's longest shot, with time taken from the shots
+ * of ordinary photos (`photos` scenes), which stay at least the template's shortest: a panorama
+ * is then swept further (docs/rendering.md "Panoramas"). No shot is added or removed, so the
+ * photos shown stay the same; text scenes keep their reading time; the total is unchanged.
+ */
+export function lengthenPanoramas(
+  shots: { scene: SceneKind; seconds: number; panorama: boolean }[],
+  limits: { min_s: number; max_s: number },
+): number[] {
+  // The outro's photo is only a blurred backdrop: a longer one would sweep nothing anyone sees.
+  const wants = shots.map((s) => (s.panorama && s.scene !== 'outro' ? Math.max(0, limits.max_s - s.seconds) : 0));
+  const spare = shots.map((s) => (!s.panorama && s.scene === 'photos' ? Math.max(0, s.seconds - limits.min_s) : 0));
+  const wanted = wants.reduce((a, b) => a + b, 0);
+  const available = spare.reduce((a, b) => a + b, 0);
+  const moved = Math.min(wanted, available);
+  if (moved <= 0) return shots.map((s) => s.seconds);
+  return shots.map((s, i) => s.seconds + (moved * (wants[i] as number)) / wanted - (moved * (spare[i] as number)) / available);
+}
+
 /** Whole frames for every shot, the timeline summing exactly to `frames`. */
 function toFrames(seconds: number[], transitionFrames: number, frames: number): number[] {
   const lengths = seconds.map((s) => Math.max(transitionFrames * 2 + 1, Math.round(s * FPS)));
@@ -546,25 +632,29 @@ export function buildStoryboard(input: StoryboardInput): Timeline {
   const frames = Math.round(input.durationS * FPS);
   const { contents, callouts, dropped } = sceneContents(input);
   const planned = planScenes(input, contents, dropped);
+  const photoCount = input.photos.length;
+  // The hero photo opens the video; the others follow in order, then come round again.
+  const first = planned[0]?.scene === 'intro' ? 1 % photoCount : 0;
+  const photoOf = planned.map((_, index) => (index === 0 ? 0 : (first + index - 1) % photoCount));
+  const panorama = photoOf.map((photo) => isPanoramaSweep(input.photos[photo] as StoryboardInput['photos'][number], { width, height }));
   const cut = template.transition.kind === 'cut';
   const transitionFrames = cut ? 0 : Math.round(template.transition.duration_s * FPS);
   const lengths = toFrames(
-    planned.map((p) => p.seconds),
+    lengthenPanoramas(
+      planned.map((p, i) => ({ scene: p.scene, seconds: p.seconds, panorama: panorama[i] as boolean })),
+      template.shots,
+    ),
     transitionFrames,
     frames,
   );
 
   const direction: Direction = language === 'ar' ? 'rtl' : 'ltr';
   const calloutQueue = [...callouts];
-  const photoCount = input.photos.length;
-  // The hero photo opens the video; the others follow in order, then come round again.
-  let nextPhoto = planned[0]?.scene === 'intro' ? 1 % photoCount : 0;
   const shots: Shot[] = [];
   let start = 0;
   planned.forEach((plan, index) => {
     const length = lengths[index] as number;
-    const photo = index === 0 ? 0 : nextPhoto;
-    if (index > 0) nextPhoto = (nextPhoto + 1) % photoCount;
+    const photo = photoOf[index] as number;
     const transitionIn: TransitionKind = index === 0 ? 'cut' : template.transition.kind;
     const tin = index === 0 ? 0 : transitionFrames;
     const tout = index === planned.length - 1 ? 0 : transitionFrames;

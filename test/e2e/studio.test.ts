@@ -171,6 +171,24 @@ async function numbersAsDrawn(page: Page, selector: string): Promise<{ numbers: 
   }, selector);
 }
 
+/**
+ * Render requests answered 503 by the test, their bodies kept: what is checked is what the page
+ * sends, with no render started.
+ */
+async function holdRenders(page: Page): Promise<Record<string, unknown>[]> {
+  const bodies: Record<string, unknown>[] = [];
+  await page.route('**/api/v1/render-video', async (route) => {
+    bodies.push(route.request().postDataJSON() as Record<string, unknown>);
+    await route.fulfill({
+      status: 503,
+      contentType: 'application/json',
+      body: '{"ok":false,"error":{"code":"SERVICE_UNAVAILABLE","message":"held by the test"}}',
+    });
+  });
+  allowedConsoleErrors.push(/^Failed to load resource: the server responded with a status of 503 \(Service Unavailable\)$/);
+  return bodies;
+}
+
 /** Every visible form control has an accessible name (a label, aria-label or aria-labelledby). */
 async function expectLabelledControls(page: Page): Promise<void> {
   const unlabelled = await page.evaluate(() =>
@@ -431,7 +449,9 @@ describe('the Studio in Chromium', () => {
       const video = document.querySelector('video')!;
       video.muted = true;
       await video.play();
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Playing, once its clock moves: on a loaded machine that may take more than a few hundred milliseconds.
+      for (let waited = 0; video.currentTime === 0 && video.error === null && waited < 10_000; waited += 100)
+        await new Promise((resolve) => setTimeout(resolve, 100));
       return { time: video.currentTime, width: video.videoWidth, height: video.videoHeight, error: video.error?.code ?? null };
     });
     expect(played).toMatchObject({ width: 720, height: 1280, error: null });
@@ -549,16 +569,7 @@ describe('the Studio in Chromium', () => {
     expect(await page.textContent('#price-confirm-label')).toBe('Je confirme le prix de \u206618\u202f500\u2069\u00a0DH');
     await page.setInputFiles('#photo-input', [photoFiles[0]!]);
     await page.waitForSelector('#photo-list li.photo.ready');
-    const bodies: Record<string, unknown>[] = [];
-    await page.route('**/api/v1/render-video', async (route) => {
-      bodies.push(route.request().postDataJSON() as Record<string, unknown>);
-      await route.fulfill({
-        status: 503,
-        contentType: 'application/json',
-        body: '{"ok":false,"error":{"code":"SERVICE_UNAVAILABLE","message":"held by the test"}}',
-      });
-    });
-    allowedConsoleErrors.push(/^Failed to load resource: the server responded with a status of 503 \(Service Unavailable\)$/);
+    const bodies = await holdRenders(page);
     // Durations the render would refuse are said under the field, in French, and nothing is sent.
     for (const wrong of ['9', '91', '10.5']) {
       await page.fill('#opt-duration', wrong);
@@ -647,6 +658,271 @@ describe('the Studio in Chromium', () => {
       await page.close();
     },
   );
+
+  it(
+    'marks the subject of a photo with a click or the keyboard, keeps it across a reload, and sends it as focus',
+    { timeout: 120_000 },
+    async () => {
+      const page = await newPage('/?lang=fr', true);
+      await ensureSignedIn(page);
+      await page.click('#draft-clear');
+      await analyzeText(page, LISTING_FR);
+      await page.fill('#opt-duration', '10');
+      await page.setInputFiles('#photo-input', [photoFiles[0]!]);
+      await page.waitForSelector('#photo-list li.photo.ready');
+      const found: string[] = [];
+      // A click on the larger view puts the marker where it lands; the slider's value says where, for a screen reader.
+      await page.getByRole('button', { name: 'Sujet de la photo 1' }).click();
+      await page.waitForSelector('#focus-dialog[open]');
+      expect(await page.textContent('#focus-title')).toBe('Le sujet de la photo 1');
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe('focus-area');
+      expect(await page.getAttribute('#focus-area', 'aria-valuetext')).toBe('Pas de sujet marqué : la vidéo le cherche elle-même.');
+      await page.waitForFunction(
+        () => (document.querySelector<HTMLImageElement>('#focus-image')?.getBoundingClientRect().width ?? 0) > 320,
+      );
+      const view = (await page.locator('#focus-image').boundingBox())!;
+      await page.mouse.click(view.x + view.width * 0.25, view.y + view.height * 0.4);
+      expect(plain(await page.getAttribute('#focus-area', 'aria-valuetext'))).toBe('25 % depuis la gauche, 40 % depuis le haut');
+      found.push(...(await axeViolations(page, 'subject dialog')));
+      await page.screenshot({ path: join(SHOTS, 'fr-photo-subject.png') });
+      // The keyboard: an arrow moves it by 5 %, Enter keeps it and gives the focus back to the photo's button.
+      await page.keyboard.press('ArrowRight');
+      expect(plain(await page.getAttribute('#focus-area', 'aria-valuetext'))).toBe('30 % depuis la gauche, 40 % depuis le haut');
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('#focus-dialog', { state: 'hidden' });
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Sujet de la photo 1 : marqué');
+      expect(await page.textContent('#photo-status')).toBe('Sujet de la photo 1 marqué.');
+      // Drawn on the thumbnail at that point of the photo (a 16:9 photo: the thumbnail shows all of it).
+      const markerAt = (): Promise<{ x: number; y: number } | null> =>
+        page.evaluate(() => {
+          const marker = document.querySelector('#photo-list li .focus-marker');
+          const image = document.querySelector('#photo-list li img');
+          if (marker === null || image === null) return null;
+          const m = marker.getBoundingClientRect();
+          const i = image.getBoundingClientRect();
+          return { x: (m.left + m.width / 2 - i.left) / i.width, y: (m.top + m.height / 2 - i.top) / i.height };
+        });
+      const drawn = (await markerAt())!;
+      expect(drawn.x).toBeCloseTo(0.3, 1);
+      expect(drawn.y).toBeCloseTo(0.4, 1);
+      found.push(...(await axeViolations(page, 'subject marked')));
+
+      // Kept in the draft across a reload, and sent to the storyboard and the render as `photos[].focus`.
+      const storyboard = page.waitForRequest((r) => r.url().endsWith('/api/v1/storyboard'), { timeout: 30_000 });
+      await page.reload();
+      await page.waitForSelector('#photo-list li.photo.ready .focus-marker');
+      expect(await page.getByRole('button', { name: 'Sujet de la photo 1 : marqué' }).count()).toBe(1);
+      const again = (await markerAt())!;
+      expect(again.x).toBeCloseTo(0.3, 1);
+      expect(again.y).toBeCloseTo(0.4, 1);
+      const focusOf = (body: Record<string, unknown>): { x: number; y: number } | undefined =>
+        (body.photos as ({ url: string; focus?: { x: number; y: number } } | string)[]).map((p) =>
+          typeof p === 'string' ? undefined : p.focus,
+        )[0];
+      const asked = (await storyboard).postDataJSON() as Record<string, unknown>;
+      expect(focusOf(asked)!.x).toBeCloseTo(0.3, 2);
+      expect(focusOf(asked)!.y).toBeCloseTo(0.4, 2);
+      const bodies = await holdRenders(page);
+      await page.click('#render-btn');
+      await expect.poll(() => bodies.length).toBe(1);
+      expect(bodies[0]!.photos).toEqual([
+        { url: expect.stringMatching(/^asset:ast_/), focus: { x: expect.closeTo(0.3, 2), y: expect.closeTo(0.4, 2) } },
+      ]);
+      expect((bodies[0]!.metadata as { studio: { photos: unknown[] } }).studio.photos).toEqual(bodies[0]!.photos);
+
+      // In Arabic on a phone: the same dialog in Arabic; Escape leaves the point as it was; "Remove" lets the renderer find it.
+      await page.selectOption('#lang', 'ar');
+      await page.setViewportSize(PHONE);
+      await page.getByRole('button', { name: 'الموضوع في الصورة 1: محدد' }).click();
+      await page.waitForSelector('#focus-dialog[open]');
+      expect(await page.textContent('#focus-title')).toBe('موضوع الصورة 1');
+      expect(plain(await page.getAttribute('#focus-area', 'aria-valuetext'))).toBe('30 % من اليسار، 40 % من الأعلى');
+      await expectFitsPhone(page);
+      found.push(...(await axeViolations(page, 'subject dialog')));
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('Escape');
+      await page.waitForSelector('#focus-dialog', { state: 'hidden' });
+      const draftFocus = async (): Promise<unknown> =>
+        (
+          JSON.parse((await page.evaluate(() => localStorage.getItem('immoreel.studio.draft'))) ?? '{}') as {
+            photos: { focus?: unknown }[];
+          }
+        ).photos[0]?.focus;
+      expect(await draftFocus()).toEqual({ x: expect.closeTo(0.3, 2), y: expect.closeTo(0.4, 2) });
+      await page.getByRole('button', { name: 'الموضوع في الصورة 1: محدد' }).click();
+      await page.getByRole('button', { name: 'إزالة الموضوع' }).click();
+      await page.waitForSelector('#focus-dialog', { state: 'hidden' });
+      expect(await page.locator('#photo-list .focus-marker').count()).toBe(0);
+      expect(await draftFocus()).toBeNull();
+      await page.click('#render-btn');
+      await expect.poll(() => bodies.length).toBe(2);
+      expect(bodies[1]!.photos).toEqual([expect.stringMatching(/^asset:ast_/)]);
+      expect(found).toEqual([]);
+      await page.close();
+    },
+  );
+
+  it('names the photos a 12 s video leaves out before rendering, in French and in Arabic', { timeout: 120_000 }, async () => {
+    // Seven small photos: the storyboard does not fetch them, it counts the shots the duration leaves room for.
+    const dir = freshDataDir();
+    const seven = await Promise.all(
+      Array.from({ length: 7 }, async (_, index) => {
+        const file = join(dir, `piece-${index + 1}.jpg`);
+        await sharp({ create: { width: 320, height: 180, channels: 3, background: { r: 30 * index, g: 120, b: 200 - 20 * index } } })
+          .jpeg()
+          .toFile(file);
+        return file;
+      }),
+    );
+    const page = await newPage('/?lang=fr');
+    await ensureSignedIn(page);
+    await analyzeText(page, LISTING_FR);
+    await page.fill('#opt-duration', '12');
+    await page.setInputFiles('#photo-input', seven);
+    await page.waitForFunction(() => document.querySelectorAll('#photo-list li.photo.ready').length === 7, null, { timeout: 60_000 });
+    await expect.poll(() => page.textContent('#photos-left-out'), { timeout: 15_000 }).toMatch(/^Photos laissées de côté/);
+    // The photos named are those the server's storyboard leaves out of this request, dimmed in the list.
+    const refs = await page.evaluate(() =>
+      (JSON.parse(localStorage.getItem('immoreel.studio.draft') ?? '{}') as { photos: { ref: string }[] }).photos.map((p) => p.ref),
+    );
+    const answer = await fetch(`${server.url}/api/v1/storyboard`, {
+      method: 'POST',
+      headers: { ...bearer(key), 'content-type': 'application/json' },
+      body: JSON.stringify({ description: LISTING_FR, photos: refs, duration_s: 12, language: 'fr' }),
+    });
+    expect(answer.status).toBe(200);
+    const { storyboard } = (await answer.json()) as { storyboard: { photos: { index: number; shown: boolean; reason?: string }[] } };
+    const leftOut = storyboard.photos.filter((p) => !p.shown);
+    expect(leftOut.length).toBeGreaterThan(0);
+    expect(leftOut.every((p) => p.reason === 'duration')).toBe(true);
+    const names = leftOut.map((p) => `piece-${p.index + 1}.jpg`);
+    expect(plain(await page.textContent('#photos-left-out'))).toBe(
+      `Photos laissées de côté pour tenir dans la durée : ${names.join(', ')}.`,
+    );
+    expect(await page.$$eval('#photo-list li.photo-left-out img', (images) => images.map((img) => img.getAttribute('alt')))).toEqual(names);
+    const found = await axeViolations(page, 'photos left out');
+    await page.selectOption('#lang', 'ar');
+    await page.setViewportSize(PHONE);
+    await expect
+      .poll(() => page.textContent('#photos-left-out'), { timeout: 15_000 })
+      .toBe(`صور تُركت جانبًا لتناسب المدة: ${names.join('، ')}.`);
+    found.push(...(await axeViolations(page, 'photos left out')));
+    expect(found).toEqual([]);
+    await page.close();
+  });
+
+  it('goes on from the measured rate of a running job after a reload, not from zero', { timeout: 60_000 }, async () => {
+    // A job whose progress the test sets (its record answered by the test): what is checked is the page's arithmetic.
+    const jobId = 'job_0000000000000000000000eta0';
+    let progress = 0.1;
+    const page = watch(await chrome.browser.newPage());
+    await page.setViewportSize(DESKTOP);
+    await page.route(`**/api/v1/jobs/${jobId}`, (route) =>
+      route.fulfill({
+        headers: { 'retry-after': '1' },
+        json: {
+          ok: true,
+          status: 'success',
+          job: {
+            job_id: jobId,
+            state: 'running',
+            stage: 'encoding',
+            progress,
+            created_at: new Date().toISOString(),
+            updated_at: new Date().toISOString(),
+            links: { self: `/api/v1/jobs/${jobId}`, video: null },
+            listing: { title: 'Appartement à Maarif' },
+            format: 'landscape',
+            formats: ['landscape'],
+            outputs: [],
+            error: null,
+            photos_left_out: [],
+          },
+        },
+      }),
+    );
+    await page.goto(`${server.url}/?lang=fr&job=${jobId}#new`);
+    await page.waitForSelector('body[data-ready="true"]');
+    await ensureSignedIn(page);
+    await expect.poll(() => page.textContent('#job-eta')).toBe('Temps restant : estimation en cours…');
+    await page.waitForTimeout(2000);
+    progress = 0.3;
+    await expect.poll(async () => plain(await page.textContent('#job-eta')), { timeout: 10_000 }).toMatch(/^Temps restant estimé : \d+ s$/);
+    const start = async (): Promise<{ jobId: string; at: number; progress: number }> =>
+      JSON.parse((await page.evaluate(() => localStorage.getItem('immoreel.studio.progress'))) ?? 'null') as {
+        jobId: string;
+        at: number;
+        progress: number;
+      };
+    const measured = await start();
+    expect(measured).toMatchObject({ jobId, progress: 0.1 });
+
+    progress = 0.34;
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]');
+    await expect.poll(() => page.textContent('#job-state')).toContain('34');
+    // At once an estimate from the first measure (10 % at `at`), not "estimating" again from 34 %.
+    const shown = plain(await page.textContent('#job-eta'));
+    const now = Date.now();
+    expect(shown).toMatch(/^Temps restant estimé : \d+ s$/);
+    expect(await start()).toEqual(measured);
+    const expected = ((now - measured.at) / 1000 / (0.34 - 0.1)) * (1 - 0.34);
+    expect(Math.abs(Number(/(\d+) s$/.exec(shown)![1]) - expected)).toBeLessThanOrEqual(4);
+    await page.selectOption('#lang', 'ar');
+    expect(plain(await page.textContent('#job-eta'))).toMatch(/^الوقت المتبقي التقديري: /);
+    await page.close();
+  });
+
+  it('lists the share links of a finished job and withdraws an older one: its page then shows no video', { timeout: 120_000 }, async () => {
+    // A job an earlier test rendered.
+    const { jobs } = await api<{ jobs: JobRecord[] }>('/api/v1/jobs?limit=50&state=succeeded');
+    const done = jobs[0]!;
+    await chrome.browser.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+    const page = await newPage(`/?lang=fr&job=${done.job_id}#new`);
+    await ensureSignedIn(page);
+    await page.waitForSelector('#job-result:not([hidden])');
+    const made: string[] = [];
+    for (let i = 0; i < 2; i += 1) {
+      await page.click('#job-copy');
+      await expect.poll(() => page.inputValue('#job-link')).not.toBe(made[i - 1] ?? '');
+      made.push(await page.inputValue('#job-link'));
+    }
+    const [older, newer] = made as [string, string];
+    const listed = (): Promise<string[]> =>
+      page.$$eval('#job-share-list li input', (inputs) => inputs.map((input) => (input as HTMLInputElement).value));
+    await expect.poll(async () => (await listed()).slice(0, 2)).toEqual([newer, older]);
+    const { shares } = await api<{ shares: { url: string; expires_at: string }[] }>(`/api/v1/shares?job_id=${done.job_id}`);
+    expect(shares.map((s) => `${server.url}${s.url}`)).toEqual(await listed());
+    // Each with the day it stops working, and a button that says which link it withdraws.
+    const olderRow = page.locator('#job-share-list li', { has: page.locator(`input[value="${older}"]`) });
+    const n = shares.length - 1;
+    expect(plain(await olderRow.locator('span').textContent())).toMatch(/^(Paysage 16:9|Portrait 9:16|Carré 1:1) — jusqu’au .+ 20\d\d$/);
+    const withdraw = olderRow.getByRole('button', { name: 'Retirer' });
+    expect(await withdraw.getAttribute('aria-label')).toMatch(new RegExp(`^Retirer le lien ${n} \\(jusqu’au .+\\)$`));
+    const found = await axeViolations(page, 'share links');
+    await withdraw.click();
+    await expect.poll(() => page.textContent('#job-shares-status')).toBe(`Lien ${n} retiré : il ne s’ouvre plus.`);
+    expect(await listed()).toContain(newer);
+    expect(await listed()).not.toContain(older);
+    // Opened by a client, with no cookie (another name of this server): no video, and words saying it was withdrawn.
+    const client = await chrome.browser.newPage();
+    const opened = await client.goto(older.replace('127.0.0.1', 'localhost'));
+    expect(opened?.status()).toBe(404);
+    expect(await client.locator('video').count()).toBe(0);
+    expect(await client.textContent('h1')).toBe(
+      'Ce lien ne fonctionne plus : l’agence l’a retiré, ou il a expiré. Demandez-lui un nouveau lien.',
+    );
+    expect(await client.textContent('p[lang="ar"]')).toContain('سحبته الوكالة');
+    await client.close();
+    expect((await fetch(newer.replace('127.0.0.1', 'localhost'))).status).toBe(200);
+    await page.selectOption('#lang', 'ar');
+    await page.setViewportSize(PHONE);
+    expect(await page.textContent('#job-shares-title')).toBe('روابط مشاركة هذا الفيديو');
+    await expectFitsPhone(page);
+    found.push(...(await axeViolations(page, 'share links')));
+    expect(found).toEqual([]);
+    await page.close();
+  });
 
   it('explains a link that is not a listing, keeping the text', async () => {
     const page = await newPage('/?lang=fr');

@@ -431,6 +431,8 @@ export function describeRecordStoreContract(implementations: [string, OpenRecord
       for (const row of [first, second, other]) await store.shares.insert(row);
       expect(await store.shares.findByToken(second.token)).toEqual(second);
       expect((await store.shares.list('acme')).map((row) => row.share_id)).toEqual([second.share_id, first.share_id]);
+      expect(await store.shares.list('acme', first.job_id)).toEqual([first]);
+      expect(await store.shares.list('other', first.job_id)).toEqual([]);
       expect(await store.shares.revoke('other', first.share_id)).toBeNull();
       expect(await store.shares.revoke('acme', first.share_id)).toEqual(first);
       expect(await store.shares.findByToken(first.token)).toBeNull();

@@ -1,5 +1,5 @@
 import { $, optionValue, setOptionValue } from './dom.js';
-import { state, type PhotoItem } from './state.js';
+import { state, type FocusPoint, type PhotoItem } from './state.js';
 import type { Property } from './types.js';
 
 /*
@@ -16,7 +16,8 @@ interface Draft {
   text: string;
   analysedInput: string;
   property: Property | null;
-  photos: { name: string; ref: string; preview: string }[];
+  /** `focus`: the subject the agent marked (docs/studio.md "The subject of a photo"). */
+  photos: { name: string; ref: string; preview: string; focus?: FocusPoint | null }[];
   options: Record<string, string>;
 }
 
@@ -25,7 +26,9 @@ export function saveDraft(): void {
     text: $<HTMLTextAreaElement>('listing').value,
     analysedInput: state.analysedInput,
     property: state.property,
-    photos: state.photos.flatMap((p) => (p.status === 'ready' && p.ref !== null ? [{ name: p.name, ref: p.ref, preview: p.preview }] : [])),
+    photos: state.photos.flatMap((p) =>
+      p.status === 'ready' && p.ref !== null ? [{ name: p.name, ref: p.ref, preview: p.preview, focus: p.focus }] : [],
+    ),
     options: Object.fromEntries(OPTION_IDS.map((id) => [id, optionValue(id)])),
   };
   try {
@@ -58,6 +61,15 @@ export function restoreDraft(): boolean {
     status: 'ready',
     ref: p.ref,
     error: null,
+    focus: validFocus(p.focus),
   }));
   return true;
+}
+
+/** A stored point, if it is one (a draft is the browser's storage: anything may be there). */
+function validFocus(focus: unknown): FocusPoint | null {
+  if (focus === null || typeof focus !== 'object') return null;
+  const { x, y } = focus as Partial<FocusPoint>;
+  const fraction = (v: unknown): v is number => typeof v === 'number' && v >= 0 && v <= 1;
+  return fraction(x) && fraction(y) ? { x, y } : null;
 }

@@ -5,6 +5,7 @@ import { chooseLanguage, isPageLanguage, setLanguage, t, type PageLanguage } fro
 import { hooks, state, type View } from './state.js';
 import { renderBatch, resumeBatch, wireBatch } from './views/batch.js';
 import { wireBranding } from './views/branding.js';
+import { wireFocusDialog } from './views/focus.js';
 import { loadHistory, renderHistory, wireHistory } from './views/history.js';
 import { openAddressedJob, renderJob, wireJob } from './views/job.js';
 import { renderAnalysis, renderFormatsHint, schedulePhotoPreview, showTemplateStills, wireNewVideo } from './views/new-video.js';
@@ -62,6 +63,8 @@ function route(): void {
   const hash = location.hash.replace('#', '');
   showView(hash === 'history' || hash === 'batch' ? hash : 'new');
   showTemplateStills();
+  // The photos a reloaded draft's video would leave out are said again, as after any change.
+  schedulePhotoPreview();
   void openAddressedJob();
   resumeBatch();
 }
@@ -82,6 +85,7 @@ async function start(): Promise<void> {
   wireSignIn();
   wireNewVideo();
   wirePhotos();
+  wireFocusDialog();
   wireBranding();
   wireJob();
   wireHistory();

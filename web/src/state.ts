@@ -11,6 +11,12 @@ export type View = 'new' | 'history' | 'batch';
 
 export const ACTIVE = new Set(['queued', 'running']);
 
+/** A photo's subject, as fractions of the upright photo from its top left (docs/studio.md "The subject of a photo"). */
+export interface FocusPoint {
+  x: number;
+  y: number;
+}
+
 export interface PhotoItem {
   key: string;
   name: string;
@@ -19,6 +25,8 @@ export interface PhotoItem {
   status: 'uploading' | 'ready' | 'failed';
   ref: string | null;
   error: unknown;
+  /** Marked by the agent; null: the renderer finds the subject itself. */
+  focus: FocusPoint | null;
 }
 
 export interface BatchRowState {

@@ -9,7 +9,7 @@ import { csvLine, failedFileFor, readBatchCsv, runBatch, updateFailedCsv, type B
 import { contextFor, type CommandContext } from '../command-context.js';
 import { formatProperty } from '../format.js';
 import { confirmedFactsFlag, readInputRequest, type InputFlags } from '../inputs.js';
-import { splitConfirmedFacts } from '../../core/analyze-rules.js';
+import { splitConfirmedFacts } from '../../core/confirmed-facts.js';
 import { assertWritableFolder } from '../output-folders.js';
 import { parseCount } from '../parse.js';
 

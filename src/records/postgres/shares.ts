@@ -21,10 +21,11 @@ export class PostgresShareRecords implements ShareRecords {
     return liveShare(row, this.now()) ? row : null;
   }
 
-  async list(tenant: string): Promise<ShareRow[]> {
+  async list(tenant: string, jobId?: string): Promise<ShareRow[]> {
+    // `$3::text IS NULL`: one statement for the tenant's links and for one job's.
     const { rows } = await this.pool.query<ShareRow>(
-      'SELECT * FROM server_shares WHERE tenant = $1 AND expires_at > $2 ORDER BY created_at DESC, share_id COLLATE "C"',
-      [tenant, this.now()],
+      'SELECT * FROM server_shares WHERE tenant = $1 AND expires_at > $2 AND ($3::text IS NULL OR job_id = $3) ORDER BY created_at DESC, share_id COLLATE "C"',
+      [tenant, this.now(), jobId ?? null],
     );
     return rows;
   }

@@ -22,10 +22,12 @@ export class SqliteShareRecords implements ShareRecords {
     return liveShare(row, this.now()) ? row : null;
   }
 
-  async list(tenant: string): Promise<ShareRow[]> {
+  async list(tenant: string, jobId?: string): Promise<ShareRow[]> {
     return this.db
-      .prepare('SELECT * FROM server_shares WHERE tenant = ? AND expires_at > ? ORDER BY created_at DESC, share_id')
-      .all(tenant, this.now()) as ShareRow[];
+      .prepare(
+        'SELECT * FROM server_shares WHERE tenant = @tenant AND expires_at > @now AND (@job IS NULL OR job_id = @job) ORDER BY created_at DESC, share_id',
+      )
+      .all({ tenant, now: this.now(), job: jobId ?? null }) as ShareRow[];
   }
 
   async revoke(tenant: string, shareId: string): Promise<ShareRow | null> {

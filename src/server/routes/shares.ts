@@ -71,6 +71,14 @@ const ShareIdParamsSchema = {
   properties: { share_id: { type: 'string', maxLength: 64 } },
 };
 
+const ShareListQuerySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    job_id: { type: 'string', maxLength: 64, description: "Only this job's links (the Studio's job panel lists them so)." },
+  },
+};
+
 const TokenParamsSchema = {
   type: 'object',
   required: ['token'],
@@ -136,8 +144,10 @@ export function shareRoutes(app: FastifyInstance, ctx: ServerContext): void {
       url: `${API_PREFIX}/shares`,
       operationId: 'listShares',
       summary: "The tenant's live share links, newest first",
+      description: '`job_id` keeps one job’s links only (an unknown job: an empty list).',
       tag: 'shares',
       access: { scope: 'preview:read', policy: 'account', billable: null },
+      querystring: ShareListQuerySchema,
       responses: {
         '200': {
           description: 'Links that have neither expired nor been revoked.',
@@ -152,7 +162,8 @@ export function shareRoutes(app: FastifyInstance, ctx: ServerContext): void {
       },
     },
     async (request) => {
-      const rows = await ctx.deps.records.shares.list(caller(request).key.tenant);
+      const { job_id: jobId } = request.query as { job_id?: string };
+      const rows = await ctx.deps.records.shares.list(caller(request).key.tenant, jobId);
       return { ok: true, status: 'success', shares: rows.map(shareRowToRecord) };
     },
   );
@@ -254,15 +265,19 @@ const SIZES: Record<string, [number, number]> = { landscape: [1280, 720], portra
 const WORDS = {
   fr: {
     video: 'Vidéo de l’annonce',
-    gone: 'Ce lien ne fonctionne plus : il a expiré ou a été retiré.',
+    gone: 'Ce lien ne fonctionne plus : l’agence l’a retiré, ou il a expiré. Demandez-lui un nouveau lien.',
     busy: 'Trop de demandes : réessayez dans une minute.',
   },
   en: {
     video: 'Listing video',
-    gone: 'This link no longer works: it has expired or was withdrawn.',
+    gone: 'This link no longer works: the agency withdrew it, or it has expired. Ask them for a new link.',
     busy: 'Too many requests: try again in a minute.',
   },
-  ar: { video: 'فيديو الإعلان', gone: 'هذا الرابط لم يعد صالحًا: انتهت صلاحيته أو تم سحبه.', busy: 'طلبات كثيرة: أعد المحاولة بعد دقيقة.' },
+  ar: {
+    video: 'فيديو الإعلان',
+    gone: 'هذا الرابط لم يعد صالحًا: سحبته الوكالة أو انتهت صلاحيته. اطلب منها رابطًا جديدًا.',
+    busy: 'طلبات كثيرة: أعد المحاولة بعد دقيقة.',
+  },
 } as const;
 
 const STYLE =

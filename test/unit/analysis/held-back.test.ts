@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeListing } from '../../../src/analysis/analyze.js';
-import { splitConfirmedFacts } from '../../../src/core/analyze-rules.js';
+import { splitConfirmedFacts } from '../../../src/core/confirmed-facts.js';
 import { batchRowRequest } from '../../../src/jobs/batch-row.js';
 import { listingSummary, toJobRecord, type JobRow } from '../../../src/records/job-rows.js';
 import { validateRenderRequest } from '../../../src/render/render-rules.js';

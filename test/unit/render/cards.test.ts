@@ -1,8 +1,17 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { drawBrandBug, drawCard, drawText, prepareText, readableOn, textOn, type CardStyle } from '../../../src/render/cards.js';
+import {
+  drawBrandBug,
+  drawCard,
+  drawText,
+  prepareText,
+  readableOn,
+  textMarkup,
+  textOn,
+  type CardStyle,
+} from '../../../src/render/cards.js';
 import { loadTemplate } from '../../../src/render/templates.js';
-import { shippedFontsConfig } from '../../../src/render/fonts.js';
+import { FONT_FAMILIES, familyCovers, shippedFontsConfig, type FontFamily } from '../../../src/render/fonts.js';
 
 // As the CLI does at start-up (src/cli/main.ts): text is drawn with the shipped fonts only.
 process.env.FONTCONFIG_FILE = shippedFontsConfig();
@@ -176,5 +185,78 @@ describe('Arabic text', () => {
       // Ragged on the left: not every line fills the width.
       expect(Math.max(...lines.map((l) => l.start)), text).toBeGreaterThan(20);
     }
+  });
+
+  /** Each character of a text's markup with the family that draws it: its span's `font_family`, else the first family of the font description. */
+  function charsWithFamily(markup: string, font: string): { char: string; family: string; superscript: boolean }[] {
+    const base = font.split(',')[0] as string;
+    const stack: { family: string; superscript: boolean }[] = [{ family: base, superscript: false }];
+    const out: { char: string; family: string; superscript: boolean }[] = [];
+    const entities: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+    for (const token of markup.match(/<\/?span[^>]*>|&\w+;|[^<&]/gsu) ?? []) {
+      const top = stack[stack.length - 1] as { family: string; superscript: boolean };
+      if (token.startsWith('</')) stack.pop();
+      else if (token.startsWith('<')) {
+        stack.push({
+          family: /font_family="([^"]+)"/.exec(token)?.[1] ?? top.family,
+          superscript: top.superscript || token.includes('baseline_shift="superscript"'),
+        });
+      } else out.push({ char: token.startsWith('&') ? (entities[token.slice(1, -1)] as string) : token, ...top });
+    }
+    return out;
+  }
+
+  it('draws every character of an Arabic unit, price or percentage with the font the card asks for: "م²" with a superscript of the Arabic font', () => {
+    const texts = ['120 م²', '85,5 م²', '15 417 درهم/م²', '1 850 000 درهم', 'أقل بـ 8% من متوسط الحي'];
+    for (const name of ['classic', 'luxury', 'social']) {
+      const style: CardStyle = { ...rtl, template: loadTemplate(name) };
+      for (const body of [false, true])
+        for (const text of texts) {
+          const spec = { text, size: 42, color: '#FFFFFF', maxWidth: 600, body };
+          const { markup, font } = textMarkup(style, spec, prepareText(text), 42);
+          const chars = charsWithFamily(markup, font);
+          for (const { char, family } of chars) {
+            if (/[\s\p{Cf}]/u.test(char)) continue; // spaces and bidi marks have no ink
+            expect(FONT_FAMILIES as readonly string[], `${name} ${text}`).toContain(family);
+            expect(
+              familyCovers(family as FontFamily, char),
+              `${name} "${text}": "${char}" (U+${char.codePointAt(0)?.toString(16)}) in ${family}`,
+            ).toBe(true);
+          }
+          if (text.includes('م²')) {
+            // Read in order: the number, the no-break space, "م", then its raised "2" in the same font.
+            const visible = chars.map((c) => c.char).join('');
+            expect(visible).toMatch(/\d\u00A0(درهم\/)?م2$/u);
+            const two = chars[chars.length - 1];
+            expect(two).toMatchObject({ char: '2', superscript: true, family: font.split(',')[0] });
+          }
+        }
+    }
+  });
+
+  it('raises the "2" of "م²" no higher than the digits and puts it after "م", on its left', async () => {
+    const [unit, bare] = await Promise.all(
+      ['120 م²', '120 م'].map((text) => drawText(rtl, { text, size: 42, bold: true, color: '#FFFFFF', maxWidth: 600 })),
+    );
+    expect(unit!.width - bare!.width).toBeGreaterThan(8);
+    const ink = async (buffer: Buffer, columns: [number, number]): Promise<[number, number]> => {
+      const { data, info } = await sharp(buffer).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+      let top = info.height;
+      let bottom = -1;
+      for (let y = 0; y < info.height; y += 1)
+        for (let x = columns[0]; x < columns[1]; x += 1)
+          if ((data[(y * info.width + x) * 4 + 3] as number) > 128) {
+            top = Math.min(top, y);
+            bottom = Math.max(bottom, y);
+          }
+      return [top, bottom];
+    };
+    // The number is the right-hand part of both images: the same ink rows.
+    const digits = await ink(bare!.buffer, [bare!.width - 40, bare!.width]);
+    // The superscript is the left-hand extra part: raised (its foot in the digits' upper two
+    // thirds, like the x-height of "m²"), not above them.
+    const superscript = await ink(unit!.buffer, [0, unit!.width - bare!.width - 2]);
+    expect(superscript[0]).toBeGreaterThanOrEqual(digits[0] - 1);
+    expect(superscript[1]).toBeLessThan(digits[0] + ((digits[1] - digits[0]) * 2) / 3);
   });
 });

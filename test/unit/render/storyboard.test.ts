@@ -7,6 +7,10 @@ import {
   apportion,
   FOCUS_MARGIN,
   type Focus,
+  isPanoramaSweep,
+  lengthenPanoramas,
+  PANORAMA_CROSSING_S,
+  PANORAMA_SUBJECT_SHARE,
   type Shot,
   buildStoryboard,
   shotGeometry,
@@ -220,6 +224,17 @@ function focusInFrame(focus: Focus, shot: Pick<Shot, 'source' | 'motion'>, frame
   };
 }
 
+/** Share of a shot's frames in which the focus is in the frame. */
+function inViewShare(focus: Focus, shot: Pick<Shot, 'source' | 'motion'>, frame: { width: number; height: number }): number {
+  const steps = 200;
+  let seen = 0;
+  for (let i = 0; i <= steps; i += 1) {
+    const at = focusInFrame(focus, shot, frame, i / steps);
+    if (at.x >= 0 && at.x <= frame.width && at.y >= 0 && at.y <= frame.height) seen += 1;
+  }
+  return seen / (steps + 1);
+}
+
 const KINDS: MotionKind[] = ['zoom_in', 'zoom_out', 'pan_left', 'pan_right', 'pan_up', 'pan_down'];
 const FORMATS: VideoFormat[] = ['landscape', 'portrait', 'square'];
 
@@ -242,26 +257,91 @@ describe('framing around the focus', () => {
     }
   });
 
-  it('pans a 12000 × 2000 panorama with the subject at 88 % in view from the first frame to the last, towards it', () => {
+  it('sweeps a 12000 × 2000 panorama with the subject at 88 % towards it, the subject in view in most frames and on the last', () => {
     const photo = { width: 12000, height: 2000, focus: { x: 0.88, y: 0.5 } };
     for (const format of FORMATS) {
       const frame = FORMAT_SIZES[format];
       for (const [i, kind] of KINDS.entries()) {
         const shot = shotGeometry(photo, frame, kind, classic, 4, i);
-        expect(shot.motion.type).toBe('pan');
-        const first = focusInFrame(photo.focus, shot, frame, 0);
+        expect(shot.motion).toMatchObject({ type: 'pan', axis: 'x', kind: 'pan_right' });
+        const share = inViewShare(photo.focus, shot, frame);
+        expect(share, format).toBeGreaterThanOrEqual(PANORAMA_SUBJECT_SHARE - 0.01);
         const last = focusInFrame(photo.focus, shot, frame, 1);
-        for (const at of [first, last]) {
-          expect(at.x).toBeGreaterThan(0);
-          expect(at.x).toBeLessThan(frame.width);
-        }
-        // Towards: the subject ends nearer the frame's centre than it started.
-        expect(Math.abs(last.x - frame.width / 2)).toBeLessThanOrEqual(Math.abs(first.x - frame.width / 2) + 1);
+        expect(last.x).toBeGreaterThan(0);
+        expect(last.x).toBeLessThan(frame.width);
+        // Towards: the subject moves across the frame from the side the camera goes to, never back.
+        const xs = [0, 0.25, 0.5, 0.75, 1].map((t) => focusInFrame(photo.focus, shot, frame, t).x);
+        expect(xs).toEqual([...xs].sort((a, b) => b - a));
       }
     }
   });
 
-  it('any photo, focus, format and motion: the focus is in frame on the first and last frames (property)', () => {
+  it('sweeps a panorama further than the template speed allows an ordinary pan, within one frame width in 5 s', () => {
+    const photo = { width: 12000, height: 2000, focus: { x: 0.88, y: 0.5 } };
+    for (const format of FORMATS) {
+      const frame = FORMAT_SIZES[format];
+      const span = (frame.height * photo.width) / photo.height;
+      for (const seconds of [2.5, 4, 6.5]) {
+        const shot = shotGeometry(photo, frame, 'pan_right', classic, seconds, 0);
+        const travel = shot.source.width - frame.width;
+        expect(travel / seconds).toBeLessThanOrEqual(Math.max(classic.motion.max_pan_px_per_s, frame.width / PANORAMA_CROSSING_S) + 1);
+        // Never past the photo's edges.
+        expect(shot.source.crop.left + shot.source.crop.width).toBeLessThanOrEqual(1 + 1e-9);
+        expect(shot.source.crop.width).toBeCloseTo((frame.width + travel) / span, 9);
+      }
+      // A long shot sweeps more of the panorama than the template's speed limit allowed (110 px/s).
+      const long = shotGeometry(photo, frame, 'pan_right', classic, 6.5, 0);
+      expect(long.source.width - frame.width).toBeGreaterThan(classic.motion.max_pan_px_per_s * 6.5);
+    }
+    // Subject on the left: the sweep runs leftwards, from the right-hand stretch of the photo.
+    const mirrored = shotGeometry({ ...photo, focus: { x: 0.12, y: 0.5 } }, FORMAT_SIZES.landscape, 'pan_right', classic, 6.5, 0);
+    expect(mirrored.motion).toMatchObject({ kind: 'pan_left', from: 1, to: 0 });
+    expect(inViewShare({ x: 0.12, y: 0.5 }, mirrored, FORMAT_SIZES.landscape)).toBeGreaterThanOrEqual(PANORAMA_SUBJECT_SHARE - 0.01);
+  });
+
+  it('gives a panorama a longer shot, taken from the ordinary photos, the same photos shown and text scenes untouched', () => {
+    const panorama = { width: 12000, height: 2000, focus: { x: 0.88, y: 0.5 } };
+    for (const format of FORMATS) {
+      const plain = board({ format, photos: photos(8) });
+      const withPanorama = board({ format, photos: [...photos(3), panorama, ...photos(4)] });
+      expect(withPanorama.shots.map((s) => [s.scene, s.photo])).toEqual(plain.shots.map((s) => [s.scene, s.photo]));
+      expect(withPanorama.frames).toBe(plain.frames);
+      for (const [i, shot] of withPanorama.shots.entries()) {
+        const before = plain.shots[i] as Shot;
+        if (shot.photo === 3) expect(shot.frames, format).toBeGreaterThan(before.frames);
+        else if (shot.scene === 'photos') expect(shot.frames).toBeGreaterThanOrEqual(Math.round(classic.shots.min_s * 60) - 1);
+        else expect(Math.abs(shot.frames - before.frames)).toBeLessThanOrEqual(2);
+      }
+    }
+  });
+
+  it('moves time only from ordinary photo shots to panorama shots, the total kept (lengthenPanoramas)', () => {
+    const limits = { min_s: 2.5, max_s: 6.5 };
+    const shots = [
+      { scene: 'intro' as const, seconds: 4, panorama: false },
+      { scene: 'photos' as const, seconds: 4, panorama: true },
+      { scene: 'photos' as const, seconds: 4, panorama: false },
+      { scene: 'photos' as const, seconds: 3, panorama: false },
+      { scene: 'outro' as const, seconds: 4, panorama: true },
+    ];
+    const seconds = lengthenPanoramas(shots, limits);
+    expect(seconds.reduce((a, b) => a + b, 0)).toBeCloseTo(19, 9);
+    expect(seconds[0]).toBe(4);
+    expect(seconds[4]).toBe(4);
+    // 2.5 s wanted, 1.5 + 0.5 s to spare: all of it given.
+    expect(seconds[1]).toBeCloseTo(6, 9);
+    expect(seconds[2]).toBeCloseTo(2.5, 9);
+    expect(seconds[3]).toBeCloseTo(2.5, 9);
+    // No panorama: nothing moves.
+    expect(
+      lengthenPanoramas(
+        shots.map((s) => ({ ...s, panorama: false })),
+        limits,
+      ),
+    ).toEqual([4, 4, 4, 3, 4]);
+  });
+
+  it('any photo, focus, format and motion: the focus is in frame on the first and last frames, a panorama’s on most (property)', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 300, max: 12000 }),
@@ -280,8 +360,14 @@ describe('framing around the focus', () => {
           expect(crop.top).toBeGreaterThanOrEqual(-1e-9);
           expect(crop.left + crop.width).toBeLessThanOrEqual(1 + 1e-9);
           expect(crop.top + crop.height).toBeLessThanOrEqual(1 + 1e-9);
+          // A panorama is swept towards its subject, in view from PANORAMA_SUBJECT_SHARE of the shot on.
+          // (A subject on the photo's very edge cannot come into view: it ends on the frame's edge.)
+          const panorama = isPanoramaSweep({ width, height }, frame);
+          const fromEdge = Math.min(x, 1 - x) * ((frame.height * width) / height);
+          if (panorama && fromEdge > 0.06 * frame.width)
+            expect(inViewShare({ x, y }, shot, frame)).toBeGreaterThanOrEqual(PANORAMA_SUBJECT_SHARE - 0.01);
           // A pan moves at least 2 pixels: a focus on the photo's very edge may be that far out.
-          for (const t of [0, 0.5, 1]) {
+          for (const t of panorama ? [1] : [0, 0.5, 1]) {
             const at = focusInFrame({ x, y }, shot, frame, t);
             expect(at.x).toBeGreaterThanOrEqual(-2.5);
             expect(at.x).toBeLessThanOrEqual(frame.width + 2.5);

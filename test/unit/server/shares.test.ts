@@ -118,6 +118,45 @@ describe('share links', () => {
     expect((await harness.app.inject({ method: 'POST', url: `/api/v1/jobs/${jobId}/shares` })).statusCode).toBe(401);
   });
 
+  it("lists one job's links with ?job_id=, and says a withdrawn link was withdrawn", async () => {
+    h = await makeHarness();
+    const harness = h;
+    const { auth } = harness.key({ tenant: 'agence-atlas' });
+    const body = { description: LISTING_TEXT, photos: ['https://cdn.example.com/photo-1.jpg'] };
+    const [first, second] = [await finishedJob(harness, auth, body), await finishedJob(harness, auth, body)];
+    const share = async (jobId: string): Promise<{ id: string; url: string; job_id: string }> => {
+      const created = await harness.app.inject({ method: 'POST', url: `/api/v1/jobs/${jobId}/shares`, headers: auth });
+      expect(created.statusCode, created.body).toBe(201);
+      return (JSON.parse(created.body) as { share: { id: string; url: string; job_id: string } }).share;
+    };
+    const older = await share(first.job_id);
+    const newer = await share(first.job_id);
+    const otherJob = await share(second.job_id);
+    const listed = async (query: string, headers = auth): Promise<string[]> => {
+      const answer = await harness.app.inject({ method: 'GET', url: `/api/v1/shares${query}`, headers });
+      expect(answer.statusCode, answer.body).toBe(200);
+      return (JSON.parse(answer.body) as { shares: { id: string }[] }).shares.map((s) => s.id);
+    };
+    expect(await listed('')).toEqual([otherJob.id, newer.id, older.id]);
+    expect(await listed(`?job_id=${first.job_id}`)).toEqual([newer.id, older.id]);
+    expect(await listed(`?job_id=${second.job_id}`)).toEqual([otherJob.id]);
+    expect(await listed('?job_id=job_00000000000000000000000000')).toEqual([]);
+    // Another tenant naming the job sees none of its links.
+    expect(await listed(`?job_id=${first.job_id}`, harness.key({ tenant: 'autre-agence' }).auth)).toEqual([]);
+    const unknownParameter = await harness.app.inject({ method: 'GET', url: '/api/v1/shares?job=x', headers: auth });
+    expect(unknownParameter.statusCode).toBe(400);
+
+    // The older withdrawn: its page says so in words a client reads, and shows no video; the newer still opens.
+    expect((await harness.app.inject({ method: 'DELETE', url: `/api/v1/shares/${older.id}`, headers: auth })).statusCode).toBe(200);
+    expect(await listed(`?job_id=${first.job_id}`)).toEqual([newer.id]);
+    const gone = await harness.app.inject({ method: 'GET', url: older.url });
+    expect(gone.statusCode).toBe(404);
+    expect(gone.body).toContain('l’agence l’a retiré');
+    expect(gone.body).toContain('the agency withdrew it');
+    expect(gone.body).not.toContain('<video');
+    expect((await harness.app.inject({ method: 'GET', url: newer.url })).statusCode).toBe(200);
+  });
+
   it('limits page reads per client address', async () => {
     h = await makeHarness({ limits: { windowMs: 60_000 } });
     const harness = h;

@@ -14,6 +14,9 @@ import {
   PAGE_LANGUAGES,
   setLanguage,
 } from '../../../web/src/i18n.js';
+import { MAX_METADATA_BYTES } from '../../../src/core/limits.js';
+import { markerPosition, requestPhoto } from '../../../web/src/views/focus.js';
+import { studioMetadata } from '../../../web/src/views/new-video.js';
 
 describe('studio page languages', () => {
   it('has every text in French, English and Arabic', () => {
@@ -121,5 +124,52 @@ describe('studio page formats', () => {
     expect(formatSource(source)).not.toMatch(/\[|apartment/);
     expect(formatPlace('Casablanca')).toBe('الدار البيضاء');
     setLanguage('fr');
+  });
+});
+
+describe('the subject of a photo (docs/studio.md "The subject of a photo")', () => {
+  it('draws the subject on a 16:9 thumbnail at the same point of the photo, whatever the photo’s shape', () => {
+    // A 16:9 photo fills its thumbnail: the point is where it is.
+    expect(markerPosition({ x: 0.3, y: 0.4 }, 16 / 9)).toEqual({ left: expect.closeTo(30), top: expect.closeTo(40) });
+    // A 4:3 photo loses its top and bottom: the centre stays, a point near the top goes up, one cut off sits at the edge.
+    expect(markerPosition({ x: 0.5, y: 0.5 }, 4 / 3)).toEqual({ left: 50, top: 50 });
+    const high = markerPosition({ x: 0.2, y: 0.25 }, 4 / 3);
+    expect(high.left).toBeCloseTo(20);
+    expect(high.top).toBeCloseTo(((0.25 - 0.5) * (16 / 9 / (4 / 3)) + 0.5) * 100);
+    expect(markerPosition({ x: 0.5, y: 0.02 }, 3 / 4).top).toBe(0);
+    // A panorama loses its sides.
+    expect(markerPosition({ x: 0.88, y: 0.5 }, 6).left).toBe(100);
+    expect(markerPosition({ x: 0.5, y: 0.5 }, 6).left).toBe(50);
+  });
+
+  it('sends the point to a thousandth with its photo, and the ref alone without one', () => {
+    const item = { key: 'k', name: 'a.jpg', file: null, preview: 'data:image/jpeg;base64,', status: 'ready' as const, error: null };
+    expect(requestPhoto({ ...item, ref: 'asset:ast_1', focus: null })).toBe('asset:ast_1');
+    expect(requestPhoto({ ...item, ref: 'asset:ast_1', focus: { x: 0.30000000000000004, y: 0.39987 } })).toEqual({
+      url: 'asset:ast_1',
+      focus: { x: 0.3, y: 0.4 },
+    });
+  });
+});
+
+describe('the job metadata the Studio keeps for Re-run', () => {
+  const options = { template: 'classic', format: 'landscape', language: 'ar', target_audience: 'auto', music: 'auto' };
+  const bytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value));
+
+  it('keeps the photos with their subjects when they fit, and stays within the API limit when they do not', () => {
+    const marked = Array.from({ length: 40 }, (_, i) => ({
+      url: `asset:ast_${String(i).padStart(26, '0')}`,
+      focus: { x: 0.123, y: 0.456 },
+    }));
+    const short = studioMetadata('Appartement à Maârif', marked.slice(0, 3), options);
+    expect(short.studio).toMatchObject({ input: 'Appartement à Maârif', photos: marked.slice(0, 3), format: 'landscape' });
+    // A long Arabic listing (two bytes a letter) and forty marked photos: over 4 KB as sent.
+    const arabic = 'شقة للبيع في المعاريف بالدار البيضاء '.repeat(40);
+    expect(bytes({ studio: { input: arabic.slice(0, 1200), photos: marked, ...options } })).toBeGreaterThan(MAX_METADATA_BYTES);
+    const kept = studioMetadata(arabic, marked, options);
+    expect(bytes(kept)).toBeLessThanOrEqual(MAX_METADATA_BYTES);
+    expect(kept.studio.photos).toEqual(marked.map((p) => p.url));
+    expect(arabic.startsWith(kept.studio.input)).toBe(true);
+    expect(kept.studio.input.length).toBeGreaterThan(500);
   });
 });

@@ -2,7 +2,7 @@ import { request } from '../api.js';
 import { $, make, namedDownload, setOptionValue, showError } from '../dom.js';
 import { formatAmount, formatDate, t } from '../i18n.js';
 import { ACTIVE, state } from '../state.js';
-import type { JobRecord } from '../types.js';
+import type { JobRecord, RequestPhoto } from '../types.js';
 import { cancelJob, fileStem, followJob, jobAddress } from './job.js';
 import { clearAnalysis, renderFormatsHint } from './new-video.js';
 import { setUploadedPhotos } from './photos.js';
@@ -110,7 +110,8 @@ export function renderHistory(): void {
 
 interface StudioMetadata {
   input?: string;
-  photos?: string[];
+  /** As the render got them: refs, or `{url, focus}` for a photo whose subject was marked. */
+  photos?: RequestPhoto[];
   template?: string;
   format?: string;
   formats?: string[];

@@ -41,6 +41,8 @@ export function renderJob(job: JobRecord): void {
   $('job-error').textContent = job.state === 'failed' ? t('err.RENDER_FAILED', { message: job.error?.message ?? '' }) : '';
   const result = $('job-result');
   const outputs = job.outputs ?? [];
+  if (job.state === 'succeeded' && job.links.video !== null) showShares(job);
+  else $('job-shares').hidden = true;
   if (job.state === 'succeeded' && job.links.video !== null && outputs.length > 0) {
     renderOutputs(job, outputs);
     result.hidden = false;
@@ -242,6 +244,7 @@ export function followJob(job: JobRecord): void {
   state.shownJob = job;
   progressStart = null;
   $('copy-status').textContent = '';
+  $('job-shares-status').textContent = '';
   $<HTMLVideoElement>('job-video').removeAttribute('src');
   $<HTMLVideoElement>('job-video').removeAttribute('poster');
   renderJob(job);
@@ -298,6 +301,7 @@ async function copyLink(): Promise<void> {
     );
     link = new URL(data.share.url, location.href).href;
     lastShare = data.share.id;
+    void loadShares(job);
     $('job-unshare').hidden = false;
     until = formatDate(data.share.expires_at.slice(0, 10));
     box.value = link;
@@ -323,14 +327,102 @@ async function withdrawLink(): Promise<void> {
   if (lastShare === null) return;
   try {
     await request('DELETE', `/api/v1/shares/${encodeURIComponent(lastShare)}`);
-    lastShare = null;
-    $('job-unshare').hidden = true;
-    $('job-link').hidden = true;
+    forgetLastShare();
     $('copy-status').textContent = t('job.unshared');
+    if (state.shownJob !== null) void loadShares(state.shownJob);
   } catch (error) {
     $('copy-status').textContent = explain(error);
     onAuthLost(error);
   }
+}
+
+function forgetLastShare(): void {
+  lastShare = null;
+  $('job-unshare').hidden = true;
+  $('job-link').hidden = true;
+}
+
+interface ShareLink {
+  id: string;
+  job_id: string;
+  format: string | null;
+  url: string;
+  expires_at: string;
+}
+
+/** The live share links of the job shown, newest first, as last read (null: not read yet for this job). */
+let shares: { jobId: string; links: ShareLink[] } | null = null;
+
+/**
+ * The job's share links (`GET /api/v1/shares?job_id=`), each with its expiry and "Withdraw"
+ * (docs/studio.md "Share links"): read once per job shown, then again after each change.
+ */
+function showShares(job: JobRecord): void {
+  if (shares?.jobId === job.job_id) renderShares(job);
+  else {
+    shares = { jobId: job.job_id, links: [] };
+    renderShares(job);
+    void loadShares(job);
+  }
+}
+
+async function loadShares(job: JobRecord): Promise<void> {
+  try {
+    const { data } = await request<{ shares: ShareLink[] }>('GET', `/api/v1/shares?job_id=${encodeURIComponent(job.job_id)}`);
+    if (state.shownJob?.job_id !== job.job_id) return;
+    shares = { jobId: job.job_id, links: data.shares };
+    renderShares(job);
+  } catch (error) {
+    onAuthLost(error);
+  }
+}
+
+function renderShares(job: JobRecord): void {
+  const links = shares?.jobId === job.job_id ? shares.links : [];
+  $('job-shares').hidden = links.length === 0;
+  $('job-share-list').replaceChildren(
+    ...links.map((share, index) => {
+      // Numbered in the order they were made: link 1 is the oldest.
+      const n = links.length - index;
+      const date = formatDate(share.expires_at.slice(0, 10));
+      const item = make('li', { 'data-share': share.id });
+      item.append(
+        make('strong', {}, t('shares.link', { n })),
+        make(
+          'span',
+          { class: 'muted small' },
+          t('shares.item', { format: t(`format.${share.format ?? job.formats[0] ?? job.format}`), date }),
+        ),
+        make('input', {
+          class: 'link-box',
+          readonly: '',
+          dir: 'ltr',
+          value: new URL(share.url, location.href).href,
+          'aria-label': t('shares.link', { n }),
+        }),
+      );
+      const withdraw = make('button', { type: 'button', 'aria-label': t('shares.withdraw_named', { n, date }) }, t('shares.withdraw'));
+      withdraw.addEventListener('click', () => void withdrawShare(job, share, n));
+      item.append(withdraw);
+      return item;
+    }),
+  );
+}
+
+async function withdrawShare(job: JobRecord, share: ShareLink, n: number): Promise<void> {
+  try {
+    await request('DELETE', `/api/v1/shares/${encodeURIComponent(share.id)}`);
+  } catch (error) {
+    $('job-shares-status').textContent = explain(error);
+    onAuthLost(error);
+    return;
+  }
+  if (share.id === lastShare) forgetLastShare();
+  $('job-shares-status').textContent = t('shares.withdrawn', { n });
+  if (shares?.jobId === job.job_id) shares.links = shares.links.filter((link) => link.id !== share.id);
+  renderShares(job);
+  // The focus goes to the next link's button, or back to "Copy link" when none is left.
+  ($('job-share-list').querySelector<HTMLButtonElement>('button') ?? $('job-copy')).focus();
 }
 
 export function wireJob(): void {

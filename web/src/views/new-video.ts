@@ -3,7 +3,8 @@ import { marketChart } from '../chart.js';
 import { $, explain, make, optionValue, showError } from '../dom.js';
 import { formatAmount, formatDate, formatNumber, formatPlace, formatSource, isolateNumbers, t } from '../i18n.js';
 import { state } from '../state.js';
-import type { JobRecord, Property, Warning } from '../types.js';
+import { MAX_METADATA_BYTES } from '../../../src/core/limits.js';
+import type { JobRecord, Property, RequestPhoto, Warning } from '../types.js';
 import { brandingFields, dataUrlBlob, storedBranding } from './branding.js';
 import {
   durationProblem,
@@ -15,6 +16,7 @@ import {
   warningField,
   wireFactChecks,
 } from './fact-checks.js';
+import { requestPhoto } from './focus.js';
 import { followJob } from './job.js';
 import { photosMissing, photosPending, renderPhotos } from './photos.js';
 import { onAuthLost } from './signin.js';
@@ -206,6 +208,23 @@ export function renderFormatsHint(): void {
   }
 }
 
+/**
+ * The job's `metadata.studio`, read back by Re-run: the listing's first characters, the photos as
+ * sent and the options, within the API's limit on metadata (docs/api.md "Render jobs and videos"): past it,
+ * the photos' subjects are left out first, then the end of the listing's text.
+ */
+export function studioMetadata(input: string, photos: RequestPhoto[], options: RenderOptions): { studio: StudioMetadata } {
+  const size = (studio: StudioMetadata): number => new TextEncoder().encode(JSON.stringify({ studio })).length;
+  let studio: StudioMetadata = { input: input.slice(0, METADATA_INPUT_CHARS), photos, ...options };
+  if (size(studio) > MAX_METADATA_BYTES)
+    studio = { ...studio, photos: photos.map((photo) => (typeof photo === 'string' ? photo : photo.url)) };
+  while (size(studio) > MAX_METADATA_BYTES && studio.input !== '')
+    studio = { ...studio, input: studio.input.slice(0, Math.floor(studio.input.length * 0.8)) };
+  return { studio };
+}
+
+type StudioMetadata = RenderOptions & { input: string; photos: RequestPhoto[] };
+
 let pendingAttempt: { body: string; key: string } | null = null;
 
 async function renderVideo(event: SubmitEvent): Promise<void> {
@@ -259,15 +278,16 @@ async function renderVideo(event: SubmitEvent): Promise<void> {
     const options = renderOptions();
     const branding = brandingFields();
     if (state.logoRef !== null) branding.logo_url = state.logoRef;
-    const refs = photos.map((p) => p.ref!);
+    // Each photo with the subject the agent marked, if any (docs/studio.md "The subject of a photo"); kept for Re-run too.
+    const sent = photos.map(requestPhoto);
     const input = state.analysedInput;
     const body = {
       ...(price.listing !== null ? { listing: price.listing } : isUrl(input) ? { url: input } : { description: input }),
       ...(price.confirmed.length > 0 ? { confirmed_facts: price.confirmed } : {}),
-      ...(refs.length > 0 ? { photos: refs } : {}),
+      ...(sent.length > 0 ? { photos: sent } : {}),
       ...options,
       ...(Object.keys(branding).length > 0 ? { branding } : {}),
-      metadata: { studio: { input: input.slice(0, METADATA_INPUT_CHARS), photos: refs, ...options } },
+      metadata: studioMetadata(input, sent, options),
     };
     const text = JSON.stringify(body);
     // The same request retried after a failure keeps its Idempotency-Key: never two jobs for one click.
@@ -311,7 +331,7 @@ function hasStoryboardRoute(): Promise<boolean> {
 
 async function previewPhotos(): Promise<void> {
   const run = ++previewRun;
-  const refs = state.photos.filter((p) => p.status === 'ready' && p.ref !== null).map((p) => p.ref!);
+  const ready = state.photos.filter((p) => p.status === 'ready' && p.ref !== null);
   const show = (leftOut: Set<string>): void => {
     const names = state.photos.filter((p) => p.ref !== null && leftOut.has(p.ref)).map((p) => p.name);
     const changed = [...leftOut].join('|') !== [...state.leftOut].join('|');
@@ -319,7 +339,7 @@ async function previewPhotos(): Promise<void> {
     $('photos-left-out').textContent = names.length === 0 ? '' : t('photos.left_out', { names: names.join(t('list.comma')) });
     if (changed) renderPhotos();
   };
-  if (state.property === null || refs.length === 0 || refs.length < state.photos.length || chosenFormats().length === 0)
+  if (state.property === null || ready.length === 0 || ready.length < state.photos.length || chosenFormats().length === 0)
     return show(new Set());
   const duration = $<HTMLInputElement>('opt-duration').value.trim();
   const options = renderOptions();
@@ -328,7 +348,7 @@ async function previewPhotos(): Promise<void> {
   try {
     const { data } = await request<{ storyboard: { photos: { ref: string; shown: boolean }[] } }>('POST', '/api/v1/storyboard', {
       listing: state.property,
-      photos: refs,
+      photos: ready.map(requestPhoto),
       ...options,
     });
     if (run !== previewRun) return;

@@ -1,7 +1,9 @@
 import { uploadAsset } from '../api.js';
 import { $, explain, make, wireDropzone } from '../dom.js';
 import { t } from '../i18n.js';
-import { hooks, state, type PhotoItem } from '../state.js';
+import { hooks, state, type FocusPoint, type PhotoItem } from '../state.js';
+import type { RequestPhoto } from '../types.js';
+import { canMarkFocus, openFocusDialog, thumbnailMarker } from './focus.js';
 import { onAuthLost } from './signin.js';
 
 /** The photos: uploaded as soon as dropped, reordered by drag or by the ↑/↓ buttons (docs/studio.md, "What the page does"). */
@@ -113,7 +115,7 @@ export async function addPhotos(files: Iterable<File>): Promise<void> {
         }
         preview = HEIC_PREVIEW;
       }
-      added.push({ key: crypto.randomUUID(), name: file.name, file, preview, status: 'uploading', ref: null, error: null });
+      added.push({ key: crypto.randomUUID(), name: file.name, file, preview, status: 'uploading', ref: null, error: null, focus: null });
     }
   } finally {
     state.checking -= chosen.length;
@@ -153,6 +155,33 @@ function photoButton(label: string, text: string, onClick: () => void, disabled 
   return button;
 }
 
+/** "Subject": opens the larger view where the agent marks what the video must keep in frame; the focus comes back to it after. */
+function focusButton(item: PhotoItem, n: number): HTMLButtonElement {
+  const label = t(item.focus === null ? 'photos.focus' : 'photos.focus_marked', { n });
+  const button = make(
+    'button',
+    {
+      type: 'button',
+      class: `focus-tool${item.focus === null ? '' : ' on'}`,
+      'aria-label': label,
+      title: label,
+      'aria-haspopup': 'dialog',
+    },
+    t('photos.focus_short'),
+  );
+  button.dataset.tool = 'focus';
+  button.addEventListener('click', () =>
+    openFocusDialog(item, n, (saved) => {
+      if (saved) {
+        renderPhotos();
+        $('photo-status').textContent = t(item.focus === null ? 'focus.cleared' : 'focus.saved', { n });
+      }
+      $('photo-list').querySelector<HTMLButtonElement>(`li[data-key="${item.key}"] button[data-tool="focus"]`)?.focus();
+    }),
+  );
+  return button;
+}
+
 export function renderPhotos(): void {
   const photos = state.photos;
   const list = $('photo-list');
@@ -161,7 +190,12 @@ export function renderPhotos(): void {
       const leftOut = item.ref !== null && state.leftOut.has(item.ref);
       const li = make('li', { draggable: 'true', 'data-key': item.key, class: `photo ${item.status}${leftOut ? ' photo-left-out' : ''}` });
       const img = make('img', { src: item.preview, alt: item.name, width: '160', height: '90' });
-      li.append(img);
+      // The subject marked by the agent is drawn on the thumbnail (docs/studio.md "The subject of a photo").
+      const frame = make('div', { class: 'photo-frame' });
+      frame.append(img);
+      const marker = thumbnailMarker(item, img);
+      if (marker !== null) frame.append(marker);
+      li.append(frame);
       const caption = make('div', { class: 'photo-caption' });
       caption.append(make('span', { class: index === 0 ? 'badge' : 'muted' }, index === 0 ? t('photos.cover') : `${index + 1}`));
       if (item.status === 'uploading') caption.append(make('span', { class: 'muted' }, t('photos.uploading')));
@@ -179,6 +213,7 @@ export function renderPhotos(): void {
         renderPhotos();
       });
       tools.append(up, down, remove);
+      if (canMarkFocus(item)) tools.append(focusButton(item, n));
       if (item.status === 'failed') tools.append(photoButton(t('photos.retry'), '↻', () => void uploadPhoto(item)));
       li.append(tools);
       li.addEventListener('dragstart', (event) => {
@@ -249,21 +284,30 @@ function rememberThumbnail(ref: string, preview: string): void {
   }
 }
 
-/** Photos already uploaded (a re-run's refs): their thumbnails when this browser uploaded them, grey placeholders otherwise. */
-export function setUploadedPhotos(refs: readonly string[]): void {
+/** Photos already uploaded (a re-run's, with their subjects): their thumbnails when this browser uploaded them, grey placeholders otherwise. */
+export function setUploadedPhotos(photos: readonly RequestPhoto[]): void {
   const thumbnails = new Map(storedThumbnails());
-  state.photos = refs.map((ref, index) => ({
-    key: crypto.randomUUID(),
-    name: `${index + 1}`,
-    file: null,
-    preview:
-      thumbnails.get(ref) ??
-      `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" width="160" height="90"><rect width="160" height="90" fill="#d8dee4"/></svg>')}`,
-    status: 'ready' as const,
-    ref,
-    error: null,
-  }));
+  state.photos = photos.map((photo, index) => {
+    const { ref, focus } = photoWithFocus(photo);
+    return {
+      key: crypto.randomUUID(),
+      name: `${index + 1}`,
+      file: null,
+      preview:
+        thumbnails.get(ref) ??
+        `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" width="160" height="90"><rect width="160" height="90" fill="#d8dee4"/></svg>')}`,
+      status: 'ready' as const,
+      ref,
+      error: null,
+      focus,
+    };
+  });
   renderPhotos();
+}
+
+/** A request's photo (a ref, or `{url, focus}`) as the page keeps it. */
+function photoWithFocus(photo: RequestPhoto): { ref: string; focus: FocusPoint | null } {
+  return typeof photo === 'string' ? { ref: photo, focus: null } : { ref: photo.url, focus: photo.focus ?? null };
 }
 
 export function wirePhotos(): void {
