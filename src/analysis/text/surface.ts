@@ -71,8 +71,13 @@ const GOVERNED_TAIL = /^[^\d.;!?\n]{0,30}$/;
 const WORDS_IN_TAIL = /[a-z\u00df-\u024f\u0600-\u06ff']+/g;
 /** "de 12 m²", "d'environ 12 m²", ": 12 m²": the words that make a noun measured by the number. */
 const MEASURED_TAIL = /^\s*(?:de\b|d'|du\b|of\b|fait|font|faisant|mesurant|environ|chacune?|each|مساحتها|ب)/;
-/** A conjunction or a list separator (",", "+", a spaced dash or slash) between the noun and the number: the noun governs something else. */
-const BROKEN_TAIL = /(?:^|\s)(?:et|and|dont|plus|ou|or|w|و)(?:\s|$)|[,+]|\s[-–—/]\s/;
+/**
+ * A conjunction or a list separator between the noun and the number: the noun governs something
+ * else. Separators: ",", "+", a spaced slash, a dash (normalised to "-") not between two letters
+ * ("chambre - 32", "chambre—32", "chambre -- 32"; "rez-de-jardin" is a word), "::" (a single colon
+ * is a label's and measures: "Terrasse : 20 m²").
+ */
+const BROKEN_TAIL = /(?:^|\s)(?:et|and|dont|plus|ou|or|w|و)(?:\s|$)|[,+]|\s\/\s|(?:^|\s)-|-(?:\s|$)|::/;
 
 const AFTER_ROLE = new RegExp(
   String.raw`^\s*(?:` +
@@ -116,6 +121,9 @@ const COUNTED_BEFORE = new RegExp(
     .filter((word) => (COUNT_WORDS.get(word) ?? 0) > 1)
     .join('|')})\s*$`,
 );
+/** "une chambre : 32 m2": the article counts one room when a colon lists the next fact. */
+const ARTICLE_COUNT_BEFORE = /(?:^|[^a-z\u00df-\u024f\u0600-\u06ff\d])(?:un|une|1)\s*$/;
+const COLON_TAIL = /^\s*:\s*$/;
 /** "Villa avec piscine 120 m²": a type, then "with" and an amenity, then a number. */
 const TYPE_WITH_BEFORE =
   /(?:appartements?|apparts?|appt|studios?|duplex|villas?|maisons?|penthouse|riads?|bureaux?|locaux|local|magasins?|شقه|فيلا|منزل|apartment|flat|house|office|shop)(?:\s+[a-z\u00df-\u024f\u0600-\u06ff']+){0,2}\s*(?:avec|with|et|and|\+|,|مع|ب)\s*$/;
@@ -146,6 +154,9 @@ function governingNoun(before: string): Governing | null {
     // size; the number is read as if bare. "3 chambres de 12 m²" and "une terrasse de 15 m²" still
     // measure the part.
     if (!MEASURED_TAIL.test(tail) && COUNTED_BEFORE.test(head)) return null;
+    // "une chambre : 32 m2": with a colon, "une" counts the rooms like "deux" (a label has no
+    // article: "Chambre : 14 m²", "une terrasse : 20 m²" still measure).
+    if (COLON_TAIL.test(tail) && ROOM_NOUN.test(last[0]) && ARTICLE_COUNT_BEFORE.test(head)) return null;
     // "Appartement terrasse 120m2": the terrace qualifies the flat, the number is the flat's.
     if (tail.trim() === '' && TYPE_NOUN_AT_END.test(head.trimEnd())) return { role: 'type' };
     // "Villa avec piscine 120 m²": the words do not say whose number it is (decided in classify).

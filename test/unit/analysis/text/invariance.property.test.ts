@@ -283,10 +283,35 @@ describe('counterexamples found by the property-based suite', () => {
     ['Land plot for sale :: Mohammedia • 7 930 000 DH 8850 square meters', { price_mad: 7_930_000, surface_total_m2: 8850 }],
     ['Villa à louer, à Agadir, une chambre - 515 m2, 29 200 DH/mois', { bedrooms: 1, surface_m2: 515, price_mad: 29_200 }],
     ['Villa for rent, 1 bedroom / 83 square meters, in Tanger, 2 900 DH/mois', { bedrooms: 1, surface_m2: 83, price_mad: 2900 }],
+    ['Villa à louer, une chambre :: 179 m2, à Casablanca, 2 500 DH/mois', { bedrooms: 1, surface_m2: 179, price_mad: 2500 }],
   ];
   it.each(cases)('%s', (text, expected) => {
     const facts = extractFacts(text);
     for (const [field, value] of Object.entries(expected)) expect(facts[field as keyof typeof expected]).toBe(value);
     if (/ard /.test(text)) expect(facts.property_type).toBe('land');
+  });
+});
+
+/**
+ * The class of "une chambre :: 179 m2": a list separator between a room word and a surface lists the
+ * next fact, so the number is the home's, in every language and with every separator; a label with a
+ * single colon still measures the room, and its size is no count of rooms (docs/analysis-text.md "Surfaces").
+ */
+describe('a room word, a list separator, then the surface', () => {
+  const rooms = ['une chambre', 'un salon', 'une suite', '1 chambre', 'deux chambres', '3 chambres', '1 bedroom', '2 bedrooms', 'غرفة واحدة', '3 غرف', '2 byout', 'jouj byout'];
+  const separators = [' :: ', '::', ' - ', ' — ', '—', ' – ', ' -- ', ' | ', ' / ', ', ', ' ; ', ' • '];
+  const cases = rooms.flatMap((room) => separators.map((separator): [string, string] => [room, separator]));
+  it.each(cases)('"%s" then "%s" then 32 m2 gives the home 32 m²', (room, separator) => {
+    expect(extractFacts(`Appartement à louer, ${room}${separator}32 m2, 4 000 DH/mois`).surface_m2).toBe(32);
+  });
+
+  it('reads a counted room and a colon as a list, a label and a colon as the room\'s size', () => {
+    expect(extractFacts('Villa à louer, une chambre : 179 m2').surface_m2).toBe(179);
+    expect(extractFacts('Appartement à louer, 3 chambres : 90 m2').surface_m2).toBe(90);
+    const labelled = extractFacts('Appartement 90 m2, Chambre : 14 m², Terrasse : 20 m²');
+    expect([labelled.surface_m2, labelled.bedrooms]).toEqual([90, null]);
+    expect(extractFacts('Appartement à louer, une terrasse : 20 m2').surface_m2).toBeNull();
+    expect(extractFacts('Nombre de chambres : 3, superficie : 120 m²').bedrooms).toBe(3);
+    expect(extractFacts('Bedroom: 14 sqm, living room 30 sqm').bedrooms).toBeNull();
   });
 });
