@@ -19,6 +19,7 @@
  */
 import { WORD_START } from './normalize.js';
 import { COUNT_WORD_PATTERN, parseCount } from './numbers.js';
+import { AMOUNT_UNIT } from './price.js';
 
 export interface Span {
   start: number;
@@ -66,7 +67,7 @@ const COUNTED = new RegExp(
   'g',
 );
 /** A unit after a number: it is a surface or an amount, never a count ("Chambre : 14 m²", "3 ch / 120 m2"). */
-const UNIT_AFTER = String.raw`\s?(?:m2|m|mq|sqm|sq|square|metres?|mitres?|mtrs?|dhs?|mad|k|mdh|millions?|متر|م2|م|درهم|مليون)(?![a-z\u0600-\u06ff])`;
+const UNIT_AFTER = String.raw`\s?(?:m2|m|mq|sqm|sq|square|metres?|mitres?|mtrs?|متر|م2|م|${AMOUNT_UNIT})(?![a-z\u0600-\u06ff])`;
 /** "Chambres : 3", "Nombre de pièces 4", "Nb. de salles de bains : 2", "عدد الغرف 3"; not "Chambre : 14 m²" (a size). */
 const LABEL_NOUN = String.raw`(?:(?<bed>chambres?|bedrooms?|الغرف)|(?<bath>salles? de bains?|sdb|bathrooms?|الحمامات)|(?<toilet>wc|toilettes)|(?<piece>pieces|rooms))`;
 const LABELLED = [
