@@ -124,7 +124,7 @@ function cityPhrase(city: Listing['city'], language: Language): string[] {
   return [`à ${city.fr}`, city.fr, `ville de ${city.fr}`];
 }
 
-const SEPARATORS = [', ', ' - ', '. ', '\n', ' ', ' | ', ' ; ', ' • ', ' / ', ' ,', ' :: '];
+const SEPARATORS = [', ', ' - ', '. ', '\n', ' ', ' | ', ' ; ', ' • ', ' / ', ' ,', ' :: ', ' — ', ' : '];
 
 const ROOMED: ReadonlySet<PropertyType> = new Set(['apartment', 'villa']);
 
@@ -184,7 +184,8 @@ function writtenArb(listing: Listing): fc.Arbitrary<string> {
         // 40 m²: a bare amount is followed by a number after no mere space or line break, "une chambre"
         // after no mere space (docs/analysis-text.md "Invariance").
         const separator = separators[index] ?? ' ';
-        const glued = /^\d/.test(phrase) && ((separator === ' ' && /\d$|\bune chambre$/.test(text)) || (separator === '\n' && /\d$/.test(text)));
+        const glued =
+          /^\d/.test(phrase) && ((separator === ' ' && /\d$|\bune chambre$/.test(text)) || (separator === '\n' && /\d$/.test(text)));
         text += `${glued ? ', ' : separator}${phrase}`;
       }
       return text;
@@ -322,18 +323,34 @@ describe('counterexamples found by the property-based suite', () => {
  * single colon still measures the room, and its size is no count of rooms (docs/analysis-text.md "Surfaces").
  */
 describe('a room word, a list separator, then the surface', () => {
-  const rooms = ['une chambre', 'un salon', 'une suite', '1 chambre', 'deux chambres', '3 chambres', '1 bedroom', '2 bedrooms', 'غرفة واحدة', '3 غرف', '2 byout', 'jouj byout'];
+  const rooms = [
+    'une chambre',
+    'un salon',
+    'une suite',
+    '1 chambre',
+    'deux chambres',
+    '3 chambres',
+    '1 bedroom',
+    '2 bedrooms',
+    'غرفة واحدة',
+    '3 غرف',
+    '2 byout',
+    'jouj byout',
+  ];
   const separators = [' :: ', '::', ' - ', ' — ', '—', ' – ', ' -- ', ' | ', ' / ', ', ', ' ; ', ' • '];
   const cases = rooms.flatMap((room) => separators.map((separator): [string, string] => [room, separator]));
   it.each(cases)('"%s" then "%s" then 32 m2 gives the home 32 m²', (room, separator) => {
     expect(extractFacts(`Appartement à louer, ${room}${separator}32 m2, 4 000 DH/mois`).surface_m2).toBe(32);
   });
 
-  it.each(['à Fès', 'ville de Fès', 'Fès', 'à Maarif', 'quartier Gauthier'])('"une chambre %s 32 m2": the place ends the room\'s phrase', (place) => {
-    expect(extractFacts(`Appartement à vendre, une chambre ${place} 32 m2, 900 000 DH`).surface_m2).toBe(32);
-  });
+  it.each(['à Fès', 'ville de Fès', 'Fès', 'à Maarif', 'quartier Gauthier'])(
+    '"une chambre %s 32 m2": the place ends the room\'s phrase',
+    (place) => {
+      expect(extractFacts(`Appartement à vendre, une chambre ${place} 32 m2, 900 000 DH`).surface_m2).toBe(32);
+    },
+  );
 
-  it('reads a counted room and a colon as a list, a label and a colon as the room\'s size', () => {
+  it("reads a counted room and a colon as a list, a label and a colon as the room's size", () => {
     expect(extractFacts('Villa à louer, une chambre : 179 m2').surface_m2).toBe(179);
     expect(extractFacts('Appartement à louer, 3 chambres : 90 m2').surface_m2).toBe(90);
     const labelled = extractFacts('Appartement 90 m2, Chambre : 14 m², Terrasse : 20 m²');
