@@ -127,7 +127,8 @@ export function extractFacts(text: string, options: ExtractOptions = {}): Listin
   }
 
   const isLand = facts.property_type === 'land' || facts.property_type === 'farm';
-  const surfaceMentions = findSurfaceMentions(normalized, numbers, titleEnd);
+  const location = extractLocation(normalized, titleEnd);
+  const surfaceMentions = findSurfaceMentions(normalized, numbers, titleEnd, location.places);
   const premises = facts.property_type === 'commercial' || facts.property_type === 'office';
   const surfaces = chooseSurfaces(surfaceMentions, isLand, normalized, premises);
   if (surfaces.doubt !== null && surfaces.surface_m2 !== null)
@@ -150,7 +151,6 @@ export function extractFacts(text: string, options: ExtractOptions = {}): Listin
   facts.floor = floor?.floor ?? null;
   note('floor', floor);
 
-  const location = extractLocation(normalized, titleEnd);
   facts.city = location.city;
   facts.district = location.district;
   note('city', location.citySpan);

@@ -21,6 +21,8 @@ export interface Location {
   /** Where the city and the district were read (first mention), for provenance. */
   citySpan?: Span;
   districtSpan?: Span;
+  /** Every place name the text holds (streets and landmarks included), in text order: a place ends a room's phrase (surface.ts). */
+  places?: Span[];
 }
 
 interface Mention {
@@ -457,7 +459,8 @@ function isCityMention(mention: Mention): boolean {
 /** City and district the text states; null fields when it does not. */
 export function extractLocation(text: string, titleEnd: number): Location {
   const mentions = findMentions(text, titleEnd);
-  if (mentions.length === 0) return { city: null, district: null };
+  if (mentions.length === 0) return { city: null, district: null, places: [] };
+  const places = mentions.map((mention) => ({ start: mention.start, end: mention.end }));
 
   const votes = new Map<string, { weight: number; first: number; end: number }>();
   const vote = (city: string, weight: number, position: number, end = position): void => {
@@ -523,5 +526,5 @@ export function extractLocation(text: string, titleEnd: number): Location {
       };
     }
   }
-  return { city, district, ambiguous, citySpan: city === null ? undefined : { start: best.first, end: best.end }, districtSpan };
+  return { city, district, ambiguous, citySpan: city === null ? undefined : { start: best.first, end: best.end }, districtSpan, places };
 }

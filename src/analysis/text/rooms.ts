@@ -19,6 +19,7 @@
  */
 import { WORD_START } from './normalize.js';
 import { COUNT_WORD_PATTERN, parseCount } from './numbers.js';
+import { AMOUNT_UNIT } from './price.js';
 
 export interface Span {
   start: number;
@@ -65,15 +66,17 @@ const COUNTED = new RegExp(
   String.raw`(?<![a-z\u00df-\u024f\u0600-\u06ff\d])(?:[\u0628\u0648](?=[\u0600-\u06ff]))?(?<count>\d{1,2}|${COUNT_WORD_PATTERN})\s*(?:${ADJECTIVE}\s+)?${NOUN}(?![a-z\u00df-\u024f\u0600-\u06ff])`,
   'g',
 );
-/** "Chambres : 3", "Nombre de pièces 4", "Nb. de salles de bains : 2", "عدد الغرف 3". */
+/** A unit after a number: it is a surface or an amount, never a count ("Chambre : 14 m²", "3 ch / 120 m2"). */
+const UNIT_AFTER = String.raw`\s?(?:m2|m|mq|sqm|sq|square|metres?|mitres?|mtrs?|متر|م2|م|${AMOUNT_UNIT})(?![a-z\u0600-\u06ff])`;
+/** "Chambres : 3", "Nombre de pièces 4", "Nb. de salles de bains : 2", "عدد الغرف 3"; not "Chambre : 14 m²" (a size). */
 const LABEL_NOUN = String.raw`(?:(?<bed>chambres?|bedrooms?|الغرف)|(?<bath>salles? de bains?|sdb|bathrooms?|الحمامات)|(?<toilet>wc|toilettes)|(?<piece>pieces|rooms))`;
 const LABELLED = [
   new RegExp(
-    String.raw`(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:nombre de|nbre de|nb\.? de|nb|number of|no\.? of|عدد)\s+${LABEL_NOUN}\s*(?::\s*)?(?<count>\d{1,2})(?![a-z\u00df-\u024f\u0600-\u06ff\d])`,
+    String.raw`(?<![a-z\u00df-\u024f\u0600-\u06ff])(?:nombre de|nbre de|nb\.? de|nb|number of|no\.? of|عدد)\s+${LABEL_NOUN}\s*(?::\s*)?(?<count>\d{1,2})(?![a-z\u00df-\u024f\u0600-\u06ff\d]|${UNIT_AFTER})`,
     'g',
   ),
   new RegExp(
-    String.raw`(?<![a-z\u00df-\u024f\u0600-\u06ff])${LABEL_NOUN}\s*:\s*(?<count>\d{1,2})(?![a-z\u00df-\u024f\u0600-\u06ff\d])`,
+    String.raw`(?<![a-z\u00df-\u024f\u0600-\u06ff])${LABEL_NOUN}\s*:\s*(?<count>\d{1,2})(?![a-z\u00df-\u024f\u0600-\u06ff\d]|${UNIT_AFTER})`,
     'g',
   ),
 ];
@@ -113,8 +116,9 @@ const ALTERNATIVE_BEFORE = [
  * "3 ch / 2 ch": another count; "3 chambres / 120 m2" and "2 ch / 1 sdb" list the next fact (a surface,
  * another kind of room), not an alternative.
  */
-const ALTERNATIVE_AFTER =
-  /^\s*(?:ou|\/|or)\s*(?:\d{1,2}(?![\d.,]|\s?\d{3}(?!\d)|\s?(?:m2|m|mq|sqm|sq|square|metres?|mitres?|mtrs?|dhs?|mad|k|mdh|millions?|متر|م2|م|درهم|مليون)(?![a-z\u0600-\u06ff])|\s?(?:[a-z]+\s+)?(?:sdb|s\.d\.b|salles?|salons?|bains?|douches?|wc|toilettes?|cuisines?|pieces?|etages?|niveaux?|bathrooms?|baths?|garages?|parkings?|places?|balcons?|terrasses?|facades?|حمام|صالون)(?![a-z\u0600-\u06ff]))|(?:un|une|deux|trois|quatre|cinq)(?![a-z]))/;
+const ALTERNATIVE_AFTER = new RegExp(
+  String.raw`^\s*(?:ou|\/|or)\s*(?:\d{1,2}(?![\d.,]|\s?\d{3}(?!\d)|${UNIT_AFTER}|\s?(?:[a-z]+\s+)?(?:sdb|s\.d\.b|salles?|salons?|bains?|douches?|wc|toilettes?|cuisines?|pieces?|etages?|niveaux?|bathrooms?|baths?|garages?|parkings?|places?|balcons?|terrasses?|facades?|حمام|صالون)(?![a-z\u0600-\u06ff]))|(?:un|une|deux|trois|quatre|cinq)(?![a-z]))`,
+);
 const INCLUDED_BEFORE = /(?:dont|including|incl\.?|y compris|parmi lesquelles|من بينها)\s*$/;
 const CHAIN_GAP = /^\s*(?:\+|et|and|w|و|,\s*(?:et|\+))\s*$/;
 const ORDINAL_MENTION = new RegExp(

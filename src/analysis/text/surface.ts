@@ -8,6 +8,7 @@
  * or the main surface ("superficie 90 m²", "appartement de 120 m²", a bare "94m2" in a title).
  */
 import { COUNT_WORD_PATTERN, COUNT_WORDS, type NumberToken } from './numbers.js';
+import type { Span } from './rooms.js';
 import type { Texts } from '../say.js';
 
 export type SurfaceRole = 'living' | 'total' | 'plot' | 'main' | 'part' | 'distance';
@@ -71,8 +72,13 @@ const GOVERNED_TAIL = /^[^\d.;!?\n]{0,30}$/;
 const WORDS_IN_TAIL = /[a-z\u00df-\u024f\u0600-\u06ff']+/g;
 /** "de 12 m²", "d'environ 12 m²", ": 12 m²": the words that make a noun measured by the number. */
 const MEASURED_TAIL = /^\s*(?:de\b|d'|du\b|of\b|fait|font|faisant|mesurant|environ|chacune?|each|مساحتها|ب)/;
-/** A conjunction or a list separator (",", "+", a spaced dash or slash) between the noun and the number: the noun governs something else. */
-const BROKEN_TAIL = /(?:^|\s)(?:et|and|dont|plus|ou|or|w|و)(?:\s|$)|[,+]|\s[-–—/]\s/;
+/**
+ * A conjunction or a list separator between the noun and the number: the noun governs something
+ * else. Separators: ",", "+", a spaced slash, a dash (normalised to "-") not between two letters
+ * ("chambre - 32", "chambre—32", "chambre -- 32"; "rez-de-jardin" is a word), "::" (a single colon
+ * is a label's and measures: "Terrasse : 20 m²").
+ */
+const BROKEN_TAIL = /(?:^|\s)(?:et|and|dont|plus|ou|or|w|و)(?:\s|$)|[,+]|\s\/\s|(?:^|\s)-|-(?:\s|$)|::/;
 
 const AFTER_ROLE = new RegExp(
   String.raw`^\s*(?:` +
@@ -116,6 +122,9 @@ const COUNTED_BEFORE = new RegExp(
     .filter((word) => (COUNT_WORDS.get(word) ?? 0) > 1)
     .join('|')})\s*$`,
 );
+/** "une chambre : 32 m2": the article counts one room when a colon lists the next fact. */
+const ARTICLE_COUNT_BEFORE = /(?:^|[^a-z\u00df-\u024f\u0600-\u06ff\d])(?:un|une|1)\s*$/;
+const COLON_TAIL = /^\s*:\s*$/;
 /** "Villa avec piscine 120 m²": a type, then "with" and an amenity, then a number. */
 const TYPE_WITH_BEFORE =
   /(?:appartements?|apparts?|appt|studios?|duplex|villas?|maisons?|penthouse|riads?|bureaux?|locaux|local|magasins?|شقه|فيلا|منزل|apartment|flat|house|office|shop)(?:\s+[a-z\u00df-\u024f\u0600-\u06ff']+){0,2}\s*(?:avec|with|et|and|\+|,|مع|ب)\s*$/;
@@ -131,21 +140,31 @@ const ADDED_BEFORE = /(?:\+|\bplus|\bet|\band|\bavec|\bwith|\bdont|\bcompris|\bi
 /** Below this a number after "piscine", "terrasse"… is that part's size, not a home's. */
 const SMALLEST_HOME_AFTER_PART = 40;
 
-function governingNoun(before: string): Governing | null {
+/**
+ * The noun that governs the number ending `before`, or null. `placed` says whether a place is named
+ * between two offsets of `before`: "une chambre à Fès 895 m2" names the room, then the city, then
+ * the home's surface.
+ */
+function governingNoun(before: string, placed: (from: number, to: number) => boolean): Governing | null {
   let last: RegExpExecArray | null = null;
   GOVERNING_NOUN.lastIndex = 0;
   for (let match = GOVERNING_NOUN.exec(before); match !== null; match = GOVERNING_NOUN.exec(before)) last = match;
   if (last?.groups === undefined) return null;
-  const tail = before.slice(last.index + last[0].length);
+  const tailStart = last.index + last[0].length;
+  const tail = before.slice(tailStart);
   if (!GOVERNED_TAIL.test(tail) || BROKEN_TAIL.test(tail) || (tail.match(WORDS_IN_TAIL)?.length ?? 0) > 4) return null;
   const groups = last.groups;
   if (groups.plot) return { role: 'plot' };
   if (groups.part) {
+    if (placed(tailStart, before.length)) return null;
     const head = before.slice(0, last.index);
     // "3 chambres 99 m2", "2 chambres - à Casablanca 90 m2": a count of rooms, not the rooms'
     // size; the number is read as if bare. "3 chambres de 12 m²" and "une terrasse de 15 m²" still
     // measure the part.
     if (!MEASURED_TAIL.test(tail) && COUNTED_BEFORE.test(head)) return null;
+    // "une chambre : 32 m2": with a colon, "une" counts the rooms like "deux" (a label has no
+    // article: "Chambre : 14 m²", "une terrasse : 20 m²" still measure).
+    if (COLON_TAIL.test(tail) && ROOM_NOUN.test(last[0]) && ARTICLE_COUNT_BEFORE.test(head)) return null;
     // "Appartement terrasse 120m2": the terrace qualifies the flat, the number is the flat's.
     if (tail.trim() === '' && TYPE_NOUN_AT_END.test(head.trimEnd())) return { role: 'type' };
     // "Villa avec piscine 120 m²": the words do not say whose number it is (decided in classify).
@@ -174,8 +193,11 @@ interface Classified {
 const GOVERNS_NEXT = /^\s?[:=]?\s?\d/;
 const LEVEL_AFTER = /^\s*(?:de |d'|en |of )?(?:mezzanine|sous[- ]sol|caves?)(?![a-z])/;
 
-function classify(text: string, start: number, end: number, weak: boolean, value: number): Classified {
+function classify(text: string, start: number, end: number, weak: boolean, value: number, places: readonly Span[]): Classified {
   const before = clauseBefore(text, start);
+  const beforeStart = start - before.length;
+  const placed = (from: number, to: number): boolean =>
+    places.some((place) => place.start >= beforeStart + from && place.end <= beforeStart + to);
   const after = text.slice(end, end + 40);
   if (weak && (DISTANCE_BEFORE.test(before) || DISTANCE_AFTER.test(after))) return { role: 'distance', score: 0 };
   const afterMatch = AFTER_ROLE.exec(after);
@@ -190,7 +212,7 @@ function classify(text: string, start: number, end: number, weak: boolean, value
   if (LEVEL_AFTER.test(after)) return { role: 'part', score: 0, level: true };
   if (afterRole?.living) return { role: 'living', score: 5 };
   if (afterRole?.total) return { role: 'total', score: 4 };
-  const governing = governingNoun(before);
+  const governing = governingNoun(before, placed);
   switch (governing?.role) {
     case 'plot':
       return { role: 'plot', score: 4 };
@@ -227,7 +249,12 @@ function isRange(text: string, start: number, end: number): { range: boolean; lo
 }
 
 /** Every surface mention, in text order. */
-export function findSurfaceMentions(text: string, numbers: readonly NumberToken[], titleEnd: number): SurfaceMention[] {
+export function findSurfaceMentions(
+  text: string,
+  numbers: readonly NumberToken[],
+  titleEnd: number,
+  places: readonly Span[] = [],
+): SurfaceMention[] {
   const mentions: SurfaceMention[] = [];
   for (const token of numbers) {
     SURFACE_UNIT.lastIndex = token.end;
@@ -249,7 +276,7 @@ export function findSurfaceMentions(text: string, numbers: readonly NumberToken[
         if (weak && (token.value < 12 || token.value > 50_000 || token.hasDecimal)) continue;
         if (weak && unit.groups.weak === 'م' && token.value >= 1900 && token.value <= 2100) continue;
         if (!weak && token.value < 5) continue;
-        ({ role, score, doubtful, level } = classify(text, token.start, end, weak, token.value));
+        ({ role, score, doubtful, level } = classify(text, token.start, end, weak, token.value, places));
       }
     } else {
       BARE_HABITABLE.lastIndex = token.end;
