@@ -293,6 +293,21 @@ export function jobRoutes(app: FastifyInstance, ctx: ServerContext): void {
 }
 
 /**
+ * The 404 for a job's file that is not in the blob store: not ready yet while the job is queued or
+ * running (with when to ask again), or gone (`STATE` in `gone` is replaced by the job's state).
+ */
+function fileMissing(job: JobRecord, says: { pending: string; gone: string; reason: string }): AppError {
+  const pending = job.state === 'queued' || job.state === 'running';
+  if (pending) {
+    return new AppError('NOT_FOUND', `Job ${job.job_id} is ${job.state}: ${says.pending}`, {
+      reason: 'video_not_ready',
+      retryAfterS: POLL_AFTER_S[job.state],
+    });
+  }
+  return new AppError('NOT_FOUND', `Job ${job.job_id} ${says.gone.replace('STATE', job.state)}`, { reason: says.reason });
+}
+
+/**
  * A job's MP4, streamed through this node from the blob store (Range, If-Range, If-None-Match):
  * the API's download and a share link's page (./shares.ts) serve it alike.
  */
@@ -308,14 +323,11 @@ export async function sendVideo(
   const key = await ctx.deps.jobs.videoKey(job.job_id, output.format);
   const info = key === null ? null : await ctx.deps.blobs.head(key);
   if (key === null || info === null) {
-    const pending = job.state === 'queued' || job.state === 'running';
-    throw new AppError(
-      'NOT_FOUND',
-      pending
-        ? `Job ${job.job_id} is ${job.state}: its video is not ready yet.`
-        : `Job ${job.job_id} has no video (state ${job.state}, or the file was purged).`,
-      { reason: pending ? 'video_not_ready' : 'no_video', ...(pending ? { retryAfterS: POLL_AFTER_S[job.state] } : {}) },
-    );
+    throw fileMissing(job, {
+      pending: 'its video is not ready yet.',
+      gone: 'has no video (state STATE, or the file was purged).',
+      reason: 'no_video',
+    });
   }
   const size = info.size;
   const lastModified = info.lastModified.toUTCString();
@@ -371,14 +383,11 @@ export async function sendPoster(
   const key = video === null ? null : posterKey(video);
   const info = key === null ? null : await ctx.deps.blobs.head(key);
   if (key === null || info === null) {
-    const pending = job.state === 'queued' || job.state === 'running';
-    throw new AppError(
-      'NOT_FOUND',
-      pending
-        ? `Job ${job.job_id} is ${job.state}: its poster is drawn when the video is ready.`
-        : `Job ${job.job_id} has no poster (state ${job.state}, its files were purged, or it was rendered before posters existed).`,
-      { reason: pending ? 'video_not_ready' : 'no_poster', ...(pending ? { retryAfterS: POLL_AFTER_S[job.state] } : {}) },
-    );
+    throw fileMissing(job, {
+      pending: 'its poster is drawn when the video is ready.',
+      gone: 'has no poster (state STATE, its files were purged, or it was rendered before posters existed).',
+      reason: 'no_poster',
+    });
   }
   reply.header('Content-Type', 'image/jpeg').header('ETag', info.etag).header('Cache-Control', 'private, max-age=3600');
   if (notModified(request.headers['if-none-match'], info.etag)) return reply.code(304).send();

@@ -13,6 +13,10 @@ import { openRecordStore, type RecordStore } from '../../../src/records/index.js
 import { startPostgres, startS3, type PostgresServer, type S3Server } from '../../helpers/services.js';
 import { fakeEngine, fakeRequest } from '../../helpers/fake-engine.js';
 import { TEST_FFMPEG } from '../../helpers/config.js';
+import { until as pollUntil } from '../../helpers/until.js';
+
+/** This file's waits read PostgreSQL: every 100 ms, for up to 30 s by default. */
+const until = <T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 30_000): Promise<T> => pollUntil(read, ok, timeoutMs, 100);
 
 /**
  * The job layer on PostgreSQL + pg-boss + S3 (docs/scaling.md "Dispatch"): real PostgreSQL and
@@ -68,16 +72,6 @@ async function manager(at: Node, options: Partial<JobManagerOptions> = {}): Prom
   });
   cleanup.push(() => m.close());
   return m;
-}
-
-async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out; last value ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 async function keysUnder(blobs: BlobStore, prefix: string): Promise<string[]> {

@@ -12,6 +12,11 @@ import { migrate, migrationStatus } from '../../../src/records/postgres/migrate.
 import { checkConnection, createPool } from '../../../src/records/postgres/connection.js';
 import { SCHEMA } from '../../../src/records/postgres/schema.js';
 import { startPostgres, type PostgresServer } from '../../helpers/services.js';
+import { until as pollUntil } from '../../helpers/until.js';
+
+/** This file's waits read PostgreSQL: every 100 ms, for up to 20 s by default. */
+const waitFor = <T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 20_000): Promise<T> =>
+  pollUntil(read, ok, timeoutMs, 100);
 
 let postgres: PostgresServer;
 
@@ -36,16 +41,6 @@ function newJob(): NewJob {
     allowLocalFiles: false,
     linkBase: 'http://127.0.0.1:8787/api/v1',
   };
-}
-
-async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out; last value ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 describe('PostgreSQL migrations', () => {
