@@ -29,7 +29,7 @@ export function renderCommand(): Command {
     .addOption(new Option('--format <format>', 'frame format').choices([...VIDEO_FORMATS]))
     .option(
       '--formats <list>',
-      'a video pack from one job (one quota unit): formats separated by commas, e.g. landscape,portrait,square; files <name>-<format>.mp4',
+      'a video pack from one job (one quota unit per format): formats separated by commas, e.g. landscape,portrait,square; files <name>-<format>.mp4',
     )
     .option('--duration <seconds>', "video length, 10–90 s (default: the template's)")
     .addOption(new Option('--language <lang>', 'language of the texts').choices(['fr', 'en', 'ar']))
