@@ -63,8 +63,6 @@ function route(): void {
   const hash = location.hash.replace('#', '');
   showView(hash === 'history' || hash === 'batch' ? hash : 'new');
   showTemplateStills();
-  // The photos a reloaded draft's video would leave out are said again, as after any change.
-  schedulePhotoPreview();
   void openAddressedJob();
   resumeBatch();
 }

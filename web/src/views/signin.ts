@@ -18,6 +18,9 @@ export function signedIn(next: Session): void {
   setCsrfToken(next.csrf_token ?? '');
   $('whoami').textContent = whoami(next.tenant);
   hooks.route();
+  // Signed in, a reloaded draft can be sent: the photos its video would leave out are said again,
+  // as after any change (once per sign-in, not on every navigation).
+  hooks.changed();
 }
 
 async function signIn(event: SubmitEvent): Promise<void> {
