@@ -3,7 +3,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AppError, badRequest } from '../core/errors.js';
 import { isRemoteRef } from '../core/refs.js';
-import { photoRef, withPhotoRef, type RenderRequest } from '../core/requests.js';
+import { photoRef, withPhotoRef } from '../core/photo-ref.js';
+import type { RenderRequest } from '../core/requests.js';
 import type { HttpClient } from './http.js';
 import { readImageFile } from '../core/images.js';
 

@@ -97,16 +97,6 @@ export const PhotoItemSchema = Type.Union([
 ]);
 export type PhotoItem = Static<typeof PhotoItemSchema>;
 
-/** A photo item's reference. */
-export function photoRef(item: PhotoItem): string {
-  return typeof item === 'string' ? item : item.url;
-}
-
-/** The item with another reference (a local file replaced by its uploaded asset), its focus kept. */
-export function withPhotoRef(item: PhotoItem, ref: string): PhotoItem {
-  return typeof item === 'string' ? ref : { ...item, url: ref };
-}
-
 export const BrandingSchema = Type.Object(
   {
     agency_name: Type.Optional(Type.String({ maxLength: MAX_NAME_CHARS })),

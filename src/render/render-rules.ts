@@ -3,13 +3,13 @@ import { portalLink, requireListingUrl } from '../analysis/portals/index.js';
 import { isAppError, type ErrorDetail } from '../core/errors.js';
 import { requestShapeProblems } from '../core/limits.js';
 import { ListingLimitsSchema, type PropertyInput } from '../core/property-schema.js';
+import { photoRef } from '../core/photo-ref.js';
 import { normalizeHttpUrl, refKind } from '../core/refs.js';
 import {
   checkRequest,
   inputProblems,
   invalidInput,
   MAX_URL_CHARS,
-  photoRef,
   RenderRequestSchema,
   ruleProblems,
   type Branding,

@@ -440,7 +440,7 @@ export function panWindow(
 }
 
 /** A photo at least this many times as wide as tall is a panorama (docs/rendering.md "Panoramas"). */
-export const PANORAMA_ASPECT = 2;
+const PANORAMA_ASPECT = 2;
 
 /**
  * A panorama sweep crosses at most one frame width in this many seconds: 4.3 px a frame in

@@ -40,14 +40,16 @@ const MAD_UNIT = String.raw`dhs?|dirhams?|dirham|drhm?|mad|درهم|دراهم|�
 const EUR_UNIT = String.raw`€|eur|euros?|يورو`;
 const BILLION_WORD = String.raw`مليار|milliards?`;
 const THOUSAND_WORD = String.raw`k|mille|thousands?|alf|alaf|الف|ألف|آلاف|الاف`;
+/** "1,2 MDH", "3 m dirhams": millions of dirhams in one word. */
+const MDH_WORD = String.raw`m\s?dhs?|mdhs?|m\s?dirhams?`;
 /** Every unit that makes the number before it an amount ("71 mlyon", "340 000 DH", "2M500", "500 alf"), as one alternation. */
-export const AMOUNT_UNIT = String.raw`m\d{3}(?!\d)|m\s?dhs?|mdhs?|m\s?dirhams?|${MILLION_WORD}|${BILLION_WORD}|${THOUSAND_WORD}|${MAD_UNIT}|${EUR_UNIT}`;
+export const AMOUNT_UNIT = String.raw`m\d{3}(?!\d)|${MDH_WORD}|${MILLION_WORD}|${BILLION_WORD}|${THOUSAND_WORD}|${MAD_UNIT}|${EUR_UNIT}`;
 
 /** What may follow a number to make it an amount (sticky, matched at the number's end). */
 const UNIT_AFTER = new RegExp(
   String.raw`\s?(?:` +
     String.raw`(?<millionThousands>m(?<thousands>\d{3})(?!\d))` +
-    String.raw`|(?<mdh>m\s?dhs?|mdh|mdhs|m\s?dirhams?|m(?=\s?(?:dh|mad)\b))` +
+    String.raw`|(?<mdh>${MDH_WORD}|m(?=\s?(?:dh|mad)\b))` +
     String.raw`|(?<million>${MILLION_WORD})(?:\s+(?:de\s+|d')?(?<millionMad>${MAD_UNIT})|\s*(?:de\s+|d')?(?<centimes>centimes?|cts|سنتيم|santim|franc?s?|ryal))?` +
     String.raw`|(?<billion>${BILLION_WORD})` +
     String.raw`|(?<thousand>${THOUSAND_WORD})(?:\s?(?<thousandMad>${MAD_UNIT}))?` +

@@ -2,9 +2,9 @@ import { request } from '../api.js';
 import { $, make, namedDownload, setOptionValue, showError } from '../dom.js';
 import { formatAmount, formatDate, t } from '../i18n.js';
 import { ACTIVE, state } from '../state.js';
-import type { JobRecord, RequestPhoto } from '../types.js';
+import type { JobRecord } from '../types.js';
 import { cancelJob, fileStem, followJob, jobAddress } from './job.js';
-import { clearAnalysis, renderFormatsHint } from './new-video.js';
+import { clearAnalysis, renderFormatsHint, type StudioMetadata } from './new-video.js';
 import { setUploadedPhotos } from './photos.js';
 import { onAuthLost } from './signin.js';
 
@@ -108,22 +108,9 @@ export function renderHistory(): void {
   $('history-more').hidden = state.historyCursor === null;
 }
 
-interface StudioMetadata {
-  input?: string;
-  /** As the render got them: refs, or `{url, focus}` for a photo whose subject was marked. */
-  photos?: RequestPhoto[];
-  template?: string;
-  format?: string;
-  formats?: string[];
-  language?: string;
-  target_audience?: string;
-  music?: string;
-  duration_s?: number;
-}
-
 /** Re-run: the job's settings back in the form, to change and render again. */
 function rerun(job: JobRecord): void {
-  const saved = ((job.metadata ?? {}) as { studio?: StudioMetadata }).studio ?? {};
+  const saved = ((job.metadata ?? {}) as { studio?: Partial<StudioMetadata> }).studio ?? {};
   $<HTMLTextAreaElement>('listing').value = saved.input ?? job.listing?.title ?? '';
   const set = (id: string, value: string | undefined): void => {
     if (value !== undefined) setOptionValue(id, value);

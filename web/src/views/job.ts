@@ -2,7 +2,7 @@ import { ApiError, request, sleep } from '../api.js';
 import { $, explain, make, namedDownload, showError } from '../dom.js';
 import { formatAmount, formatDate, formatDuration, formatNumber, t } from '../i18n.js';
 import { ACTIVE, hooks, state } from '../state.js';
-import type { JobOutput, JobRecord } from '../types.js';
+import type { JobOutput, JobRecord, ShareLink } from '../types.js';
 import { onAuthLost } from './signin.js';
 
 /** The job panel: progress polled at the server's Retry-After pace, then the video (docs/studio.md, "What the page does"). */
@@ -340,14 +340,6 @@ function forgetLastShare(): void {
   lastShare = null;
   $('job-unshare').hidden = true;
   $('job-link').hidden = true;
-}
-
-interface ShareLink {
-  id: string;
-  job_id: string;
-  format: string | null;
-  url: string;
-  expires_at: string;
 }
 
 /** The live share links of the job shown, newest first, as last read (null: not read yet for this job). */

@@ -4,6 +4,7 @@ import { $, explain, make, optionValue, showError } from '../dom.js';
 import { formatAmount, formatDate, formatNumber, formatPlace, formatSource, isolateNumbers, t } from '../i18n.js';
 import { state } from '../state.js';
 import { MAX_METADATA_BYTES } from '../../../src/core/limits.js';
+import { photoRef } from '../../../src/core/photo-ref.js';
 import type { JobRecord, Property, RequestPhoto, Warning } from '../types.js';
 import { brandingFields, dataUrlBlob, storedBranding } from './branding.js';
 import {
@@ -216,14 +217,14 @@ export function renderFormatsHint(): void {
 export function studioMetadata(input: string, photos: RequestPhoto[], options: RenderOptions): { studio: StudioMetadata } {
   const size = (studio: StudioMetadata): number => new TextEncoder().encode(JSON.stringify({ studio })).length;
   let studio: StudioMetadata = { input: input.slice(0, METADATA_INPUT_CHARS), photos, ...options };
-  if (size(studio) > MAX_METADATA_BYTES)
-    studio = { ...studio, photos: photos.map((photo) => (typeof photo === 'string' ? photo : photo.url)) };
+  if (size(studio) > MAX_METADATA_BYTES) studio = { ...studio, photos: photos.map(photoRef) };
   while (size(studio) > MAX_METADATA_BYTES && studio.input !== '')
     studio = { ...studio, input: studio.input.slice(0, Math.floor(studio.input.length * 0.8)) };
   return { studio };
 }
 
-type StudioMetadata = RenderOptions & { input: string; photos: RequestPhoto[] };
+/** What the Studio keeps in a job's metadata to fill the form again (Re-run): photos as the render got them, refs or `{url, focus}`. */
+export type StudioMetadata = RenderOptions & { input: string; photos: RequestPhoto[] };
 
 let pendingAttempt: { body: string; key: string } | null = null;
 

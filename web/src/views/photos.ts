@@ -3,6 +3,7 @@ import { $, explain, make, wireDropzone } from '../dom.js';
 import { t } from '../i18n.js';
 import { hooks, state, type FocusPoint, type PhotoItem } from '../state.js';
 import type { RequestPhoto } from '../types.js';
+import { photoRef } from '../../../src/core/photo-ref.js';
 import { canMarkFocus, openFocusDialog, thumbnailMarker } from './focus.js';
 import { onAuthLost } from './signin.js';
 
@@ -307,7 +308,7 @@ export function setUploadedPhotos(photos: readonly RequestPhoto[]): void {
 
 /** A request's photo (a ref, or `{url, focus}`) as the page keeps it. */
 function photoWithFocus(photo: RequestPhoto): { ref: string; focus: FocusPoint | null } {
-  return typeof photo === 'string' ? { ref: photo, focus: null } : { ref: photo.url, focus: photo.focus ?? null };
+  return { ref: photoRef(photo), focus: typeof photo === 'string' ? null : (photo.focus ?? null) };
 }
 
 export function wirePhotos(): void {
